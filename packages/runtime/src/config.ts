@@ -1,0 +1,138 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+/**
+ * Typed configuration. Every module declares its keys (`fw.admin.enabled`, …) with a type, a
+ * default and a description; values come, later wins, from the defaults, an optional
+ * `fw.config.json`, the environment (`fw.admin.mcp-write-tools` ↔ `FW_ADMIN_MCP_WRITE_TOOLS`) and
+ * the options passed to `new Framework()`. Unknown `fw.*` keys are warned about once all modules
+ * have declared theirs.
+ */
+export type ConfigType = 'boolean' | 'number' | 'string' | 'duration';
+
+export interface ConfigKey<T = unknown> {
+  type: ConfigType;
+  default: T;
+  description: string;
+}
+
+export type ConfigSchema = Record<string, ConfigKey>;
+
+export type ConfigSource = Record<string, unknown>;
+
+export class ConfigError extends Error {
+  readonly code = 'invalid_config';
+}
+
+/** `fw.admin.mcp-write-tools` → `FW_ADMIN_MCP_WRITE_TOOLS` */
+export function envName(key: string): string {
+  return key.replace(/[.-]/g, '_').toUpperCase();
+}
+
+export class Config {
+  private readonly schema = new Map<string, ConfigKey>();
+  private readonly explicit: ConfigSource;
+  private readonly file: ConfigSource;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly warned = new Set<string>();
+  warn: (message: string) => void = (m) => console.warn(`[fw] ${m}`);
+
+  constructor(options: ConfigSource = {}, opts: { env?: NodeJS.ProcessEnv; configFile?: string | false } = {}) {
+    this.explicit = flatten(options);
+    this.env = opts.env ?? process.env;
+    const file = opts.configFile === false ? undefined : resolve(opts.configFile ?? 'fw.config.json');
+    this.file = file && existsSync(file) ? flatten(JSON.parse(readFileSync(file, 'utf8')) as ConfigSource) : {};
+  }
+
+  /** Declares keys; a module calls this before reading them. Re-declaring the same key is allowed. */
+  declare(schema: ConfigSchema): void {
+    for (const [key, def] of Object.entries(schema)) this.schema.set(key, def);
+  }
+
+  has(key: string): boolean {
+    return this.schema.has(key);
+  }
+
+  get<T = unknown>(key: string): T {
+    const def = this.schema.get(key);
+    if (!def) throw new ConfigError(`configuration key '${key}' was never declared`);
+    const raw = key in this.explicit ? this.explicit[key]
+      : this.env[envName(key)] !== undefined ? this.env[envName(key)]
+      : key in this.file ? this.file[key]
+      : def.default;
+    return coerce(key, def.type, raw) as T;
+  }
+
+  /** Explicit option values that are not fw.* keys (objects such as authorizers). */
+  option<T = unknown>(key: string): T | undefined {
+    return this.explicit[key] as T | undefined;
+  }
+
+  /** Warns once per unknown `fw.*` key seen in options or the config file. */
+  warnUnknown(): string[] {
+    const unknown = [...Object.keys(this.explicit), ...Object.keys(this.file)]
+      .filter((k) => k.startsWith('fw.') && !this.schema.has(k) && !this.warned.has(k));
+    for (const k of unknown) {
+      this.warned.add(k);
+      this.warn(`unknown configuration key '${k}' (ignored)`);
+    }
+    return unknown;
+  }
+
+  /** Every declared key with its effective value, for docs and the admin plane. */
+  entries(): { key: string; value: unknown; default: unknown; type: ConfigType; description: string }[] {
+    return [...this.schema.entries()].map(([key, def]) => ({
+      key, value: this.get(key), default: def.default, type: def.type, description: def.description,
+    }));
+  }
+}
+
+/** Accepts both flat (`{'fw.admin.enabled': true}`) and nested (`{fw: {admin: {enabled: true}}}`) forms. */
+function flatten(source: ConfigSource, prefix = ''): ConfigSource {
+  const out: ConfigSource = {};
+  for (const [k, v] of Object.entries(source)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if ((key === 'fw' || key.startsWith('fw.')) && v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype) {
+      Object.assign(out, flatten(v as ConfigSource, key));
+    } else {
+      out[key] = v;
+    }
+  }
+  return out;
+}
+
+function coerce(key: string, type: ConfigType, raw: unknown): unknown {
+  switch (type) {
+    case 'boolean':
+      if (typeof raw === 'boolean') return raw;
+      if (raw === 'true' || raw === '1') return true;
+      if (raw === 'false' || raw === '0' || raw === '') return false;
+      break;
+    case 'number': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+      if (Number.isFinite(n)) return n;
+      break;
+    }
+    case 'string':
+      if (typeof raw === 'string') return raw;
+      if (raw === undefined || raw === null) return '';
+      break;
+    case 'duration': {
+      const ms = parseDuration(raw);
+      if (ms !== undefined) return ms;
+      break;
+    }
+  }
+  throw new ConfigError(`configuration key '${key}' must be a ${type}, got ${JSON.stringify(raw)}`);
+}
+
+/** Durations in milliseconds: a number, or a string like `250ms`, `30s`, `5m`, `1h`. */
+export function parseDuration(raw: unknown): number | undefined {
+  if (typeof raw === 'number' && Number.isFinite(raw) && raw >= 0) return raw;
+  if (typeof raw !== 'string') return undefined;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(raw);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = m[2] ?? 'ms';
+  return n * (unit === 'h' ? 3_600_000 : unit === 'm' ? 60_000 : unit === 's' ? 1000 : 1);
+}

@@ -1,0 +1,95 @@
+/**
+ * The typed framework event bus: the eleven event types of the admin spec (§6). Each subsystem
+ * emits its own events; the admin plane is only a listener. Emission is synchronous and costs a
+ * single map lookup when nobody listens: call `bus.wants(type)` before building a payload on a
+ * hot path.
+ */
+export type TransportName = 'websocket' | 'sse' | 'long-polling' | 'streaming';
+
+export interface FwEventMap {
+  ResourceConnected: { uuid: string; transport: TransportName; broadcaster: string | null; path: string };
+  ResourceDisconnected: { uuid: string; reason: string };
+  BroadcasterCreated: { id: string };
+  BroadcasterDestroyed: { id: string };
+  /** `id` is the message id within the broadcaster; `resourceCount` how many resources it reached. */
+  MessageBroadcast: { broadcasterId: string; id: number; resourceCount: number };
+  AgentSessionStarted: { agentName: string; sessionId: string };
+  AgentSessionEnded: { agentName: string; sessionId: string; durationMs: number; messageCount: number };
+  TaskStateChanged: { taskId: string; agentName: string; oldState: string | null; newState: string };
+  AgentDispatched: { coordinationId: string; coordinator: string; agent: string; skill: string };
+  AgentCompleted: { coordinationId: string; coordinator: string; agent: string; skill: string; durationMs: number; success: boolean };
+  ControlActionExecuted: { action: string; target: string; principal: string | null; success: boolean; outcome: string; reason?: string };
+}
+
+export type FwEventType = keyof FwEventMap;
+export const FW_EVENT_TYPES: readonly FwEventType[] = [
+  'ResourceConnected', 'ResourceDisconnected', 'BroadcasterCreated', 'BroadcasterDestroyed',
+  'MessageBroadcast', 'AgentSessionStarted', 'AgentSessionEnded', 'TaskStateChanged',
+  'AgentDispatched', 'AgentCompleted', 'ControlActionExecuted',
+];
+
+/** An event as delivered: `type` and an ISO-8601 `timestamp`, then the type's own fields. */
+export type FwEvent<K extends FwEventType = FwEventType> = K extends FwEventType
+  ? { type: K; timestamp: string } & FwEventMap[K]
+  : never;
+
+export type Listener<K extends FwEventType> = (event: FwEvent<K>) => void;
+export type AnyListener = (event: FwEvent) => void;
+
+export class EventBus {
+  private readonly byType = new Map<FwEventType, Set<Listener<never>>>();
+  private readonly any = new Set<AnyListener>();
+  /** Listener errors are reported here instead of breaking the emitter. */
+  onListenerError: (err: unknown, event: FwEvent) => void = (err) => {
+    console.error('[fw] event listener failed:', err);
+  };
+
+  on<K extends FwEventType>(type: K, listener: Listener<K>): () => void {
+    let set = this.byType.get(type);
+    if (!set) this.byType.set(type, (set = new Set()));
+    set.add(listener as Listener<never>);
+    return () => {
+      set.delete(listener as Listener<never>);
+      if (set.size === 0 && this.byType.get(type) === set) this.byType.delete(type);
+    };
+  }
+
+  onAny(listener: AnyListener): () => void {
+    this.any.add(listener);
+    return () => this.any.delete(listener);
+  }
+
+  /** True when an emit of this type would reach anyone. */
+  wants(type: FwEventType): boolean {
+    return this.any.size > 0 || this.byType.has(type);
+  }
+
+  emit<K extends FwEventType>(type: K, data: FwEventMap[K]): void {
+    const typed = this.byType.get(type);
+    if (!typed && this.any.size === 0) return;
+    const event = { type, timestamp: new Date().toISOString(), ...data } as unknown as FwEvent<K>;
+    if (typed) {
+      for (const l of typed) {
+        try {
+          (l as Listener<K>)(event);
+        } catch (err) {
+          this.onListenerError(err, event);
+        }
+      }
+    }
+    for (const l of this.any) {
+      try {
+        l(event);
+      } catch (err) {
+        this.onListenerError(err, event);
+      }
+    }
+  }
+
+  /** Number of listeners, for leak assertions in tests. */
+  listenerCount(): number {
+    let n = this.any.size;
+    for (const s of this.byType.values()) n += s.size;
+    return n;
+  }
+}

@@ -1,0 +1,256 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { Config, type ConfigSource } from './config.js';
+import { EventBus } from './events.js';
+import { Services } from './services.js';
+import { sendError, sendProblem } from './http/problem.js';
+import { RouteTable, type HttpRouteHandler, type Method, type UpgradeRouteHandler } from './http/router.js';
+import { AUTOLOAD_MODULES, type FrameworkModule, type ModuleFactory } from './module.js';
+import { RUNTIME_CONFIG } from './runtime-config.js';
+
+export interface FrameworkOptions extends ConfigSource {
+  /** Path of an optional JSON config file (default `fw.config.json` in the working directory); false for none. */
+  configFile?: string | false;
+  /** Environment to read `FW_*` variables from (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The framework: configuration, the event bus, the service registry, and the routes fw owns.
+ * `attach(server)` takes over only those routes (requests and upgrades) on any node:http server;
+ * everything else stays with the application.
+ */
+export class Framework {
+  readonly config: Config;
+  readonly events = new EventBus();
+  readonly services = new Services();
+  readonly httpRoutes = new RouteTable<HttpRouteHandler>();
+  readonly upgradeRoutes = new RouteTable<UpgradeRouteHandler>();
+  private readonly modules: FrameworkModule[] = [];
+  private readonly servers = new Set<Server>();
+  private readonly detachers: (() => void)[] = [];
+  private readonly closeHooks: (() => void | Promise<void>)[] = [];
+  private startPromise: Promise<void> | undefined;
+  private started = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: FrameworkOptions = {}) {
+    const { configFile, env, ...props } = options;
+    this.config = new Config(props, { ...(env ? { env } : {}), ...(configFile !== undefined ? { configFile } : {}) });
+    this.config.declare(RUNTIME_CONFIG);
+  }
+
+  /** The framework path under which real-time handlers live (default `/fw`). */
+  get path(): string {
+    return this.config.get<string>('fw.path');
+  }
+
+  /** Registers an HTTP route fw owns. Returns a function that removes it. */
+  route(method: Method, path: string, handler: HttpRouteHandler): () => void {
+    return this.httpRoutes.add(method, path, handler);
+  }
+
+  /** Registers a WebSocket upgrade route fw owns. */
+  upgrade(path: string, handler: UpgradeRouteHandler): () => void {
+    return this.upgradeRoutes.add('GET', path, handler);
+  }
+
+  /** Installs a module by hand (a module of the same name is then not autoloaded). */
+  async use(module: FrameworkModule): Promise<this> {
+    if (this.modules.some((m) => m.name === module.name)) throw new Error(`module '${module.name}' is already installed`);
+    this.modules.push(module);
+    await module.install(this);
+    return this;
+  }
+
+  hasModule(name: string): boolean {
+    return this.modules.some((m) => m.name === name);
+  }
+
+  /** Runs `fn` on close, before servers stop (in reverse registration order). */
+  onClose(fn: () => void | Promise<void>): void {
+    this.closeHooks.push(fn);
+  }
+
+  /**
+   * Loads the modules that are installed and switched on, then warns about unknown keys.
+   * Idempotent; `attach` and `listen` call it.
+   */
+  start(): Promise<void> {
+    this.startPromise ??= this.autoload().then(() => {
+      this.config.warnUnknown();
+      this.started = true;
+    });
+    return this.startPromise;
+  }
+
+  private async autoload(): Promise<void> {
+    if (!this.config.get<boolean>('fw.modules.autoload')) return;
+    for (const name of AUTOLOAD_MODULES) {
+      if (this.hasModule(name)) continue;
+      let mod: { createModule?: ModuleFactory };
+      try {
+        mod = (await import(name)) as { createModule?: ModuleFactory };
+      } catch (err) {
+        if (isMissing(err, name)) continue;
+        throw err;
+      }
+      if (typeof mod.createModule !== 'function' || this.hasModule(name)) continue;
+      const module = await mod.createModule(this);
+      if (module && !this.hasModule(module.name)) await this.use(module);
+    }
+  }
+
+  /** Takes over fw's routes on an existing server. Call after the app installed its own handler. */
+  attach(server: Server): this {
+    void this.start().catch((err) => console.error('[fw] startup failed:', err));
+    const appRequest = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+    const appUpgrade = server.listeners('upgrade') as ((req: IncomingMessage, socket: Duplex, head: Buffer) => void)[];
+    server.removeAllListeners('request');
+    server.removeAllListeners('upgrade');
+
+    const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+      if (!this.started) {
+        this.start().then(() => onRequest(req, res), (err) => sendError(res, err));
+        return;
+      }
+      const url = parseUrl(req);
+      const m = url ? this.httpRoutes.match(req.method ?? 'GET', url.pathname) : { kind: 'none' as const };
+      if (m.kind === 'found' && url) {
+        try {
+          const r = m.handler(req, res, { params: m.params, url });
+          if (r && typeof (r as Promise<void>).catch === 'function') (r as Promise<void>).catch((err) => sendError(res, err));
+        } catch (err) {
+          sendError(res, err);
+        }
+        return;
+      }
+      if (appRequest.length > 0) {
+        for (const l of appRequest) l.call(server, req, res);
+        return;
+      }
+      if (m.kind === 'method-not-allowed') {
+        sendProblem(res, 405, 'method_not_allowed', `${req.method} is not allowed on ${url?.pathname}`, undefined, { allow: m.allow.join(', ') });
+      } else {
+        sendProblem(res, 404, 'not_found', `no route for ${req.method} ${url?.pathname ?? req.url}`);
+      }
+    };
+
+    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+      if (!this.started) {
+        this.start().then(() => onUpgrade(req, socket, head), () => socket.destroy());
+        return;
+      }
+      const url = parseUrl(req);
+      const m = url ? this.upgradeRoutes.match('GET', url.pathname) : { kind: 'none' as const };
+      if (m.kind === 'found' && url) {
+        try {
+          const r = m.handler(req, socket, head, { params: m.params, url });
+          if (r && typeof (r as Promise<void>).catch === 'function') (r as Promise<void>).catch(() => socket.destroy());
+        } catch {
+          socket.destroy();
+        }
+        return;
+      }
+      if (appUpgrade.length > 0) {
+        for (const l of appUpgrade) l.call(server, req, socket, head);
+        return;
+      }
+      rejectUpgrade(socket, 404, 'not_found', `no WebSocket endpoint at ${url?.pathname ?? req.url}`);
+    };
+
+    server.on('request', onRequest);
+    server.on('upgrade', onUpgrade);
+    this.servers.add(server);
+    this.detachers.push(() => {
+      server.off('request', onRequest);
+      server.off('upgrade', onUpgrade);
+      for (const l of appRequest) server.on('request', l);
+      for (const l of appUpgrade) server.on('upgrade', l);
+    });
+    return this;
+  }
+
+  /** Creates a server, attaches, and listens (default port `fw.port`, host `fw.host`). */
+  async listen(port?: number, host?: string): Promise<AddressInfo> {
+    await this.start();
+    const server = createServer();
+    this.attach(server);
+    const p = port ?? this.config.get<number>('fw.port');
+    const h = host ?? this.config.get<string>('fw.host');
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(p, h, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.ownServers.add(server);
+    return server.address() as AddressInfo;
+  }
+
+  private readonly ownServers = new Set<Server>();
+
+  /** The servers fw listens on itself (from `listen`). */
+  get listeningServers(): Server[] {
+    return [...this.ownServers];
+  }
+
+  /**
+   * Graceful close: close hooks (transports drain and close their connections), modules in
+   * reverse order, then the servers fw created (attached servers are detached, not closed).
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const hook of [...this.closeHooks].reverse()) {
+        try {
+          await hook();
+        } catch (err) {
+          console.error('[fw] close hook failed:', err);
+        }
+      }
+      for (const m of [...this.modules].reverse()) {
+        try {
+          await m.close?.();
+        } catch (err) {
+          console.error(`[fw] closing module '${m.name}' failed:`, err);
+        }
+      }
+      for (const d of this.detachers.splice(0)) d();
+      await Promise.all([...this.ownServers].map((s) => new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeAllConnections();
+      })));
+      this.ownServers.clear();
+      this.servers.clear();
+    })();
+    return this.closing;
+  }
+}
+
+function parseUrl(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
+function isMissing(err: unknown, name: string): boolean {
+  const e = err as { code?: string; message?: string };
+  return (e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND') && (e.message ?? '').includes(name);
+}
+
+/** Answers a refused upgrade with an HTTP status and a problem+json body, then closes the socket. */
+export function rejectUpgrade(socket: Duplex, status: number, code: string, detail: string): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ type: 'about:blank', title: code, status, code, detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${code}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}

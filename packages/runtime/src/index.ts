@@ -1,0 +1,12 @@
+export { Framework, rejectUpgrade, type FrameworkOptions } from './framework.js';
+export type { FrameworkModule, ModuleFactory } from './module.js';
+export { AUTOLOAD_MODULES } from './module.js';
+export { Config, ConfigError, envName, parseDuration, type ConfigKey, type ConfigSchema, type ConfigType } from './config.js';
+export { EventBus, FW_EVENT_TYPES, type FwEvent, type FwEventMap, type FwEventType, type Listener, type AnyListener } from './events.js';
+export { Services } from './services.js';
+export { FwError, NotFoundError, BadRequestError, LimitExceededError } from './errors.js';
+export { problem, sendProblem, sendError, type Problem } from './http/problem.js';
+export { readBody, readJson, sendJson, PayloadTooLargeError } from './http/body.js';
+export { PathPattern } from './http/path-pattern.js';
+export { RouteTable, type HttpRouteHandler, type UpgradeRouteHandler, type RouteContext, type Method } from './http/router.js';
+export type * from './model.js';
