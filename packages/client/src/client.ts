@@ -1,0 +1,484 @@
+/**
+ * The fw client: one logical connection to an fw endpoint that survives transport failures.
+ *
+ * A connection attempt walks a *round* of candidates (endpoint × transport, the one that worked
+ * last first); a candidate that fails before its handshake hands over to the next one at once.
+ * When a whole round fails, the next round waits an exponential, jittered backoff. Once open, a
+ * drop reconnects with `tracking` + `last` so the server replays what we missed (exactly once, as
+ * we also drop ids we have already seen); if the server has forgotten us (404
+ * unknown_tracking_id) we connect fresh with `since` cursors and let the broadcasters' replay
+ * caches fill the gap, again dropping what we already have by broadcaster sequence.
+ */
+import { backoffDelay, reconnectOptions, type ReconnectOptions } from './backoff.js';
+import { ClientError } from './errors.js';
+import { encodeSince, resolveEndpoint } from './endpoint.js';
+import type { ServerFrame, TransportName } from './frames.js';
+import { answerToolCall, parseToolCall, type ToolCall, type ToolHandler } from './tool-bridge.js';
+import type { FetchLike, TransportConnection, TransportOpener, WebSocketConstructor } from './transport.js';
+import { openLongPolling } from './transports/long-polling.js';
+import { openSse, openStreaming } from './transports/stream.js';
+import { openWebSocket } from './transports/websocket.js';
+
+export type ClientState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+export interface ConnectOptions {
+  /** Transports to try, in order. Default `['websocket', 'sse', 'long-polling']`. */
+  transports?: TransportName[];
+  /** WebSocket implementation. Default `globalThis.WebSocket` (`@fw/client/node` passes `ws`). */
+  WebSocket?: WebSocketConstructor;
+  /** fetch implementation for the HTTP transports. Default `globalThis.fetch`. */
+  fetch?: FetchLike;
+  /** Backoff between failed rounds; `false` never reconnects. */
+  reconnect?: Partial<ReconnectOptions> | false;
+  /**
+   * Silence (ms) after which the connection counts as dead and is replaced. Default 2.5 × the
+   * server's heartbeat interval from the handshake (two missed heartbeats plus slack).
+   */
+  heartbeatTimeout?: number;
+  /** How long (ms) a transport may take to deliver its handshake. Default 10 000. */
+  connectTimeout?: number;
+  /** Messages `send()` may queue while not connected. Default 1000. */
+  maxQueue?: number;
+}
+
+export interface MessageMeta {
+  /** The resource's own sequence number of this message. */
+  id: number;
+  /** The broadcaster it came from and its sequence there (undefined for a unicast). */
+  broadcaster: string | undefined;
+  broadcasterSeq: number | undefined;
+  transport: TransportName;
+}
+
+export type MessageListener = (data: string, meta: MessageMeta) => void;
+export type StateListener = (state: ClientState, previous: ClientState) => void;
+export type CloseListener = (reason: string) => void;
+export type GapListener = (lost: number) => void;
+export type ErrorListener = (error: ClientError) => void;
+
+export const DEFAULT_TRANSPORTS: readonly TransportName[] = Object.freeze(['websocket', 'sse', 'long-polling']);
+const DEFAULT_CONNECT_TIMEOUT = 10_000;
+const DEFAULT_MAX_QUEUE = 1000;
+/** Missed heartbeats (plus half a period of slack) before the connection counts as dead. */
+const HEARTBEAT_TOLERANCE = 2.5;
+
+const OPENERS: Record<TransportName, TransportOpener> = {
+  websocket: openWebSocket,
+  sse: openSse,
+  'long-polling': openLongPolling,
+  streaming: openStreaming,
+};
+
+interface Candidate {
+  endpoint: number;
+  transport: number;
+}
+
+function report(e: unknown): void {
+  // A throwing listener must not break the connection logic.
+  console.error('fw client listener failed:', e);
+}
+
+export class FwClient {
+  private _state: ClientState = 'connecting';
+  private _uuid: string | undefined;
+  private _transport: TransportName | undefined;
+  private readonly endpoints: URL[];
+  private readonly transports: TransportName[];
+  private readonly env: { WebSocket: WebSocketConstructor | undefined; fetch: FetchLike | undefined };
+  private readonly reconnect: ReconnectOptions | false;
+  private readonly connectTimeout: number;
+  private readonly maxQueue: number;
+  private readonly heartbeatTimeoutOption: number | undefined;
+
+  /** Whether `_uuid` may be offered as `tracking` (false once the server said it forgot it). */
+  private resumable = false;
+  private lastId = 0;
+  private readonly cursors = new Map<string, number>();
+
+  private conn: TransportConnection | undefined;
+  /** Bumped for every connection so late callbacks of a replaced one are ignored. */
+  private generation = 0;
+  private current: Candidate | undefined;
+  private opened = false;
+  private preferred: Candidate = { endpoint: 0, transport: 0 };
+  private round: Candidate[] = [];
+  private failedRounds = 0;
+
+  private handshakeTimer: ReturnType<typeof setTimeout> | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private silenceTimer: ReturnType<typeof setTimeout> | undefined;
+  private heartbeatTimer: ReturnType<typeof setInterval> | undefined;
+  private heartbeatTimeout = 0;
+  private lastSeen = 0;
+  private sentSinceHeartbeat = false;
+
+  private readonly outbox: string[] = [];
+  private flushing = false;
+  private readonly tools = new Map<string, ToolHandler>();
+
+  private readonly messageListeners = new Set<MessageListener>();
+  private readonly stateListeners = new Set<StateListener>();
+  private readonly closeListeners = new Set<CloseListener>();
+  private readonly gapListeners = new Set<GapListener>();
+  private readonly errorListeners = new Set<ErrorListener>();
+
+  constructor(url: string | URL | ReadonlyArray<string | URL>, options: ConnectOptions = {}) {
+    const urls = typeof url === 'string' || url instanceof URL ? [url] : [...url];
+    if (urls.length === 0) throw new TypeError('connect() needs at least one endpoint URL');
+    this.endpoints = urls.map(resolveEndpoint);
+    this.transports = [...(options.transports ?? DEFAULT_TRANSPORTS)];
+    for (const t of this.transports) if (!(t in OPENERS)) throw new TypeError(`unknown transport '${t}'`);
+    if (this.transports.length === 0) throw new TypeError('connect() needs at least one transport');
+    const g = globalThis as { WebSocket?: WebSocketConstructor; fetch?: FetchLike };
+    this.env = { WebSocket: options.WebSocket ?? g.WebSocket, fetch: options.fetch ?? g.fetch?.bind(globalThis) };
+    this.reconnect = options.reconnect === false ? false : reconnectOptions(options.reconnect);
+    this.connectTimeout = options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT;
+    this.maxQueue = options.maxQueue ?? DEFAULT_MAX_QUEUE;
+    this.heartbeatTimeoutOption = options.heartbeatTimeout;
+    this.startRound();
+  }
+
+  get state(): ClientState {
+    return this._state;
+  }
+
+  /** The resource uuid the server assigned (undefined before the first handshake). */
+  get uuid(): string | undefined {
+    return this._uuid;
+  }
+
+  /** The transport of the current (or last) connection. */
+  get transport(): TransportName | undefined {
+    return this._transport;
+  }
+
+  /** The endpoint of the current (or last) connection. */
+  get url(): string {
+    return this.endpoints[(this.current ?? this.preferred).endpoint]!.href;
+  }
+
+  /** Sends a message (objects are JSON-encoded). Queued, in order, while (re)connecting. */
+  send(data: string | object): void {
+    if (this._state === 'closed') throw new ClientError('client_closed', 'the client is closed');
+    if (this.outbox.length >= this.maxQueue) throw new ClientError('send_queue_full', `send queue is full (${this.maxQueue} messages)`);
+    this.outbox.push(typeof data === 'string' ? data : JSON.stringify(data));
+    void this.flush();
+  }
+
+  /** Closes for good: no reconnect, queued messages are dropped, close listeners get `reason`. */
+  close(reason = 'client closed'): void {
+    this.terminate(reason);
+  }
+
+  onMessage(listener: MessageListener): () => void {
+    return add(this.messageListeners, listener);
+  }
+
+  onStateChange(listener: StateListener): () => void {
+    return add(this.stateListeners, listener);
+  }
+
+  /** Called once, when the client ends: the server's reason, `client closed`, or why it gave up. */
+  onClose(listener: CloseListener): () => void {
+    return add(this.closeListeners, listener);
+  }
+
+  /** The server could not replay everything after a reconnect: `lost` messages are missing. */
+  onGap(listener: GapListener): () => void {
+    return add(this.gapListeners, listener);
+  }
+
+  /** Every transport failure, for logs and diagnostics (the client recovers by itself). */
+  onError(listener: ErrorListener): () => void {
+    return add(this.errorListeners, listener);
+  }
+
+  /** Answers the server's bridge `tool-call`s for `name`. Returns a function that unregisters it. */
+  registerTool(name: string, handler: ToolHandler): () => void {
+    if (this.tools.has(name)) throw new ClientError('duplicate_tool', `tool '${name}' already has a handler`);
+    this.tools.set(name, handler);
+    return () => {
+      if (this.tools.get(name) === handler) this.tools.delete(name);
+    };
+  }
+
+  // ---- connection rounds -------------------------------------------------------------------
+
+  private startRound(): void {
+    this.retryTimer = undefined;
+    const round: Candidate[] = [];
+    const n = this.endpoints.length;
+    for (let i = 0; i < n; i++) {
+      const endpoint = (this.preferred.endpoint + i) % n;
+      const first = endpoint === this.preferred.endpoint ? this.preferred.transport : 0;
+      round.push({ endpoint, transport: first });
+      for (let t = 0; t < this.transports.length; t++) if (t !== first) round.push({ endpoint, transport: t });
+    }
+    this.round = round;
+    this.nextCandidate();
+  }
+
+  private nextCandidate(): void {
+    const next = this.round.shift();
+    if (next) return this.open(next);
+    this.failedRounds++;
+    if (this.reconnect === false) return this.terminate('could not connect');
+    if (this.failedRounds > this.reconnect.maxAttempts) return this.terminate(`gave up after ${this.failedRounds} failed attempts`);
+    this.scheduleRound(backoffDelay(this.failedRounds - 1, this.reconnect));
+  }
+
+  private scheduleRound(delay: number): void {
+    this.retryTimer = setTimeout(() => this.startRound(), delay);
+  }
+
+  private open(candidate: Candidate): void {
+    const gen = ++this.generation;
+    this.current = candidate;
+    this.opened = false;
+    const params: Record<string, string | undefined> = { fw: '1' };
+    if (this.resumable && this._uuid !== undefined) {
+      params.tracking = this._uuid;
+      params.last = String(this.lastId);
+    } else if (this.cursors.size > 0) {
+      params.since = encodeSince(this.cursors);
+    }
+    this.handshakeTimer = setTimeout(
+      () => this.fail(gen, new ClientError('handshake_timeout', `no handshake within ${this.connectTimeout} ms`)),
+      this.connectTimeout,
+    );
+    const transport = this.transports[candidate.transport]!;
+    this.conn = OPENERS[transport]({
+      endpoint: this.endpoints[candidate.endpoint]!,
+      params,
+      env: this.env,
+      sink: {
+        frame: (frame) => {
+          if (gen === this.generation) this.onFrame(frame, transport);
+        },
+        alive: () => {
+          if (gen === this.generation) this.lastSeen = Date.now();
+        },
+        end: (error) => {
+          if (gen === this.generation) this.onEnd(error);
+        },
+      },
+    });
+  }
+
+  /** Abandons connection `gen` (if still current) because of `error`. */
+  private fail(gen: number, error: ClientError): void {
+    if (gen !== this.generation || this._state === 'closed') return;
+    this.conn?.close();
+    this.onEnd(error);
+  }
+
+  private onEnd(error: ClientError): void {
+    const wasOpen = this.opened;
+    this.dropConnection();
+    if (error.code === 'closed_by_server') return this.terminate(error.message);
+    this.emit(this.errorListeners, error);
+    if (this._state === 'closed') return;
+    if (error.code === 'unknown_tracking_id' && this.current) {
+      // The server forgot us: same candidate at once, fresh, with `since` cursors.
+      this.resumable = false;
+      this.round.unshift(this.current);
+      return this.nextCandidate();
+    }
+    if (!wasOpen) return this.nextCandidate();
+    if (this.reconnect === false) return this.terminate(`connection lost: ${error.message}`);
+    this.setState('reconnecting');
+    this.failedRounds = 0;
+    this.round = [];
+    this.scheduleRound(backoffDelay(0, this.reconnect));
+  }
+
+  private dropConnection(): void {
+    this.generation++;
+    this.conn = undefined;
+    this.opened = false;
+    clearTimeout(this.handshakeTimer);
+    clearTimeout(this.silenceTimer);
+    clearInterval(this.heartbeatTimer);
+    this.handshakeTimer = this.silenceTimer = this.heartbeatTimer = undefined;
+  }
+
+  private terminate(reason: string): void {
+    if (this._state === 'closed') return;
+    const conn = this.conn;
+    this.dropConnection();
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.round = [];
+    this.outbox.length = 0;
+    conn?.close();
+    this.setState('closed');
+    this.emit(this.closeListeners, reason);
+    this.messageListeners.clear();
+    this.stateListeners.clear();
+    this.closeListeners.clear();
+    this.gapListeners.clear();
+    this.errorListeners.clear();
+  }
+
+  // ---- frames --------------------------------------------------------------------------------
+
+  private onFrame(frame: ServerFrame, transport: TransportName): void {
+    this.lastSeen = Date.now();
+    switch (frame.t) {
+      case 'hs':
+        return this.onHandshake(frame.uuid, frame.resumed, frame.heartbeat, transport);
+      case 'm': {
+        // Exactly once: a resumed stream may repeat what we saw; a `since` replay may too.
+        if (frame.id <= this.lastId) return;
+        this.lastId = frame.id;
+        if (frame.b !== undefined && frame.bid !== undefined) {
+          const seen = this.cursors.get(frame.b);
+          if (seen !== undefined && frame.bid <= seen) return;
+          this.cursors.set(frame.b, frame.bid);
+        }
+        const call = parseToolCall(frame.d);
+        if (call) return this.answer(call);
+        const meta: MessageMeta = { id: frame.id, broadcaster: frame.b, broadcasterSeq: frame.bid, transport };
+        for (const l of this.messageListeners) {
+          try {
+            l(frame.d, meta);
+          } catch (e) {
+            report(e);
+          }
+        }
+        return;
+      }
+      case 'gap':
+        return this.emit(this.gapListeners, frame.lost);
+      case 'close':
+        return this.terminate(frame.reason);
+      case 'hb':
+        return;
+    }
+  }
+
+  private onHandshake(uuid: string, resumed: boolean, heartbeat: number, transport: TransportName): void {
+    if (this.opened) {
+      this._uuid = uuid;
+      return;
+    }
+    clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = undefined;
+    // A new resource numbers its messages from 1 again.
+    if (!resumed || uuid !== this._uuid) this.lastId = 0;
+    this._uuid = uuid;
+    this.resumable = true;
+    this._transport = transport;
+    this.opened = true;
+    this.preferred = this.current ?? this.preferred;
+    this.failedRounds = 0;
+    this.round = [];
+    this.armHeartbeat(heartbeat);
+    this.setState('open');
+    void this.flush();
+  }
+
+  private armHeartbeat(interval: number): void {
+    const gen = this.generation;
+    this.heartbeatTimeout = this.heartbeatTimeoutOption ?? interval * HEARTBEAT_TOLERANCE;
+    if (this.heartbeatTimeout > 0) {
+      // One timer re-armed at the deadline, not one per frame: frames only stamp `lastSeen`.
+      const check = (): void => {
+        if (gen !== this.generation) return;
+        const idle = Date.now() - this.lastSeen;
+        if (idle >= this.heartbeatTimeout) {
+          return this.fail(gen, new ClientError('heartbeat_timeout', `nothing received for ${idle} ms`));
+        }
+        this.silenceTimer = setTimeout(check, this.heartbeatTimeout - idle);
+      };
+      this.silenceTimer = setTimeout(check, this.heartbeatTimeout);
+    }
+    if (interval > 0 && this.conn?.heartbeat) {
+      const conn = this.conn;
+      this.heartbeatTimer = setInterval(() => {
+        if (!this.sentSinceHeartbeat) conn.heartbeat?.();
+        this.sentSinceHeartbeat = false;
+      }, interval);
+    }
+  }
+
+  // ---- sending -------------------------------------------------------------------------------
+
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.outbox.length > 0 && this.opened && this.conn) {
+        const conn = this.conn;
+        const gen = this.generation;
+        try {
+          await conn.send(this.outbox[0]!);
+        } catch (e) {
+          const error = e instanceof ClientError ? e : new ClientError('connection_lost', String(e));
+          if (gen !== this.generation) continue;
+          if (error.code === 'http_error' && error.status !== undefined && error.status < 500 && error.status !== 404 && error.status !== 408 && error.status !== 429) {
+            // The server refused this message itself (too large, bad): resending cannot help.
+            this.outbox.shift();
+            this.emit(this.errorListeners, error);
+            continue;
+          }
+          // The resource or the connection is gone: keep the message for the next connection.
+          this.fail(gen, error);
+          break;
+        }
+        if (this._state === 'closed') break;
+        this.outbox.shift();
+        this.sentSinceHeartbeat = true;
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private answer(call: ToolCall): void {
+    void answerToolCall(this.tools.get(call.toolName), call).then((response) => {
+      if (this._state === 'closed') return;
+      try {
+        this.send(response);
+      } catch (e) {
+        this.emit(this.errorListeners, e as ClientError);
+      }
+    });
+  }
+
+  // ---- listeners -----------------------------------------------------------------------------
+
+  private setState(state: ClientState): void {
+    const previous = this._state;
+    if (previous === state) return;
+    this._state = state;
+    for (const l of this.stateListeners) {
+      try {
+        l(state, previous);
+      } catch (e) {
+        report(e);
+      }
+    }
+  }
+
+  private emit<T>(listeners: Set<(value: T) => void>, value: T): void {
+    for (const l of listeners) {
+      try {
+        l(value);
+      } catch (e) {
+        report(e);
+      }
+    }
+  }
+}
+
+function add<T>(set: Set<T>, listener: T): () => void {
+  set.add(listener);
+  return () => void set.delete(listener);
+}
+
+/** Opens a client to one endpoint (or several, tried in order for failover). */
+export function connect(url: string | URL | ReadonlyArray<string | URL>, options?: ConnectOptions): FwClient {
+  return new FwClient(url, options);
+}

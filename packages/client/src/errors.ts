@@ -1,0 +1,44 @@
+/**
+ * Every error the client reports on purpose carries a stable machine-readable `code` (switch on
+ * it, never on the message) and, when it came from an HTTP answer, the `status`. The client has no
+ * runtime dependency, so this mirrors the server's FwError instead of importing it.
+ */
+export type ClientErrorCode =
+  /** `send()` after `close()`, or the client was closed while the call was pending. */
+  | 'client_closed'
+  /** `send()` while the outgoing queue already holds `maxQueue` messages. */
+  | 'send_queue_full'
+  /** The server no longer holds the resource named by `tracking` (its resume grace passed). */
+  | 'unknown_tracking_id'
+  /** No handshake frame within `connectTimeout`. */
+  | 'handshake_timeout'
+  /** Nothing (frame, heartbeat, keep-alive) arrived within `heartbeatTimeout`. */
+  | 'heartbeat_timeout'
+  /** The transport could not be opened or dropped (network error, socket closed, stream ended). */
+  | 'connection_lost'
+  /** The server answered an HTTP request with an error status. */
+  | 'http_error'
+  /** The transport is not available in this environment (no WebSocket, no fetch streaming). */
+  | 'transport_unavailable'
+  /** The server sent something that is not fw protocol. */
+  | 'protocol_error'
+  /** The server closed the resource on purpose (close frame or WebSocket code 4000). */
+  | 'closed_by_server'
+  /** `registerTool()` for a name that already has a handler. */
+  | 'duplicate_tool';
+
+export class ClientError extends Error {
+  readonly code: ClientErrorCode;
+  /** HTTP status when the error came from an HTTP answer. */
+  readonly status: number | undefined;
+  /** The problem+json `code` of an HTTP error answer, when the server sent one. */
+  readonly problemCode: string | undefined;
+
+  constructor(code: ClientErrorCode, message: string, status?: number, problemCode?: string) {
+    super(message);
+    this.name = 'ClientError';
+    this.code = code;
+    this.status = status;
+    this.problemCode = problemCode;
+  }
+}

@@ -1,0 +1,67 @@
+/** The fw protocol frames (docs/protocol.md), decoded and checked. */
+import { ClientError } from './errors.js';
+
+export type TransportName = 'websocket' | 'sse' | 'long-polling' | 'streaming';
+
+export interface HandshakeFrame { t: 'hs'; uuid: string; transport: TransportName; heartbeat: number; resumed: boolean }
+export interface MessageFrame { t: 'm'; id: number; d: string; b?: string; bid?: number }
+export interface HeartbeatFrame { t: 'hb' }
+export interface GapFrame { t: 'gap'; lost: number }
+export interface CloseFrame { t: 'close'; reason: string }
+export type ServerFrame = HandshakeFrame | MessageFrame | HeartbeatFrame | GapFrame | CloseFrame;
+
+/** A client → server heartbeat over WebSocket. */
+export const HEARTBEAT = '{"t":"hb"}';
+
+/** A client → server message over WebSocket (HTTP transports POST the text itself). */
+export function encodeMessage(data: string): string {
+  return JSON.stringify({ t: 'm', d: data });
+}
+
+const TRANSPORTS = new Set<string>(['websocket', 'sse', 'long-polling', 'streaming']);
+
+function bad(text: string): ClientError {
+  return new ClientError('protocol_error', `not an fw frame: ${text.length > 80 ? text.slice(0, 80) + '…' : text}`);
+}
+
+/**
+ * Decodes one frame. Unknown frame types return undefined so that a newer server can add frames
+ * without breaking older clients; anything malformed is a protocol_error.
+ */
+export function parseFrame(text: string): ServerFrame | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw bad(text);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(text);
+  return checkFrame(v as Record<string, unknown>, text);
+}
+
+export function checkFrame(f: Record<string, unknown>, text = JSON.stringify(f)): ServerFrame | undefined {
+  switch (f.t) {
+    case 'm':
+      if (!Number.isSafeInteger(f.id) || typeof f.d !== 'string') throw bad(text);
+      if (f.b !== undefined && (typeof f.b !== 'string' || !Number.isSafeInteger(f.bid))) throw bad(text);
+      return f as unknown as MessageFrame;
+    case 'hb':
+      return { t: 'hb' };
+    case 'hs':
+      if (typeof f.uuid !== 'string' || typeof f.transport !== 'string' || !TRANSPORTS.has(f.transport)) throw bad(text);
+      return {
+        t: 'hs',
+        uuid: f.uuid,
+        transport: f.transport as TransportName,
+        heartbeat: typeof f.heartbeat === 'number' && f.heartbeat > 0 ? f.heartbeat : 0,
+        resumed: f.resumed === true,
+      };
+    case 'gap':
+      return { t: 'gap', lost: typeof f.lost === 'number' ? f.lost : 0 };
+    case 'close':
+      return { t: 'close', reason: typeof f.reason === 'string' ? f.reason : '' };
+    default:
+      if (typeof f.t !== 'string') throw bad(text);
+      return undefined;
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * `@fw/client/node`: everything from the browser entry, with the `ws` package as the default
+ * WebSocket (Node 20 has no global WebSocket).
+ */
+import WebSocket from 'ws';
+import { FwClient, type ConnectOptions } from './client.js';
+import type { WebSocketConstructor } from './transport.js';
+
+export * from './index.js';
+
+/** `connect` with `ws` as the default WebSocket implementation. */
+export function connect(url: string | URL | ReadonlyArray<string | URL>, options: ConnectOptions = {}): FwClient {
+  return new FwClient(url, { WebSocket: WebSocket as unknown as WebSocketConstructor, ...options });
+}

@@ -1,0 +1,57 @@
+/**
+ * What the client needs from a transport: open a connection to one endpoint, hand every decoded
+ * frame to the sink, report the end exactly once, send messages in order. The connection state
+ * machine (handshake, heartbeat, resume, reconnect) lives in the client, not here.
+ */
+import type { ClientError } from './errors.js';
+import type { ServerFrame, TransportName } from './frames.js';
+
+export interface TransportSink {
+  frame(frame: ServerFrame): void;
+  /** Something arrived that is not a frame (an SSE comment, an empty long-poll): the peer lives. */
+  alive(): void;
+  /** The connection is over (never called after `close()`). */
+  end(error: ClientError): void;
+}
+
+/** The parts of the browser WebSocket API the client uses; `ws` in Node provides them too. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number; reason: string }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+}
+
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
+
+export type FetchLike = typeof fetch;
+
+export interface TransportEnvironment {
+  WebSocket: WebSocketConstructor | undefined;
+  fetch: FetchLike | undefined;
+}
+
+export interface OpenRequest {
+  /** The endpoint (any scheme); the transport picks its own. */
+  endpoint: URL;
+  /** `fw=1` plus tracking/last or since, as the client decided. */
+  params: Record<string, string | undefined>;
+  sink: TransportSink;
+  env: TransportEnvironment;
+}
+
+export interface TransportConnection {
+  /** Sends one message (its text). Resolves once handed over (WebSocket) or accepted (HTTP POST). */
+  send(data: string): Promise<void>;
+  /** Sends a heartbeat where the transport has an upstream channel of its own (WebSocket). */
+  heartbeat?(): void;
+  /** Closes without reporting an end. */
+  close(): void;
+}
+
+export type TransportOpener = (request: OpenRequest) => TransportConnection;
+
+export type { TransportName };

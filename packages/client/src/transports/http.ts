@@ -1,0 +1,62 @@
+/** What the HTTP transports (sse, streaming, long-polling) share: errors, upstream POSTs, body reading. */
+import { ClientError } from '../errors.js';
+import { endpointUrl } from '../endpoint.js';
+import type { FetchLike } from '../transport.js';
+
+/** Turns an error answer (problem+json when the server is fw) into a ClientError. */
+export async function httpError(res: Response): Promise<ClientError> {
+  let code: string | undefined;
+  let detail = res.statusText;
+  try {
+    const body = (await res.json()) as { code?: unknown; detail?: unknown; title?: unknown };
+    if (typeof body.code === 'string') code = body.code;
+    if (typeof body.detail === 'string') detail = body.detail;
+    else if (typeof body.title === 'string') detail = body.title;
+  } catch {
+    // Not JSON: the status says enough.
+  }
+  if (res.status === 404 && code === 'unknown_tracking_id') return new ClientError('unknown_tracking_id', detail, 404, code);
+  return new ClientError('http_error', `HTTP ${res.status}${code ? ` ${code}` : ''}: ${detail}`, res.status, code);
+}
+
+export function networkError(e: unknown, what: string): ClientError {
+  if (e instanceof ClientError) return e;
+  return new ClientError('connection_lost', `${what}: ${e instanceof Error ? e.message : String(e)}`);
+}
+
+/** Client → server over HTTP: the message text is the POST body, addressed by `tracking`. */
+export async function postMessage(fetchImpl: FetchLike, endpoint: URL, uuid: string, data: string): Promise<void> {
+  let res: Response;
+  try {
+    res = await fetchImpl(endpointUrl(endpoint, 'http', { tracking: uuid }), {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain;charset=utf-8' },
+      body: data,
+    });
+  } catch (e) {
+    throw networkError(e, 'POST failed');
+  }
+  if (!res.ok) throw await httpError(res);
+  // Drain the (empty) body so the keep-alive socket is reused.
+  await res.arrayBuffer().catch(() => undefined);
+}
+
+/** Reads a response body as text chunks until it ends; rejects when the stream breaks. */
+export async function readText(res: Response, onText: (text: string) => void, stopped: () => boolean): Promise<void> {
+  if (!res.body) throw new ClientError('transport_unavailable', 'fetch without a streaming body');
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || stopped()) break;
+      onText(decoder.decode(value, { stream: true }));
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+export function missingFetch(): ClientError {
+  return new ClientError('transport_unavailable', 'no fetch implementation (pass options.fetch)');
+}

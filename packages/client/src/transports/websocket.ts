@@ -1,0 +1,75 @@
+/** The `websocket` transport: one fw frame per text frame, both ways. */
+import { ClientError } from '../errors.js';
+import { encodeMessage, HEARTBEAT, parseFrame } from '../frames.js';
+import { endpointUrl } from '../endpoint.js';
+import type { OpenRequest, TransportConnection, WebSocketLike } from '../transport.js';
+
+/** The code the server closes a resource with on purpose (docs/protocol.md, Resume). */
+export const CLOSE_BY_SERVER = 4000;
+const OPEN = 1;
+const noop = (): void => {};
+
+export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): TransportConnection {
+  const Impl = env.WebSocket;
+  if (!Impl) {
+    // Reported asynchronously, like every other transport failure, so the caller's state is set.
+    queueMicrotask(() => sink.end(new ClientError('transport_unavailable', 'no WebSocket implementation (pass options.WebSocket, or use @fw/client/node)')));
+    return { send: () => Promise.reject(new ClientError('transport_unavailable', 'no WebSocket')), close: noop };
+  }
+  let done = false;
+  let opened = false;
+  let lastError = '';
+  const ws: WebSocketLike = new Impl(endpointUrl(endpoint, 'ws', params));
+  const finish = (error: ClientError): void => {
+    if (done) return;
+    done = true;
+    sink.end(error);
+  };
+  ws.onopen = () => {
+    opened = true;
+  };
+  ws.onerror = (event) => {
+    // Browsers say nothing; `ws` says e.g. "Unexpected server response: 404".
+    const message = (event as { message?: unknown } | null)?.message;
+    if (typeof message === 'string') lastError = message;
+  };
+  ws.onmessage = (event) => {
+    if (done) return;
+    if (typeof event.data !== 'string') return finish(new ClientError('protocol_error', 'binary frame on an fw connection'));
+    let frame;
+    try {
+      frame = parseFrame(event.data);
+    } catch (e) {
+      return finish(e as ClientError);
+    }
+    if (frame) sink.frame(frame);
+    else sink.alive();
+  };
+  ws.onclose = (event) => {
+    if (event.code === CLOSE_BY_SERVER) return finish(new ClientError('closed_by_server', event.reason));
+    if (!opened && params.tracking !== undefined && /\b404\b/.test(lastError)) {
+      return finish(new ClientError('unknown_tracking_id', lastError, 404, 'unknown_tracking_id'));
+    }
+    const why = lastError || `code ${event.code}${event.reason ? ` ${event.reason}` : ''}`;
+    finish(new ClientError('connection_lost', `websocket ${opened ? 'closed' : 'failed'}: ${why}`));
+  };
+  return {
+    send(data) {
+      if (done || ws.readyState !== OPEN) return Promise.reject(new ClientError('connection_lost', 'websocket is not open'));
+      ws.send(encodeMessage(data));
+      return Promise.resolve();
+    },
+    heartbeat() {
+      if (!done && ws.readyState === OPEN) ws.send(HEARTBEAT);
+    },
+    close() {
+      done = true;
+      // Keep no-op handlers: `ws` throws an 'error' event nobody listens to.
+      ws.onopen = noop;
+      ws.onmessage = noop;
+      ws.onclose = noop;
+      ws.onerror = noop;
+      ws.close(1000, 'client closed');
+    },
+  };
+}

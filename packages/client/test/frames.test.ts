@@ -1,0 +1,31 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { encodeMessage, parseFrame } from '../src/frames.js';
+import { ClientError } from '../src/errors.js';
+import { encodeSince, endpointUrl, resolveEndpoint } from '../src/endpoint.js';
+
+test('frames: every server frame type decodes; unknown types are skipped; junk is a protocol_error', () => {
+  assert.deepEqual(parseFrame('{"t":"hs","uuid":"u1","transport":"sse","heartbeat":25000,"resumed":true}'), {
+    t: 'hs', uuid: 'u1', transport: 'sse', heartbeat: 25000, resumed: true,
+  });
+  assert.deepEqual(parseFrame('{"t":"m","id":17,"d":"hi","b":"/fw/chat/lobby","bid":42}'), { t: 'm', id: 17, d: 'hi', b: '/fw/chat/lobby', bid: 42 });
+  assert.deepEqual(parseFrame('{"t":"m","id":1,"d":""}'), { t: 'm', id: 1, d: '' });
+  assert.deepEqual(parseFrame('{"t":"hb"}'), { t: 'hb' });
+  assert.deepEqual(parseFrame('{"t":"gap","lost":12}'), { t: 'gap', lost: 12 });
+  assert.deepEqual(parseFrame('{"t":"close","reason":"bye"}'), { t: 'close', reason: 'bye' });
+  assert.equal(parseFrame('{"t":"future-frame"}'), undefined);
+  for (const junk of ['hello', '[1]', 'null', '{"t":"m","id":"1","d":"x"}', '{"t":"m","id":1}', '{"t":"hs","uuid":"u","transport":"pigeon"}', '{"x":1}', '{"t":"m","id":1,"d":"x","b":"/b"}']) {
+    assert.throws(() => parseFrame(junk), (e: unknown) => e instanceof ClientError && e.code === 'protocol_error', junk);
+  }
+  assert.equal(encodeMessage('a "quoted"\nline'), '{"t":"m","d":"a \\"quoted\\"\\nline"}');
+});
+
+test('endpoints: scheme per transport, query parameters, base64url since', () => {
+  const base = resolveEndpoint('http://127.0.0.1:8080/fw/chat/lobby#x');
+  assert.equal(endpointUrl(base, 'ws', { fw: '1', tracking: undefined }), 'ws://127.0.0.1:8080/fw/chat/lobby?fw=1');
+  assert.equal(endpointUrl(resolveEndpoint('wss://h/fw/a?k=v'), 'http', { last: '3' }), 'https://h/fw/a?k=v&last=3');
+  assert.throws(() => resolveEndpoint('ftp://h/x'), TypeError);
+  const since = encodeSince(new Map([['/fw/chat/lobby', 42], ['/fw/é?', 7]]));
+  assert.match(since, /^[A-Za-z0-9_-]+$/);
+  assert.deepEqual(JSON.parse(Buffer.from(since, 'base64url').toString('utf8')), { '/fw/chat/lobby': 42, '/fw/é?': 7 });
+});
