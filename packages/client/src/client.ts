@@ -110,6 +110,8 @@ export class FwClient {
   private silenceTimer: ReturnType<typeof setTimeout> | undefined;
   private heartbeatTimer: ReturnType<typeof setInterval> | undefined;
   private heartbeatTimeout = 0;
+  /** The server's heartbeat interval from the last handshake. */
+  private heartbeatInterval = 0;
   private lastSeen = 0;
   private sentSinceHeartbeat = false;
 
@@ -252,6 +254,7 @@ export class FwClient {
       endpoint: this.endpoints[candidate.endpoint]!,
       params,
       env: this.env,
+      heartbeat: this.heartbeatInterval,
       sink: {
         frame: (frame) => {
           if (gen === this.generation) this.onFrame(frame, transport);
@@ -269,7 +272,7 @@ export class FwClient {
   /** Abandons connection `gen` (if still current) because of `error`. */
   private fail(gen: number, error: ClientError): void {
     if (gen !== this.generation || this._state === 'closed') return;
-    this.conn?.close();
+    this.conn?.close(false);
     this.onEnd(error);
   }
 
@@ -311,7 +314,7 @@ export class FwClient {
     this.retryTimer = undefined;
     this.round = [];
     this.outbox.length = 0;
-    conn?.close();
+    conn?.close(true);
     this.setState('closed');
     this.emit(this.closeListeners, reason);
     this.messageListeners.clear();
@@ -381,8 +384,11 @@ export class FwClient {
 
   private armHeartbeat(interval: number): void {
     const gen = this.generation;
+    this.heartbeatInterval = interval;
+    // A held long-poll is silent by design; watch it only when the app asked for a timeout.
+    const watch = this.conn?.watchesSilence === true || this.heartbeatTimeoutOption !== undefined;
     this.heartbeatTimeout = this.heartbeatTimeoutOption ?? interval * HEARTBEAT_TOLERANCE;
-    if (this.heartbeatTimeout > 0) {
+    if (watch && this.heartbeatTimeout > 0) {
       // One timer re-armed at the deadline, not one per frame: frames only stamp `lastSeen`.
       const check = (): void => {
         if (gen !== this.generation) return;

@@ -41,6 +41,8 @@ export interface OpenRequest {
   params: Record<string, string | undefined>;
   sink: TransportSink;
   env: TransportEnvironment;
+  /** The heartbeat interval of the last handshake (ms), for transports that resume without one. */
+  heartbeat: number;
 }
 
 export interface TransportConnection {
@@ -48,8 +50,13 @@ export interface TransportConnection {
   send(data: string): Promise<void>;
   /** Sends a heartbeat where the transport has an upstream channel of its own (WebSocket). */
   heartbeat?(): void;
-  /** Closes without reporting an end. */
-  close(): void;
+  /**
+   * Closes without reporting an end. `final`: the client is done, so the server should end the
+   * resource now (WebSocket code 1000, or `DELETE ?tracking`) instead of keeping it for a resume.
+   */
+  close(final: boolean): void;
+  /** False when silence is normal for this transport (a held long-poll): no heartbeat watch by default. */
+  readonly watchesSilence: boolean;
 }
 
 export type TransportOpener = (request: OpenRequest) => TransportConnection;

@@ -7,15 +7,19 @@ import type { FetchLike } from '../transport.js';
 export async function httpError(res: Response): Promise<ClientError> {
   let code: string | undefined;
   let detail = res.statusText;
+  let reason: string | undefined;
   try {
-    const body = (await res.json()) as { code?: unknown; detail?: unknown; title?: unknown };
+    const body = (await res.json()) as { code?: unknown; detail?: unknown; title?: unknown; reason?: unknown };
     if (typeof body.code === 'string') code = body.code;
+    if (typeof body.reason === 'string') reason = body.reason;
     if (typeof body.detail === 'string') detail = body.detail;
     else if (typeof body.title === 'string') detail = body.title;
   } catch {
     // Not JSON: the status says enough.
   }
   if (res.status === 404 && code === 'unknown_tracking_id') return new ClientError('unknown_tracking_id', detail, 404, code);
+  // The server closed the resource while we were away: as final as a close frame.
+  if (res.status === 410 && code === 'resource_closed') return new ClientError('closed_by_server', reason ?? detail, 410, code);
   return new ClientError('http_error', `HTTP ${res.status}${code ? ` ${code}` : ''}: ${detail}`, res.status, code);
 }
 
@@ -39,6 +43,15 @@ export async function postMessage(fetchImpl: FetchLike, endpoint: URL, uuid: str
   if (!res.ok) throw await httpError(res);
   // Drain the (empty) body so the keep-alive socket is reused.
   await res.arrayBuffer().catch(() => undefined);
+}
+
+/** The client is done: the server may end the resource now instead of after its resume grace. */
+export function deleteResource(fetchImpl: FetchLike, endpoint: URL, uuid: string): void {
+  // `keepalive` lets the request outlive a page that is being unloaded.
+  fetchImpl(endpointUrl(endpoint, 'http', { tracking: uuid }), { method: 'DELETE', keepalive: true }).then(
+    (res) => res.arrayBuffer(),
+    () => undefined,
+  ).catch(() => undefined);
 }
 
 /** Reads a response body as text chunks until it ends; rejects when the stream breaks. */

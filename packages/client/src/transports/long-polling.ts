@@ -4,22 +4,41 @@
  * acknowledges with `last`. Messages go up as POSTs.
  */
 import { ClientError } from '../errors.js';
-import { checkFrame } from '../frames.js';
+import { checkFrame, type ServerFrame } from '../frames.js';
 import { endpointUrl } from '../endpoint.js';
 import type { OpenRequest, TransportConnection } from '../transport.js';
-import { httpError, missingFetch, networkError, postMessage } from './http.js';
+import { deleteResource, httpError, missingFetch, networkError, postMessage } from './http.js';
 
-export function openLongPolling({ endpoint, params, sink, env }: OpenRequest): TransportConnection {
+/**
+ * Resuming a resource that was already long-polling looks to the server like the next poll, so
+ * it answers without a handshake, and maybe only when the poll times out. A poll the server holds
+ * (rather than refusing at once with 404/410) has been accepted: after this long we say so.
+ */
+export const RESUME_ACCEPTED_AFTER = 500;
+
+export function openLongPolling({ endpoint, params, sink, env, heartbeat }: OpenRequest): TransportConnection {
   const fetchImpl = env.fetch;
   const abort = new AbortController();
   let done = false;
   let uuid: string | undefined;
   let last = Number(params.last ?? 0);
+  const resuming = params.tracking;
+  let handshaken = false;
+  let acceptTimer: ReturnType<typeof setTimeout> | undefined;
+
   const finish = (error: ClientError): void => {
     if (done) return;
     done = true;
+    clearTimeout(acceptTimer);
     abort.abort();
     sink.end(error);
+  };
+  const accept = (): void => {
+    clearTimeout(acceptTimer);
+    if (handshaken || done || resuming === undefined) return;
+    handshaken = true;
+    uuid = resuming;
+    sink.frame({ t: 'hs', uuid: resuming, transport: 'long-polling', heartbeat, resumed: true });
   };
 
   const poll = async (query: Record<string, string | undefined>): Promise<unknown> => {
@@ -44,15 +63,25 @@ export function openLongPolling({ endpoint, params, sink, env }: OpenRequest): T
   const run = async (): Promise<void> => {
     if (!fetchImpl) throw missingFetch();
     let query = params;
+    if (resuming !== undefined) acceptTimer = setTimeout(accept, RESUME_ACCEPTED_AFTER);
     while (!done) {
-      const frames = await poll(query);
+      const answer = await poll(query);
       if (done) return;
-      if (!Array.isArray(frames)) throw new ClientError('protocol_error', 'long-polling answer is not a JSON array');
-      for (const raw of frames) {
-        if (done) return;
+      if (!Array.isArray(answer)) throw new ClientError('protocol_error', 'long-polling answer is not a JSON array');
+      const frames: ServerFrame[] = [];
+      for (const raw of answer) {
         if (typeof raw !== 'object' || raw === null) throw new ClientError('protocol_error', 'long-polling frame is not an object');
         const frame = checkFrame(raw as Record<string, unknown>);
-        if (!frame) continue;
+        if (frame) frames.push(frame);
+      }
+      if (frames.some((f) => f.t === 'hs')) {
+        clearTimeout(acceptTimer);
+        handshaken = true;
+      } else if (!handshaken && frames.every((f) => f.t !== 'close')) {
+        accept();
+      }
+      for (const frame of frames) {
+        if (done) return;
         if (frame.t === 'hs') uuid = frame.uuid;
         if (frame.t === 'm' && frame.id > last) last = frame.id;
         sink.frame(frame);
@@ -66,13 +95,16 @@ export function openLongPolling({ endpoint, params, sink, env }: OpenRequest): T
   run().catch((e: unknown) => finish(networkError(e, 'long-polling')));
 
   return {
+    watchesSilence: false,
     send(data) {
       if (done || !fetchImpl || uuid === undefined) return Promise.reject(new ClientError('connection_lost', 'long-polling is not open'));
       return postMessage(fetchImpl, endpoint, uuid, data);
     },
-    close() {
+    close(final) {
       done = true;
+      clearTimeout(acceptTimer);
       abort.abort();
+      if (final && fetchImpl && uuid !== undefined) deleteResource(fetchImpl, endpoint, uuid);
     },
   };
 }

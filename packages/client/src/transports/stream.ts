@@ -8,7 +8,7 @@ import { parseFrame, type ServerFrame } from '../frames.js';
 import { endpointUrl } from '../endpoint.js';
 import { SseParser } from '../sse-parser.js';
 import type { OpenRequest, TransportConnection } from '../transport.js';
-import { httpError, missingFetch, networkError, postMessage, readText } from './http.js';
+import { deleteResource, httpError, missingFetch, networkError, postMessage, readText } from './http.js';
 
 type Mode = 'sse' | 'streaming';
 
@@ -69,13 +69,15 @@ function openStream({ endpoint, params, sink, env }: OpenRequest, mode: Mode): T
   run().catch((e: unknown) => finish(networkError(e, mode)));
 
   return {
+    watchesSilence: true,
     send(data) {
       if (done || !fetchImpl || uuid === undefined) return Promise.reject(new ClientError('connection_lost', `${mode} is not open`));
       return postMessage(fetchImpl, endpoint, uuid, data);
     },
-    close() {
+    close(final) {
       done = true;
       abort.abort();
+      if (final && fetchImpl && uuid !== undefined) deleteResource(fetchImpl, endpoint, uuid);
     },
   };
 }

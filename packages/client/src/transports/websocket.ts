@@ -6,6 +6,8 @@ import type { OpenRequest, TransportConnection, WebSocketLike } from '../transpo
 
 /** The code the server closes a resource with on purpose (docs/protocol.md, Resume). */
 export const CLOSE_BY_SERVER = 4000;
+/** The code the client closes an abandoned connection with (browsers allow 1000 and 3000–4999). */
+const CLIENT_RECONNECTING = 4001;
 const OPEN = 1;
 const noop = (): void => {};
 
@@ -14,7 +16,7 @@ export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): Tra
   if (!Impl) {
     // Reported asynchronously, like every other transport failure, so the caller's state is set.
     queueMicrotask(() => sink.end(new ClientError('transport_unavailable', 'no WebSocket implementation (pass options.WebSocket, or use @fw/client/node)')));
-    return { send: () => Promise.reject(new ClientError('transport_unavailable', 'no WebSocket')), close: noop };
+    return { send: () => Promise.reject(new ClientError('transport_unavailable', 'no WebSocket')), close: noop, watchesSilence: true };
   }
   let done = false;
   let opened = false;
@@ -50,10 +52,14 @@ export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): Tra
     if (!opened && params.tracking !== undefined && /\b404\b/.test(lastError)) {
       return finish(new ClientError('unknown_tracking_id', lastError, 404, 'unknown_tracking_id'));
     }
+    if (!opened && params.tracking !== undefined && /\b410\b/.test(lastError)) {
+      return finish(new ClientError('closed_by_server', 'the server closed this resource', 410, 'resource_closed'));
+    }
     const why = lastError || `code ${event.code}${event.reason ? ` ${event.reason}` : ''}`;
     finish(new ClientError('connection_lost', `websocket ${opened ? 'closed' : 'failed'}: ${why}`));
   };
   return {
+    watchesSilence: true,
     send(data) {
       if (done || ws.readyState !== OPEN) return Promise.reject(new ClientError('connection_lost', 'websocket is not open'));
       ws.send(encodeMessage(data));
@@ -62,14 +68,19 @@ export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): Tra
     heartbeat() {
       if (!done && ws.readyState === OPEN) ws.send(HEARTBEAT);
     },
-    close() {
+    close(final) {
       done = true;
       // Keep no-op handlers: `ws` throws an 'error' event nobody listens to.
       ws.onopen = noop;
       ws.onmessage = noop;
       ws.onclose = noop;
       ws.onerror = noop;
-      ws.close(1000, 'client closed');
+      if (final) return ws.close(1000, 'client closed');
+      // Abandoned for a reconnect: any code but 1000/1001 keeps the resource for the resume. `ws`
+      // can drop the socket at once instead of waiting up to 30 s for a dead peer's close frame.
+      const terminate = (ws as { terminate?: () => void }).terminate;
+      if (terminate) terminate.call(ws);
+      else ws.close(CLIENT_RECONNECTING, 'reconnecting');
     },
   };
 }
