@@ -8,6 +8,14 @@ import { sendError, sendProblem } from './http/problem.js';
 import { RouteTable, type HttpRouteHandler, type Method, type UpgradeRouteHandler } from './http/router.js';
 import { AUTOLOAD_MODULES, type FrameworkModule, type ModuleFactory } from './module.js';
 import { RUNTIME_CONFIG } from './runtime-config.js';
+import { rejectUpgrade } from './http/reject-upgrade.js';
+import { mountClientAssets } from './http/client-assets.js';
+import { Runtime } from './runtime.js';
+import type { BroadcasterFactory } from './broadcast/factory.js';
+import type { ResourceRegistry } from './resource/registry.js';
+import type { Handler, HandlerOptions, Interceptor } from './model.js';
+
+export { rejectUpgrade };
 
 export interface FrameworkOptions extends ConfigSource {
   /** Path of an optional JSON config file (default `fw.config.json` in the working directory); false for none. */
@@ -39,6 +47,38 @@ export class Framework {
     const { configFile, env, ...props } = options;
     this.config = new Config(props, { ...(env ? { env } : {}), ...(configFile !== undefined ? { configFile } : {}) });
     this.config.declare(RUNTIME_CONFIG);
+    this.runtime = new Runtime(this);
+    mountClientAssets(this);
+    this.onClose(() => this.runtime.close());
+  }
+
+  /**
+   * The real-time runtime's read/control interface (RuntimeView): stats, broadcasters, resources
+   * (paged and filterable), handlers, interceptors; broadcast, unicast, destroy, disconnect.
+   */
+  readonly runtime: Runtime;
+
+  /** The broadcaster factory: lookup / create / destroy / list. */
+  get broadcasters(): BroadcasterFactory {
+    return this.runtime.broadcasters;
+  }
+
+  /** Every live resource by uuid. */
+  get resources(): ResourceRegistry {
+    return this.runtime.resources;
+  }
+
+  /**
+   * Registers a real-time handler on a path pattern relative to the framework path
+   * (`/chat/{room}` serves `/fw/chat/lobby`) over all four transports. Returns a remover.
+   */
+  handle(pattern: string, handler: Handler, options?: HandlerOptions): () => void {
+    return this.runtime.handle(pattern, handler, options);
+  }
+
+  /** Adds a global interceptor; it runs before handler interceptors. Returns a remover. */
+  intercept(interceptor: Interceptor): () => void {
+    return this.runtime.intercept(interceptor);
   }
 
   /** The framework path under which real-time handlers live (default `/fw`). */
@@ -240,17 +280,4 @@ function parseUrl(req: IncomingMessage): URL | undefined {
 function isMissing(err: unknown, name: string): boolean {
   const e = err as { code?: string; message?: string };
   return (e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND') && (e.message ?? '').includes(name);
-}
-
-/** Answers a refused upgrade with an HTTP status and a problem+json body, then closes the socket. */
-export function rejectUpgrade(socket: Duplex, status: number, code: string, detail: string): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const body = JSON.stringify({ type: 'about:blank', title: code, status, code, detail });
-  socket.end(
-    `HTTP/1.1 ${status} ${code}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
 }

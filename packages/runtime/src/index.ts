@@ -10,3 +10,12 @@ export { readBody, readJson, sendJson, PayloadTooLargeError } from './http/body.
 export { PathPattern } from './http/path-pattern.js';
 export { RouteTable, type HttpRouteHandler, type UpgradeRouteHandler, type RouteContext, type Method } from './http/router.js';
 export type * from './model.js';
+export { Runtime, type RuntimeSettings, type RuntimeCounters, type RuntimeDiagnostics } from './runtime.js';
+export { BroadcasterFactory } from './broadcast/factory.js';
+export { FwBroadcaster } from './broadcast/broadcaster.js';
+export { FwResource } from './resource/resource.js';
+export { ResourceRegistry } from './resource/registry.js';
+export { heartbeat } from './interceptor/heartbeat.js';
+export { idleTimeout } from './interceptor/idle-timeout.js';
+export { originCheck, OriginPolicy } from './interceptor/origin.js';
+export { parseConnectQuery, type ConnectQuery } from './transport/query.js';

@@ -1,0 +1,96 @@
+import type { Broadcaster, Resource } from '../model.js';
+import { FwResource } from '../resource/resource.js';
+import type { Runtime } from '../runtime.js';
+import { FrameRing } from './frame-ring.js';
+import { Outgoing } from './outgoing.js';
+
+/**
+ * A pub/sub topic. A broadcast is encoded once (`Outgoing`) and handed to each member, which only
+ * appends it to its resume ring; the actual socket writes happen once per tick per connection.
+ * Full broadcasts get the next broadcaster sequence (`bid`) and enter the bounded replay cache
+ * that fresh connections read with `since`.
+ */
+export class FwBroadcaster implements Broadcaster {
+  readonly createdAt = Date.now();
+  readonly members = new Set<FwResource>();
+  readonly cache: FrameRing<Outgoing>;
+  messages = 0;
+  destroyed = false;
+
+  constructor(
+    readonly id: string,
+    private readonly runtime: Runtime,
+    readonly internal: boolean,
+    replayCacheSize: number,
+    /** Created implicitly for a handler path: destroyed when empty (`fw.broadcaster.destroy-empty`). */
+    readonly implicit: boolean,
+  ) {
+    this.cache = new FrameRing(replayCacheSize);
+  }
+
+  get resources(): ReadonlySet<Resource> {
+    return this.members;
+  }
+
+  get size(): number {
+    return this.members.size;
+  }
+
+  broadcast(message: string | object, only?: Iterable<Resource>): number {
+    if (this.destroyed) return 0;
+    let n = 0;
+    let out: Outgoing;
+    if (only === undefined) {
+      out = Outgoing.from(message, this.id, this.cache.next);
+      this.cache.push(out);
+      for (const r of this.members) if (r.deliver(out)) n++;
+    } else {
+      // A subset broadcast is not replayed to others, so it carries no broadcaster sequence.
+      out = Outgoing.from(message, this.id);
+      for (const r of only) if (r instanceof FwResource && r.deliver(out)) n++;
+    }
+    this.messages++;
+    const rt = this.runtime;
+    rt.counters.broadcasts++;
+    if (!this.internal && rt.events.wants('MessageBroadcast')) {
+      rt.events.emit('MessageBroadcast', { broadcasterId: this.id, id: out.bid ?? this.cache.next - 1, resourceCount: n });
+    }
+    return n;
+  }
+
+  broadcastTo(message: string | object, resource: Resource): boolean {
+    if (this.destroyed || !(resource instanceof FwResource)) return false;
+    return resource.deliver(Outgoing.from(message, this.id));
+  }
+
+  add(resource: Resource): void {
+    if (this.destroyed || !(resource instanceof FwResource) || resource.closed) return;
+    this.members.add(resource);
+    resource.broadcasters.add(this.id);
+  }
+
+  remove(resource: Resource): void {
+    if (!(resource instanceof FwResource) || !this.members.delete(resource)) return;
+    resource.broadcasters.delete(this.id);
+    if (this.members.size === 0 && this.implicit && this.runtime.settings.destroyEmpty) this.destroy('empty');
+  }
+
+  /** Members stay connected; they just leave this broadcaster. */
+  destroy(_reason = 'destroyed'): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    for (const r of this.members) r.broadcasters.delete(this.id);
+    this.members.clear();
+    this.runtime.broadcasters.forget(this);
+    this.runtime.events.emit('BroadcasterDestroyed', { id: this.id });
+  }
+
+  /** Replays cached broadcasts after `lastBid` to one resource (a fresh connection's `since`). */
+  replay(resource: FwResource, lastBid: number): number {
+    let n = 0;
+    for (let bid = Math.max(lastBid + 1, this.cache.first); bid < this.cache.next; bid++) {
+      if (resource.deliver(this.cache.get(bid)!)) n++;
+    }
+    return n;
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * A bounded ring of items with consecutive ids (1, 2, 3…). Used for a resource's resume buffer
+ * (ids are the resource's message ids) and a broadcaster's replay cache (ids are `bid`s). The
+ * backing array grows only as items arrive, so an idle ring costs almost nothing.
+ */
+export class FrameRing<T> {
+  private items: T[] = [];
+  private head = 0;
+  /** Id of the oldest item held. */
+  first = 1;
+  /** Id the next item gets. */
+  next = 1;
+
+  constructor(readonly capacity: number) {}
+
+  push(item: T): number {
+    const id = this.next++;
+    if (this.capacity <= 0) {
+      this.first = this.next;
+      return id;
+    }
+    if (this.items.length < this.capacity) {
+      this.items.push(item);
+    } else {
+      this.items[this.head] = item;
+      this.head = (this.head + 1) % this.capacity;
+      this.first++;
+    }
+    return id;
+  }
+
+  get(id: number): T | undefined {
+    if (id < this.first || id >= this.next) return undefined;
+    return this.items[(this.head + (id - this.first)) % this.items.length];
+  }
+
+  get size(): number {
+    return this.next - this.first;
+  }
+
+  /** Forgets every item but keeps numbering (raw resources release frames once flushed). */
+  release(): void {
+    if (this.items.length === 0) return;
+    this.items = [];
+    this.head = 0;
+    this.first = this.next;
+  }
+}

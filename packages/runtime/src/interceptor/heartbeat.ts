@@ -1,0 +1,35 @@
+import type { Interceptor } from '../model.js';
+import { FwResource } from '../resource/resource.js';
+import type { Timers } from '../timers.js';
+
+/**
+ * Keeps quiet connections alive: every `interval` ms, each connection that was sent nothing since
+ * the last sweep gets a heartbeat (fw `hb` frame, WebSocket ping for raw clients, SSE comment).
+ * One shared timer for all resources, running only while there are any.
+ */
+export function heartbeat(options: { interval: number }): Interceptor {
+  const members = new Set<FwResource>();
+  let timer: NodeJS.Timeout | undefined;
+  let timers: Timers | undefined;
+  const sweep = (): void => {
+    for (const r of members) r.heartbeat();
+  };
+  return {
+    name: 'heartbeat',
+    attach(resource) {
+      if (!(resource instanceof FwResource) || options.interval <= 0) return undefined;
+      members.add(resource);
+      if (timer === undefined) {
+        timers = resource.runtime.timers;
+        timer = timers.interval(sweep, options.interval);
+      }
+      return () => {
+        members.delete(resource);
+        if (members.size === 0 && timer !== undefined) {
+          timers?.clear(timer);
+          timer = undefined;
+        }
+      };
+    },
+  };
+}

@@ -1,0 +1,268 @@
+import type { IncomingMessage } from 'node:http';
+import type { TransportName } from '../events.js';
+import type { Principal, Resource } from '../model.js';
+import { FrameRing } from '../broadcast/frame-ring.js';
+import { Outgoing } from '../broadcast/outgoing.js';
+import type { Connection } from '../transport/connection.js';
+import type { HandlerEntry } from '../handler.js';
+import type { Runtime } from '../runtime.js';
+
+export interface ResourceInit {
+  transport: TransportName;
+  protocol: 'fw' | 'raw';
+  path: string;
+  params: Readonly<Record<string, string>>;
+  query: URLSearchParams;
+  req: IncomingMessage;
+  principal: Principal | undefined;
+  attributes: Map<string, unknown> | undefined;
+}
+
+/**
+ * One logical client connection. It outlives its physical connections: when an fw client's
+ * connection drops, the resource stays registered (and a member of its broadcasters, buffering)
+ * for `fw.resume.grace` ms, and a reconnect with its tracking id continues where it left off.
+ *
+ * Every message written gets the next id and goes into `ring`, the bounded resume buffer. Frames
+ * are not copied into a send queue: `flushed` is the last id handed to the connection, and a
+ * flush (once per tick, from the runtime's flush queue) writes `flushed+1 … ring.next-1`.
+ */
+export class FwResource implements Resource {
+  readonly uuid: string;
+  transport: TransportName;
+  readonly protocol: 'fw' | 'raw';
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  readonly remoteAddress: string;
+  readonly connectedAt = Date.now();
+  readonly broadcasters = new Set<string>();
+  principal: Principal | undefined;
+  closed = false;
+  /** The broadcaster joined on connect (the spec's owning broadcaster). */
+  home: string | null = null;
+  connection: Connection | undefined;
+  readonly ring: FrameRing<Outgoing>;
+  flushed = 0;
+  scheduled = false;
+  /** Set on every flush, cleared by the heartbeat: a heartbeat goes only to quiet connections. */
+  wrote = false;
+  /** Set on every inbound frame, cleared by the idle-timeout sweep. */
+  heard = true;
+  messagesIn = 0;
+  messagesOut = 0;
+  dropped = 0;
+  private attrs: Map<string, unknown> | undefined;
+  private graceTimer: NodeJS.Timeout | undefined;
+  private messageListeners: ((data: string) => void)[] | undefined;
+  private closeListeners: ((reason: string) => void)[] | undefined;
+  cleanups: (() => void)[] | undefined;
+
+  constructor(
+    readonly runtime: Runtime,
+    readonly handler: HandlerEntry,
+    uuid: string,
+    init: ResourceInit,
+  ) {
+    this.uuid = uuid;
+    this.transport = init.transport;
+    this.protocol = init.protocol;
+    this.path = init.path;
+    this.params = init.params;
+    this.query = init.query;
+    this.remoteAddress = init.req.socket.remoteAddress ?? '';
+    this.principal = init.principal;
+    this.attrs = init.attributes;
+    this.ring = new FrameRing(runtime.settings.resumeBuffer);
+  }
+
+  get attributes(): Map<string, unknown> {
+    return (this.attrs ??= new Map());
+  }
+
+  write(message: string | object): boolean {
+    return this.deliver(Outgoing.from(message));
+  }
+
+  /** The hot path: one message for this resource, encoded already. */
+  deliver(out: Outgoing): boolean {
+    if (this.closed) return false;
+    const rt = this.runtime;
+    const conn = this.connection;
+    if (conn !== undefined && conn.bufferedAmount() > rt.settings.highWaterMark) {
+      if (rt.settings.slowConsumerPolicy === 'disconnect') {
+        rt.counters.slowConsumerDisconnects++;
+        this.close('slow consumer');
+      } else {
+        this.dropped++;
+        rt.counters.dropped++;
+      }
+      return false;
+    }
+    this.ring.push(out);
+    this.messagesOut++;
+    rt.counters.messagesOut++;
+    if (conn !== undefined && !this.scheduled) {
+      this.scheduled = true;
+      rt.flushQueue.add(this);
+    }
+    return true;
+  }
+
+  /** Called by the flush queue once per tick. */
+  flushQueued(): void {
+    if (this.scheduled) this.flush();
+  }
+
+  /** Writes everything not yet handed to the connection, preceded by `lead` (a handshake) if given. */
+  flush(lead?: string): void {
+    this.scheduled = false;
+    const conn = this.connection;
+    if (conn === undefined) return;
+    const ring = this.ring;
+    const to = ring.next;
+    let from = this.flushed + 1;
+    const lost = from < ring.first ? ring.first - from : 0;
+    if (lead === undefined && from >= to) return;
+    conn.begin();
+    if (lead !== undefined) conn.control(lead);
+    if (lost > 0) {
+      this.runtime.counters.gaps++;
+      this.runtime.counters.lost += lost;
+      if (this.protocol === 'fw') conn.control(`{"t":"gap","lost":${lost}}`);
+      from = ring.first;
+    }
+    for (; from < to; from++) conn.message(ring.get(from)!, from);
+    this.flushed = to - 1;
+    if (this.protocol === 'raw') ring.release();
+    this.wrote = true;
+    conn.end();
+  }
+
+  /**
+   * Puts the resource on a (new) connection. `last` is the id of the last message the client has
+   * (resume, long-polling acknowledgment): everything after it is replayed once, in order.
+   */
+  attach(conn: Connection, last: number | undefined, handshake: { resumed: boolean } | undefined): void {
+    const old = this.connection;
+    if (old !== undefined && old !== conn) {
+      this.connection = undefined;
+      old.resource = undefined;
+      old.destroy();
+    }
+    if (this.graceTimer !== undefined) {
+      this.runtime.timers.clear(this.graceTimer);
+      this.graceTimer = undefined;
+    }
+    this.connection = conn;
+    conn.resource = this;
+    if (conn.transport !== this.transport) this.runtime.resources.retransport(this, conn.transport);
+    if (last !== undefined) this.flushed = last;
+    const hs = handshake && this.protocol === 'fw'
+      ? JSON.stringify({ t: 'hs', uuid: this.uuid, transport: this.transport, heartbeat: this.runtime.settings.heartbeat, resumed: handshake.resumed })
+      : undefined;
+    this.flush(hs);
+  }
+
+  /** The connection ended without the resource being closed: keep it for a resume, or end it. */
+  detach(conn: Connection, reason: string): void {
+    if (this.connection !== conn) return;
+    this.connection = undefined;
+    conn.resource = undefined;
+    if (this.closed) return;
+    if (this.protocol === 'raw') {
+      this.terminate(reason);
+      return;
+    }
+    this.graceTimer = this.runtime.timers.timeout(() => {
+      this.graceTimer = undefined;
+      this.terminate(`${reason} (not resumed within ${this.runtime.settings.grace} ms)`);
+    }, this.runtime.settings.grace);
+  }
+
+  /** Closes on purpose: pending frames are flushed, an fw client gets the reason and does not reconnect. */
+  close(reason = 'closed by server', code = 4000): void {
+    if (this.closed) return;
+    this.flush();
+    const conn = this.connection;
+    if (this.protocol === 'fw') this.runtime.resources.tombstone(this.uuid, reason);
+    this.terminate(reason);
+    conn?.close(reason, code);
+  }
+
+  /** A message from the client (already unframed). */
+  receive(data: string): void {
+    if (this.closed) return;
+    this.messagesIn++;
+    this.runtime.counters.messagesIn++;
+    this.heard = true;
+    for (const i of this.handler.chain()) {
+      if (i.inbound && i.inbound(this, data) === false) return;
+    }
+    if (this.messageListeners) for (const l of [...this.messageListeners]) guard(() => l(data));
+    const h = this.handler.handler;
+    if (h.message) {
+      guard(() => h.message!(this, data));
+    } else if (this.home !== null) {
+      this.runtime.broadcasters.lookup(this.home)?.broadcast(data);
+    }
+  }
+
+  /** Called by the heartbeat interceptor's sweep. */
+  heartbeat(): void {
+    if (this.connection === undefined) return;
+    if (this.wrote) {
+      this.wrote = false;
+      return;
+    }
+    this.connection.heartbeat();
+  }
+
+  onMessage(listener: (data: string) => void): () => void {
+    (this.messageListeners ??= []).push(listener);
+    return () => remove(this.messageListeners, listener);
+  }
+
+  onClose(listener: (reason: string) => void): () => void {
+    (this.closeListeners ??= []).push(listener);
+    return () => remove(this.closeListeners, listener);
+  }
+
+  /** The end of the resource: it leaves its broadcasters and the registry; everyone is told once. */
+  terminate(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    const rt = this.runtime;
+    if (this.graceTimer !== undefined) {
+      rt.timers.clear(this.graceTimer);
+      this.graceTimer = undefined;
+    }
+    const conn = this.connection;
+    this.connection = undefined;
+    if (conn) conn.resource = undefined;
+    for (const id of [...this.broadcasters]) rt.broadcasters.lookup(id)?.remove(this);
+    rt.resources.remove(this);
+    this.handler.resourceCount--;
+    if (this.cleanups) for (const c of this.cleanups.splice(0)) guard(c);
+    if (this.handler.handler.close) guard(() => this.handler.handler.close!(this, reason));
+    if (this.closeListeners) for (const l of this.closeListeners.splice(0)) guard(() => l(reason));
+    this.messageListeners = undefined;
+    this.ring.release();
+    rt.events.emit('ResourceDisconnected', { uuid: this.uuid, reason });
+  }
+}
+
+function remove<T>(list: T[] | undefined, item: T): void {
+  const i = list ? list.indexOf(item) : -1;
+  if (i >= 0) list!.splice(i, 1);
+}
+
+/** Application callbacks never break the runtime: errors (sync or async) are logged. */
+export function guard(fn: () => unknown): void {
+  try {
+    const r = fn() as Promise<unknown> | undefined;
+    if (r && typeof r.then === 'function') r.then(undefined, (err: unknown) => console.error('[fw] handler failed:', err));
+  } catch (err) {
+    console.error('[fw] handler failed:', err);
+  }
+}

@@ -1,0 +1,339 @@
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Config } from './config.js';
+import { FwError, NotFoundError } from './errors.js';
+import type { EventBus, TransportName } from './events.js';
+import { HandlerEntry } from './handler.js';
+import type { HttpRouteHandler, Method, UpgradeRouteHandler } from './http/router.js';
+import { heartbeat } from './interceptor/heartbeat.js';
+import { idleTimeout } from './interceptor/idle-timeout.js';
+import { OriginPolicy, originCheck } from './interceptor/origin.js';
+import type {
+  BroadcasterInfo, Handler, HandlerInfo, HandlerOptions, Interceptor, InterceptorInfo, Page,
+  ResourceInfo, ResourceQuery, RuntimeStats, RuntimeView,
+} from './model.js';
+import { BroadcasterFactory } from './broadcast/factory.js';
+import type { FwBroadcaster } from './broadcast/broadcaster.js';
+import { FlushQueue } from './resource/flush-queue.js';
+import { ResourceRegistry } from './resource/registry.js';
+import type { FwResource } from './resource/resource.js';
+import { Timers } from './timers.js';
+import { Endpoint } from './transport/endpoint.js';
+
+/** The runtime's configuration, read once when the framework is created. */
+export interface RuntimeSettings {
+  maxPayload: number;
+  resumeBuffer: number;
+  grace: number;
+  replayCache: number;
+  destroyEmpty: boolean;
+  highWaterMark: number;
+  slowConsumerPolicy: 'drop' | 'disconnect';
+  heartbeat: number;
+  idleTimeout: number;
+  originAllow: string;
+  longPollTimeout: number;
+  drainTimeout: number;
+}
+
+export function readSettings(config: Config): RuntimeSettings {
+  const policy = config.get<string>('fw.slow-consumer.policy');
+  if (policy !== 'drop' && policy !== 'disconnect') {
+    throw new FwError('invalid_config', `fw.slow-consumer.policy must be 'drop' or 'disconnect', got '${policy}'`, 500);
+  }
+  return {
+    maxPayload: config.get<number>('fw.websocket.max-payload'),
+    resumeBuffer: config.get<number>('fw.resume.buffer'),
+    grace: config.get<number>('fw.resume.grace'),
+    replayCache: config.get<number>('fw.broadcaster.replay-cache'),
+    destroyEmpty: config.get<boolean>('fw.broadcaster.destroy-empty'),
+    highWaterMark: config.get<number>('fw.slow-consumer.high-water-mark'),
+    slowConsumerPolicy: policy,
+    heartbeat: config.get<number>('fw.heartbeat.interval'),
+    idleTimeout: config.get<number>('fw.idle-timeout'),
+    originAllow: config.get<string>('fw.origin.allow'),
+    longPollTimeout: config.get<number>('fw.long-polling.timeout'),
+    drainTimeout: config.get<number>('fw.close.drain-timeout'),
+  };
+}
+
+export interface RuntimeCounters {
+  messagesIn: number;
+  messagesOut: number;
+  broadcasts: number;
+  dropped: number;
+  slowConsumerDisconnects: number;
+  resumes: number;
+  gaps: number;
+  lost: number;
+}
+
+/** What leak tests assert to be zero once every connection is gone. */
+export interface RuntimeDiagnostics {
+  resources: number;
+  detachedResources: number;
+  broadcasters: number;
+  timers: number;
+  webSockets: number;
+  pendingFlushes: number;
+}
+
+/** The parts of the framework the runtime needs (kept narrow to avoid a circular dependency). */
+export interface RuntimeHost {
+  readonly config: Config;
+  readonly events: EventBus;
+  readonly path: string;
+  route(method: Method, path: string, handler: HttpRouteHandler): () => void;
+  upgrade(path: string, handler: UpgradeRouteHandler): () => void;
+}
+
+/**
+ * The real-time runtime: handlers and their endpoints, interceptors, resources, broadcasters,
+ * and the read/control interface (`RuntimeView`) the admin plane and cluster module use.
+ */
+export class Runtime implements RuntimeView {
+  readonly settings: RuntimeSettings;
+  readonly counters: RuntimeCounters = { messagesIn: 0, messagesOut: 0, broadcasts: 0, dropped: 0, slowConsumerDisconnects: 0, resumes: 0, gaps: 0, lost: 0 };
+  readonly timers = new Timers();
+  readonly flushQueue = new FlushQueue();
+  readonly resources = new ResourceRegistry();
+  readonly broadcasters: BroadcasterFactory;
+  readonly events: EventBus;
+  readonly origins: OriginPolicy;
+  /** Open WebSockets, for draining on close. */
+  readonly sockets = new Set<WebSocket>();
+  readonly handlers: HandlerEntry[] = [];
+  private readonly globals = { list: [] as Interceptor[], version: 0 };
+  private readonly startedAt = new Date().toISOString();
+  private server: WebSocketServer | undefined;
+  closing = false;
+
+  constructor(private readonly host: RuntimeHost) {
+    this.settings = readSettings(host.config);
+    this.events = host.events;
+    this.broadcasters = new BroadcasterFactory(this);
+    this.origins = OriginPolicy.parse(this.settings.originAllow);
+    this.intercept(originCheck(this.origins));
+    if (this.settings.heartbeat > 0) this.intercept(heartbeat({ interval: this.settings.heartbeat }));
+    if (this.settings.idleTimeout > 0) this.intercept(idleTimeout({ timeout: this.settings.idleTimeout }));
+  }
+
+  /** The shared `ws` server in noServer mode (created on the first upgrade). */
+  wss(): WebSocketServer {
+    return (this.server ??= new WebSocketServer({
+      noServer: true,
+      maxPayload: this.settings.maxPayload,
+      perMessageDeflate: false,
+      clientTracking: false,
+    }));
+  }
+
+  /** Registers a real-time handler on `pattern` under the framework path; returns a function that removes it. */
+  handle(pattern: string, handler: Handler, options: HandlerOptions = {}): () => void {
+    if (!pattern.startsWith('/')) throw new FwError('invalid_path', `handler path must start with '/': ${pattern}`, 500);
+    const path = (this.host.path + pattern).replace(/\/+$/, '') || '/';
+    if (this.handlers.some((h) => h.path === path)) throw new FwError('handler_exists', `a handler is already registered on ${path}`, 500);
+    const entry = new HandlerEntry(path, handler, options, this.globals);
+    const endpoint = new Endpoint(this, entry);
+    this.handlers.push(entry);
+    const offHttp = this.host.route('*', path, endpoint.http);
+    const offUpgrade = this.host.upgrade(path, endpoint.upgrade);
+    return () => {
+      offHttp();
+      offUpgrade();
+      const i = this.handlers.indexOf(entry);
+      if (i >= 0) this.handlers.splice(i, 1);
+      for (const r of [...this.resources.values()]) if (r.handler === entry) r.close('handler removed');
+    };
+  }
+
+  /** Adds a global interceptor (runs before handler interceptors, in registration order). */
+  intercept(interceptor: Interceptor): () => void {
+    this.globals.list.push(interceptor);
+    this.globals.version++;
+    return () => {
+      const i = this.globals.list.indexOf(interceptor);
+      if (i >= 0) this.globals.list.splice(i, 1);
+      this.globals.version++;
+    };
+  }
+
+  get interceptors(): readonly Interceptor[] {
+    return this.globals.list;
+  }
+
+  // ---- RuntimeView ----
+
+  stats(): RuntimeStats & { resumes: number; gaps: number; lost: number } {
+    const c = this.counters;
+    return {
+      connections: this.resources.size,
+      broadcasters: this.broadcasters.size,
+      handlers: this.handlers.length,
+      interceptors: this.listInterceptors().length,
+      messagesIn: c.messagesIn,
+      messagesOut: c.messagesOut,
+      broadcasts: c.broadcasts,
+      dropped: c.dropped,
+      slowConsumerDisconnects: c.slowConsumerDisconnects,
+      resumes: c.resumes,
+      gaps: c.gaps,
+      lost: c.lost,
+      startedAt: this.startedAt,
+    };
+  }
+
+  diagnostics(): RuntimeDiagnostics {
+    let detached = 0;
+    for (const r of this.resources.values()) if (r.connection === undefined) detached++;
+    return {
+      resources: this.resources.size,
+      detachedResources: detached,
+      broadcasters: this.broadcasters.size,
+      timers: this.timers.active,
+      webSockets: this.sockets.size,
+      pendingFlushes: this.flushQueue.size,
+    };
+  }
+
+  listBroadcasters(): BroadcasterInfo[] {
+    return this.broadcasters.list().map(broadcasterInfo);
+  }
+
+  getBroadcaster(id: string): BroadcasterInfo | undefined {
+    const b = this.broadcasters.lookup(id);
+    return b && broadcasterInfo(b);
+  }
+
+  listResources(query: ResourceQuery = {}): Page<ResourceInfo> {
+    const offset = Math.max(0, Math.floor(query.offset ?? 0));
+    const limit = Math.min(1000, Math.max(1, Math.floor(query.limit ?? 100)));
+    const { broadcaster, transport } = query;
+    const search = query.search?.toLowerCase() || undefined;
+    // Walk the smallest index that answers the filters; never sort, never copy the whole set.
+    let source: Iterable<FwResource>;
+    let size: number;
+    if (broadcaster !== undefined) {
+      const members = this.broadcasters.lookup(broadcaster)?.members;
+      source = members ?? [];
+      size = members?.size ?? 0;
+      if (transport !== undefined && this.resources.ofTransport(transport).size < size) {
+        source = this.resources.ofTransport(transport);
+        size = this.resources.ofTransport(transport).size;
+      }
+    } else if (transport !== undefined) {
+      source = this.resources.ofTransport(transport);
+      size = this.resources.ofTransport(transport).size;
+    } else {
+      source = this.resources.values();
+      size = this.resources.size;
+    }
+    const exact = search === undefined && (broadcaster === undefined || transport === undefined);
+    const items: ResourceInfo[] = [];
+    let seen = 0;
+    for (const r of source) {
+      if (!exact && !matches(r, broadcaster, transport, search)) continue;
+      if (seen >= offset && items.length < limit) items.push(resourceInfo(r));
+      seen++;
+      if (exact && items.length >= limit) break;
+    }
+    return { items, total: exact ? size : seen, offset, limit };
+  }
+
+  getResource(uuid: string): ResourceInfo | undefined {
+    const r = this.resources.get(uuid);
+    return r && resourceInfo(r);
+  }
+
+  listHandlers(): HandlerInfo[] {
+    return this.handlers.map((h) => ({
+      path: h.path,
+      interceptors: h.chain().map((i) => i.name),
+      description: h.options.description ?? '',
+      resourceCount: h.resourceCount,
+    }));
+  }
+
+  listInterceptors(): InterceptorInfo[] {
+    const out: InterceptorInfo[] = this.globals.list.map((i, order) => ({ name: i.name, scope: 'global', handler: null, order }));
+    for (const h of this.handlers) {
+      (h.options.interceptors ?? []).forEach((i, order) => out.push({ name: i.name, scope: 'handler', handler: h.path, order }));
+    }
+    return out;
+  }
+
+  broadcast(broadcasterId: string, message: string | object): number {
+    const b = this.broadcasters.lookup(broadcasterId);
+    if (!b) throw new NotFoundError('broadcaster', broadcasterId);
+    return b.broadcast(message);
+  }
+
+  unicast(uuid: string, message: string | object): void {
+    const r = this.resources.get(uuid);
+    if (!r) throw new NotFoundError('resource', uuid);
+    r.write(message);
+  }
+
+  destroyBroadcaster(id: string): number {
+    const b = this.broadcasters.lookup(id);
+    if (!b) throw new NotFoundError('broadcaster', id);
+    const n = b.size;
+    b.destroy('destroyed by control action');
+    return n;
+  }
+
+  disconnect(uuid: string, reason = 'disconnected by the server'): void {
+    const r = this.resources.get(uuid);
+    if (!r) throw new NotFoundError('resource', uuid);
+    r.close(reason);
+  }
+
+  /**
+   * Graceful close: no new connections; every resource is closed (fw clients get a close frame,
+   * WebSockets close with 1001); then waits up to `fw.close.drain-timeout` for the sockets to end.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const r of [...this.resources.values()]) r.close('server shutting down', 1001);
+    const deadline = Date.now() + this.settings.drainTimeout;
+    while (this.sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    for (const ws of this.sockets) ws.terminate();
+    this.sockets.clear();
+    this.server?.close();
+    this.timers.clearAll();
+  }
+}
+
+function matches(r: FwResource, broadcaster: string | undefined, transport: TransportName | undefined, search: string | undefined): boolean {
+  if (broadcaster !== undefined && !r.broadcasters.has(broadcaster)) return false;
+  if (transport !== undefined && r.transport !== transport) return false;
+  if (search !== undefined && !r.uuid.includes(search) && !r.path.toLowerCase().includes(search) && !r.remoteAddress.includes(search)) return false;
+  return true;
+}
+
+function broadcasterInfo(b: FwBroadcaster): BroadcasterInfo {
+  return {
+    id: b.id,
+    resourceCount: b.size,
+    createdAt: new Date(b.createdAt).toISOString(),
+    internal: b.internal,
+    messages: b.messages,
+    replayCacheSize: b.cache.size,
+  };
+}
+
+function resourceInfo(r: FwResource): ResourceInfo {
+  return {
+    uuid: r.uuid,
+    transport: r.transport,
+    protocol: r.protocol,
+    path: r.path,
+    broadcasters: [...r.broadcasters],
+    broadcaster: r.home,
+    remoteAddress: r.remoteAddress,
+    connectedAt: new Date(r.connectedAt).toISOString(),
+    principal: r.principal?.id ?? null,
+    messagesIn: r.messagesIn,
+    messagesOut: r.messagesOut,
+    dropped: r.dropped,
+  };
+}

@@ -1,0 +1,41 @@
+import type { TransportName } from '../events.js';
+import type { Outgoing } from '../broadcast/outgoing.js';
+import type { FwResource } from '../resource/resource.js';
+
+/**
+ * One physical connection carrying a resource's frames. A resource outlives its connections (a
+ * fw client resumes on a new one); a connection writes batches: `begin`, any number of
+ * `message`/`control` calls, `end`, so that a transport can coalesce one tick's frames into one
+ * write.
+ */
+export interface Connection {
+  readonly transport: TransportName;
+  /** The resource on this connection (set by `FwResource.attach`, cleared when it leaves). */
+  resource: FwResource | undefined;
+  /** Bytes written but not yet sent, for the slow-consumer policy. */
+  bufferedAmount(): number;
+  begin(): void;
+  /** A message frame with the resource's id for it. */
+  message(out: Outgoing, id: number): void;
+  /** A control frame (fw protocol only): handshake, heartbeat, gap, close; a JSON object string. */
+  control(frame: string): void;
+  end(): void;
+  /** A keep-alive when nothing else was sent (fw heartbeat frame, WebSocket ping, SSE comment). */
+  heartbeat(): void;
+  /** Ends the connection on purpose: an fw client gets a close frame (or 4000 + reason), then the socket ends. */
+  close(reason: string, code?: number): void;
+  /** Kills the connection without a goodbye (tests use this to simulate a network drop). */
+  destroy(): void;
+}
+
+export type ControlFrame =
+  | { t: 'hs'; uuid: string; transport: TransportName; heartbeat: number; resumed: boolean }
+  | { t: 'hb' }
+  | { t: 'gap'; lost: number }
+  | { t: 'close'; reason: string };
+
+export const HEARTBEAT_FRAME = '{"t":"hb"}';
+
+export function closeFrame(reason: string): string {
+  return JSON.stringify({ t: 'close', reason });
+}

@@ -1,0 +1,330 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { RawData, WebSocket } from 'ws';
+import { FwError } from '../errors.js';
+import type { TransportName } from '../events.js';
+import { rejectUpgrade } from '../http/reject-upgrade.js';
+import type { HandlerEntry } from '../handler.js';
+import { readBody } from '../http/body.js';
+import { sendError, sendProblem } from '../http/problem.js';
+import type { RouteContext } from '../http/router.js';
+import type { ConnectContext, Principal } from '../model.js';
+import { FwResource } from '../resource/resource.js';
+import type { Runtime } from '../runtime.js';
+import { closeFrame, type Connection } from './connection.js';
+import { HttpStreamConnection } from './http-stream.js';
+import { LongPollConnection } from './long-polling.js';
+import { parseConnectQuery, type ConnectQuery } from './query.js';
+import { WebSocketConnection } from './websocket.js';
+
+class Context implements ConnectContext {
+  principal: Principal | undefined;
+  private attrs: Map<string, unknown> | undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly path: string,
+    readonly params: Readonly<Record<string, string>>,
+    readonly transport: TransportName,
+    readonly url: URL,
+  ) {}
+
+  get attributes(): Map<string, unknown> {
+    return (this.attrs ??= new Map());
+  }
+
+  get attributesIfAny(): Map<string, unknown> | undefined {
+    return this.attrs;
+  }
+}
+
+/**
+ * The four transports of one handler path (docs/protocol.md): the WebSocket upgrade, and on
+ * plain HTTP `GET` (sse, streaming, long-polling), `POST` (a client message for `tracking`),
+ * `DELETE` (the client ends its resource) and `OPTIONS` (CORS preflight).
+ */
+export class Endpoint {
+  constructor(
+    private readonly rt: Runtime,
+    private readonly entry: HandlerEntry,
+  ) {}
+
+  readonly http = async (req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> => {
+    const cors = this.rt.origins.corsOrigin(req);
+    if (cors !== undefined) {
+      res.setHeader('access-control-allow-origin', cors);
+      res.setHeader('vary', 'Origin');
+    }
+    try {
+      switch (req.method) {
+        case 'OPTIONS':
+          return this.preflight(req, res, cors);
+        case 'GET':
+          return await this.get(req, res, ctx);
+        case 'POST':
+          return await this.post(req, res, ctx);
+        case 'DELETE':
+          return this.remove(res, ctx);
+        default:
+          sendProblem(res, 405, 'method_not_allowed', `${req.method} is not allowed on a real-time endpoint`, undefined, { allow: 'GET, POST, DELETE, OPTIONS' });
+      }
+    } catch (err) {
+      sendError(res, err);
+    }
+  };
+
+  readonly upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer, ctx: RouteContext): Promise<void> => {
+    const path = normalize(ctx.url.pathname);
+    let q: ConnectQuery;
+    let cc: Context;
+    let target: FwResource | undefined;
+    try {
+      this.refuseWhileClosing();
+      q = parseConnectQuery(ctx.url.searchParams);
+      if (q.transport !== undefined && q.transport !== 'websocket') {
+        throw new FwError('invalid_query', `transport '${q.transport}' cannot be used on a WebSocket upgrade`, 400, { parameter: 'transport' });
+      }
+      if (q.tracking !== undefined) target = this.target(q.tracking, path, q.last);
+      cc = await this.connect(req, ctx, 'websocket', path);
+    } catch (err) {
+      const e = err instanceof FwError ? err : new FwError('internal_error', 'an internal error occurred', 500);
+      rejectUpgrade(socket, e.status, e.code, e.message);
+      return;
+    }
+    this.rt.wss().handleUpgrade(req, socket, head, (ws) => {
+      const conn = new WebSocketConnection(ws, socket, q.fw);
+      this.wire(ws, conn, q.fw);
+      if (target !== undefined) {
+        if (target.closed) {
+          conn.close('resource expired', 4000);
+          return;
+        }
+        this.rt.counters.resumes++;
+        target.attach(conn, q.last, { resumed: true });
+      } else {
+        this.open(conn, cc, q);
+      }
+    });
+  };
+
+  private wire(ws: WebSocket, conn: WebSocketConnection, fw: boolean): void {
+    const sockets = this.rt.sockets;
+    sockets.add(ws);
+    ws.on('message', (data: RawData) => {
+      const r = conn.resource;
+      if (r === undefined) return;
+      const text = (data as Buffer).toString('utf8');
+      if (!fw) {
+        r.receive(text);
+        return;
+      }
+      let frame: { t?: unknown; d?: unknown } | undefined;
+      try {
+        frame = JSON.parse(text) as { t?: unknown; d?: unknown };
+      } catch {
+        frame = undefined;
+      }
+      if (frame?.t === 'm' && typeof frame.d === 'string') r.receive(frame.d);
+      else if (frame?.t === 'hb') r.heard = true;
+      else r.close('malformed frame', 1007);
+    });
+    ws.on('close', (code: number) => {
+      sockets.delete(ws);
+      const r = conn.resource;
+      if (r === undefined) return;
+      // 1000/1001: the client ended on purpose (its close(), a page going away); anything else may come back.
+      if (code === 1000 || code === 1001) r.terminate('client closed');
+      else r.detach(conn, 'connection lost');
+    });
+    ws.on('error', (err: Error & { code?: string }) => {
+      // ws has already answered the peer (1009 for a frame over maxPayload, 1002/1007 otherwise).
+      conn.resource?.terminate(err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'message too large' : `protocol error: ${err.message}`);
+    });
+  }
+
+  private async get(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+    this.refuseWhileClosing();
+    const q = parseConnectQuery(ctx.url.searchParams);
+    const transport = q.transport ?? ((req.headers.accept ?? '').includes('text/event-stream') ? 'sse' : undefined);
+    if (transport === undefined) {
+      throw new FwError('transport_required', 'open a WebSocket, send `Accept: text/event-stream`, or pass `transport=sse|long-polling|streaming`', 400);
+    }
+    if (transport === 'websocket') throw new FwError('upgrade_required', 'transport=websocket needs a WebSocket upgrade', 426);
+    if (transport === 'long-polling' && !q.fw) throw new FwError('fw_protocol_required', 'long-polling needs the fw protocol (`fw=1`)', 400);
+    const path = normalize(ctx.url.pathname);
+    let target: FwResource | undefined;
+    if (q.tracking !== undefined) {
+      try {
+        target = this.target(q.tracking, path, q.last);
+      } catch (err) {
+        // A long-polling client learns why the server closed its resource from the close frame.
+        if (transport === 'long-polling' && err instanceof FwError && err.code === 'resource_closed') {
+          res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+          res.end(`[${closeFrame(String(err.details?.reason ?? 'closed'))}]`);
+          return;
+        }
+        throw err;
+      }
+    }
+    const cc = await this.connect(req, ctx, transport, path);
+    const conn = this.httpConnection(transport, res, q.fw);
+    if (target === undefined) {
+      this.open(conn, cc, q);
+    } else if (target.closed) {
+      conn.close('resource expired');
+    } else if (transport === 'long-polling' && target.transport === 'long-polling') {
+      target.attach(conn, q.last, undefined);
+    } else {
+      this.rt.counters.resumes++;
+      target.attach(conn, q.last, { resumed: true });
+    }
+  }
+
+  private httpConnection(transport: Exclude<TransportName, 'websocket'>, res: ServerResponse, fw: boolean): Connection {
+    if (transport === 'long-polling') {
+      const conn = new LongPollConnection(res, this.rt.timers, this.rt.settings.longPollTimeout);
+      res.on('close', () => conn.aborted());
+      return conn;
+    }
+    res.writeHead(200, {
+      'content-type': transport === 'sse' ? 'text/event-stream; charset=utf-8' : fw ? 'application/x-ndjson; charset=utf-8' : 'text/plain; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    });
+    res.flushHeaders();
+    const conn = new HttpStreamConnection(transport, res, fw);
+    res.on('close', () => conn.resource?.detach(conn, 'connection lost'));
+    return conn;
+  }
+
+  private async post(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+    const q = parseConnectQuery(ctx.url.searchParams, false);
+    if (q.tracking === undefined) throw new FwError('tracking_required', 'a message POST needs `tracking=<uuid>`', 400, { parameter: 'tracking' });
+    const path = normalize(ctx.url.pathname);
+    this.target(q.tracking, path, undefined);
+    const body = await readBody(req, this.rt.settings.maxPayload);
+    // Look again: the resource may have gone while the body arrived.
+    const r = this.target(q.tracking, path, undefined);
+    r.receive(body);
+    res.writeHead(204, { 'cache-control': 'no-store' });
+    res.end();
+  }
+
+  private remove(res: ServerResponse, ctx: RouteContext): void {
+    const q = parseConnectQuery(ctx.url.searchParams, false);
+    if (q.tracking === undefined) throw new FwError('tracking_required', 'DELETE needs `tracking=<uuid>`', 400, { parameter: 'tracking' });
+    const r = this.target(q.tracking, normalize(ctx.url.pathname), undefined);
+    const conn = r.connection;
+    r.terminate('client closed');
+    conn?.close('client closed', 1000);
+    res.writeHead(204, { 'cache-control': 'no-store' });
+    res.end();
+  }
+
+  private preflight(req: IncomingMessage, res: ServerResponse, cors: string | undefined): void {
+    if (req.headers.origin !== undefined && cors === undefined) {
+      sendProblem(res, 403, 'origin_not_allowed', `origin '${req.headers.origin}' is not allowed`);
+      return;
+    }
+    res.writeHead(204, {
+      'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+      'access-control-allow-headers': 'content-type',
+      'access-control-max-age': '600',
+    });
+    res.end();
+  }
+
+  /** The resource a tracking id names on this path; 404 `unknown_tracking_id` or 410 `resource_closed` otherwise. */
+  private target(uuid: string, path: string, last: number | undefined): FwResource {
+    const r = this.rt.resources.get(uuid);
+    if (r !== undefined && !r.closed && r.path === path) {
+      if (last !== undefined && last >= r.ring.next) {
+        throw new FwError('invalid_query', `query parameter 'last' (${last}) is ahead of the last message sent (${r.ring.next - 1})`, 400, { parameter: 'last' });
+      }
+      return r;
+    }
+    const reason = this.rt.resources.closedReason(uuid);
+    if (reason !== undefined) throw new FwError('resource_closed', `the server closed this resource: ${reason}`, 410, { reason });
+    throw new FwError('unknown_tracking_id', `no resource with tracking id '${uuid}' on ${path} (expired or never existed)`, 404);
+  }
+
+  /** Runs the interceptors' `connect` in order; a rejection (returned or thrown) refuses the connection. */
+  private async connect(req: IncomingMessage, ctx: RouteContext, transport: TransportName, path: string): Promise<Context> {
+    const cc = new Context(req, path, ctx.params, transport, ctx.url);
+    for (const i of this.entry.chain()) {
+      if (!i.connect) continue;
+      let rejection;
+      try {
+        rejection = await i.connect(cc);
+      } catch (err) {
+        if (err instanceof FwError) throw err;
+        const e = err as { status?: unknown; code?: unknown; detail?: unknown };
+        if (typeof e?.status === 'number' && typeof e.code === 'string') throw new FwError(e.code, String(e.detail ?? e.code), e.status);
+        console.error(`[fw] interceptor '${i.name}' failed:`, err);
+        throw new FwError('interceptor_failed', `interceptor '${i.name}' failed`, 500);
+      }
+      if (rejection) throw new FwError(rejection.code, rejection.detail, rejection.status, { interceptor: i.name });
+    }
+    return cc;
+  }
+
+  /** A fresh resource: registered, joined to its broadcaster, handshaken, announced, handed to the handler. */
+  private open(conn: Connection, cc: Context, q: ConnectQuery): FwResource {
+    const rt = this.rt;
+    const r = new FwResource(rt, this.entry, randomUUID(), {
+      transport: conn.transport,
+      protocol: q.fw ? 'fw' : 'raw',
+      path: cc.path,
+      params: cc.params,
+      query: cc.url.searchParams,
+      req: cc.req,
+      principal: cc.principal,
+      attributes: cc.attributesIfAny,
+    });
+    rt.resources.add(r);
+    this.entry.resourceCount++;
+    const choose = this.entry.options.broadcaster;
+    const home = choose === null ? null : choose ? choose(r) : r.path;
+    if (home !== null) {
+      rt.broadcasters.implicit(home).add(r);
+      r.home = home;
+    }
+    r.attach(conn, undefined, { resumed: false });
+    for (const i of this.entry.chain()) {
+      if (!i.attach) continue;
+      try {
+        const cleanup = i.attach(r);
+        if (cleanup) (r.cleanups ??= []).push(cleanup);
+      } catch (err) {
+        console.error(`[fw] interceptor '${i.name}' failed:`, err);
+      }
+    }
+    rt.events.emit('ResourceConnected', { uuid: r.uuid, transport: r.transport, broadcaster: home, path: r.path });
+    const open = this.entry.handler.open;
+    if (open) {
+      try {
+        const p = open.call(this.entry.handler, r) as Promise<void> | undefined;
+        if (p && typeof p.then === 'function') p.then(undefined, (err: unknown) => console.error('[fw] handler open failed:', err));
+      } catch (err) {
+        console.error('[fw] handler open failed:', err);
+      }
+    }
+    if (q.since !== undefined) {
+      for (const [id, lastBid] of q.since) {
+        const b = rt.broadcasters.lookup(id);
+        // Only broadcasters the resource belongs to: `since` never reads someone else's topic.
+        if (b !== undefined && b.members.has(r)) b.replay(r, lastBid);
+      }
+    }
+    return r;
+  }
+
+  private refuseWhileClosing(): void {
+    if (this.rt.closing) throw new FwError('shutting_down', 'the server is shutting down', 503);
+  }
+}
+
+function normalize(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
