@@ -1,1 +1,28 @@
-export {};
+import type { Framework } from '@fw/runtime';
+import { ADMIN_CONFIG } from './config.js';
+import { AdminModule, type AdminOptions } from './module.js';
+
+export { AdminModule, ADMIN_API_BASE, type AdminOptions } from './module.js';
+export { ADMIN_CONFIG } from './config.js';
+export { ALLOW_ALL, DENY_ALL, REQUIRE_PRINCIPAL, requireRole, CONTROL_ACTIONS, type ControlAction, type ControlAuthorizer } from './authorizer.js';
+export { bearerTokenResolver, isLoopback, TOKEN_PRINCIPAL, type PrincipalResolver } from './principal.js';
+export { AdminGate, type GateResult, type GateOptions } from './gate.js';
+export { AuditLog, type AuditEntry, type AuditOutcome, type AuditQuery, type AuditSource } from './audit.js';
+export { ControlPlane, type ControlCaller } from './control.js';
+export { EventStream, EVENTS_HANDLER_PATH, type EventStreamStats } from './event-stream.js';
+export { DASHBOARD_CSP, DASHBOARD_DIR, mountDashboard } from './dashboard.js';
+export { overview, FW_VERSION, type Overview } from './overview.js';
+export { collectMetrics, toPrometheus, type AdminMetrics } from './metrics.js';
+export { UnauthorizedError, ForbiddenError } from './errors.js';
+export type { AdminService } from './service.js';
+
+/** Installs the admin plane by hand, with an authorizer and/or principal resolver: `fw.use(admin({...}))`. */
+export function admin(options: AdminOptions = {}): AdminModule {
+  return new AdminModule(options);
+}
+
+/** Autoload entry point: the admin plane is on unless `fw.admin.enabled=false`. */
+export function createModule(fw: Framework): AdminModule | undefined {
+  fw.config.declare(ADMIN_CONFIG);
+  return fw.config.get<boolean>('fw.admin.enabled') ? new AdminModule() : undefined;
+}

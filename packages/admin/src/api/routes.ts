@@ -1,0 +1,281 @@
+import { hostname } from 'node:os';
+import { FwError, NotFoundError, readJson, type TransportName } from '@fw/runtime';
+import { CONTROL_ACTIONS, type ControlAction } from '../authorizer.js';
+import type { AuditLog } from '../audit.js';
+import type { ControlPlane } from '../control.js';
+import type { EventStream } from '../event-stream.js';
+import type { AdminGate } from '../gate.js';
+import { collectMetrics, toPrometheus } from '../metrics.js';
+import { FW_VERSION, overview } from '../overview.js';
+import type { Views } from '../views.js';
+import { asObject, enumParam, intParam, requireMessage, requireString, strParam, timeParam } from './params.js';
+import type { AdminRequest, AdminRoute, Reply } from './router.js';
+
+export interface RouteDeps {
+  views: Views;
+  control: ControlPlane;
+  audit: AuditLog;
+  events: EventStream;
+  gate: AdminGate;
+  pageDefault: number;
+  pageMax: number;
+  maxBody: number;
+}
+
+const TRANSPORTS: readonly TransportName[] = ['websocket', 'sse', 'long-polling', 'streaming'];
+const json = (body: unknown, status?: number): Reply => ({ kind: 'json', body, ...(status ? { status } : {}) });
+
+/** The REST API of the admin plane (docs/admin.md lists every route). */
+export function adminRoutes(d: RouteDeps): AdminRoute[] {
+  const { views, control } = d;
+  const startedAt = new Date().toISOString();
+
+  /** Offset/limit paging of an in-memory list, with the total for X-Total-Count. */
+  const paged = (r: AdminRequest, items: unknown[]): Reply => {
+    const { offset, limit } = pageOf(r);
+    return { kind: 'list', items: items.slice(offset, offset + limit), total: items.length };
+  };
+  const pageOf = (r: AdminRequest, defaultLimit = d.pageDefault): { offset: number; limit: number } => ({
+    offset: intParam(r.url, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER, default: 0 }),
+    limit: intParam(r.url, 'limit', { min: 1, max: d.pageMax, default: Math.min(defaultLimit, d.pageMax) }),
+  });
+  const body = async (r: AdminRequest): Promise<Record<string, unknown>> => {
+    const type = String(r.req.headers['content-type'] ?? '');
+    if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+      throw new FwError('unsupported_media_type', 'the request body must be application/json', 415);
+    }
+    return asObject(await readJson(r.req, d.maxBody));
+  };
+  /** DELETE may carry its reason in the query or in an optional JSON body. */
+  const optionalBody = async (r: AdminRequest): Promise<Record<string, unknown>> => {
+    const length = Number(r.req.headers['content-length'] ?? 0);
+    const chunked = r.req.headers['transfer-encoding'] !== undefined;
+    return length > 0 || chunked ? body(r) : {};
+  };
+  const reasonOf = (r: AdminRequest, b: Record<string, unknown>, fallback: string): string => {
+    const v = b.reason ?? strParam(r.url, 'reason');
+    if (v === undefined) return fallback;
+    if (typeof v !== 'string' || v.length > 1024) throw new FwError('bad_request', "'reason' must be a string of at most 1024 characters", 400, { field: 'reason' });
+    return v;
+  };
+  const caller = (r: AdminRequest) => ({ principal: r.principal, source: r.source });
+  const param = (r: AdminRequest, name: string): string => r.params[name] ?? '';
+
+  return [
+    // --- overview, session, nodes, metrics ---------------------------------------------------
+    { method: 'GET', path: '/overview', handle: () => json(overview(views)) },
+    {
+      method: 'GET', path: '/session', handle: async (r) => {
+        const permissions = {} as Record<ControlAction, boolean>;
+        for (const action of CONTROL_ACTIONS) permissions[action] = await control.permitted(action, '*', r.principal);
+        return json({
+          principal: r.principal?.id ?? null,
+          roles: r.principal?.roles ?? [],
+          authenticated: r.principal !== undefined,
+          authRequired: d.gate.authRequired,
+          permissions,
+        });
+      },
+    },
+    {
+      method: 'GET', path: '/nodes', handle: (r) => {
+        const local = r.req.socket;
+        const node = {
+          id: `${hostname()}:${process.pid}`,
+          address: local.localAddress ? `${local.localAddress.includes(':') ? `[${local.localAddress}]` : local.localAddress}:${local.localPort}` : null,
+          version: FW_VERSION,
+          startedAt,
+          self: true,
+        };
+        return { kind: 'list', items: [node], total: 1 };
+      },
+    },
+    { method: 'GET', path: '/metrics', handle: () => json(collectMetrics(views, d.events.stats(), d.audit.size)) },
+    {
+      method: 'GET', path: '/metrics/prometheus',
+      handle: () => ({ kind: 'text', body: toPrometheus(collectMetrics(views, d.events.stats(), d.audit.size)), contentType: 'text/plain; version=0.0.4; charset=utf-8' }),
+    },
+    {
+      method: 'GET', path: '/events/recent', handle: (r) => {
+        const limit = intParam(r.url, 'limit', { min: 1, max: Math.max(1, d.pageMax), default: Math.max(1, d.pageMax) });
+        const items = d.events.recent(limit);
+        return { kind: 'list', items, total: items.length };
+      },
+    },
+
+    // --- agents ------------------------------------------------------------------------------
+    { method: 'GET', path: '/agents', handle: (r) => paged(r, views.agent.agents()) },
+    {
+      method: 'GET', path: '/agents/{agentName}', handle: (r) => {
+        const a = views.agent.agent(param(r, 'agentName'));
+        if (!a) throw new NotFoundError('agent', param(r, 'agentName'));
+        return json(a);
+      },
+    },
+    {
+      method: 'GET', path: '/agents/{agentName}/sessions', handle: (r) => {
+        const name = param(r, 'agentName');
+        if (!views.agent.agent(name)) throw new NotFoundError('agent', name);
+        return paged(r, views.agent.sessions(name));
+      },
+    },
+    { method: 'GET', path: '/coordinators', handle: (r) => paged(r, views.agent.coordinators()) },
+
+    // --- broadcasters ------------------------------------------------------------------------
+    {
+      method: 'GET', path: '/broadcasters', handle: (r) => {
+        const search = strParam(r.url, 'search');
+        const all = views.runtime.listBroadcasters();
+        return paged(r, search ? all.filter((b) => b.id.includes(search)) : all);
+      },
+    },
+    {
+      method: 'POST', path: '/broadcasters/broadcast', write: { action: 'broadcast' }, handle: async (r) => {
+        const b = await body(r);
+        return json(await control.broadcast(requireString(b, 'broadcasterId'), requireMessage(b), caller(r)));
+      },
+    },
+    {
+      method: 'GET', path: '/broadcasters/{id}', handle: (r) => {
+        const b = views.runtime.getBroadcaster(param(r, 'id'));
+        if (!b) throw new NotFoundError('broadcaster', param(r, 'id'));
+        return json(b);
+      },
+    },
+    {
+      method: 'DELETE', path: '/broadcasters/{id}', write: { action: 'destroy', target: 'id' },
+      handle: async (r) => json(await control.destroy(param(r, 'id'), caller(r))),
+    },
+
+    // --- resources ---------------------------------------------------------------------------
+    {
+      method: 'GET', path: '/resources', handle: (r) => {
+        const { offset, limit } = pageOf(r);
+        const broadcaster = strParam(r.url, 'broadcaster');
+        const transport = enumParam(r.url, 'transport', TRANSPORTS);
+        const search = strParam(r.url, 'search');
+        const page = views.runtime.listResources({
+          offset, limit, ...(broadcaster ? { broadcaster } : {}), ...(transport ? { transport } : {}), ...(search ? { search } : {}),
+        });
+        return { kind: 'list', items: page.items, total: page.total };
+      },
+    },
+    {
+      method: 'GET', path: '/resources/{uuid}', handle: (r) => {
+        const res = views.runtime.getResource(param(r, 'uuid'));
+        if (!res) throw new NotFoundError('resource', param(r, 'uuid'));
+        return json(res);
+      },
+    },
+    {
+      method: 'DELETE', path: '/resources/{uuid}', write: { action: 'disconnect', target: 'uuid' }, handle: async (r) => {
+        const reason = reasonOf(r, await optionalBody(r), 'disconnected by the administrator');
+        return json(await control.disconnect(param(r, 'uuid'), reason, caller(r)));
+      },
+    },
+    {
+      method: 'POST', path: '/resources/{uuid}/message', write: { action: 'unicast', target: 'uuid' }, handle: async (r) => {
+        const b = await body(r);
+        return json(await control.unicast(param(r, 'uuid'), requireMessage(b), caller(r)));
+      },
+    },
+
+    // --- handlers, interceptors --------------------------------------------------------------
+    { method: 'GET', path: '/handlers', handle: (r) => paged(r, views.runtime.listHandlers()) },
+    { method: 'GET', path: '/interceptors', handle: (r) => paged(r, views.runtime.listInterceptors()) },
+
+    // --- journal -----------------------------------------------------------------------------
+    {
+      method: 'GET', path: '/journal', handle: (r) => {
+        const coordinationId = strParam(r.url, 'coordinationId');
+        const agent = strParam(r.url, 'agent');
+        const from = timeParam(r.url, 'from');
+        const to = timeParam(r.url, 'to');
+        const events = views.agent.journal({
+          ...(coordinationId ? { coordinationId } : {}), ...(agent ? { agent } : {}),
+          ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}),
+        });
+        // Spec: without filters all events are returned, so the journal pages at the maximum by default.
+        const { offset, limit } = pageOf(r, d.pageMax);
+        return { kind: 'list', items: events.slice(offset, offset + limit), total: events.length };
+      },
+    },
+    {
+      method: 'GET', path: '/journal/{coordinationId}', handle: (r) => {
+        const id = param(r, 'coordinationId');
+        const events = views.agent.journal({ coordinationId: id });
+        if (events.length === 0) throw new NotFoundError('coordination', id);
+        return paged(r, events);
+      },
+    },
+    {
+      method: 'GET', path: '/journal/{coordinationId}/log', handle: (r) => {
+        const log = views.agent.journalLog(param(r, 'coordinationId'));
+        if (log === undefined) throw new NotFoundError('coordination', param(r, 'coordinationId'));
+        return { kind: 'text', body: log, contentType: 'text/plain; charset=utf-8' };
+      },
+    },
+    {
+      method: 'GET', path: '/journal/{coordinationId}/graph', handle: (r) => {
+        const graph = views.agent.journalGraph(param(r, 'coordinationId'));
+        if (!graph) throw new NotFoundError('coordination', param(r, 'coordinationId'));
+        return json(graph);
+      },
+    },
+
+    // --- tasks -------------------------------------------------------------------------------
+    {
+      method: 'GET', path: '/tasks', handle: (r) => {
+        const agentName = strParam(r.url, 'agent');
+        const state = strParam(r.url, 'state');
+        return paged(r, views.agent.tasks({ ...(agentName ? { agentName } : {}), ...(state ? { state } : {}) }));
+      },
+    },
+    {
+      method: 'GET', path: '/tasks/{taskId}', handle: (r) => {
+        const t = views.agent.task(param(r, 'taskId'));
+        if (!t) throw new NotFoundError('task', param(r, 'taskId'));
+        return json(t);
+      },
+    },
+    {
+      method: 'POST', path: '/tasks/{taskId}/cancel', write: { action: 'cancel', target: 'taskId' }, handle: async (r) => {
+        const reason = reasonOf(r, await optionalBody(r), 'canceled by the administrator');
+        return json(await control.cancel(param(r, 'taskId'), reason, caller(r)));
+      },
+    },
+
+    // --- AI runtimes -------------------------------------------------------------------------
+    { method: 'GET', path: '/runtimes', handle: (r) => paged(r, views.agent.runtimes()) },
+    {
+      method: 'GET', path: '/runtimes/active', handle: () => {
+        const active = views.agent.activeRuntime();
+        if (!active) throw new NotFoundError('runtime', 'active');
+        return json(active);
+      },
+    },
+
+    // --- MCP ---------------------------------------------------------------------------------
+    { method: 'GET', path: '/mcp/servers', handle: (r) => paged(r, views.mcp.servers()) },
+    { method: 'GET', path: '/mcp/tools', handle: (r) => paged(r, views.mcp.tools()) },
+    { method: 'GET', path: '/mcp/resources', handle: (r) => paged(r, views.mcp.resources()) },
+    { method: 'GET', path: '/mcp/prompts', handle: (r) => paged(r, views.mcp.prompts()) },
+    { method: 'GET', path: '/mcp/sessions', handle: (r) => paged(r, views.mcp.sessions()) },
+    { method: 'GET', path: '/mcp/bridge/pending', handle: (r) => paged(r, views.mcp.pendingBridgeCalls()) },
+
+    // --- audit -------------------------------------------------------------------------------
+    {
+      method: 'GET', path: '/audit', handle: (r) => {
+        const action = strParam(r.url, 'action');
+        const principal = strParam(r.url, 'principal');
+        const outcome = enumParam(r.url, 'outcome', ['allowed', 'refused', 'failed'] as const);
+        const from = timeParam(r.url, 'from');
+        const to = timeParam(r.url, 'to');
+        return paged(r, d.audit.query({
+          ...(action ? { action } : {}), ...(principal ? { principal } : {}), ...(outcome ? { outcome } : {}),
+          ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}),
+        }));
+      },
+    },
+  ];
+}

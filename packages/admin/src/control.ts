@@ -1,0 +1,100 @@
+import { EventBus, FwError, NotFoundError, type Principal } from '@fw/runtime';
+import type { ControlAction, ControlAuthorizer } from './authorizer.js';
+import type { AuditLog, AuditOutcome, AuditSource } from './audit.js';
+import { ForbiddenError } from './errors.js';
+import type { TaskInfo } from './peer-types.js';
+import type { Views } from './views.js';
+
+/** Who asks for a write, and through which surface. */
+export interface ControlCaller {
+  principal: Principal | undefined;
+  source: AuditSource;
+}
+
+/**
+ * The single code path of every admin write, shared by REST, the dashboard and the MCP tools:
+ * authorize, run, audit the attempt whatever its outcome, and announce it as
+ * ControlActionExecuted.
+ */
+export class ControlPlane {
+  constructor(
+    private readonly views: Views,
+    private readonly audit: AuditLog,
+    private readonly events: EventBus,
+    private readonly authorizer: () => ControlAuthorizer,
+  ) {}
+
+  /** Asks the authorizer without acting or auditing (what the dashboard may offer). */
+  async permitted(action: ControlAction, target: string, principal: Principal | undefined): Promise<boolean> {
+    try {
+      return (await this.authorizer()(action, target, principal)) === true;
+    } catch {
+      return false;
+    }
+  }
+
+  broadcast(broadcasterId: string, message: string | object, caller: ControlCaller): Promise<{ broadcasterId: string; delivered: number }> {
+    return this.execute('broadcast', broadcasterId, caller, () => {
+      if (!this.views.runtime.getBroadcaster(broadcasterId)) throw new NotFoundError('broadcaster', broadcasterId);
+      return { broadcasterId, delivered: this.views.runtime.broadcast(broadcasterId, message) };
+    });
+  }
+
+  unicast(uuid: string, message: string | object, caller: ControlCaller): Promise<{ uuid: string; delivered: true }> {
+    return this.execute('unicast', uuid, caller, () => {
+      if (!this.views.runtime.getResource(uuid)) throw new NotFoundError('resource', uuid);
+      this.views.runtime.unicast(uuid, message);
+      return { uuid, delivered: true as const };
+    });
+  }
+
+  disconnect(uuid: string, reason: string, caller: ControlCaller): Promise<{ uuid: string; disconnected: true; reason: string }> {
+    return this.execute('disconnect', uuid, caller, () => {
+      if (!this.views.runtime.getResource(uuid)) throw new NotFoundError('resource', uuid);
+      this.views.runtime.disconnect(uuid, reason);
+      return { uuid, disconnected: true as const, reason };
+    });
+  }
+
+  destroy(broadcasterId: string, caller: ControlCaller): Promise<{ broadcasterId: string; disconnected: number }> {
+    return this.execute('destroy', broadcasterId, caller, () => {
+      if (!this.views.runtime.getBroadcaster(broadcasterId)) throw new NotFoundError('broadcaster', broadcasterId);
+      return { broadcasterId, disconnected: this.views.runtime.destroyBroadcaster(broadcasterId) };
+    });
+  }
+
+  cancel(taskId: string, reason: string, caller: ControlCaller): Promise<TaskInfo> {
+    return this.execute('cancel', taskId, caller, () => {
+      if (!this.views.present('agent')) throw new NotFoundError('task', taskId);
+      return this.views.agent.cancelTask(taskId, reason);
+    });
+  }
+
+  /** Audits a write attempt turned away before it reached the gate (no or a bad credential). */
+  refuseUnauthenticated(action: ControlAction, target: string, source: AuditSource, reason = 'authentication required'): void {
+    this.note(action, target, { principal: undefined, source }, false, 'refused', reason);
+  }
+
+  private note(action: ControlAction, target: string, caller: ControlCaller, success: boolean, outcome: AuditOutcome, reason: string | null): void {
+    const principal = caller.principal?.id ?? null;
+    this.audit.record({ action, target, principal, success, outcome, reason, source: caller.source });
+    this.events.emit('ControlActionExecuted', { action, target, principal, success, outcome, ...(reason ? { reason } : {}) });
+  }
+
+  private async execute<T>(action: ControlAction, target: string, caller: ControlCaller, run: () => T | Promise<T>): Promise<T> {
+    const note = (success: boolean, outcome: AuditOutcome, reason: string | null): void => this.note(action, target, caller, success, outcome, reason);
+    if (!(await this.permitted(action, target, caller.principal))) {
+      note(false, 'refused', 'refused by the authorizer');
+      throw new ForbiddenError(action, target);
+    }
+    let result: T;
+    try {
+      result = await run();
+    } catch (err) {
+      note(false, 'failed', err instanceof FwError ? `${err.code}: ${err.message}` : 'internal error');
+      throw err;
+    }
+    note(true, 'allowed', null);
+    return result;
+  }
+}

@@ -1,0 +1,145 @@
+import type { Framework, Principal } from '@fw/runtime';
+import type { ControlAction } from './authorizer.js';
+import type { AdminService } from './service.js';
+import { overview } from './overview.js';
+
+/** The slice of `@fw/mcp` used here, typed structurally: admin imports it only when it is installed. */
+interface McpToolContext {
+  readonly fw: Framework;
+  readonly principal: Principal | undefined;
+}
+interface McpParamSpec {
+  name: string;
+  description?: string;
+  required?: boolean;
+  type?: 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+  schema?: Record<string, unknown>;
+}
+interface McpToolDef {
+  name: string;
+  description?: string;
+  params?: McpParamSpec[];
+  annotations?: Record<string, unknown>;
+  handler: (args: Record<string, unknown>, ctx: McpToolContext) => unknown;
+}
+interface McpModule {
+  McpRegistry: { get(): { registerTool(def: McpToolDef): () => void } };
+  McpToolResult: { error(text: string): unknown };
+}
+
+type Args = Record<string, unknown>;
+const str = (args: Args, name: string): string | undefined => (typeof args[name] === 'string' && args[name] !== '' ? (args[name] as string) : undefined);
+const num = (args: Args, name: string): number | undefined => (typeof args[name] === 'number' ? (args[name] as number) : undefined);
+const opt = (name: string, description: string, type: McpParamSpec['type'] = 'string'): McpParamSpec => ({ name, description, required: false, type });
+const req = (name: string, description: string, type: McpParamSpec['type'] = 'string'): McpParamSpec => ({ name, description, required: true, type });
+
+/**
+ * Registers the admin plane's MCP tools in the process-wide registry when `@fw/mcp` is
+ * installed. Each call is served by the admin service of the framework the MCP session belongs
+ * to, with the session's principal, through the same gate and control plane as REST; a refusal is
+ * an `isError` result (and, for writes, an audit entry). Returns a function that unregisters them.
+ */
+export async function registerMcpTools(options: { write: boolean }): Promise<(() => void) | undefined> {
+  let mcp: McpModule;
+  try {
+    mcp = (await import('@fw/mcp')) as unknown as McpModule;
+  } catch {
+    return undefined; // @fw/mcp is not installed
+  }
+  if (!mcp.McpRegistry || !mcp.McpToolResult) return undefined;
+  const registry = mcp.McpRegistry.get();
+  const fail = (text: string): unknown => mcp.McpToolResult.error(text);
+
+  const read = (name: string, description: string, params: McpParamSpec[], run: (admin: AdminService, args: Args, limit: number) => unknown): McpToolDef => ({
+    name, description, params, annotations: { readOnlyHint: true },
+    handler: (args, ctx) => {
+      const admin = ctx.fw.services.get<AdminService>('admin');
+      if (!admin) return fail('unavailable: the admin plane is not installed on this framework');
+      if (admin.authRequired && !ctx.principal) return fail('unauthorized: the admin plane requires authentication');
+      const limit = Math.min(Math.max(1, Math.trunc(num(args, 'limit') ?? admin.pageDefault)), admin.pageMax);
+      return run(admin, args, limit);
+    },
+  });
+
+  const write = (name: string, action: ControlAction, description: string, params: McpParamSpec[], run: (admin: AdminService, args: Args, principal: Principal | undefined) => Promise<unknown>, target: (args: Args) => string): McpToolDef => ({
+    name, description, params, annotations: { destructiveHint: true },
+    handler: async (args, ctx) => {
+      const admin = ctx.fw.services.get<AdminService>('admin');
+      if (!admin || !admin.mcpWriteTools) return fail(`unavailable: ${name} is not enabled (fw.admin.mcp-write-tools)`);
+      if (admin.authRequired && !ctx.principal) {
+        admin.control.refuseUnauthenticated(action, target(args), 'mcp');
+        return fail('unauthorized: the admin plane requires authentication');
+      }
+      try {
+        return await run(admin, args, ctx.principal);
+      } catch (err) {
+        const e = err as { code?: string; message?: string };
+        return fail(`${e.code ?? 'error'}: ${e.message ?? String(err)}`);
+      }
+    },
+  });
+
+  const limitParam = opt('limit', 'Most items to return', 'integer');
+  const tools: McpToolDef[] = [
+    read('fw_overview', 'System overview: status, version, connections, broadcasters, agents, sessions, tasks, AI runtime', [], (a) => overview(a.views)),
+    read('fw_list_agents', 'Registered agents and coordinators: name, version, kind (agent or coordinator), protocols', [limitParam],
+      (a, _args, limit) => a.views.agent.agents().slice(0, limit).map((x) => ({ name: x.name, version: x.version, kind: x.kind, protocols: x.protocols, path: x.path, headless: x.headless, activeSessions: x.activeSessions }))),
+    read('fw_list_agent_sessions', 'Active agent sessions, optionally of one agent', [opt('agent', 'Agent name'), limitParam],
+      (a, args, limit) => a.views.agent.sessions(str(args, 'agent')).slice(0, limit)),
+    read('fw_list_coordinators', 'Coordinators and their fleets', [limitParam], (a, _args, limit) => a.views.agent.coordinators().slice(0, limit)),
+    read('fw_list_broadcasters', 'Broadcasters with their resource counts', [opt('search', 'Substring of the broadcaster id'), limitParam], (a, args, limit) => {
+      const search = str(args, 'search');
+      return a.views.runtime.listBroadcasters().filter((b) => !search || b.id.includes(search)).slice(0, limit);
+    }),
+    read('fw_list_resources', 'Connected resources (clients), filterable', [opt('broadcaster', 'Broadcaster id'), opt('transport', 'websocket, sse, long-polling or streaming'), opt('search', 'Substring of uuid, path or address'), limitParam], (a, args, limit) => {
+      const broadcaster = str(args, 'broadcaster');
+      const transport = str(args, 'transport');
+      const search = str(args, 'search');
+      const page = a.views.runtime.listResources({
+        limit, ...(broadcaster ? { broadcaster } : {}), ...(transport ? { transport: transport as 'websocket' } : {}), ...(search ? { search } : {}),
+      });
+      return { total: page.total, items: page.items };
+    }),
+    read('fw_list_handlers', 'Real-time handlers', [limitParam], (a, _args, limit) => a.views.runtime.listHandlers().slice(0, limit)),
+    read('fw_list_interceptors', 'Interceptors, global and per handler', [limitParam], (a, _args, limit) => a.views.runtime.listInterceptors().slice(0, limit)),
+    read('fw_query_journal', 'Coordination journal events (dispatch, completion, failure, handoff, evaluation)', [opt('coordinationId', 'Coordination id'), opt('agent', 'Agent name'), limitParam], (a, args, limit) => {
+      const coordinationId = str(args, 'coordinationId');
+      const agent = str(args, 'agent');
+      return a.views.agent.journal({ ...(coordinationId ? { coordinationId } : {}), ...(agent ? { agent } : {}) }).slice(0, limit);
+    }),
+    read('fw_list_tasks', 'A2A tasks, filterable by agent and state', [opt('agent', 'Agent name'), opt('state', 'Task state'), limitParam], (a, args, limit) => {
+      const agentName = str(args, 'agent');
+      const state = str(args, 'state');
+      return a.views.agent.tasks({ ...(agentName ? { agentName } : {}), ...(state ? { state } : {}) }).slice(0, limit);
+    }),
+    read('fw_list_runtimes', 'AI runtimes with their capabilities, and which one is active', [], (a) => a.views.agent.runtimes()),
+    read('fw_list_mcp', 'The MCP registry: servers, tools, resources, prompts, sessions and pending bridge calls', [], (a) => ({
+      servers: a.views.mcp.servers(),
+      tools: a.views.mcp.tools().map((t) => ({ name: t.name, description: t.description, origin: t.origin, server: t.server })),
+      resources: a.views.mcp.resources(),
+      prompts: a.views.mcp.prompts(),
+      sessions: a.views.mcp.sessions(),
+      pendingBridgeCalls: a.views.mcp.pendingBridgeCalls(),
+    })),
+    read('fw_list_audit', 'The audit log of admin write attempts, newest first', [opt('action', 'Action'), opt('principal', 'Principal id'), opt('outcome', 'allowed, refused or failed'), limitParam], (a, args, limit) => {
+      const action = str(args, 'action');
+      const principal = str(args, 'principal');
+      const outcome = str(args, 'outcome');
+      return a.audit.query({ limit, ...(action ? { action } : {}), ...(principal ? { principal } : {}), ...(outcome ? { outcome } : {}) });
+    }),
+  ];
+  if (options.write) {
+    tools.push(
+      write('fw_broadcast', 'broadcast', 'Broadcasts a message to every resource of a broadcaster', [req('broadcasterId', 'Broadcaster id, e.g. /fw/chat/lobby'), req('message', 'The message text')],
+        (a, args, principal) => a.control.broadcast(str(args, 'broadcasterId') ?? '', str(args, 'message') ?? '', { principal, source: 'mcp' }), (args) => str(args, 'broadcasterId') ?? '*'),
+      write('fw_disconnect_resource', 'disconnect', 'Disconnects a client by its uuid', [req('uuid', 'Resource uuid'), opt('reason', 'Reason sent to the client')],
+        (a, args, principal) => a.control.disconnect(str(args, 'uuid') ?? '', str(args, 'reason') ?? 'disconnected by the administrator', { principal, source: 'mcp' }), (args) => str(args, 'uuid') ?? '*'),
+      write('fw_destroy_broadcaster', 'destroy', 'Destroys a broadcaster, disconnecting its resources', [req('broadcasterId', 'Broadcaster id')],
+        (a, args, principal) => a.control.destroy(str(args, 'broadcasterId') ?? '', { principal, source: 'mcp' }), (args) => str(args, 'broadcasterId') ?? '*'),
+      write('fw_cancel_task', 'cancel', 'Cancels an in-flight A2A task', [req('taskId', 'Task id'), opt('reason', 'Reason')],
+        (a, args, principal) => a.control.cancel(str(args, 'taskId') ?? '', str(args, 'reason') ?? 'canceled by the administrator', { principal, source: 'mcp' }), (args) => str(args, 'taskId') ?? '*'),
+    );
+  }
+  const removers = tools.map((t) => registry.registerTool(t));
+  return () => removers.forEach((r) => r());
+}

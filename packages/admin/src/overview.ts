@@ -1,0 +1,52 @@
+import { createRequire } from 'node:module';
+import type { Views } from './views.js';
+
+/** The framework's version, from @fw/runtime's package.json. */
+export const FW_VERSION: string = (createRequire(import.meta.url)('@fw/runtime/package.json') as { version: string }).version;
+
+/** Spec §2.1, plus uptime and traffic totals. */
+export interface Overview {
+  status: 'UP';
+  version: string;
+  connections: number;
+  broadcasters: number;
+  handlers: number;
+  interceptors: number;
+  agentCount: number;
+  activeSessions: number;
+  coordinatorCount: number;
+  taskCount: number;
+  /** Name of the active AI runtime; empty when there is none. */
+  aiRuntime: string;
+  uptimeSeconds: number;
+  startedAt: string;
+  messagesIn: number;
+  messagesOut: number;
+  broadcasts: number;
+  dropped: number;
+}
+
+export function overview(views: Views): Overview {
+  const s = views.runtime.stats();
+  const agent = views.agent;
+  const agents = agent.agents();
+  return {
+    status: 'UP',
+    version: FW_VERSION,
+    connections: s.connections,
+    broadcasters: s.broadcasters,
+    handlers: s.handlers,
+    interceptors: s.interceptors,
+    agentCount: agents.filter((a) => a.kind === 'agent').length,
+    activeSessions: agent.sessions().length,
+    coordinatorCount: agent.coordinators().length,
+    taskCount: agent.tasks().length,
+    aiRuntime: agent.activeRuntime()?.name ?? '',
+    uptimeSeconds: Math.max(0, Math.round((Date.now() - Date.parse(s.startedAt)) / 1000)),
+    startedAt: s.startedAt,
+    messagesIn: s.messagesIn,
+    messagesOut: s.messagesOut,
+    broadcasts: s.broadcasts,
+    dropped: s.dropped,
+  };
+}

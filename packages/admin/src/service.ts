@@ -1,0 +1,20 @@
+import type { AuditLog } from './audit.js';
+import type { ControlPlane } from './control.js';
+import type { EventStream } from './event-stream.js';
+import type { AdminGate } from './gate.js';
+import type { Views } from './views.js';
+
+/** What the admin module publishes as the service `'admin'` (for the Fastify plugin, the cluster module, tests). */
+export interface AdminService {
+  readonly views: Views;
+  readonly control: ControlPlane;
+  readonly audit: AuditLog;
+  readonly events: EventStream;
+  readonly gate: AdminGate;
+  readonly authRequired: boolean;
+  readonly mcpWriteTools: boolean;
+  readonly pageDefault: number;
+  readonly pageMax: number;
+  /** Serves the dashboard at another path as well (the Fastify deployment's `/admin`). */
+  mountDashboard(prefix: string): () => void;
+}

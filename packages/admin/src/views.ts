@@ -1,0 +1,60 @@
+import type { Framework, Page, ResourceInfo, RuntimeStats, RuntimeView } from '@fw/runtime';
+import type { AgentAdminView, McpAdminView } from './peer-types.js';
+import type { RealtimeFramework } from './realtime.js';
+
+export type { McpAdminView, AgentAdminView };
+
+const EPOCH = new Date().toISOString();
+
+/** What the admin plane shows when the runtime exposes no RuntimeView (an old or stripped runtime). */
+const EMPTY_RUNTIME: RuntimeView = {
+  stats: (): RuntimeStats => ({
+    connections: 0, broadcasters: 0, handlers: 0, interceptors: 0, messagesIn: 0, messagesOut: 0,
+    broadcasts: 0, dropped: 0, slowConsumerDisconnects: 0, startedAt: EPOCH,
+  }),
+  listBroadcasters: () => [],
+  getBroadcaster: () => undefined,
+  listResources: (q): Page<ResourceInfo> => ({ items: [], total: 0, offset: q?.offset ?? 0, limit: q?.limit ?? 0 }),
+  getResource: () => undefined,
+  listHandlers: () => [],
+  listInterceptors: () => [],
+  broadcast: () => 0,
+  unicast: () => undefined,
+  destroyBroadcaster: () => 0,
+  disconnect: () => undefined,
+};
+
+const EMPTY_MCP: McpAdminView = {
+  servers: () => [], tools: () => [], resources: () => [], prompts: () => [], sessions: () => [], pendingBridgeCalls: () => [],
+};
+
+const EMPTY_AGENT: AgentAdminView = {
+  agents: () => [], agent: () => undefined, sessions: () => [], coordinators: () => [], journal: () => [],
+  journalLog: () => undefined, journalGraph: () => undefined, tasks: () => [], task: () => undefined,
+  cancelTask: () => Promise.reject(new Error('agent module absent')), runtimes: () => [], activeRuntime: () => undefined,
+};
+
+/**
+ * The live data the admin plane reads. Services are looked up at every call, so install order
+ * does not matter; an absent module reads as empty, never as an error. `present` says which
+ * modules are really there (control actions on an absent module are a 404, not a silent no-op).
+ */
+export class Views {
+  constructor(private readonly fw: Framework) {}
+
+  get runtime(): RuntimeView {
+    return (this.fw as RealtimeFramework).runtime ?? EMPTY_RUNTIME;
+  }
+
+  get mcp(): McpAdminView {
+    return this.fw.services.get<McpAdminView>('mcp') ?? EMPTY_MCP;
+  }
+
+  get agent(): AgentAdminView {
+    return this.fw.services.get<AgentAdminView>('agent') ?? EMPTY_AGENT;
+  }
+
+  present(module: 'runtime' | 'mcp' | 'agent'): boolean {
+    return module === 'runtime' ? (this.fw as RealtimeFramework).runtime !== undefined : this.fw.services.get(module) !== undefined;
+  }
+}
