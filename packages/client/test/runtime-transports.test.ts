@@ -1,0 +1,92 @@
+/** The client against the real runtime over each transport: connect, broadcasts, send, server close. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, type MessageMeta, type TransportName } from '../src/node.js';
+import { connect as browserConnect } from '../src/index.js';
+import { eventually, serve, until, within } from './helpers.js';
+
+const TRANSPORTS: TransportName[] = ['websocket', 'sse', 'long-polling', 'streaming'];
+
+for (const transport of TRANSPORTS) {
+  test(`${transport}: connect, receive broadcasts and unicasts, send, server disconnect with a reason`, async () => {
+    const inbound: string[] = [];
+    const server = await serve({}, (fw) =>
+      fw.handle('/chat/{room}', {
+        message(resource, data) {
+          inbound.push(data);
+          resource.write(`echo:${data}`);
+        },
+      }),
+    );
+    const client = connect(server.url('/fw/chat/lobby'), { transports: [transport] });
+    const got: Array<[string, MessageMeta]> = [];
+    client.onMessage((d, meta) => got.push([d, meta]));
+    await until(client, 'open');
+    assert.equal(client.transport, transport);
+    const info = server.fw.runtime.getResource(client.uuid!);
+    assert.equal(info?.transport, transport);
+    assert.equal(info?.protocol, 'fw');
+
+    assert.equal(server.fw.runtime.broadcast('/fw/chat/lobby', 'hello'), 1);
+    server.fw.runtime.broadcast('/fw/chat/lobby', { n: 2 });
+    await eventually(() => got.length === 2, 'two broadcasts');
+    assert.deepEqual(got.map(([d]) => d), ['hello', '{"n":2}']);
+    assert.equal(got[0]![1].broadcaster, '/fw/chat/lobby');
+    assert.equal(got[0]![1].transport, transport);
+    assert.ok(got[1]![1].id > got[0]![1].id);
+
+    client.send('hi');
+    client.send({ text: 'there' });
+    await eventually(() => got.length === 4, 'two echoes');
+    assert.deepEqual(inbound, ['hi', '{"text":"there"}']);
+    assert.deepEqual(got.slice(2).map(([d, m]) => [d, m.broadcaster]), [['echo:hi', undefined], ['echo:{"text":"there"}', undefined]]);
+
+    const reason = within<string>(5000, 'close', (r) => client.onClose(r));
+    server.fw.runtime.disconnect(client.uuid!, 'kicked: be nice');
+    assert.equal(await reason, 'kicked: be nice');
+    assert.equal(client.state, 'closed');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(server.fw.runtime.listResources().total, 0, 'no reconnect after a server close');
+    await server.close();
+  });
+
+  test(`${transport}: client.close() ends the resource on the server at once`, async () => {
+    const closed: string[] = [];
+    const server = await serve({}, (fw) => fw.handle('/chat/{room}', { close: (_r, reason) => closed.push(reason) }));
+    const client = connect(server.url('/fw/chat/lobby'), { transports: [transport] });
+    await until(client, 'open');
+    const reason = within<string>(1000, 'close', (r) => client.onClose(r));
+    client.close();
+    assert.equal(await reason, 'client closed');
+    await eventually(() => server.fw.runtime.listResources().total === 0, 'the resource to end');
+    assert.deepEqual(closed, ['client closed']);
+    await server.close();
+  });
+}
+
+test('fallback: without a WebSocket implementation (a browser entry on Node 20) the client uses sse', async () => {
+  const server = await serve({}, (fw) => fw.handle('/chat/{room}', {}));
+  const client = browserConnect(server.url('/fw/chat/lobby'), { WebSocket: undefined });
+  const errors: string[] = [];
+  client.onError((e) => errors.push(e.code));
+  await until(client, 'open');
+  assert.equal(client.transport, 'sse');
+  assert.deepEqual(errors, ['transport_unavailable']);
+  client.close();
+  await server.close();
+});
+
+test('fallback: a server that refuses WebSocket upgrades is reached over sse', async () => {
+  const server = await serve({}, (fw) => {
+    fw.handle('/chat/{room}', {});
+    fw.intercept({
+      name: 'no-websocket',
+      connect: (ctx) => (ctx.transport === 'websocket' ? { status: 403, code: 'forbidden', detail: 'no websockets here' } : undefined),
+    });
+  });
+  const client = connect(server.url('/fw/chat/lobby'));
+  await until(client, 'open');
+  assert.equal(client.transport, 'sse');
+  client.close();
+  await server.close();
+});
