@@ -1,0 +1,168 @@
+// fw admin dashboard: wiring. Loads the session (who am I, what may I do), starts the live event
+// stream, and hands events and connection changes to the four tabs. Plain browser ES modules,
+// no build step, no dependency; everything from the server is rendered as text.
+
+import { ApiError, auth, get } from './api.js';
+import { createAgentsTab } from './agents-tab.js';
+import { createControlTab } from './control-tab.js';
+import { createDashboardTab } from './dashboard-tab.js';
+import { $, h, replace, setText } from './dom.js';
+import { createJournalTab } from './journal-tab.js';
+import { createEventStream } from './stream.js';
+import { createTabs } from './tabs.js';
+
+const STATE_LABEL = {
+  connecting: 'Connecting…',
+  connected: 'Connected',
+  reconnecting: 'Reconnecting…',
+  offline: 'Offline',
+};
+
+const shared = {
+  setVersion(v) {
+    setText($('#version'), v ? `v${v}` : '');
+  },
+  setBroadcasterIds(ids) {
+    // Keeps what the datalist already offers so a paged table does not shrink the suggestions.
+    const list = $('#broadcaster-ids');
+    const known = new Set([...list.options].map((o) => o.value));
+    for (const id of ids) if (!known.has(id)) list.append(h('option', { value: id }));
+  },
+  setAgentNames(names) {
+    replace($('#agent-names'), names.map((n) => h('option', { value: n })));
+  },
+  selectTab: (name) => tabs.select(name),
+  prefillBroadcast: (id) => control.prefillBroadcast(id),
+  prefillDisconnect: (uuid) => control.prefillDisconnect(uuid),
+};
+
+const dashboard = createDashboardTab(shared);
+const agents = createAgentsTab(shared);
+const journal = createJournalTab(shared);
+const control = createControlTab(shared);
+const views = { dashboard, agents, journal, control };
+
+const tabs = createTabs($('#tablist'), (name) => {
+  for (const [n, v] of Object.entries(views)) (n === name ? v.show : v.hide)();
+});
+
+// --- connection state ------------------------------------------------------------------------
+const conn = $('#conn');
+function showState(state, detail) {
+  conn.dataset.state = state;
+  setText($('#conn-label'), STATE_LABEL[state] ?? state);
+  conn.title = detail ? `Event stream: ${STATE_LABEL[state]} (${detail})` : `Event stream: ${STATE_LABEL[state]}`;
+  document.documentElement.dataset.conn = state;
+}
+
+const stream = createEventStream({
+  onEvent(ev) {
+    for (const v of Object.values(views)) v.onEvent(ev);
+  },
+  onState: showState,
+  onOpen({ first }) {
+    // Whatever happened while the stream was down (a server restart, a network cut) is read
+    // again from the API, so the counters and tables are right without a reload.
+    if (!first) {
+      void loadSession();
+      void seedFeed();
+    }
+    for (const v of Object.values(views)) v.resync();
+  },
+});
+
+// --- session and sign-in ---------------------------------------------------------------------
+const signin = $('#signin');
+const signinForm = $('#signin-form');
+let signingIn = false;
+
+auth.onUnauthorized = () => {
+  if (signingIn) return;
+  signingIn = true;
+  stream.stop();
+  signin.hidden = false;
+  setText($('#signin-error'), auth.token ? 'The token was not accepted.' : '');
+  signinForm.elements.token.focus();
+};
+
+signinForm.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const token = signinForm.elements.token.value.trim();
+  if (!token) return;
+  auth.token = token;
+  try {
+    await get('session');
+  } catch (err) {
+    auth.token = '';
+    setText($('#signin-error'), err instanceof ApiError && err.status === 401 ? 'That token was not accepted.' : `Sign-in failed: ${err.message}`);
+    signingIn = true;
+    return;
+  }
+  signingIn = false;
+  signin.hidden = true;
+  signinForm.reset();
+  start();
+});
+
+$('#sign-out').addEventListener('click', () => {
+  auth.token = '';
+  location.reload();
+});
+
+async function loadSession() {
+  try {
+    const { data } = await get('session');
+    setText($('#principal'), data?.principal ? `Signed in as ${data.principal}` : data?.authRequired ? '' : 'Unauthenticated (loopback)');
+    $('#sign-out').hidden = !auth.token;
+    control.applySession(data);
+    return data;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) throw err;
+    if (err instanceof ApiError && err.status === 403) {
+      showBanner(`The admin plane refused this page: ${err.detail || err.title}`);
+    }
+    return undefined;
+  }
+}
+
+async function seedFeed() {
+  try {
+    const { data } = await get('events/recent', { limit: 200 });
+    if (Array.isArray(data)) dashboard.feed.seed(data);
+  } catch {
+    /* the live stream fills the feed anyway */
+  }
+}
+
+function showBanner(text) {
+  const b = $('#banner');
+  b.textContent = text;
+  b.hidden = !text;
+}
+
+let started = false;
+async function start() {
+  try {
+    await loadSession();
+  } catch {
+    return; // 401: the sign-in form is up
+  }
+  showBanner('');
+  if (!started) {
+    started = true;
+    for (const v of Object.values(views)) v.start();
+    tabs.start();
+  } else {
+    for (const v of Object.values(views)) v.resync();
+  }
+  void seedFeed();
+  stream.restart();
+}
+
+// The REST API going away shows on the status counter even before the stream notices.
+auth.onReachability = (ok) => {
+  if (!ok) dashboard.onUnreachable();
+};
+
+showState('connecting');
+void start();

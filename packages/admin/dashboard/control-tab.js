@@ -1,0 +1,289 @@
+// The Control tab: broadcast, destroy a broadcaster, disconnect a client, cancel an A2A task,
+// and the audit log. Destructive actions ask for confirmation in place; every result is one
+// plain sentence (success, not found, refused). Actions the principal may not perform are shown
+// as unavailable, and the server's answer is still the authority.
+
+import { ApiError, get, request, seg } from './api.js';
+import { createTable } from './data-table.js';
+import { $, h, replace, setText } from './dom.js';
+import { ago, dateTime, localInputToIso, num, shortId } from './format.js';
+import { throttled } from './schedule.js';
+
+const TERMINAL = new Set(['completed', 'canceled', 'cancelled', 'failed', 'rejected']);
+const AUDIT_PAGE = 50;
+
+export function createControlTab(ctx) {
+  const forms = {
+    broadcast: $('#form-broadcast'),
+    disconnect: $('#form-disconnect'),
+    cancel: $('#form-cancel'),
+  };
+
+  // --- results and confirmation -------------------------------------------------------------
+  function result(form, kind, ...parts) {
+    const el = form.querySelector('.result');
+    el.dataset.kind = kind;
+    replace(el, ...parts);
+  }
+
+  function failure(form, err, what) {
+    if (!(err instanceof ApiError)) {
+      result(form, 'error', `Failed: ${String(err?.message ?? err)}`);
+      return;
+    }
+    const detail = err.detail || err.title || '';
+    if (err.status === 404) result(form, 'not-found', `Not found: ${detail || `no such ${what}`}`);
+    else if (err.status === 403) result(form, 'refused', `Refused: ${detail || 'the authorizer does not allow this action'}`);
+    else if (err.status === 409) result(form, 'refused', `Refused: ${detail || 'not possible in the current state'}`);
+    else if (err.status === 401) result(form, 'refused', 'Refused: sign in first.');
+    else if (err.status === 0) result(form, 'error', 'The server could not be reached; the action may not have run.');
+    else result(form, 'error', `Rejected (${err.status}): ${detail}`);
+  }
+
+  /** Shows "are you sure" in place; resolves true on confirm, false on cancel. */
+  function confirmStep(form, message, confirmLabel) {
+    const box = form.querySelector('.confirm');
+    const fieldset = form.querySelector('fieldset');
+    return new Promise((resolve) => {
+      const done = (ok) => {
+        box.hidden = true;
+        box.replaceChildren();
+        fieldset.disabled = false;
+        resolve(ok);
+        if (!ok) form.querySelector('button[type="submit"]')?.focus();
+      };
+      const yes = h('button', { type: 'button', class: 'danger solid', text: confirmLabel, on: { click: () => done(true) } });
+      const no = h('button', { type: 'button', text: 'Cancel', on: { click: () => done(false) } });
+      box.replaceChildren(h('p', {}, ...message), h('div', { class: 'form-actions' }, yes, no));
+      box.hidden = false;
+      box.onkeydown = (e) => { if (e.key === 'Escape') done(false); };
+      fieldset.disabled = true;
+      result(form, 'pending', '');
+      yes.focus();
+    });
+  }
+
+  const quote = (s) => h('code', { text: s });
+
+  // --- broadcast ----------------------------------------------------------------------------
+  forms.broadcast.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const f = forms.broadcast;
+    const broadcasterId = f.elements.broadcasterId.value.trim();
+    const message = f.elements.message.value;
+    if (!broadcasterId || !message) return;
+    result(f, 'pending', 'Sending…');
+    try {
+      const { data } = await request('broadcasters/broadcast', { method: 'POST', body: { broadcasterId, message } });
+      const n = data?.delivered ?? 0;
+      result(f, 'success', `Sent to ${broadcasterId}: delivered to ${num(n)} resource${n === 1 ? '' : 's'}.`);
+    } catch (err) {
+      failure(f, err, 'broadcaster');
+    }
+  });
+  const destroyButton = h('button', { type: 'button', class: 'danger', text: 'Destroy broadcaster…' });
+  forms.broadcast.querySelector('.form-actions').append(destroyButton);
+  destroyButton.addEventListener('click', async () => {
+    const f = forms.broadcast;
+    const id = f.elements.broadcasterId.value.trim();
+    if (!id) {
+      result(f, 'error', 'Enter the broadcaster to destroy.');
+      f.elements.broadcasterId.focus();
+      return;
+    }
+    const ok = await confirmStep(f, ['Destroy broadcaster ', quote(id), '? Every member is disconnected.'], 'Destroy');
+    if (!ok) return result(f, 'pending', 'Nothing was done.');
+    try {
+      const { data } = await request(`broadcasters/${seg(id)}`, { method: 'DELETE' });
+      result(f, 'success', `Destroyed ${id}; ${num(data?.disconnected ?? 0)} resources disconnected.`);
+    } catch (err) {
+      failure(f, err, 'broadcaster');
+    }
+  });
+
+  // --- disconnect ---------------------------------------------------------------------------
+  forms.disconnect.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const f = forms.disconnect;
+    const uuid = f.elements.uuid.value.trim();
+    const reason = f.elements.reason.value.trim();
+    if (!uuid) return;
+    const ok = await confirmStep(f, [
+      'Disconnect ', quote(uuid), reason ? ' with reason ' : ' without a reason', reason ? quote(reason) : null,
+      '? The client is closed and does not reconnect.',
+    ], 'Disconnect');
+    if (!ok) return result(f, 'pending', 'Nothing was done.');
+    result(f, 'pending', 'Disconnecting…');
+    try {
+      await request(`resources/${seg(uuid)}`, { method: 'DELETE', ...(reason ? { body: { reason } } : {}) });
+      result(f, 'success', `Disconnected ${uuid}.`);
+    } catch (err) {
+      failure(f, err, 'resource');
+    }
+  });
+
+  // --- cancel task --------------------------------------------------------------------------
+  forms.cancel.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const f = forms.cancel;
+    const taskId = f.elements.taskId.value.trim();
+    if (!taskId) return;
+    const ok = await confirmStep(f, ['Cancel task ', quote(taskId), '? The agent stops working on it.'], 'Cancel task');
+    if (!ok) return result(f, 'pending', 'Nothing was done.');
+    result(f, 'pending', 'Canceling…');
+    try {
+      const { data } = await request(`tasks/${seg(taskId)}/cancel`, { method: 'POST' });
+      result(f, 'success', `Task ${taskId} is now ${data?.state ?? 'canceled'}.`);
+      refreshTasks.trigger();
+    } catch (err) {
+      failure(f, err, 'task');
+    }
+  });
+
+  // --- permissions --------------------------------------------------------------------------
+  function applySession(session) {
+    const who = session?.principal ?? 'anonymous';
+    const perms = session?.permissions ?? {};
+    setText($('#control-who'), `Acting as ${who}. Every action is checked by the server's authorizer and recorded in the audit log.`);
+    const gate = (form, allowed, what) => {
+      form.querySelector('fieldset').disabled = !allowed;
+      const note = form.querySelector('.unavailable');
+      note.hidden = allowed;
+      note.textContent = allowed ? '' : `Unavailable: ${who} may not ${what}.`;
+      form.dataset.available = String(allowed);
+    };
+    gate(forms.broadcast, perms.broadcast !== false, 'broadcast');
+    destroyButton.hidden = perms.destroy === false;
+    gate(forms.disconnect, perms.disconnect !== false, 'disconnect clients');
+    gate(forms.cancel, perms.cancel !== false, 'cancel tasks');
+  }
+
+  // --- tasks --------------------------------------------------------------------------------
+  const tasksTable = createTable($('#tasks-table'), {
+    label: 'Tasks',
+    rowKey: (t) => t.id,
+    empty: 'No A2A tasks.',
+    sort: { key: 'updatedAt', dir: 'descending' },
+    columns: [
+      { key: 'id', label: 'Task', render: (t) => h('code', { text: shortId(t.id, 13) }), title: (t) => t.id },
+      { key: 'agentName', label: 'Agent' },
+      { key: 'state', label: 'State', render: (t) => h('span', { class: `badge ${stateClass(t.state)}`.trim(), text: t.state }) },
+      { key: 'createdAt', label: 'Created', render: (t) => ago(t.createdAt), sig: (t) => ago(t.createdAt), title: (t) => dateTime(t.createdAt) },
+      { key: 'updatedAt', label: 'Updated', render: (t) => ago(t.updatedAt), sig: (t) => ago(t.updatedAt), title: (t) => dateTime(t.updatedAt) },
+      { key: 'message', label: 'Last message', wrap: true },
+      {
+        key: 'actions', label: '', sortable: false, sig: (t) => String(TERMINAL.has(t.state)),
+        render: (t) => (TERMINAL.has(t.state) ? '' : h('button', {
+          type: 'button', class: 'small danger', text: 'Cancel…', attrs: { 'aria-label': `Cancel task ${t.id}` },
+          on: { click: () => prefill(forms.cancel, { taskId: t.id }, true) },
+        })),
+      },
+    ],
+  });
+  const refreshTasks = throttled(async () => {
+    const { data, total } = await get('tasks', { limit: 100 });
+    const tasks = data ?? [];
+    tasksTable.setRows(tasks);
+    const inFlight = tasks.filter((t) => !TERMINAL.has(t.state));
+    setText($('#tasks-note'), `${num(inFlight.length)} in flight${total !== undefined && total > tasks.length ? `, newest 100 of ${num(total)}` : ''}`);
+    replace($('#task-ids'), inFlight.map((t) => h('option', { value: t.id })));
+  }, 1000);
+
+  // --- audit log ----------------------------------------------------------------------------
+  const auditForm = $('#audit-form');
+  let auditOffset = 0;
+  let auditLimit = AUDIT_PAGE;
+  const auditTable = createTable($('#audit-table'), {
+    label: 'Audit log',
+    rowKey: (a) => String(a.seq ?? `${a.timestamp}|${a.action}|${a.target}`),
+    empty: 'No audit entries match.',
+    sort: { key: 'timestamp', dir: 'descending' },
+    columns: [
+      { key: 'timestamp', label: 'Time', render: (a) => dateTime(a.timestamp) },
+      { key: 'action', label: 'Action' },
+      { key: 'target', label: 'Target', render: (a) => h('code', { text: a.target ?? '' }), title: (a) => a.target ?? '' },
+      { key: 'principal', label: 'Principal', value: (a) => a.principal ?? 'anonymous' },
+      { key: 'outcome', label: 'Outcome', value: (a) => a.outcome ?? (a.success ? 'allowed' : 'failed'), render: (a) => outcomeBadge(a) },
+      { key: 'source', label: 'Source' },
+      { key: 'reason', label: 'Reason', wrap: true },
+    ],
+    pager: { limit: AUDIT_PAGE, limits: [25, 50, 100, 200], onChange: (o, l) => { auditOffset = o; auditLimit = l; refreshAudit.now(); } },
+  });
+  const refreshAudit = throttled(async () => {
+    const f = new FormData(auditForm);
+    const q = {
+      action: f.get('action'),
+      principal: String(f.get('principal') ?? '').trim(),
+      outcome: f.get('outcome'),
+      from: localInputToIso(String(f.get('from') ?? '')),
+      to: localInputToIso(String(f.get('to') ?? '')),
+      offset: auditOffset,
+      limit: auditLimit,
+    };
+    const { data, total } = await get('audit', q);
+    auditTable.setRows(data ?? [], { offset: auditOffset, limit: auditLimit, total: total ?? data?.length ?? 0 });
+    setText($('#audit-count'), `${num(total ?? data?.length ?? 0)} entries`);
+  }, 800);
+  auditForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    auditOffset = 0;
+    refreshAudit.now();
+  });
+  auditForm.addEventListener('reset', () => setTimeout(() => { auditOffset = 0; refreshAudit.now(); }));
+
+  // --- prefill from other tabs --------------------------------------------------------------
+  function prefill(form, values, submit = false) {
+    for (const [k, v] of Object.entries(values)) form.elements[k].value = v;
+    result(form, 'pending', '');
+    ctx.selectTab('control');
+    const first = Object.keys(values)[0];
+    form.elements[first]?.focus();
+    if (submit) form.requestSubmit();
+  }
+
+  let visible = false;
+  return {
+    applySession,
+    prefillBroadcast: (id) => {
+      prefill(forms.broadcast, { broadcasterId: id });
+      forms.broadcast.elements.message.focus();
+    },
+    prefillDisconnect: (uuid) => {
+      prefill(forms.disconnect, { uuid });
+      forms.disconnect.elements.reason.focus();
+    },
+    start() {},
+    show() {
+      visible = true;
+      refreshTasks.now();
+      refreshAudit.now();
+    },
+    hide() {
+      visible = false;
+    },
+    resync() {
+      if (visible) {
+        refreshTasks.trigger();
+        refreshAudit.trigger();
+      }
+    },
+    onEvent(ev) {
+      if (!visible) return;
+      if (ev.type === 'ControlActionExecuted') refreshAudit.trigger();
+      if (ev.type === 'TaskStateChanged') refreshTasks.trigger();
+    },
+  };
+}
+
+function stateClass(state) {
+  if (state === 'completed') return 'ok';
+  if (state === 'failed' || state === 'rejected') return 'bad';
+  if (state === 'canceled' || state === 'cancelled') return 'warn';
+  return 'accent';
+}
+
+function outcomeBadge(a) {
+  const o = a.outcome ?? (a.success ? 'allowed' : 'failed');
+  const cls = o === 'allowed' && a.success !== false ? 'ok' : o === 'refused' || o === 'unauthenticated' ? 'warn' : 'bad';
+  return h('span', { class: `badge ${cls}`, text: o === 'allowed' ? 'success' : o });
+}

@@ -1,0 +1,261 @@
+// The Dashboard tab: live counters, two small charts, the event feed, and the broadcaster and
+// resource tables. Counters and tables refresh from the REST API when events say something
+// changed (throttled) and on a slow poll, so they stay right even if the stream drops events.
+
+import { get } from './api.js';
+import { createChart } from './charts.js';
+import { createTable } from './data-table.js';
+import { $, h, replace, setText } from './dom.js';
+import { ago, dateTime, num, shortId } from './format.js';
+import { createFeed } from './feed.js';
+import { throttled } from './schedule.js';
+
+/** Rows per page of the resource table (the server pages; the page never holds more). */
+export const RESOURCE_PAGE = 50;
+const BROADCASTER_PAGE = 25;
+/** Slow poll while visible: counters and tables are re-read even when no event arrives. */
+const POLL_MS = 5000;
+
+const COUNTERS = [
+  { key: 'status', label: 'Status', text: true },
+  { key: 'connections', label: 'Connections' },
+  { key: 'broadcasters', label: 'Broadcasters' },
+  { key: 'agentCount', label: 'Agents', sub: (o) => (o.coordinatorCount ? `+${num(o.coordinatorCount)} coord.` : '') },
+  { key: 'activeSessions', label: 'Active sessions' },
+  { key: 'taskCount', label: 'Tasks' },
+  { key: 'aiRuntime', label: 'AI runtime', text: true },
+  { key: 'handlers', label: 'Handlers', sub: (o) => `${num(o.interceptors)} interceptors` },
+];
+
+export function createDashboardTab(ctx) {
+  // --- counters -------------------------------------------------------------------------------
+  const counterEls = new Map();
+  const counters = $('#counters');
+  for (const c of COUNTERS) {
+    const dd = h('dd', { class: c.text ? 'text' : '', text: '—', attrs: { 'data-counter': c.key } });
+    const box = h('dl', { class: 'counter', dataset: { key: c.key } }, h('dt', { text: c.label }), dd);
+    counterEls.set(c.key, { dd, box, c });
+    counters.append(box);
+  }
+  let overview;
+
+  function showOverview(o) {
+    overview = o;
+    for (const { dd, box, c } of counterEls.values()) {
+      const v = o[c.key];
+      const text = c.text ? (v ? String(v) : c.key === 'aiRuntime' ? 'none' : '—') : num(v);
+      const sub = c.sub?.(o) ?? '';
+      if (dd.dataset.value !== text || dd.dataset.sub !== sub) {
+        dd.dataset.value = text;
+        dd.dataset.sub = sub;
+        replace(dd, text, sub ? h('span', { class: 'sub', text: sub }) : null);
+      }
+      if (c.key === 'status') box.dataset.status = v === 'UP' ? 'up' : v ? 'degraded' : 'down';
+    }
+    ctx.setVersion(o.version);
+  }
+
+  function showStatusDown() {
+    const s = counterEls.get('status');
+    if (!s) return;
+    setText(s.dd, 'UNREACHABLE');
+    s.dd.dataset.value = '';
+    s.box.dataset.status = 'down';
+  }
+
+  const refreshOverview = throttled(async () => {
+    try {
+      showOverview((await get('overview')).data);
+    } catch (err) {
+      if (err.status === 0) showStatusDown();
+      throw err;
+    }
+  }, 500);
+
+  // --- charts ---------------------------------------------------------------------------------
+  const connChart = createChart($('#chart-conn'), { label: 'Connections' });
+  const rateChart = createChart($('#chart-rate'), { label: 'Messages per second' });
+  // Messages per second: MessageBroadcast events counted per second of the stream.
+  let broadcastsThisSecond = 0;
+  function sample() {
+    const conns = overview?.connections;
+    connChart.push(conns);
+    setText($('#chart-conn-now'), conns === undefined ? '' : num(conns));
+    const rate = broadcastsThisSecond;
+    broadcastsThisSecond = 0;
+    rateChart.push(rate);
+    setText($('#chart-rate-now'), `${num(rate)}/s`);
+  }
+
+  // --- feed -----------------------------------------------------------------------------------
+  const feed = createFeed({
+    list: $('#feed'),
+    filterBar: $('#feed-filter'),
+    pauseButton: $('#feed-pause'),
+    clearButton: $('#feed-clear'),
+    status: $('#feed-status'),
+  });
+
+  // --- broadcasters ---------------------------------------------------------------------------
+  let bcOffset = 0;
+  let bcLimit = BROADCASTER_PAGE;
+  const bcTable = createTable($('#bc-table'), {
+    label: 'Broadcasters',
+    rowKey: (b) => b.id,
+    empty: 'No broadcasters.',
+    sort: { key: 'resourceCount', dir: 'descending' },
+    columns: [
+      { key: 'id', label: 'Id', cls: 'clip', render: (b) => h('code', { text: b.id }), title: (b) => b.id },
+      { key: 'resourceCount', label: 'Resources', num: true },
+      { key: 'messages', label: 'Messages', num: true },
+      { key: 'createdAt', label: 'Created', value: (b) => b.createdAt, render: (b) => ago(b.createdAt), sig: (b) => ago(b.createdAt), title: (b) => dateTime(b.createdAt) },
+      {
+        key: 'actions', label: '', sortable: false, sig: () => '', render: (b) => h('button', {
+          type: 'button', class: 'small', text: 'Broadcast…', attrs: { 'aria-label': `Broadcast to ${b.id}` },
+          on: { click: () => ctx.prefillBroadcast(b.id) },
+        }),
+      },
+    ],
+    onRowActivate: (b) => {
+      $('#res-broadcaster').value = b.id;
+      resOffset = 0;
+      refreshResources.now();
+    },
+    pager: { limit: BROADCASTER_PAGE, limits: [10, 25, 50, 100], onChange: (o, l) => { bcOffset = o; bcLimit = l; refreshBroadcasters.now(); } },
+    note: 'Select a broadcaster to list its resources.',
+  });
+  const refreshBroadcasters = throttled(async () => {
+    const search = $('#bc-filter').value.trim();
+    const { data, total } = await get('broadcasters', { offset: bcOffset, limit: bcLimit, search });
+    if (total !== undefined && bcOffset > 0 && bcOffset >= total) {
+      bcOffset = Math.max(0, Math.floor((total - 1) / bcLimit) * bcLimit);
+      return refreshBroadcasters.trigger();
+    }
+    bcTable.setRows(data ?? [], { offset: bcOffset, limit: bcLimit, total: total ?? data?.length ?? 0 });
+    ctx.setBroadcasterIds((data ?? []).map((b) => b.id));
+  }, 1000);
+  $('#bc-filter').addEventListener('input', () => { bcOffset = 0; refreshBroadcasters.trigger(); });
+
+  // --- resources ------------------------------------------------------------------------------
+  let resOffset = 0;
+  let resLimit = RESOURCE_PAGE;
+  const resTable = createTable($('#res-table'), {
+    label: 'Resources',
+    rowKey: (r) => r.uuid,
+    empty: 'No connected resources.',
+    columns: [
+      { key: 'uuid', label: 'UUID', render: (r) => h('code', { text: r.uuid }), title: (r) => r.uuid },
+      { key: 'transport', label: 'Transport', value: (r) => `${r.transport}${r.protocol ? ` · ${r.protocol}` : ''}`, title: (r) => `${r.transport} transport, ${r.protocol === 'fw' ? 'fw protocol' : 'raw frames'}` },
+      { key: 'broadcaster', label: 'Broadcaster', cls: 'clip', render: (r) => (r.broadcaster ? h('code', { text: r.broadcaster }) : '—'), title: (r) => (r.broadcasters ?? []).join(', ') },
+      { key: 'remoteAddress', label: 'Address' },
+      { key: 'principal', label: 'Principal' },
+      { key: 'connectedAt', label: 'Connected', render: (r) => ago(r.connectedAt), sig: (r) => ago(r.connectedAt), title: (r) => dateTime(r.connectedAt) },
+      { key: 'messagesIn', label: 'In', num: true },
+      { key: 'messagesOut', label: 'Out', num: true },
+      { key: 'dropped', label: 'Dropped', num: true },
+      {
+        key: 'actions', label: '', sortable: false, sig: () => '', render: (r) => h('button', {
+          type: 'button', class: 'small danger', text: 'Disconnect…', attrs: { 'aria-label': `Disconnect ${shortId(r.uuid)}` },
+          on: { click: () => ctx.prefillDisconnect(r.uuid) },
+        }),
+      },
+    ],
+    pager: { limit: RESOURCE_PAGE, limits: [25, 50, 100, 200], onChange: (o, l) => { resOffset = o; resLimit = l; refreshResources.now(); } },
+    note: 'Sorting applies to the rows of this page; the server pages through every resource.',
+  });
+  const refreshResources = throttled(async () => {
+    const query = {
+      offset: resOffset,
+      limit: resLimit,
+      search: $('#res-search').value.trim(),
+      transport: $('#res-transport').value,
+      broadcaster: $('#res-broadcaster').value.trim(),
+    };
+    const { data, total } = await get('resources', query);
+    const t = total ?? data?.length ?? 0;
+    if (resOffset > 0 && resOffset >= t) {
+      // The page we were on emptied (clients left): step back to the last page that exists.
+      resOffset = Math.max(0, Math.floor((t - 1) / resLimit) * resLimit);
+      return refreshResources.trigger();
+    }
+    resTable.setRows(data ?? [], { offset: resOffset, limit: resLimit, total: t });
+  }, 1000);
+  const resFilterChanged = () => { resOffset = 0; refreshResources.trigger(); };
+  $('#res-search').addEventListener('input', resFilterChanged);
+  $('#res-transport').addEventListener('change', resFilterChanged);
+  $('#res-broadcaster').addEventListener('input', resFilterChanged);
+  $('#res-form').addEventListener('submit', (e) => { e.preventDefault(); resFilterChanged(); });
+
+  // --- lifecycle ------------------------------------------------------------------------------
+  let visible = false;
+  let poll;
+  let sampler;
+
+  function refreshAll() {
+    refreshOverview.trigger();
+    if (visible) {
+      refreshBroadcasters.trigger();
+      refreshResources.trigger();
+    }
+  }
+
+  return {
+    feed,
+    start() {
+      refreshOverview.now();
+      sampler = setInterval(sample, 1000);
+      poll = setInterval(refreshAll, POLL_MS);
+    },
+    show() {
+      visible = true;
+      connChart.draw();
+      rateChart.draw();
+      refreshBroadcasters.now();
+      refreshResources.now();
+    },
+    hide() {
+      visible = false;
+    },
+    /** After the stream (re)connects: everything may have changed while it was down. */
+    resync() {
+      refreshOverview.now();
+      if (visible) {
+        refreshBroadcasters.now();
+        refreshResources.now();
+      }
+    },
+    onEvent(ev) {
+      feed.push(ev);
+      switch (ev.type) {
+        case 'MessageBroadcast':
+          broadcastsThisSecond++;
+          if (visible) refreshBroadcasters.trigger();
+          break;
+        case 'ResourceConnected':
+        case 'ResourceDisconnected':
+          refreshOverview.trigger();
+          if (visible) {
+            refreshResources.trigger();
+            refreshBroadcasters.trigger();
+          }
+          break;
+        case 'BroadcasterCreated':
+        case 'BroadcasterDestroyed':
+          refreshOverview.trigger();
+          if (visible) refreshBroadcasters.trigger();
+          break;
+        case 'AgentSessionStarted':
+        case 'AgentSessionEnded':
+        case 'TaskStateChanged':
+          refreshOverview.trigger();
+          break;
+        default:
+          break;
+      }
+    },
+    onUnreachable: showStatusDown,
+    get overview() {
+      return overview;
+    },
+  };
+}
