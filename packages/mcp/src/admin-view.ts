@@ -1,3 +1,7 @@
+import type { Framework } from '@fw/runtime';
+import { allPendingBridgeCalls } from './bridge.js';
+import { mountedServers } from './server.js';
+
 /**
  * What `@fw/mcp` publishes for the admin plane, as the service `'mcp'`
  * (`fw.services.get<McpAdminView>('mcp')`). Read-only; every list reflects the live state.
@@ -67,4 +71,50 @@ export interface McpAdminView {
   sessions(): McpSessionInfo[];
   /** Pending calls of every BiDirectionalToolBridge created in this process. */
   pendingBridgeCalls(): PendingBridgeCallInfo[];
+}
+
+/** The live view published as `fw.services.get<McpAdminView>('mcp')`. */
+export function createAdminView(fw: Framework): McpAdminView {
+  const mounts = () => mountedServers(fw);
+  const serverOf = (origin: 'decorated' | 'programmatic', path: string): string | null => (origin === 'decorated' ? path : null);
+  return {
+    servers: () => mounts().map((m) => ({
+      name: m.endpoint.identity.name,
+      version: m.endpoint.identity.version,
+      path: m.endpoint.path,
+      sessions: m.endpoint.sessionCount,
+    })),
+    tools: () => unique(mounts().flatMap((m) => m.endpoint.catalog.tools().map((t): McpToolInfo => ({
+      name: t.name, description: t.description, inputSchema: t.inputSchema, origin: t.origin, server: serverOf(t.origin, m.endpoint.path),
+    }))), (t) => `${t.server}|${t.name}`),
+    resources: () => unique(mounts().flatMap((m) => [...m.endpoint.catalog.resources(), ...m.endpoint.catalog.templates()].map((r): McpResourceInfo => ({
+      uri: r.uri, name: r.name, description: r.description, mimeType: r.mimeType, template: r.template !== undefined,
+      origin: r.origin, server: serverOf(r.origin, m.endpoint.path),
+    }))), (r) => `${r.server}|${r.uri}`),
+    prompts: () => unique(mounts().flatMap((m) => m.endpoint.catalog.prompts().map((p): McpPromptInfo => ({
+      name: p.name, description: p.description,
+      arguments: p.params.map((a) => ({ name: a.name, description: a.description, required: a.required })),
+      origin: p.origin, server: serverOf(p.origin, m.endpoint.path),
+    }))), (p) => `${p.server}|${p.name}`),
+    sessions: () => mounts().flatMap((m) => m.endpoint.allSessions().map((s): McpSessionInfo => ({
+      id: s.id,
+      server: m.endpoint.path,
+      transport: s.transport,
+      protocolVersion: s.protocolVersion,
+      clientName: s.clientInfo?.name ?? null,
+      clientVersion: s.clientInfo?.version ?? null,
+      principal: s.principal?.id ?? null,
+      createdAt: new Date(s.createdAt).toISOString(),
+      lastActivityAt: new Date(s.lastActivity).toISOString(),
+      requests: s.requests,
+    }))),
+    pendingBridgeCalls: () => allPendingBridgeCalls().map((c) => ({
+      id: c.id, resourceUuid: c.resourceUuid, toolName: c.toolName, startedAt: new Date(c.startedAt).toISOString(), timeoutMs: c.timeoutMs,
+    })),
+  };
+}
+
+function unique<T>(items: T[], key: (t: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((t) => !seen.has(key(t)) && (seen.add(key(t)), true));
 }

@@ -1,1 +1,19 @@
-export {};
+/**
+ * `@fw/mcp`: expose an fw application's tools, resources and prompts to MCP clients over
+ * Streamable HTTP and WebSocket on one path, plus the stdio bridge CLI and the bidirectional
+ * tool bridge. See docs/mcp.md.
+ */
+export { McpServer, McpTool, McpResource, McpPrompt, McpParam, declaredServers, type McpServerOptions, type McpToolOptions, type McpResourceOptions, type McpPromptOptions, type McpParamOptions, type McpServerClass } from './decorators.js';
+export { McpRegistry, ToolRegistry, type ToolDefinition, type ResourceDefinition, type PromptDefinition, type ToolEntry, type ResourceEntry, type PromptEntry } from './registry.js';
+export { McpMessage, McpToolResult, type McpContent } from './message.js';
+export type { McpContext, McpSessionHandle, LogLevel } from './context.js';
+export type { ParamSpec, ParamType, JsonSchema } from './schema.js';
+export { McpError, InvalidParamsError, ResourceNotFoundError, McpRegistrationError, RpcCode } from './errors.js';
+export { MCP_CONFIG } from './config.js';
+export { mountMcpServer, mountedServers, type MountOptions, type MountedServer } from './server.js';
+export { McpEndpoint, PRINCIPAL_RESOLVER_SERVICE, type PrincipalResolver, type EndpointStats } from './endpoint.js';
+export { SUPPORTED_VERSIONS, LATEST_VERSION } from './protocol/dispatcher.js';
+export { BiDirectionalToolBridge, BridgeTimeoutError, BridgeDisconnectedError, BridgeLimitError, allPendingBridgeCalls, type PendingCall, type BridgeOptions, type BridgeStats } from './bridge.js';
+export { createAdminView } from './admin-view.js';
+export type * from './admin-view.js';
+export { createModule } from './module.js';

@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { FwError, type Resource } from '@fw/runtime';
+
+/** A `tool-call` that was not answered within the bridge timeout. */
+export class BridgeTimeoutError extends FwError {
+  constructor(readonly callId: string, toolName: string, timeoutMs: number) {
+    super('bridge_timeout', `client tool '${toolName}' did not answer within ${timeoutMs} ms`, 504, { callId, toolName, timeoutMs });
+  }
+}
+
+/** The connection went away (or could not be written to) while the call was pending. */
+export class BridgeDisconnectedError extends FwError {
+  constructor(readonly callId: string, toolName: string, reason: string) {
+    super('bridge_disconnected', `client tool '${toolName}' cannot answer: ${reason}`, 502, { callId, toolName, reason });
+  }
+}
+
+/** Too many calls pending on one bridge (`maxPending`). */
+export class BridgeLimitError extends FwError {
+  constructor(limit: number) {
+    super('bridge_pending_limit', `the bridge already has ${limit} pending calls`, 429, { limit });
+  }
+}
+
+export interface PendingCall {
+  id: string;
+  resourceUuid: string;
+  toolName: string;
+  startedAt: number;
+  timeoutMs: number;
+}
+
+export interface BridgeOptions {
+  /** Milliseconds a call waits for its `tool-response`; default 30 000. */
+  timeout?: number;
+  /** Most calls pending at once on this bridge; default 10 000. */
+  maxPending?: number;
+}
+
+export interface BridgeStats {
+  pending: number;
+  completed: number;
+  timedOut: number;
+  disconnected: number;
+  /** `tool-response`s that were malformed or named no pending call. */
+  ignoredResponses: number;
+}
+
+interface Pending extends PendingCall {
+  resource: Resource;
+  resolve(result: string): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+interface Watch {
+  calls: Set<string>;
+  off: () => void;
+}
+
+const BRIDGES = new Set<WeakRef<BiDirectionalToolBridge>>();
+
+/** Pending calls of every live bridge in the process (the admin view). */
+export function allPendingBridgeCalls(): PendingCall[] {
+  const out: PendingCall[] = [];
+  for (const ref of BRIDGES) {
+    const b = ref.deref();
+    if (b) out.push(...b.pendingCalls());
+    else BRIDGES.delete(ref);
+  }
+  return out;
+}
+
+/**
+ * Calls tools that live on a connected client (spec §2.4/§4.4): sends
+ * `{type:'tool-call', id, toolName, arguments}` over the runtime transport and resolves with the
+ * `result` of the `tool-response` carrying the same id. Each call settles exactly once: answer,
+ * timeout (BridgeTimeoutError) or disconnect (BridgeDisconnectedError, at once). Node runs this
+ * on one thread, so the bookkeeping is a map keyed by id and needs no locks; what "thread-safe"
+ * means here is that concurrent calls and late, duplicate or foreign answers can never settle the
+ * wrong call or leak one.
+ */
+export class BiDirectionalToolBridge {
+  readonly timeoutMs: number;
+  readonly maxPending: number;
+  private readonly pending = new Map<string, Pending>();
+  private readonly watches = new Map<Resource, Watch>();
+  private readonly counters = { completed: 0, timedOut: 0, disconnected: 0, ignoredResponses: 0 };
+
+  constructor(options: number | BridgeOptions = {}) {
+    const o = typeof options === 'number' ? { timeout: options } : options;
+    this.timeoutMs = o.timeout ?? 30_000;
+    this.maxPending = o.maxPending ?? 10_000;
+    if (!(this.timeoutMs > 0)) throw new RangeError('the bridge timeout must be a positive number of milliseconds');
+    BRIDGES.add(new WeakRef(this));
+  }
+
+  callClientTool(resource: Resource, toolName: string, args: Record<string, unknown> = {}): Promise<string> {
+    if (this.pending.size >= this.maxPending) return Promise.reject(new BridgeLimitError(this.maxPending));
+    const id = randomUUID();
+    if (resource.closed) return Promise.reject(new BridgeDisconnectedError(id, toolName, 'the connection is closed'));
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (this.settle(id)) {
+          this.counters.timedOut++;
+          reject(new BridgeTimeoutError(id, toolName, this.timeoutMs));
+        }
+      }, this.timeoutMs);
+      const call: Pending = { id, resourceUuid: resource.uuid, toolName, startedAt: Date.now(), timeoutMs: this.timeoutMs, resource, resolve, reject, timer };
+      this.pending.set(id, call);
+      this.watch(resource).calls.add(id);
+      const written = resource.write({ type: 'tool-call', id, toolName, arguments: args });
+      if (!written && this.settle(id)) {
+        this.counters.disconnected++;
+        reject(new BridgeDisconnectedError(id, toolName, 'the message could not be delivered'));
+      }
+    });
+  }
+
+  pendingCount(): number {
+    return this.pending.size;
+  }
+
+  pendingCalls(): PendingCall[] {
+    return [...this.pending.values()].map(({ id, resourceUuid, toolName, startedAt, timeoutMs }) => ({ id, resourceUuid, toolName, startedAt, timeoutMs }));
+  }
+
+  stats(): BridgeStats {
+    return { pending: this.pending.size, ...this.counters };
+  }
+
+  /** Rejects every pending call and stops listening (the bridge stays usable). */
+  close(reason = 'bridge closed'): void {
+    for (const call of [...this.pending.values()]) {
+      if (this.settle(call.id)) {
+        this.counters.disconnected++;
+        call.reject(new BridgeDisconnectedError(call.id, call.toolName, reason));
+      }
+    }
+  }
+
+  /** One message listener and one close listener per resource, however many calls are pending. */
+  private watch(resource: Resource): Watch {
+    let w = this.watches.get(resource);
+    if (w) return w;
+    const offMessage = resource.onMessage((data) => this.onMessage(data));
+    const offClose = resource.onClose((reason) => {
+      const ids = [...(this.watches.get(resource)?.calls ?? [])];
+      for (const id of ids) {
+        const call = this.pending.get(id);
+        if (call && this.settle(id)) {
+          this.counters.disconnected++;
+          call.reject(new BridgeDisconnectedError(id, call.toolName, `the client disconnected (${reason})`));
+        }
+      }
+      this.unwatch(resource);
+    });
+    w = { calls: new Set(), off: () => { offMessage(); offClose(); } };
+    this.watches.set(resource, w);
+    return w;
+  }
+
+  private unwatch(resource: Resource): void {
+    const w = this.watches.get(resource);
+    if (!w) return;
+    this.watches.delete(resource);
+    w.off();
+  }
+
+  private onMessage(data: string): void {
+    // Cheap pre-check: the resource also carries the application's own traffic.
+    if (!data.includes('tool-response')) return;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (!msg || typeof msg !== 'object' || (msg as { type?: unknown }).type !== 'tool-response') return;
+    const { id, result } = msg as { id?: unknown; result?: unknown };
+    const call = typeof id === 'string' ? this.pending.get(id) : undefined;
+    if (!call || !('result' in (msg as object))) {
+      this.counters.ignoredResponses++;
+      return;
+    }
+    this.settle(call.id);
+    this.counters.completed++;
+    call.resolve(typeof result === 'string' ? result : JSON.stringify(result) ?? '');
+  }
+
+  /** Removes a call from the books; true only the first time (each call settles once). */
+  private settle(id: string): boolean {
+    const call = this.pending.get(id);
+    if (!call) return false;
+    this.pending.delete(id);
+    clearTimeout(call.timer);
+    const w = this.watches.get(call.resource);
+    if (w) {
+      w.calls.delete(id);
+      if (w.calls.size === 0) this.unwatch(call.resource);
+    }
+    return true;
+  }
+}

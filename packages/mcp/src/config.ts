@@ -1,0 +1,47 @@
+import type { ConfigSchema } from '@fw/runtime';
+
+/** Every limit and switch of the MCP module, with its default. Documented in docs/mcp.md. */
+export const MCP_CONFIG: ConfigSchema = {
+  'fw.mcp.enabled': { type: 'boolean', default: true, description: 'Master switch: mount the @McpServer classes on start.' },
+  'fw.mcp.max-sessions': { type: 'number', default: 1000, description: 'Most concurrent MCP sessions per endpoint (HTTP and WebSocket together); past it initialize is refused with 503.' },
+  'fw.mcp.session-idle-timeout': { type: 'duration', default: '30m', description: 'An HTTP session with no request and no open stream for this long is ended by the reaper.' },
+  'fw.mcp.max-body': { type: 'number', default: 4 * 1024 * 1024, description: 'Largest POST body / WebSocket message in bytes (413 / close 1009 past it).' },
+  'fw.mcp.allowed-origins': { type: 'string', default: '', description: 'Comma-separated Origins allowed besides same-host/loopback ones; `*` allows any.' },
+  'fw.mcp.allowed-hosts': { type: 'string', default: '', description: 'Comma-separated Host names accepted; empty: any, except that a loopback listener only accepts loopback Host names (DNS-rebinding protection).' },
+  'fw.mcp.keep-alive-interval': { type: 'duration', default: '15s', description: 'Interval of SSE keep-alive comments and WebSocket pings; 0 disables.' },
+  'fw.mcp.http-replies': { type: 'string', default: 'auto', description: '`auto` (SSE for tools/call when the client accepts it, else JSON), `json` or `sse`.' },
+  'fw.mcp.page-size': { type: 'number', default: 100, description: 'Items per page of tools/list, resources/list, resources/templates/list and prompts/list.' },
+  'fw.mcp.max-inflight-requests': { type: 'number', default: 100, description: 'Most requests one session may have running at once; past it a request gets a -32000 error.' },
+  'fw.mcp.client-request-timeout': { type: 'duration', default: '60s', description: 'How long a server-to-client request (sampling, elicitation) waits for its answer.' },
+};
+
+/** The resolved limits of one endpoint, read once at mount time. */
+export interface McpLimits {
+  maxSessions: number;
+  idleTimeoutMs: number;
+  maxBody: number;
+  allowedOrigins: string[];
+  allowedHosts: string[];
+  keepAliveMs: number;
+  httpReplies: 'auto' | 'json' | 'sse';
+  pageSize: number;
+  maxInflight: number;
+  clientRequestTimeoutMs: number;
+}
+
+export function readLimits(get: <T>(key: string) => T): McpLimits {
+  const list = (k: string): string[] => get<string>(k).split(',').map((s) => s.trim()).filter(Boolean);
+  const replies = get<string>('fw.mcp.http-replies');
+  return {
+    maxSessions: get<number>('fw.mcp.max-sessions'),
+    idleTimeoutMs: get<number>('fw.mcp.session-idle-timeout'),
+    maxBody: get<number>('fw.mcp.max-body'),
+    allowedOrigins: list('fw.mcp.allowed-origins'),
+    allowedHosts: list('fw.mcp.allowed-hosts').map((h) => h.toLowerCase()),
+    keepAliveMs: get<number>('fw.mcp.keep-alive-interval'),
+    httpReplies: replies === 'json' || replies === 'sse' ? replies : 'auto',
+    pageSize: Math.max(1, get<number>('fw.mcp.page-size')),
+    maxInflight: Math.max(1, get<number>('fw.mcp.max-inflight-requests')),
+    clientRequestTimeoutMs: get<number>('fw.mcp.client-request-timeout'),
+  };
+}

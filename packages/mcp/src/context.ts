@@ -1,0 +1,44 @@
+import type { Broadcaster, Framework, Principal, RuntimeView } from '@fw/runtime';
+
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+/** What a tool, resource or prompt handler learns about the MCP session that called it. */
+export interface McpSessionHandle {
+  readonly id: string;
+  /** Path of the MCP endpoint (`/mcp`). */
+  readonly server: string;
+  readonly transport: 'streamable-http' | 'websocket';
+  readonly protocolVersion: string;
+  readonly clientInfo: { name: string; version: string } | undefined;
+  readonly clientCapabilities: Record<string, unknown>;
+  /** Who opened the session (set by the principal resolver at initialize / upgrade). */
+  readonly principal: Principal | undefined;
+  /** Per-session scratch space for the application. */
+  readonly attributes: Map<string, unknown>;
+}
+
+/**
+ * Injected into every handler: the second argument of programmatic handlers, and any parameter
+ * of a decorated method that carries no `@McpParam`.
+ */
+export interface McpContext {
+  readonly fw: Framework;
+  readonly session: McpSessionHandle;
+  /** Shortcut for `session.principal`: use it to authorise what a tool does. */
+  readonly principal: Principal | undefined;
+  /** Aborted when the client cancels the request (`notifications/cancelled`) or the session ends. */
+  readonly signal: AbortSignal;
+  /** The id of the JSON-RPC request being served. */
+  readonly requestId: string | number;
+  /** Reports progress when the client asked for it (a `_meta.progressToken`); otherwise a no-op. */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Sends a `notifications/message` log entry if `level` passes the session's `logging/setLevel`. */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /** A live broadcaster by id (`/fw/chat/lobby`), when the runtime has it. */
+  broadcaster(id: string): Broadcaster | undefined;
+  /** The runtime's read/control view (connections, broadcasters), when the runtime provides it. */
+  readonly runtime: RuntimeView | undefined;
+  /** Sends a request to the MCP client (`sampling/createMessage`, `elicitation/create`, `roots/list`). */
+  request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+}

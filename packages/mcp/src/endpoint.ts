@@ -1,0 +1,179 @@
+import type { IncomingMessage } from 'node:http';
+import type { Framework, Principal } from '@fw/runtime';
+import type { Catalog } from './catalog.js';
+import type { McpLimits } from './config.js';
+import { McpProtocol, type ServerIdentity } from './protocol/dispatcher.js';
+import { notification } from './protocol/jsonrpc.js';
+import type { McpSession } from './protocol/session.js';
+
+/**
+ * Resolves who makes an HTTP request or WebSocket upgrade (e.g. from its `Authorization`
+ * header). Published by an auth module as the service `'principal-resolver'`, or passed to
+ * `mountMcpServer`. Throwing an FwError refuses the request with its status (401, 403).
+ */
+export type PrincipalResolver = (req: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
+export const PRINCIPAL_RESOLVER_SERVICE = 'principal-resolver';
+
+/** Something on a keep-alive schedule: an SSE stream (comment) or a WebSocket (ping). */
+export interface KeepAliveTarget {
+  keepAlive(): void;
+}
+
+interface Registered {
+  session: McpSession;
+  /** Transport cleanup: ends streams / closes the socket. */
+  close(reason: string): void;
+  /** Whether the idle reaper may end it now (HTTP sessions with no open stream). */
+  idle?(now: number): boolean;
+}
+
+export interface EndpointStats {
+  sessions: number;
+  streams: number;
+  reaperRunning: boolean;
+  keepAliveRunning: boolean;
+  pendingClientRequests: number;
+  inflightRequests: number;
+}
+
+/**
+ * One mounted MCP path: the protocol core, the live sessions of both transports, the idle
+ * reaper and the keep-alive ticker. Timers run only while there is something to watch, so an
+ * idle endpoint holds none.
+ */
+export class McpEndpoint {
+  readonly protocol: McpProtocol;
+  private readonly sessions = new Map<string, Registered>();
+  private readonly keepAlives = new Set<KeepAliveTarget>();
+  private reaper: NodeJS.Timeout | undefined;
+  private ticker: NodeJS.Timeout | undefined;
+  private readonly offCatalog: () => void;
+  private closed = false;
+
+  constructor(
+    readonly fw: Framework,
+    readonly identity: ServerIdentity,
+    readonly catalog: Catalog,
+    readonly limits: McpLimits,
+    private readonly resolver?: PrincipalResolver,
+  ) {
+    this.protocol = new McpProtocol(fw, identity, catalog, limits);
+    this.offCatalog = catalog.listen({
+      listChanged: (kind) => this.broadcast(notification(`notifications/${kind}/list_changed`)),
+      resourceUpdated: (uri) => {
+        for (const r of this.sessions.values()) {
+          if (r.session.subscriptions.has(uri)) r.session.send(notification('notifications/resources/updated', { uri }));
+        }
+      },
+    });
+  }
+
+  get path(): string {
+    return this.identity.path;
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  get full(): boolean {
+    return this.sessions.size >= this.limits.maxSessions;
+  }
+
+  session(id: string): McpSession | undefined {
+    return this.sessions.get(id)?.session;
+  }
+
+  allSessions(): McpSession[] {
+    return [...this.sessions.values()].map((r) => r.session);
+  }
+
+  async resolvePrincipal(req: IncomingMessage): Promise<Principal | undefined> {
+    const resolver = this.resolver ?? this.fw.services.get<PrincipalResolver>(PRINCIPAL_RESOLVER_SERVICE);
+    return resolver ? await resolver(req) : undefined;
+  }
+
+  add(registered: Registered): void {
+    this.sessions.set(registered.session.id, registered);
+    if (registered.idle && !this.reaper && this.limits.idleTimeoutMs > 0) {
+      const every = Math.min(Math.max(Math.floor(this.limits.idleTimeoutMs / 2), 10), 30_000);
+      this.reaper = setInterval(() => this.reap(), every);
+      this.reaper.unref();
+    }
+  }
+
+  /** Ends a session: aborts its work, closes its streams, forgets it. */
+  end(id: string, reason: string): boolean {
+    const r = this.sessions.get(id);
+    if (!r) return false;
+    this.sessions.delete(id);
+    r.session.close(reason);
+    r.close(reason);
+    if (this.reaper && ![...this.sessions.values()].some((s) => s.idle)) {
+      clearInterval(this.reaper);
+      this.reaper = undefined;
+    }
+    return true;
+  }
+
+  private reap(): void {
+    const now = Date.now();
+    for (const [id, r] of this.sessions) {
+      if (r.idle?.(now)) this.end(id, 'idle timeout');
+    }
+  }
+
+  addKeepAlive(target: KeepAliveTarget): () => void {
+    if (this.limits.keepAliveMs <= 0) return () => {};
+    this.keepAlives.add(target);
+    if (!this.ticker) {
+      this.ticker = setInterval(() => {
+        for (const t of this.keepAlives) t.keepAlive();
+      }, this.limits.keepAliveMs);
+      this.ticker.unref();
+    }
+    return () => {
+      this.keepAlives.delete(target);
+      if (this.keepAlives.size === 0 && this.ticker) {
+        clearInterval(this.ticker);
+        this.ticker = undefined;
+      }
+    };
+  }
+
+  private broadcast(message: ReturnType<typeof notification>): void {
+    for (const r of this.sessions.values()) {
+      if (r.session.protocolVersion) r.session.send(message);
+    }
+  }
+
+  stats(): EndpointStats {
+    let pending = 0;
+    let inflight = 0;
+    for (const r of this.sessions.values()) {
+      pending += r.session.pendingClientRequests;
+      inflight += r.session.inflight.size;
+    }
+    return {
+      sessions: this.sessions.size,
+      streams: this.keepAlives.size,
+      reaperRunning: this.reaper !== undefined,
+      keepAliveRunning: this.ticker !== undefined,
+      pendingClientRequests: pending,
+      inflightRequests: inflight,
+    };
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const id of [...this.sessions.keys()]) this.end(id, 'server closing');
+    this.offCatalog();
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = undefined;
+    this.keepAlives.clear();
+  }
+}

@@ -1,0 +1,323 @@
+import type { Framework } from '@fw/runtime';
+import type { Catalog } from '../catalog.js';
+import type { McpLimits } from '../config.js';
+import { LOG_LEVELS, type LogLevel, type McpContext } from '../context.js';
+import { InvalidParamsError, McpError, ResourceNotFoundError, RpcCode } from '../errors.js';
+import { McpMessage, McpToolResult } from '../message.js';
+import type { ResourceEntry, ToolEntry } from '../registry.js';
+import { lookupBroadcaster, runtimeView } from '../runtime-access.js';
+import { checkType } from '../schema.js';
+import { errorResponse, notification, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from './jsonrpc.js';
+import type { McpSession } from './session.js';
+
+/** Newest first. 2025-03-26 is the floor; a client asking for anything else is offered the newest. */
+export const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+export const LATEST_VERSION = SUPPORTED_VERSIONS[0];
+
+export function negotiateVersion(requested: unknown): string {
+  return typeof requested === 'string' && (SUPPORTED_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_VERSION;
+}
+
+/** Batches exist in 2025-03-26 only (2025-06-18 removed them). */
+export function allowsBatches(version: string): boolean {
+  return version === '' || version < '2025-06-18';
+}
+
+export interface ServerIdentity {
+  name: string;
+  version: string;
+  path: string;
+  instructions?: string | undefined;
+}
+
+type Handler = (session: McpSession, req: JsonRpcRequest, signal: AbortSignal) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+/**
+ * The transport-agnostic protocol core: one instance per endpoint. Transports hand it parsed
+ * JSON-RPC messages with the session they belong to; it answers requests (or nothing, when the
+ * client cancelled), applies notifications and settles the client's answers to our requests.
+ */
+export class McpProtocol {
+  private readonly methods: Record<string, Handler>;
+
+  constructor(
+    readonly fw: Framework,
+    readonly identity: ServerIdentity,
+    readonly catalog: Catalog,
+    readonly limits: McpLimits,
+  ) {
+    this.methods = {
+      ping: () => ({}),
+      'tools/list': (_s, r) => this.page('tools', r, this.catalog.tools().map(toolInfo)),
+      'tools/call': (s, r, signal) => this.callTool(s, r, signal),
+      'resources/list': (_s, r) => this.page('resources', r, this.catalog.resources().map(resourceInfo)),
+      'resources/templates/list': (_s, r) => this.page('resourceTemplates', r, this.catalog.templates().map(templateInfo)),
+      'resources/read': (s, r, signal) => this.readResource(s, r, signal),
+      'resources/subscribe': (s, r) => {
+        s.subscriptions.add(stringParam(r, 'uri'));
+        return {};
+      },
+      'resources/unsubscribe': (s, r) => {
+        s.subscriptions.delete(stringParam(r, 'uri'));
+        return {};
+      },
+      'prompts/list': (_s, r) => this.page('prompts', r, this.catalog.prompts().map((p) => ({
+        name: p.name,
+        description: p.description,
+        arguments: p.params.map((a) => ({ name: a.name, description: a.description, required: a.required })),
+      }))),
+      'prompts/get': (s, r, signal) => this.getPrompt(s, r, signal),
+      'logging/setLevel': (s, r) => {
+        const level = r.params?.level;
+        if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) {
+          throw new InvalidParamsError(`level must be one of ${LOG_LEVELS.join(', ')}`);
+        }
+        s.logLevel = level as LogLevel;
+        return {};
+      },
+      // Completion is declared so clients can ask; fw has no completion providers yet.
+      'completion/complete': () => ({ completion: { values: [], total: 0, hasMore: false } }),
+    };
+  }
+
+  /** Answers `initialize` and records what was negotiated on the session. */
+  initialize(session: McpSession, req: JsonRpcRequest): JsonRpcResponse {
+    const p = req.params ?? {};
+    session.protocolVersion = negotiateVersion(p.protocolVersion);
+    const info = p.clientInfo as { name?: unknown; version?: unknown } | undefined;
+    session.clientInfo = info && typeof info.name === 'string' ? { name: info.name, version: String(info.version ?? '') } : undefined;
+    session.clientCapabilities = isObject(p.capabilities) ? p.capabilities : {};
+    session.requests++;
+    return {
+      jsonrpc: '2.0',
+      id: req.id,
+      result: {
+        protocolVersion: session.protocolVersion,
+        capabilities: {
+          tools: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          prompts: { listChanged: true },
+          logging: {},
+          completions: {},
+        },
+        serverInfo: { name: this.identity.name, version: this.identity.version },
+        ...(this.identity.instructions ? { instructions: this.identity.instructions } : {}),
+      },
+    };
+  }
+
+  /** Serves one request. Resolves undefined when the client cancelled it (no answer is due). */
+  async request(session: McpSession, req: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
+    session.lastActivity = Date.now();
+    session.requests++;
+    if (req.method === 'initialize') return errorResponse(req.id, RpcCode.InvalidRequest, 'the session is already initialized');
+    const handler = this.methods[req.method];
+    if (!handler) return errorResponse(req.id, RpcCode.MethodNotFound, `method not found: ${req.method}`);
+    if (session.inflight.size >= this.limits.maxInflight) {
+      return errorResponse(req.id, RpcCode.ServerError, `too many requests in flight on this session (fw.mcp.max-inflight-requests = ${this.limits.maxInflight})`);
+    }
+    if (session.inflight.has(req.id)) return errorResponse(req.id, RpcCode.InvalidRequest, `request id ${String(req.id)} is already in flight`);
+    const controller = new AbortController();
+    session.inflight.set(req.id, controller);
+    try {
+      const result = await handler(session, req, controller.signal);
+      if (controller.signal.aborted) return undefined;
+      return { jsonrpc: '2.0', id: req.id, result };
+    } catch (err) {
+      if (controller.signal.aborted) return undefined;
+      if (err instanceof McpError) return errorResponse(req.id, err.rpcCode, err.message, err.data);
+      return errorResponse(req.id, RpcCode.InternalError, `internal error: ${(err as Error)?.message ?? String(err)}`);
+    } finally {
+      if (session.inflight.get(req.id) === controller) session.inflight.delete(req.id);
+    }
+  }
+
+  notification(session: McpSession, n: JsonRpcNotification): void {
+    session.lastActivity = Date.now();
+    if (n.method === 'notifications/initialized') session.initialized = true;
+    else if (n.method === 'notifications/cancelled') {
+      const id = n.params?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') session.cancel(id);
+    }
+    // Other client notifications (roots/list_changed, progress of our requests) need no action.
+  }
+
+  response(session: McpSession, r: JsonRpcResponse): void {
+    session.lastActivity = Date.now();
+    session.settle(r);
+  }
+
+  /** Tells a session that a list changed (the registries call this through the endpoint). */
+  static listChanged(kind: 'tools' | 'resources' | 'prompts'): JsonRpcNotification {
+    return notification(`notifications/${kind}/list_changed`);
+  }
+
+  private context(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): McpContext {
+    const meta = req.params?._meta as { progressToken?: unknown } | undefined;
+    const token = meta?.progressToken;
+    const hasToken = typeof token === 'string' || typeof token === 'number';
+    const fw = this.fw;
+    const timeout = this.limits.clientRequestTimeoutMs;
+    return {
+      fw,
+      session,
+      principal: session.principal,
+      signal,
+      requestId: req.id,
+      progress(progress, total, message) {
+        if (!hasToken || signal.aborted) return;
+        session.send(notification('notifications/progress', {
+          progressToken: token, progress,
+          ...(total !== undefined ? { total } : {}),
+          ...(message !== undefined ? { message } : {}),
+        }), req.id);
+      },
+      log(level, data, logger) {
+        if (signal.aborted || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(session.logLevel)) return;
+        session.send(notification('notifications/message', { level, data, ...(logger ? { logger } : {}) }), req.id);
+      },
+      broadcaster: (id) => lookupBroadcaster(fw, id),
+      get runtime() {
+        return runtimeView(fw);
+      },
+      request: (method, params) => session.request(method, params, timeout, req.id),
+    };
+  }
+
+  private async callTool(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const name = stringParam(req, 'name');
+    const tool = this.catalog.tool(name);
+    if (!tool) throw new InvalidParamsError(`unknown tool: ${name}`);
+    const raw = req.params?.arguments ?? {};
+    if (!isObject(raw)) throw new InvalidParamsError('arguments must be an object');
+    validateArgs(tool, raw);
+    let value: unknown;
+    try {
+      value = await tool.handler(raw, this.context(session, req, signal));
+    } catch (err) {
+      if (err instanceof McpError || signal.aborted) throw err;
+      return { content: [{ type: 'text', text: `tool '${name}' failed: ${(err as Error)?.message ?? String(err)}` }], isError: true };
+    }
+    return toolResult(value, session.protocolVersion);
+  }
+
+  private async readResource(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const uri = stringParam(req, 'uri');
+    const found = this.catalog.findResource(uri);
+    if (!found) throw new ResourceNotFoundError(uri);
+    let value: unknown;
+    try {
+      value = await found.entry.read(found.vars, this.context(session, req, signal));
+    } catch (err) {
+      if (err instanceof McpError) throw err;
+      throw new McpError(RpcCode.InternalError, 'mcp_resource_failed', `reading ${uri} failed: ${(err as Error)?.message ?? String(err)}`);
+    }
+    return { contents: [resourceContents(uri, found.entry, value)] };
+  }
+
+  private async getPrompt(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const name = stringParam(req, 'name');
+    const prompt = this.catalog.prompt(name);
+    if (!prompt) throw new InvalidParamsError(`unknown prompt: ${name}`);
+    const raw = req.params?.arguments ?? {};
+    if (!isObject(raw)) throw new InvalidParamsError('arguments must be an object');
+    const args: Record<string, string> = {};
+    for (const [k, v] of Object.entries(raw)) {
+      if (typeof v !== 'string') throw new InvalidParamsError(`prompt argument '${k}' must be a string`);
+      args[k] = v;
+    }
+    for (const p of prompt.params) {
+      if (p.required && args[p.name] === undefined) throw new InvalidParamsError(`missing required argument '${p.name}' of prompt '${name}'`);
+    }
+    const messages = await prompt.handler(args, this.context(session, req, signal));
+    if (!Array.isArray(messages)) throw new McpError(RpcCode.InternalError, 'mcp_prompt_failed', `prompt '${name}' did not return a list of messages`);
+    return {
+      ...(prompt.description ? { description: prompt.description } : {}),
+      messages: messages.map((m) => (m instanceof McpMessage ? m.toJSON() : { role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content })),
+    };
+  }
+
+  private page(key: string, req: JsonRpcRequest, items: Record<string, unknown>[]): Record<string, unknown> {
+    const cursor = req.params?.cursor;
+    let offset = 0;
+    if (cursor !== undefined) {
+      offset = typeof cursor === 'string' ? decodeCursor(cursor) : -1;
+      if (!(offset >= 0 && offset <= items.length)) throw new InvalidParamsError('invalid cursor');
+    }
+    const size = this.limits.pageSize;
+    const end = offset + size;
+    return { [key]: items.slice(offset, end), ...(end < items.length ? { nextCursor: encodeCursor(end) } : {}) };
+  }
+}
+
+function validateArgs(tool: ToolEntry, args: Record<string, unknown>): void {
+  for (const p of tool.params) {
+    const v = args[p.name];
+    if (v === undefined) {
+      if (p.required) throw new InvalidParamsError(`missing required argument '${p.name}' of tool '${tool.name}'`);
+      continue;
+    }
+    const wrong = checkType(v, p.schema);
+    if (wrong) throw new InvalidParamsError(`argument '${p.name}' of tool '${tool.name}': ${wrong}`);
+  }
+}
+
+/** Any return value → a CallToolResult. Plain objects also travel as structuredContent (2025-06-18+). */
+export function toolResult(value: unknown, version: string): Record<string, unknown> {
+  if (value instanceof McpToolResult) {
+    return {
+      content: value.content,
+      ...(value.options.isError ? { isError: true } : {}),
+      ...(value.options.structuredContent ? { structuredContent: value.options.structuredContent } : {}),
+    };
+  }
+  if (value === undefined || value === null) return { content: [] };
+  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+  const text = JSON.stringify(value) ?? String(value);
+  const structured = isObject(value) && version >= '2025-06-18';
+  return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: JSON.parse(text) as Record<string, unknown> } : {}) };
+}
+
+function resourceContents(uri: string, entry: ResourceEntry, value: unknown): Record<string, unknown> {
+  if (value instanceof Uint8Array) return { uri, mimeType: entry.mimeType, blob: Buffer.from(value).toString('base64') };
+  if (typeof value === 'string') return { uri, mimeType: entry.mimeType, text: value };
+  return { uri, mimeType: entry.mimeType, text: JSON.stringify(value) ?? '' };
+}
+
+function toolInfo(t: ToolEntry): Record<string, unknown> {
+  return {
+    name: t.name,
+    ...(t.title ? { title: t.title } : {}),
+    description: t.description,
+    inputSchema: t.inputSchema,
+    ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+    ...(t.annotations ? { annotations: t.annotations } : {}),
+  };
+}
+
+function resourceInfo(r: ResourceEntry): Record<string, unknown> {
+  return { uri: r.uri, name: r.name, description: r.description, mimeType: r.mimeType };
+}
+
+function templateInfo(r: ResourceEntry): Record<string, unknown> {
+  return { uriTemplate: r.uri, name: r.name, description: r.description, mimeType: r.mimeType };
+}
+
+function stringParam(req: JsonRpcRequest, key: string): string {
+  const v = req.params?.[key];
+  if (typeof v !== 'string' || v === '') throw new InvalidParamsError(`params.${key} must be a non-empty string`);
+  return v;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function encodeCursor(offset: number): string {
+  return Buffer.from(`o:${offset}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const m = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  return m ? Number(m[1]) : -1;
+}

@@ -1,0 +1,228 @@
+import type { McpContext } from './context.js';
+import { McpRegistrationError } from './errors.js';
+import type { McpMessage } from './message.js';
+import { objectSchema, resolveParam, type JsonSchema, type ParamSpec, type ResolvedParam } from './schema.js';
+import { UriTemplate } from './uri-template.js';
+
+export type Origin = 'decorated' | 'programmatic';
+export type Awaitable<T> = T | Promise<T>;
+
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  title?: string;
+  /** Parameters (name, description, required flag, optional type/schema). */
+  params?: ParamSpec[];
+  /** A complete input schema; overrides the one generated from `params`. */
+  inputSchema?: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: Record<string, unknown>;
+  /** Receives the argument map and the context; may return any serialisable value. */
+  handler: (args: Record<string, unknown>, ctx: McpContext) => unknown;
+}
+
+export interface ResourceDefinition {
+  /** A URI or a URI template (`fw://rooms/{roomId}`). */
+  uri: string;
+  name?: string;
+  description?: string;
+  mimeType?: string;
+  /** Supplies the content: a string (text), a Uint8Array (blob) or any value (JSON text). Template variables arrive in `vars`. */
+  read: (vars: Record<string, string>, ctx: McpContext) => unknown;
+}
+
+export interface PromptDefinition {
+  name: string;
+  description?: string;
+  params?: ParamSpec[];
+  handler: (args: Record<string, string>, ctx: McpContext) => Awaitable<McpMessage[] | { role: string; content: Record<string, unknown> }[]>;
+}
+
+export interface ToolEntry {
+  name: string;
+  description: string;
+  title: string | undefined;
+  params: ResolvedParam[];
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema | undefined;
+  annotations: Record<string, unknown> | undefined;
+  handler: ToolDefinition['handler'];
+  origin: Origin;
+}
+
+export interface ResourceEntry {
+  uri: string;
+  name: string;
+  description: string;
+  mimeType: string;
+  template: UriTemplate | undefined;
+  read: ResourceDefinition['read'];
+  origin: Origin;
+}
+
+export interface PromptEntry {
+  name: string;
+  description: string;
+  params: ResolvedParam[];
+  handler: PromptDefinition['handler'];
+  origin: Origin;
+}
+
+export type ListKind = 'tools' | 'resources' | 'prompts';
+
+export interface RegistryListener {
+  listChanged?(kind: ListKind): void;
+  resourceUpdated?(uri: string): void;
+}
+
+/**
+ * A set of tools, resources and prompts. Each mounted server has one built from its decorated
+ * methods; `McpRegistry.get()` is the process-wide one that every server also serves.
+ * Registering an existing name replaces it; every change tells the listeners (the endpoints, which
+ * send `notifications/<kind>/list_changed` to their sessions).
+ */
+export class ToolRegistry {
+  private readonly toolMap = new Map<string, ToolEntry>();
+  private readonly resourceMap = new Map<string, ResourceEntry>();
+  private readonly promptMap = new Map<string, PromptEntry>();
+  private readonly listeners = new Set<RegistryListener>();
+
+  constructor(protected readonly origin: Origin) {}
+
+  registerTool(def: ToolDefinition): () => void {
+    if (!def.name) throw new McpRegistrationError('a tool needs a name');
+    const params = (def.params ?? []).map(resolveParam);
+    const entry: ToolEntry = {
+      name: def.name,
+      description: def.description ?? '',
+      title: def.title,
+      params,
+      inputSchema: def.inputSchema ?? objectSchema(params),
+      outputSchema: def.outputSchema,
+      annotations: def.annotations,
+      handler: def.handler,
+      origin: this.origin,
+    };
+    this.toolMap.set(def.name, entry);
+    this.changed('tools');
+    return () => {
+      if (this.toolMap.get(def.name) === entry) this.removeTool(def.name);
+    };
+  }
+
+  registerResource(def: ResourceDefinition): () => void {
+    if (!def.uri) throw new McpRegistrationError('a resource needs a uri');
+    const entry: ResourceEntry = {
+      uri: def.uri,
+      name: def.name || def.uri,
+      description: def.description ?? '',
+      mimeType: def.mimeType ?? 'text/plain',
+      template: UriTemplate.isTemplate(def.uri) ? new UriTemplate(def.uri) : undefined,
+      read: def.read,
+      origin: this.origin,
+    };
+    this.resourceMap.set(def.uri, entry);
+    this.changed('resources');
+    return () => {
+      if (this.resourceMap.get(def.uri) === entry) this.removeResource(def.uri);
+    };
+  }
+
+  registerPrompt(def: PromptDefinition): () => void {
+    if (!def.name) throw new McpRegistrationError('a prompt needs a name');
+    const entry: PromptEntry = {
+      name: def.name,
+      description: def.description ?? '',
+      params: (def.params ?? []).map(resolveParam),
+      handler: def.handler,
+      origin: this.origin,
+    };
+    this.promptMap.set(def.name, entry);
+    this.changed('prompts');
+    return () => {
+      if (this.promptMap.get(def.name) === entry) this.removePrompt(def.name);
+    };
+  }
+
+  removeTool(name: string): boolean {
+    const had = this.toolMap.delete(name);
+    if (had) this.changed('tools');
+    return had;
+  }
+
+  removeResource(uri: string): boolean {
+    const had = this.resourceMap.delete(uri);
+    if (had) this.changed('resources');
+    return had;
+  }
+
+  removePrompt(name: string): boolean {
+    const had = this.promptMap.delete(name);
+    if (had) this.changed('prompts');
+    return had;
+  }
+
+  /** Tells subscribed sessions that a resource's content changed (`notifications/resources/updated`). */
+  notifyResourceUpdated(uri: string): void {
+    for (const l of this.listeners) l.resourceUpdated?.(uri);
+  }
+
+  tools(): ToolEntry[] {
+    return [...this.toolMap.values()];
+  }
+
+  resources(): ResourceEntry[] {
+    return [...this.resourceMap.values()];
+  }
+
+  prompts(): PromptEntry[] {
+    return [...this.promptMap.values()];
+  }
+
+  tool(name: string): ToolEntry | undefined {
+    return this.toolMap.get(name);
+  }
+
+  prompt(name: string): PromptEntry | undefined {
+    return this.promptMap.get(name);
+  }
+
+  resourceByUri(uri: string): ResourceEntry | undefined {
+    return this.resourceMap.get(uri);
+  }
+
+  /** Removes everything (tests). */
+  clear(): void {
+    const kinds: ListKind[] = [];
+    if (this.toolMap.size) kinds.push('tools');
+    if (this.resourceMap.size) kinds.push('resources');
+    if (this.promptMap.size) kinds.push('prompts');
+    this.toolMap.clear();
+    this.resourceMap.clear();
+    this.promptMap.clear();
+    for (const k of kinds) this.changed(k);
+  }
+
+  listen(listener: RegistryListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(kind: ListKind): void {
+    for (const l of this.listeners) l.listChanged?.(kind);
+  }
+}
+
+/** The process-wide registry (spec §2.4): programmatic entries served by every MCP endpoint. */
+export class McpRegistry extends ToolRegistry {
+  private static instance: McpRegistry | undefined;
+
+  private constructor() {
+    super('programmatic');
+  }
+
+  static get(): McpRegistry {
+    McpRegistry.instance ??= new McpRegistry();
+    return McpRegistry.instance;
+  }
+}

@@ -1,0 +1,93 @@
+import type { Framework } from '@fw/runtime';
+import { Catalog } from './catalog.js';
+import { MCP_CONFIG, readLimits } from './config.js';
+import { buildRegistry, serverDeclaration, type McpServerClass, type McpServerOptions } from './decorators.js';
+import { McpEndpoint, type PrincipalResolver } from './endpoint.js';
+import type { ServerIdentity } from './protocol/dispatcher.js';
+import { McpRegistry, type ToolRegistry } from './registry.js';
+import { StreamableHttpTransport } from './transport/streamable-http.js';
+import { WebSocketTransport } from './transport/websocket.js';
+
+export interface MountOptions {
+  /** Overrides the `'principal-resolver'` service for this endpoint. */
+  principalResolver?: PrincipalResolver;
+}
+
+/** One path served on one framework. */
+export interface MountedServer {
+  readonly endpoint: McpEndpoint;
+  /** The @McpServer classes (and instances) served at this path. */
+  readonly instances: object[];
+  /** Unmounts the routes and ends every session. */
+  close(): void;
+}
+
+const MOUNTS = new WeakMap<Framework, Map<string, MountedServer>>();
+
+export function mountedServers(fw: Framework): MountedServer[] {
+  return [...(MOUNTS.get(fw)?.values() ?? [])];
+}
+
+/**
+ * Mounts an MCP server on `fw`: an `@McpServer` class (constructed with `fw`), an instance of
+ * one, or bare options for a server that only serves the process-wide McpRegistry. Streamable
+ * HTTP and WebSocket share the path. A second server on a path already mounted adds its tools,
+ * resources and prompts to that endpoint. The module does this at start for every declared class.
+ */
+export function mountMcpServer(fw: Framework, target: McpServerClass | object | McpServerOptions, options: MountOptions = {}): MountedServer {
+  fw.config.declare(MCP_CONFIG);
+  const { identity, instance } = resolveTarget(fw, target);
+  const registry: ToolRegistry | undefined = instance ? buildRegistry(instance) : undefined;
+  let byPath = MOUNTS.get(fw);
+  if (!byPath) {
+    byPath = new Map();
+    MOUNTS.set(fw, byPath);
+  }
+  const existing = byPath.get(identity.path);
+  if (existing) {
+    if (instance && !existing.instances.includes(instance) && registry) {
+      existing.endpoint.catalog.add(registry);
+      (existing.instances as object[]).push(instance);
+      // A class takes over the identity of a default (registry-only) server.
+      if (existing.instances.length === 1) Object.assign(existing.endpoint.identity, identity);
+    }
+    return existing;
+  }
+  const catalog = new Catalog(registry ? [registry, McpRegistry.get()] : [McpRegistry.get()]);
+  const endpoint = new McpEndpoint(fw, identity, catalog, readLimits((k) => fw.config.get(k)), options.principalResolver);
+  const http = new StreamableHttpTransport(endpoint);
+  const ws = new WebSocketTransport(endpoint);
+  const offHttp = fw.route('*', identity.path, http.handle);
+  const offWs = fw.upgrade(identity.path, ws.handleUpgrade);
+  let closed = false;
+  const mounted: MountedServer = {
+    endpoint,
+    instances: instance ? [instance] : [],
+    close() {
+      if (closed) return;
+      closed = true;
+      offHttp();
+      offWs();
+      endpoint.close();
+      ws.close();
+      byPath?.delete(identity.path);
+    },
+  };
+  byPath.set(identity.path, mounted);
+  fw.onClose(() => mounted.close());
+  return mounted;
+}
+
+function resolveTarget(fw: Framework, target: McpServerClass | object | McpServerOptions): { identity: ServerIdentity; instance: object | undefined } {
+  if (typeof target === 'function') {
+    const decl = serverDeclaration(target as McpServerClass);
+    if (!decl) throw new TypeError(`${(target as { name?: string }).name ?? 'class'} is not decorated with @McpServer`);
+    const instance = new (target as new (fw: Framework) => object)(fw);
+    return { identity: { ...decl }, instance };
+  }
+  const decl = serverDeclaration((target as object).constructor as McpServerClass);
+  if (decl) return { identity: { ...decl }, instance: target as object };
+  const o = target as McpServerOptions;
+  if (typeof o.name !== 'string') throw new TypeError('mountMcpServer needs an @McpServer class, an instance of one, or {name, version?, path?}');
+  return { identity: { name: o.name, version: o.version ?? '1.0.0', path: o.path ?? '/mcp', instructions: o.instructions }, instance: undefined };
+}
