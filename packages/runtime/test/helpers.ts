@@ -36,6 +36,7 @@ export class Queue<T> {
         this.waiters.splice(this.waiters.indexOf(done), 1);
         reject(new Error('timed out waiting for the next item'));
       }, timeoutMs);
+      t.unref();
       const done = (v: T): void => {
         clearTimeout(t);
         resolve(v);
