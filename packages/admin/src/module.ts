@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Framework, FrameworkModule } from '@fw/runtime';
 import { mountRoutes } from './api/router.js';
 import { adminRoutes } from './api/routes.js';
@@ -96,6 +97,11 @@ export class AdminModule implements FrameworkModule {
       },
     };
     fw.services.provide('admin', service);
+    // MCP sessions (and any other module) resolve their principal the way the admin plane does,
+    // so the admin MCP tools see the same principal as REST. An app's own resolver service wins.
+    if (!fw.services.get('principal-resolver')) {
+      fw.services.provide('principal-resolver', (req: IncomingMessage) => gate.resolve(req, new URL(req.url ?? '/', 'http://localhost'), false));
+    }
 
     if (get<boolean>('fw.admin.mcp-tools')) {
       const unregister = await registerMcpTools({ write: mcpWriteTools });
