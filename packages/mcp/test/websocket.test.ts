@@ -1,0 +1,114 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { WebSocket } from 'ws';
+import { initBody, rpc, sleep, startEdge } from './helpers.js';
+
+function connect(port: number, protocols: string | string[] = 'mcp', headers: Record<string, string> = {}): Promise<{ ws: WebSocket; next(): Promise<Record<string, unknown> | Record<string, unknown>[]> } | { status: number }> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/t`, protocols, { headers });
+    const queue: unknown[] = [];
+    const waiting: ((v: unknown) => void)[] = [];
+    ws.on('message', (d) => {
+      const v = JSON.parse(d.toString()) as unknown;
+      const w = waiting.shift();
+      if (w) w(v);
+      else queue.push(v);
+    });
+    ws.on('open', () => resolve({ ws, next: () => new Promise((r) => (queue.length ? r(queue.shift() as never) : waiting.push(r as never))) }));
+    ws.on('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
+    ws.on('error', () => undefined);
+  });
+}
+
+async function open(port: number, headers: Record<string, string> = {}) {
+  const c = await connect(port, 'mcp', headers);
+  if ('status' in c) throw new Error(`upgrade refused: ${c.status}`);
+  return c;
+}
+
+test('WebSocket: subprotocol mcp, initialize then calls; a request before initialize is refused', async () => {
+  const { fw, port, mounted } = await startEdge();
+  try {
+    const c = await open(port);
+    assert.equal(c.ws.protocol, 'mcp');
+    c.ws.send(rpc('tools/list', {}, 1));
+    assert.equal((await c.next() as { error: { code: number } }).error.code, -32600);
+    c.ws.send(initBody('2025-06-18', 2));
+    const init = await c.next() as { result: { protocolVersion: string; serverInfo: { name: string } } };
+    assert.equal(init.result.protocolVersion, '2025-06-18');
+    assert.equal(init.result.serverInfo.name, 'edge');
+    c.ws.send(initBody('2025-06-18', 3));
+    assert.equal((await c.next() as { error: { code: number } }).error.code, -32600);
+    c.ws.send(rpc('tools/call', { name: 'echo', arguments: { text: 'over ws' } }, 4));
+    assert.deepEqual((await c.next() as { result: { content: unknown } }).result.content, [{ type: 'text', text: 'over ws' }]);
+    c.ws.send('not json');
+    assert.equal((await c.next() as { error: { code: number } }).error.code, -32700);
+    assert.equal(mounted.endpoint.stats().sessions, 1);
+    c.ws.close();
+    for (let i = 0; i < 40 && mounted.endpoint.stats().sessions > 0; i++) await sleep(10);
+    assert.equal(mounted.endpoint.stats().sessions, 0, 'closing the socket ends the session');
+  } finally {
+    await fw.close();
+  }
+});
+
+test('WebSocket: batches on 2025-03-26 only', async () => {
+  const { fw, port } = await startEdge();
+  try {
+    const old = await open(port);
+    old.ws.send(initBody('2025-03-26', 1));
+    await old.next();
+    old.ws.send(`[${rpc('ping', {}, 'a')},${rpc('tools/list', {}, 'b')}]`);
+    const answers = await old.next() as { id: string }[];
+    assert.deepEqual(answers.map((a) => a.id).sort(), ['a', 'b']);
+    const recent = await open(port);
+    recent.ws.send(initBody('2025-11-25', 1));
+    await recent.next();
+    recent.ws.send(`[${rpc('ping', {}, 'a')}]`);
+    assert.equal((await recent.next() as { error: { code: number } }).error.code, -32600);
+    old.ws.close();
+    recent.ws.close();
+  } finally {
+    await fw.close();
+  }
+});
+
+test('WebSocket: another subprotocol is refused (400); a foreign Origin is refused (403)', async () => {
+  const { fw, port } = await startEdge();
+  try {
+    assert.deepEqual(await connect(port, 'graphql-ws'), { status: 400 });
+    assert.deepEqual(await connect(port, 'mcp', { origin: 'http://evil.example' }), { status: 403 });
+  } finally {
+    await fw.close();
+  }
+});
+
+test('WebSocket: a message over fw.mcp.max-body closes the socket with 1009; the session ends', async () => {
+  const { fw, port, mounted } = await startEdge({ 'fw.mcp.max-body': 1024 });
+  try {
+    const c = await open(port);
+    c.ws.send(initBody('2025-06-18', 1));
+    await c.next();
+    const code = new Promise<number>((r) => c.ws.on('close', (cc) => r(cc)));
+    c.ws.send(rpc('tools/call', { name: 'echo', arguments: { text: 'x'.repeat(2000) } }, 2));
+    assert.equal(await code, 1009);
+    for (let i = 0; i < 40 && mounted.endpoint.stats().sessions > 0; i++) await sleep(10);
+    assert.equal(mounted.endpoint.stats().sessions, 0);
+  } finally {
+    await fw.close();
+  }
+});
+
+test('WebSocket: the principal resolver sees the upgrade request', async () => {
+  const { fw, port } = await startEdge({}, { principalResolver: (req) => (req.headers.authorization ? { id: req.headers.authorization.replace('Bearer ', '') } : undefined) });
+  try {
+    const c = await open(port, { authorization: 'Bearer bob' });
+    c.ws.send(initBody('2025-06-18', 1));
+    await c.next();
+    c.ws.send(rpc('tools/call', { name: 'whoami', arguments: {} }, 2));
+    assert.deepEqual((await c.next() as { result: { content: unknown } }).result.content, [{ type: 'text', text: 'bob' }]);
+    c.ws.close();
+  } finally {
+    await fw.close();
+  }
+});
