@@ -55,6 +55,7 @@ export interface Broadcaster {
   broadcastTo(message: string | object, resource: Resource): boolean;
   add(resource: Resource): void;
   remove(resource: Resource): void;
+  /** Resources whose owning broadcaster this is are closed with the reason; other members just leave. */
   destroy(reason?: string): void;
 }
 
@@ -196,6 +197,7 @@ export interface RuntimeView {
   /** Returns how many resources the message reached. */
   broadcast(broadcasterId: string, message: string | object): number;
   unicast(uuid: string, message: string | object): void;
+  /** Destroys a broadcaster; resources it owned are disconnected. Returns how many members it had. */
   destroyBroadcaster(id: string): number;
   disconnect(uuid: string, reason?: string): void;
 }

@@ -277,7 +277,7 @@ export class Runtime implements RuntimeView {
     const b = this.broadcasters.lookup(id);
     if (!b) throw new NotFoundError('broadcaster', id);
     const n = b.size;
-    b.destroy('destroyed by control action');
+    b.destroy('destroyed');
     return n;
   }
 

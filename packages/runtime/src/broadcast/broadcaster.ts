@@ -75,14 +75,20 @@ export class FwBroadcaster implements Broadcaster {
     if (this.members.size === 0 && this.implicit && this.runtime.settings.destroyEmpty) this.destroy('empty');
   }
 
-  /** Members stay connected; they just leave this broadcaster. */
-  destroy(_reason = 'destroyed'): void {
+  /**
+   * Destroys the topic. Resources whose owning broadcaster this was (they joined it on connect)
+   * are closed with the reason, since their messages would otherwise go nowhere; members that
+   * joined it in addition to their own just leave it.
+   */
+  destroy(reason = 'destroyed'): void {
     if (this.destroyed) return;
     this.destroyed = true;
-    for (const r of this.members) r.broadcasters.delete(this.id);
+    const members = [...this.members];
     this.members.clear();
+    for (const r of members) r.broadcasters.delete(this.id);
     this.runtime.broadcasters.forget(this);
     this.runtime.events.emit('BroadcasterDestroyed', { id: this.id });
+    for (const r of members) if (r.home === this.id) r.close(`broadcaster ${this.id} ${reason}`);
   }
 
   /** Replays cached broadcasts after `lastBid` to one resource (a fresh connection's `since`). */
