@@ -15,6 +15,13 @@ export class BridgeDisconnectedError extends FwError {
   }
 }
 
+/** The client answered with `{type:'tool-response', id, error}` (no handler, or its handler failed). */
+export class BridgeClientError extends FwError {
+  constructor(readonly callId: string, toolName: string, message: string) {
+    super('bridge_client_error', `client tool '${toolName}' failed: ${message}`, 502, { callId, toolName });
+  }
+}
+
 /** Too many calls pending on one bridge (`maxPending`). */
 export class BridgeLimitError extends FwError {
   constructor(limit: number) {
@@ -177,15 +184,17 @@ export class BiDirectionalToolBridge {
       return;
     }
     if (!msg || typeof msg !== 'object' || (msg as { type?: unknown }).type !== 'tool-response') return;
-    const { id, result } = msg as { id?: unknown; result?: unknown };
+    const { id, result, error } = msg as { id?: unknown; result?: unknown; error?: unknown };
     const call = typeof id === 'string' ? this.pending.get(id) : undefined;
-    if (!call || !('result' in (msg as object))) {
+    const hasResult = 'result' in (msg as object);
+    if (!call || (!hasResult && typeof error !== 'string')) {
       this.counters.ignoredResponses++;
       return;
     }
     this.settle(call.id);
     this.counters.completed++;
-    call.resolve(typeof result === 'string' ? result : JSON.stringify(result) ?? '');
+    if (!hasResult) call.reject(new BridgeClientError(call.id, call.toolName, error as string));
+    else call.resolve(typeof result === 'string' ? result : JSON.stringify(result) ?? '');
   }
 
   /** Removes a call from the books; true only the first time (each call settles once). */

@@ -13,7 +13,7 @@ export { MCP_CONFIG } from './config.js';
 export { mountMcpServer, mountedServers, type MountOptions, type MountedServer } from './server.js';
 export { McpEndpoint, PRINCIPAL_RESOLVER_SERVICE, type PrincipalResolver, type EndpointStats } from './endpoint.js';
 export { SUPPORTED_VERSIONS, LATEST_VERSION } from './protocol/dispatcher.js';
-export { BiDirectionalToolBridge, BridgeTimeoutError, BridgeDisconnectedError, BridgeLimitError, allPendingBridgeCalls, type PendingCall, type BridgeOptions, type BridgeStats } from './bridge.js';
+export { BiDirectionalToolBridge, BridgeTimeoutError, BridgeDisconnectedError, BridgeLimitError, BridgeClientError, allPendingBridgeCalls, type PendingCall, type BridgeOptions, type BridgeStats } from './bridge.js';
 export { createAdminView } from './admin-view.js';
 export type * from './admin-view.js';
 export { createModule } from './module.js';

@@ -1,0 +1,138 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Resource } from '@fw/runtime';
+import { BiDirectionalToolBridge, BridgeClientError, BridgeDisconnectedError, BridgeLimitError, BridgeTimeoutError, allPendingBridgeCalls } from '../src/index.js';
+
+/** A Resource double: records writes, lets the test play the client. */
+class FakeResource {
+  readonly written: { type: string; id: string; toolName: string; arguments: Record<string, unknown> }[] = [];
+  readonly messageListeners = new Set<(d: string) => void>();
+  readonly closeListeners = new Set<(r: string) => void>();
+  closed = false;
+  writable = true;
+  constructor(readonly uuid: string) {}
+  write(message: string | object): boolean {
+    if (!this.writable || this.closed) return false;
+    this.written.push((typeof message === 'string' ? JSON.parse(message) : message) as never);
+    return true;
+  }
+  onMessage(l: (d: string) => void): () => void {
+    this.messageListeners.add(l);
+    return () => this.messageListeners.delete(l);
+  }
+  onClose(l: (r: string) => void): () => void {
+    this.closeListeners.add(l);
+    return () => this.closeListeners.delete(l);
+  }
+  /** The client sends a text frame. */
+  send(data: unknown): void {
+    for (const l of [...this.messageListeners]) l(typeof data === 'string' ? data : JSON.stringify(data));
+  }
+  disconnect(reason = 'gone'): void {
+    this.closed = true;
+    for (const l of [...this.closeListeners]) l(reason);
+  }
+  get listeners(): number {
+    return this.messageListeners.size + this.closeListeners.size;
+  }
+}
+
+const asResource = (r: FakeResource) => r as unknown as Resource;
+
+test('callClientTool sends the spec message and resolves with the matching tool-response', async () => {
+  const bridge = new BiDirectionalToolBridge();
+  const r = new FakeResource('r1');
+  const p = bridge.callClientTool(asResource(r), 'add', { a: 1, b: 2 });
+  const call = r.written[0]!;
+  assert.deepEqual({ ...call, id: typeof call.id }, { type: 'tool-call', id: 'string', toolName: 'add', arguments: { a: 1, b: 2 } });
+  assert.equal(bridge.pendingCount(), 1);
+  r.send({ type: 'tool-response', id: call.id, result: 3 });
+  assert.equal(await p, '3', 'non-string results arrive JSON-encoded');
+  assert.equal(bridge.pendingCount(), 0);
+  assert.equal(r.listeners, 0, 'no listener left once nothing is pending');
+  assert.equal(bridge.timeoutMs, 30_000);
+});
+
+test('timeout: BridgeTimeoutError at the configured duration, then the call is gone', async () => {
+  const bridge = new BiDirectionalToolBridge(80);
+  const r = new FakeResource('r2');
+  const started = Date.now();
+  const err = await bridge.callClientTool(asResource(r), 'slow', {}).then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof BridgeTimeoutError);
+  assert.equal(err.code, 'bridge_timeout');
+  assert.ok(Date.now() - started >= 75, 'not before the timeout');
+  assert.equal(bridge.pendingCount(), 0);
+  // A late answer is ignored and counted.
+  r.send({ type: 'tool-response', id: r.written[0]!.id, result: 'late' });
+  assert.equal(bridge.stats().ignoredResponses, 0, 'no listener any more: the late answer never reaches the bridge');
+  assert.equal(bridge.stats().timedOut, 1);
+});
+
+test('disconnect rejects every pending call of that connection at once, and only those', async () => {
+  const bridge = new BiDirectionalToolBridge(); // 30 s: a rejection now can only come from the disconnect
+  const a = new FakeResource('a');
+  const b = new FakeResource('b');
+  const pa = [bridge.callClientTool(asResource(a), 't1'), bridge.callClientTool(asResource(a), 't2')];
+  const pb = bridge.callClientTool(asResource(b), 't3');
+  assert.equal(bridge.pendingCount(), 3);
+  a.disconnect('network down');
+  for (const p of pa) await assert.rejects(p, (e: unknown) => e instanceof BridgeDisconnectedError && /network down/.test(e.message));
+  assert.equal(bridge.pendingCount(), 1);
+  assert.deepEqual(bridge.pendingCalls().map((c) => [c.resourceUuid, c.toolName]), [['b', 't3']]);
+  b.send({ type: 'tool-response', id: b.written[0]!.id, result: 'ok' });
+  assert.equal(await pb, 'ok');
+  await assert.rejects(bridge.callClientTool(asResource(a), 't4'), BridgeDisconnectedError);
+  const c = new FakeResource('c');
+  c.writable = false;
+  await assert.rejects(bridge.callClientTool(asResource(c), 't5'), BridgeDisconnectedError);
+  assert.equal(bridge.pendingCount(), 0);
+});
+
+test('100 concurrent calls answered in reverse order resolve by id; pendingCount/pendingCalls stay right', async () => {
+  const bridge = new BiDirectionalToolBridge();
+  const r = new FakeResource('many');
+  const calls = Array.from({ length: 100 }, (_, i) => bridge.callClientTool(asResource(r), 'square', { n: i }));
+  assert.equal(bridge.pendingCount(), 100);
+  assert.equal(bridge.pendingCalls().length, 100);
+  assert.equal(new Set(bridge.pendingCalls().map((c) => c.id)).size, 100);
+  assert.ok(allPendingBridgeCalls().length >= 100, 'the admin view sees them');
+  const written = [...r.written].reverse();
+  written.forEach((w, k) => {
+    r.send({ type: 'tool-response', id: w.id, result: String((w.arguments.n as number) ** 2) });
+    assert.equal(bridge.pendingCount(), 99 - k);
+    assert.ok(!bridge.pendingCalls().some((c) => c.id === w.id));
+  });
+  assert.deepEqual(await Promise.all(calls), Array.from({ length: 100 }, (_, i) => String(i * i)));
+  assert.equal(bridge.stats().completed, 100);
+});
+
+test('malformed and unknown-id tool-responses are ignored and counted; an error answer rejects', async () => {
+  const bridge = new BiDirectionalToolBridge();
+  const r = new FakeResource('x');
+  const p = bridge.callClientTool(asResource(r), 'echo', {});
+  r.send('{"type":"tool-response"');               // not JSON
+  r.send({ type: 'tool-response', id: 'nope', result: 1 }); // unknown id
+  r.send({ type: 'tool-response', id: 42, result: 1 });     // id of the wrong type
+  r.send({ type: 'tool-response', id: r.written[0]!.id });  // neither result nor error
+  r.send({ type: 'chat', text: 'tool-response mentioned in chat' }); // app traffic: not counted
+  assert.equal(bridge.stats().ignoredResponses, 3);
+  assert.equal(bridge.pendingCount(), 1);
+  r.send({ type: 'tool-response', id: r.written[0]!.id, error: 'no handler' });
+  await assert.rejects(p, (e: unknown) => e instanceof BridgeClientError && e.code === 'bridge_client_error' && /no handler/.test(e.message));
+  // Each call settles once: a duplicate answer is ignored.
+  const q = bridge.callClientTool(asResource(r), 'echo', {});
+  const id = r.written[1]!.id;
+  r.send({ type: 'tool-response', id, result: 'first' });
+  r.send({ type: 'tool-response', id, result: 'second' });
+  assert.equal(await q, 'first');
+});
+
+test('maxPending bounds the pending calls', async () => {
+  const bridge = new BiDirectionalToolBridge({ timeout: 1000, maxPending: 2 });
+  const r = new FakeResource('cap');
+  const held = [bridge.callClientTool(asResource(r), 'a'), bridge.callClientTool(asResource(r), 'b')];
+  await assert.rejects(bridge.callClientTool(asResource(r), 'c'), BridgeLimitError);
+  bridge.close('test over');
+  for (const h of held) await assert.rejects(h, BridgeDisconnectedError);
+  assert.equal(r.listeners, 0);
+});
