@@ -1,1 +1,20 @@
-export {};
+/**
+ * @fw/agent: agents and coordinators with AI runtimes, sessions, the coordination journal, and
+ * the A2A, AG-UI and chat endpoints. See docs/agents.md.
+ */
+export { Agent, Coordinator, AgentTool, OnPrompt, decoratedAgents, definitionOf } from './decorators.js';
+export type { AgentOptions, CoordinatorOptions, ToolOptions, FleetMember, PromptResult, AgentClass, AgentDefinition } from './decorators.js';
+export type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
+export type { RunEvent, RunListener } from './run-event.js';
+export { AgentModule, createModule, mountAgent, agentModuleOf, type ProtocolMount } from './module.js';
+export { AgentHost, type MountedAgent, type RunInput, type RemoteCaller } from './host.js';
+export { CoordinationJournal, type JournalEntry } from './journal.js';
+export { SessionTracker, type AgentSession } from './sessions.js';
+export { BoundedTaskStore } from './a2a/task-store.js';
+export { AGENT_CONFIG } from './config.js';
+export { NoRuntimeError, NotInFleetError, RunCancelledError, TaskNotCancelableError } from './errors.js';
+export { OfflineRuntime, type OfflineRuntimeOptions } from './runtime/offline.js';
+export { AiSdkRuntime, openAiRuntime, type AiSdkRuntimeOptions, type OpenAiRuntimeOptions } from './runtime/ai-sdk.js';
+export { RuntimeRegistry } from './runtime/registry.js';
+export type { AiRuntime, AiRequest, AiMessage, AiStreamPart, AiToolCall, AiToolSpec } from './runtime/port.js';
+export type * from './admin-view.js';

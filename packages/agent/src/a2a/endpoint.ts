@@ -1,0 +1,163 @@
+/**
+ * fw's A2A adapter for one agent, mounted with `fw.route` under `/fw/agent/{name}/a2a`: the agent
+ * card at the well-known path and JSON-RPC (A2A 1.0, and 0.3 when the `A2A-Version` header is
+ * absent or `0.3`) with SSE streaming. The protocol work is @a2a-js/sdk's `DefaultRequestHandler`;
+ * this adapter owns the HTTP side, the JSON-RPC envelope checks and the shared cancel path.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { A2A_VERSION_HEADER, type Task } from '@a2a-js/sdk';
+import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
+import { NotFoundError, readBody, sendError, sendJson, type Framework } from '@fw/runtime';
+import type { AgentHost, MountedAgent } from '../host.js';
+import { agentCard, legacyAgentCard } from './card.js';
+import { FwAgentExecutor } from './executor.js';
+import type { BoundedTaskStore } from './task-store.js';
+import { TaskNotCancelableError } from '../errors.js';
+
+export const JSONRPC = { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602, VERSION_NOT_SUPPORTED: -32009 } as const;
+
+type RpcId = string | number | null;
+
+export class A2AEndpoint {
+  readonly handler: DefaultRequestHandler;
+  readonly executor: FwAgentExecutor;
+  private readonly v1: JsonRpcTransportHandler;
+  private readonly legacy: LegacyJsonRpcTransportHandler;
+  readonly path: string;
+
+  constructor(private readonly host: AgentHost, private readonly agent: MountedAgent, store: BoundedTaskStore) {
+    this.path = `${agent.path}/a2a`;
+    this.executor = new FwAgentExecutor(host, agent.name);
+    this.handler = new DefaultRequestHandler(agentCard(agent, this.path), store.forAgent(agent.name), this.executor);
+    this.v1 = new JsonRpcTransportHandler(this.handler);
+    this.legacy = new LegacyJsonRpcTransportHandler(this.handler);
+  }
+
+  mount(fw: Framework): (() => void)[] {
+    const card = (req: IncomingMessage, res: ServerResponse): void => this.card(req, res);
+    return [
+      fw.route('POST', this.path, (req, res) => this.post(req, res)),
+      fw.route('GET', `${this.path}/.well-known/agent-card.json`, card),
+      fw.route('GET', `${this.agent.path}/.well-known/agent-card.json`, card),
+    ];
+  }
+
+  /**
+   * The one cancel path: the protocol's CancelTask goes through the same request handler call.
+   * Throws NotFoundError for an unknown task and TaskNotCancelableError for a finished one.
+   */
+  async cancel(taskId: string): Promise<Task> {
+    try {
+      return await this.handler.cancelTask({ id: taskId, tenant: '', metadata: undefined }, new ServerCallContext());
+    } catch (err) {
+      const name = (err as Error)?.constructor?.name;
+      if (name === 'TaskNotFoundError') throw new NotFoundError('task', taskId);
+      if (name === 'TaskNotCancelableError') throw new TaskNotCancelableError(taskId, 'finished');
+      throw err;
+    }
+  }
+
+  private card(req: IncomingMessage, res: ServerResponse): void {
+    const url = `${origin(req)}${this.path}`;
+    const version = header(req, A2A_VERSION_HEADER);
+    const body = version && version !== '0.3' ? agentCard(this.agent, url) : legacyAgentCard(this.agent, url);
+    sendJson(res, 200, body, { vary: A2A_VERSION_HEADER });
+  }
+
+  private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let text: string;
+    try {
+      text = await readBody(req, this.host.fw.config.get<number>('fw.agent.max-body-bytes'));
+    } catch (err) {
+      sendError(res, err);
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return rpcError(res, null, JSONRPC.PARSE_ERROR, 'Parse error: the body is not valid JSON');
+    }
+    const version = header(req, A2A_VERSION_HEADER) ?? '0.3';
+    const envelope = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+    const id = validId(envelope?.id) ? (envelope.id as RpcId) : null;
+    if (!envelope || typeof envelope !== 'object' || Array.isArray(envelope) || envelope.jsonrpc !== '2.0'
+      || typeof envelope.method !== 'string' || ('id' in envelope && !validId(envelope.id))) {
+      return rpcError(res, id, JSONRPC.INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 request object');
+    }
+    if (version !== '0.3' && version !== '1.0') {
+      return rpcError(res, id, JSONRPC.VERSION_NOT_SUPPORTED, `A2A version '${version}' is not supported (1.0, 0.3)`);
+    }
+    const legacy = version === '0.3';
+    if (!(legacy ? isLegacyJsonRpcMethod(envelope.method) : isV1JsonRpcMethod(envelope.method))) {
+      return rpcError(res, id, JSONRPC.METHOD_NOT_FOUND, `Method not found: ${envelope.method} (A2A ${version})`);
+    }
+    if (envelope.params !== undefined && (typeof envelope.params !== 'object' || envelope.params === null || Array.isArray(envelope.params))) {
+      return rpcError(res, id, JSONRPC.INVALID_PARAMS, 'Invalid params: expected an object');
+    }
+    const ctx = new ServerCallContext({ requestedVersion: version });
+    const out = await (legacy ? this.legacy.handle(envelope as Record<string, unknown>, ctx) : this.v1.handle(envelope as Record<string, unknown>, ctx));
+    if (!isAsyncIterable(out)) {
+      sendJson(res, 200, out);
+      return;
+    }
+    await streamSse(req, res, out, id);
+  }
+}
+
+async function streamSse(req: IncomingMessage, res: ServerResponse, stream: AsyncGenerator<unknown, void, undefined>, id: RpcId): Promise<void> {
+  const it = stream[Symbol.asyncIterator]();
+  let first: IteratorResult<unknown>;
+  try {
+    first = await it.next();
+  } catch (err) {
+    sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: -32603, message: (err as Error).message } });
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  // The task goes on when the client leaves (A2A tasks outlive streams); we only stop writing.
+  let gone = false;
+  const onClose = (): void => {
+    gone = true;
+  };
+  res.on('close', onClose);
+  try {
+    if (!first.done) res.write(`data: ${JSON.stringify(first.value)}\n\n`);
+    for (let r = first; !r.done;) {
+      r = await it.next();
+      if (!r.done && !gone) res.write(`data: ${JSON.stringify(r.value)}\n\n`);
+    }
+  } catch (err) {
+    if (!gone) res.write(`event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: (err as Error).message } })}\n\n`);
+  } finally {
+    res.off('close', onClose);
+    if (!res.writableEnded) res.end();
+  }
+  void req;
+}
+
+function rpcError(res: ServerResponse, id: RpcId, code: number, message: string): void {
+  sendJson(res, 200, { jsonrpc: '2.0', id, error: { code, message } });
+}
+
+function validId(id: unknown): boolean {
+  return id === undefined || id === null || typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
+}
+
+function isAsyncIterable(v: unknown): v is AsyncGenerator<unknown, void, undefined> {
+  return typeof (v as { [Symbol.asyncIterator]?: unknown })?.[Symbol.asyncIterator] === 'function';
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name.toLowerCase()];
+  const s = Array.isArray(v) ? v[0] : v;
+  return s ? s.trim() : undefined;
+}
+
+function origin(req: IncomingMessage): string {
+  const proto = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  return `${proto}://${req.headers.host ?? 'localhost'}`;
+}
+

@@ -1,0 +1,138 @@
+/**
+ * AG-UI for one agent: POST `/fw/agent/{name}/agui` with a `RunAgentInput` answers an SSE stream
+ * of @ag-ui/core events in the protocol's order: RUN_STARTED; text as TEXT_MESSAGE_START/CONTENT/END;
+ * tools as TOOL_CALL_START/ARGS/END then TOOL_CALL_RESULT; coordinator dispatches as
+ * SUBAGENT_STARTED then SUBAGENT_FINISHED or SUBAGENT_ERROR; then RUN_FINISHED (outcome `success`,
+ * or `cancelled` when the run was cancelled) or RUN_ERROR. `POST …/agui/runs/{runId}/cancel`
+ * cancels a run; a client that disconnects cancels its run too.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { BadRequestError, LimitExceededError, NotFoundError, readJson, sendError, sendJson, type Framework } from '@fw/runtime';
+import type { AgentHost, MountedAgent } from '../host.js';
+import type { AiMessage } from '../runtime/port.js';
+import type { RunEvent } from '../run-event.js';
+import { RunCancelledError } from '../errors.js';
+
+/** Runs in flight across all agents (bounded by `fw.agent.agui.max-runs`). */
+const runs = new WeakMap<AgentHost, Map<string, AbortController>>();
+
+export function aguiRuns(host: AgentHost): Map<string, AbortController> {
+  let m = runs.get(host);
+  if (!m) runs.set(host, (m = new Map()));
+  return m;
+}
+
+export function mountAgui(fw: Framework, host: AgentHost, agent: MountedAgent): (() => void)[] {
+  const path = `${agent.path}/agui`;
+  return [
+    fw.route('POST', path, (req, res) => run(host, agent, req, res)),
+    fw.route('POST', `${path}/runs/{runId}/cancel`, (_req, res, ctx) => {
+      const ac = aguiRuns(host).get(`${agent.name}:${ctx.params.runId}`);
+      if (!ac) return sendError(res, new NotFoundError('run', ctx.params.runId ?? ''));
+      ac.abort(new RunCancelledError('run cancelled by the client'));
+      sendJson(res, 202, { runId: ctx.params.runId, cancelled: true });
+    }),
+  ];
+}
+
+async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readJson(req, host.fw.config.get<number>('fw.agent.max-body-bytes'));
+  const parsed = RunAgentInputSchema.safeParse(body);
+  if (!parsed.success) {
+    throw new BadRequestError('invalid RunAgentInput', {
+      issues: parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join('.'), message: i.message })),
+    });
+  }
+  const input = parsed.data as RunAgentInput;
+  const { message, history } = conversation(input);
+  const active = aguiRuns(host);
+  const max = host.fw.config.get<number>('fw.agent.agui.max-runs');
+  if (active.size >= max) throw new LimitExceededError('fw.agent.agui.max-runs', max);
+  const key = `${agent.name}:${input.runId}`;
+  if (active.has(key)) throw new BadRequestError(`run '${input.runId}' is already in progress`);
+  const ac = new AbortController();
+  active.set(key, ac);
+  const onClose = (): void => {
+    if (!res.writableFinished) ac.abort(new RunCancelledError('client disconnected'));
+  };
+  res.on('close', onClose);
+
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  const send = (event: BaseEvent & Record<string, unknown>): void => {
+    if (!res.writableEnded && !res.destroyed) res.write(`data: ${JSON.stringify({ ...event, timestamp: Date.now() })}\n\n`);
+  };
+  const { threadId, runId } = input;
+  let openMessage: string | undefined;
+  const closeMessage = (): void => {
+    if (openMessage) send({ type: EventType.TEXT_MESSAGE_END, messageId: openMessage });
+    openMessage = undefined;
+  };
+  const onEvent = (ev: RunEvent): void => {
+    if (ac.signal.aborted) return;
+    switch (ev.type) {
+      case 'text':
+        if (ev.subagentRunId) return;
+        if (!openMessage) {
+          openMessage = randomUUID();
+          send({ type: EventType.TEXT_MESSAGE_START, messageId: openMessage, role: 'assistant' });
+        }
+        send({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: openMessage, delta: ev.delta });
+        break;
+      case 'tool-call':
+        closeMessage();
+        send({ type: EventType.TOOL_CALL_START, toolCallId: ev.toolCallId, toolCallName: ev.toolName });
+        send({ type: EventType.TOOL_CALL_ARGS, toolCallId: ev.toolCallId, delta: JSON.stringify(ev.input ?? {}) });
+        send({ type: EventType.TOOL_CALL_END, toolCallId: ev.toolCallId });
+        break;
+      case 'tool-result':
+        send({ type: EventType.TOOL_CALL_RESULT, messageId: randomUUID(), toolCallId: ev.toolCallId, content: ev.output, role: 'tool' });
+        break;
+      case 'subagent-started':
+        closeMessage();
+        send({ type: EventType.SUBAGENT_STARTED, subagentRunId: ev.subagentRunId, name: ev.agent, description: `skill ${ev.skill}` });
+        break;
+      case 'subagent-finished':
+        send({ type: EventType.SUBAGENT_FINISHED, subagentRunId: ev.subagentRunId, result: ev.result, outcome: { type: 'success' } });
+        break;
+      case 'subagent-error':
+        send({ type: EventType.SUBAGENT_ERROR, subagentRunId: ev.subagentRunId, message: ev.error });
+        break;
+    }
+  };
+
+  send({ type: EventType.RUN_STARTED, threadId, runId });
+  try {
+    const text = await host.run(agent.name, { message, history }, ac.signal, onEvent);
+    closeMessage();
+    send({ type: EventType.RUN_FINISHED, threadId, runId, result: text, outcome: { type: 'success' } });
+  } catch (err) {
+    closeMessage();
+    if (ac.signal.aborted) {
+      send({ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'cancelled' } });
+    } else {
+      send({ type: EventType.RUN_ERROR, message: (err as Error)?.message ?? String(err), code: (err as { code?: string }).code ?? 'run_failed' });
+    }
+  } finally {
+    active.delete(key);
+    res.off('close', onClose);
+    if (!res.writableEnded) res.end();
+  }
+}
+
+/** The last user message is the prompt; earlier user/assistant text is the history. */
+function conversation(input: RunAgentInput): { message: string; history: AiMessage[] } {
+  const texts: AiMessage[] = [];
+  for (const m of input.messages) {
+    if (m.role !== 'user' && m.role !== 'assistant') continue;
+    const content = typeof m.content === 'string' ? m.content
+      : Array.isArray(m.content) ? m.content.map((p) => ((p as { type?: string; text?: string }).type === 'text' ? (p as { text: string }).text : '')).join('') : '';
+    texts.push({ role: m.role, content });
+  }
+  let lastUser = -1;
+  for (let i = texts.length - 1; i >= 0; i--) if (texts[i]!.role === 'user') { lastUser = i; break; }
+  if (lastUser < 0) throw new BadRequestError('RunAgentInput has no user message');
+  return { message: texts[lastUser]!.content, history: texts.slice(0, lastUser) };
+}

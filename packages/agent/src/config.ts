@@ -1,0 +1,20 @@
+import type { ConfigSchema } from '@fw/runtime';
+
+/** The agent module's configuration keys (documented in docs/agents.md). */
+export const AGENT_CONFIG: ConfigSchema = {
+  'fw.agent.enabled': { type: 'boolean', default: true, description: 'Configure the agent module automatically when @fw/agent is installed' },
+  'fw.agent.mount-decorated': { type: 'boolean', default: true, description: 'Mount every @Agent/@Coordinator class decorated in this process' },
+  'fw.agent.max-body-bytes': { type: 'number', default: 1_048_576, description: 'Largest A2A / AG-UI request body accepted (bytes)' },
+  'fw.agent.max-message-chars': { type: 'number', default: 32_768, description: 'Largest chat message accepted (characters)' },
+  'fw.agent.max-tool-steps': { type: 'number', default: 5, description: 'Model turns per prompt when the model keeps calling tools' },
+  'fw.agent.sessions.max': { type: 'number', default: 10_000, description: 'Concurrent agent chat sessions (all agents)' },
+  'fw.agent.sessions.history': { type: 'number', default: 20, description: 'Earlier messages of a chat session sent to the model' },
+  'fw.agent.tasks.max': { type: 'number', default: 1000, description: 'A2A tasks kept in the task store (oldest terminal tasks are evicted first)' },
+  'fw.agent.tasks.terminal-ttl': { type: 'duration', default: 600_000, description: 'How long a finished A2A task stays readable' },
+  'fw.agent.journal.max-events': { type: 'number', default: 10_000, description: 'Coordination journal capacity (oldest events dropped first)' },
+  'fw.agent.journal.default-limit': { type: 'number', default: 500, description: 'Journal events returned by a query without a limit (admin API)' },
+  'fw.agent.agui.max-runs': { type: 'number', default: 100, description: 'Concurrent AG-UI runs (all agents)' },
+  'fw.ai.auto': { type: 'boolean', default: true, description: 'Register an OpenAI (or OpenAI-compatible) AI SDK runtime when OPENAI_API_KEY or fw.ai.base-url is set' },
+  'fw.ai.base-url': { type: 'string', default: '', description: 'Base URL of an OpenAI-compatible server (env FW_AI_BASE_URL)' },
+  'fw.ai.model': { type: 'string', default: 'gpt-4o-mini', description: 'Model id for the automatic AI SDK runtime' },
+};

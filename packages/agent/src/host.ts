@@ -1,0 +1,242 @@
+/**
+ * The agent host of one framework: the mounted agents and coordinators, the runtimes, sessions,
+ * the coordination journal and the run harness every protocol endpoint goes through.
+ */
+import { randomUUID } from 'node:crypto';
+import { FwError, NotFoundError, type Framework } from '@fw/runtime';
+import type { AgentProtocol } from './admin-view.js';
+import type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
+import { definitionOf, type AgentClass, type AgentDefinition, type PromptResult } from './decorators.js';
+import { NoRuntimeError, NotInFleetError } from './errors.js';
+import { CoordinationJournal } from './journal.js';
+import type { RunEvent, RunListener } from './run-event.js';
+import { RuntimeRegistry } from './runtime/registry.js';
+import type { AiMessage, AiRuntime, AiToolCall } from './runtime/port.js';
+import { SessionTracker } from './sessions.js';
+
+export interface MountedAgent {
+  readonly def: AgentDefinition;
+  readonly instance: Record<string, unknown>;
+  readonly name: string;
+  /** Base path, `/fw/agent/{name}`. */
+  readonly path: string;
+  /** Protocols actually served (the admin badges). */
+  readonly protocols: Set<AgentProtocol>;
+  /** Fleet members that are remote, by name → A2A base URL. */
+  readonly remote: Map<string, string>;
+  readonly fleetNames: string[];
+}
+
+export interface RunInput {
+  message: string;
+  history?: readonly AiMessage[];
+  sessionId?: string;
+}
+
+/** Sends one message to a remote A2A agent and returns its text answer (see remote-agent.ts). */
+export type RemoteCaller = (url: string, message: string, signal: AbortSignal) => Promise<string>;
+
+export class AgentHost {
+  readonly agents = new Map<string, MountedAgent>();
+  readonly runtimes = new RuntimeRegistry();
+  readonly journal: CoordinationJournal;
+  readonly sessions: SessionTracker;
+  remoteCaller: RemoteCaller | undefined;
+  /** Aborted on close: every run in flight stops with it. */
+  private readonly root = new AbortController();
+
+  constructor(readonly fw: Framework) {
+    this.journal = new CoordinationJournal(fw.config.get<number>('fw.agent.journal.max-events'));
+    this.sessions = new SessionTracker(fw.events, () => fw.config.get<number>('fw.agent.sessions.max'));
+  }
+
+  /** Registers an agent class (decorated) or an instance of one. */
+  add(target: AgentClass | object): MountedAgent {
+    const cls = (typeof target === 'function' ? target : target.constructor) as AgentClass;
+    const def = definitionOf(cls);
+    if (!def) throw new FwError('not_an_agent', `${cls.name} is not decorated with @Agent or @Coordinator`, 400);
+    const existing = this.agents.get(def.options.name);
+    if (existing) {
+      if (existing.def === def) return existing;
+      throw new FwError('agent_exists', `an agent named '${def.options.name}' is already mounted`, 409);
+    }
+    const remote = new Map<string, string>();
+    const fleetNames = def.fleet.map((m) => {
+      if (typeof m === 'string') return m;
+      remote.set(m.name, m.url);
+      return m.name;
+    });
+    const agent: MountedAgent = {
+      def,
+      instance: (typeof target === 'function' ? new cls() : target) as Record<string, unknown>,
+      name: def.options.name,
+      path: `${this.fw.path}/agent/${encodeURIComponent(def.options.name)}`,
+      protocols: new Set(),
+      remote,
+      fleetNames,
+    };
+    this.agents.set(agent.name, agent);
+    return agent;
+  }
+
+  /** Stops every run in flight and ends every session. */
+  close(): void {
+    this.root.abort(new FwError('closing', 'the framework is closing', 503));
+    this.sessions.endAll();
+  }
+
+  get(name: string): MountedAgent {
+    const a = this.agents.get(name);
+    if (!a) throw new NotFoundError('agent', name);
+    return a;
+  }
+
+  activeRuntime(): AiRuntime {
+    const r = this.runtimes.active();
+    if (!r) throw new NoRuntimeError();
+    return r;
+  }
+
+  /**
+   * Runs an agent on one user message: its `@OnPrompt` handler, or the model with its tools.
+   * Text deltas and tool activity go to `listener`; resolves with the whole answer text.
+   */
+  async run(name: string, input: RunInput, signal: AbortSignal, listener: RunListener = () => {}): Promise<string> {
+    const agent = this.get(name);
+    signal = AbortSignal.any([signal, this.root.signal]);
+    signal.throwIfAborted();
+    const ctx = this.context(agent, input, signal, listener);
+    const handler = agent.def.promptMethod ? agent.instance[agent.def.promptMethod] : undefined;
+    const result: PromptResult = typeof handler === 'function'
+      ? (handler as (m: string, c: AgentContext) => PromptResult).call(agent.instance, input.message, ctx)
+      : ctx.stream();
+    const awaited = await result;
+    if (typeof awaited === 'string') {
+      signal.throwIfAborted();
+      if (awaited) listener({ type: 'text', delta: awaited });
+      return awaited;
+    }
+    let text = '';
+    for await (const delta of awaited) {
+      signal.throwIfAborted();
+      if (!delta) continue;
+      text += delta;
+      listener({ type: 'text', delta });
+    }
+    signal.throwIfAborted();
+    return text;
+  }
+
+  private context(agent: MountedAgent, input: RunInput, signal: AbortSignal, emit: RunListener): AgentContext | CoordinatorContext {
+    const base: AgentContext = {
+      agentName: agent.name,
+      signal,
+      sessionId: input.sessionId,
+      history: input.history ?? [],
+      runtime: () => this.activeRuntime(),
+      stream: (message) => this.modelLoop(agent, message ?? input.message, input.history ?? [], signal, emit, base),
+      emit,
+    };
+    if (agent.def.kind !== 'coordinator') return base;
+    const coordinationId = randomUUID();
+    const coordinator = agent.name;
+    const ctx: CoordinatorContext = {
+      ...base,
+      coordinationId,
+      coordinator,
+      fleet: agent.fleetNames,
+      dispatch: (to, message, options) => this.dispatch(agent, ctx, to, message, options, emit),
+      handoff: (from, to, reason) => {
+        this.journal.record({ kind: 'handoff', coordinationId, coordinator, agent: to, from, to, reason });
+      },
+      evaluate: (target, e) => {
+        this.journal.record({ kind: 'evaluation', coordinationId, coordinator, agent: target, evaluator: e.evaluator, score: e.score, passed: e.passed });
+      },
+    };
+    return ctx;
+  }
+
+  /** The model with the agent's tools: runs tool calls and feeds results back, up to `fw.agent.max-tool-steps` turns. */
+  private async *modelLoop(agent: MountedAgent, message: string, history: readonly AiMessage[], signal: AbortSignal, emit: RunListener, ctx: AgentContext): AsyncIterable<string> {
+    const runtime = this.activeRuntime();
+    const tools = agent.def.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+    const messages: AiMessage[] = [
+      ...(agent.def.options.system ? [{ role: 'system' as const, content: agent.def.options.system }] : []),
+      ...history,
+      { role: 'user', content: message },
+    ];
+    const maxSteps = Math.max(1, this.fw.config.get<number>('fw.agent.max-tool-steps'));
+    for (let step = 0; step < maxSteps; step++) {
+      const calls: AiToolCall[] = [];
+      let text = '';
+      for await (const part of runtime.stream({ messages, tools }, signal)) {
+        if (part.type === 'text') {
+          text += part.delta;
+          yield part.delta;
+        } else if (part.type === 'tool-call') {
+          calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+          emit({ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+        }
+      }
+      if (calls.length === 0) return;
+      messages.push({ role: 'assistant', content: text, toolCalls: calls });
+      for (const call of calls) {
+        const output = await this.callTool(agent, call, ctx);
+        emit({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output });
+        messages.push({ role: 'tool', toolCallId: call.toolCallId, toolName: call.toolName, content: output });
+      }
+    }
+  }
+
+  /** Runs one tool method; its failure is reported to the model as text, never thrown past the run. */
+  async callTool(agent: MountedAgent, call: { toolName: string; input: unknown }, ctx: AgentContext): Promise<string> {
+    const tool = agent.def.tools.find((t) => t.name === call.toolName);
+    if (!tool) return `error: unknown tool '${call.toolName}'`;
+    try {
+      const fn = agent.instance[tool.method] as (input: unknown, ctx: AgentContext) => unknown;
+      const out = await fn.call(agent.instance, call.input ?? {}, ctx);
+      return typeof out === 'string' ? out : JSON.stringify(out ?? null);
+    } catch (err) {
+      ctx.signal.throwIfAborted();
+      return `error: ${(err as Error).message ?? String(err)}`;
+    }
+  }
+
+  private async dispatch(coord: MountedAgent, ctx: CoordinatorContext, to: string, message: string, options: DispatchOptions = {}, emit: RunListener): Promise<DispatchResult> {
+    if (!coord.fleetNames.includes(to)) throw new NotInFleetError(coord.name, to);
+    const skill = options.skill ?? 'default';
+    const { coordinationId } = ctx;
+    const subagentRunId = randomUUID();
+    this.journal.record({ kind: 'dispatch', coordinationId, coordinator: coord.name, agent: to, skill });
+    this.fw.events.emit('AgentDispatched', { coordinationId, coordinator: coord.name, agent: to, skill });
+    emit({ type: 'subagent-started', subagentRunId, agent: to, skill });
+    const started = performance.now();
+    const done = (success: boolean): number => {
+      const durationMs = Math.round(performance.now() - started);
+      this.fw.events.emit('AgentCompleted', { coordinationId, coordinator: coord.name, agent: to, skill, durationMs, success });
+      return durationMs;
+    };
+    try {
+      const url = coord.remote.get(to);
+      let text: string;
+      if (url) {
+        if (!this.remoteCaller) throw new FwError('remote_unavailable', 'no A2A client is configured', 503);
+        text = await this.remoteCaller(url, message, ctx.signal);
+      } else {
+        text = await this.run(to, { message }, ctx.signal);
+      }
+      const durationMs = done(true);
+      this.journal.record({ kind: 'completion', coordinationId, coordinator: coord.name, agent: to, skill, durationMs });
+      emit({ type: 'subagent-finished', subagentRunId, agent: to, result: text });
+      return { agent: to, text, durationMs };
+    } catch (err) {
+      const error = (err as Error)?.message ?? String(err);
+      const durationMs = done(false);
+      this.journal.record({ kind: 'failure', coordinationId, coordinator: coord.name, agent: to, skill, durationMs, error });
+      emit({ type: 'subagent-error', subagentRunId, agent: to, error });
+      throw err;
+    }
+  }
+}
+
+export type { RunEvent };

@@ -1,0 +1,122 @@
+/**
+ * The agent module: installed automatically when @fw/agent is present (`fw.agent.enabled`), or by
+ * hand with `fw.use(agentModule())`. It mounts the decorated agents and those given to
+ * `mountAgent`, registers the runtimes and publishes the admin view as the service `'agent'`.
+ */
+import type { Framework, FrameworkModule } from '@fw/runtime';
+import { A2AEndpoint } from './a2a/endpoint.js';
+import { a2aRemoteCaller } from './a2a/remote-agent.js';
+import { BoundedTaskStore } from './a2a/task-store.js';
+import type { AgentAdminView } from './admin-view.js';
+import { aguiRuns, mountAgui } from './agui/endpoint.js';
+import { mountChat } from './chat/endpoint.js';
+import { AGENT_CONFIG } from './config.js';
+import { decoratedAgents, type AgentClass } from './decorators.js';
+import { RunCancelledError } from './errors.js';
+import { AgentHost, type MountedAgent } from './host.js';
+import { openAiRuntime } from './runtime/ai-sdk.js';
+import { OfflineRuntime } from './runtime/offline.js';
+import type { AiRuntime } from './runtime/port.js';
+import { createAdminView } from './view.js';
+
+/** Extra protocol mounts (the per-agent MCP endpoint plugs in here). */
+export type ProtocolMount = (fw: Framework, host: AgentHost, agent: MountedAgent) => (() => void)[] | undefined;
+
+export class AgentModule implements FrameworkModule {
+  readonly name = '@fw/agent';
+  host!: AgentHost;
+  store!: BoundedTaskStore;
+  view!: AgentAdminView;
+  readonly a2a = new Map<string, A2AEndpoint>();
+  private fw!: Framework;
+  private readonly unmounts: (() => void)[] = [];
+  private readonly extraMounts: ProtocolMount[] = [];
+
+  constructor(private readonly options: { runtimes?: AiRuntime[]; mounts?: ProtocolMount[] } = {}) {
+    this.extraMounts.push(...(options.mounts ?? []));
+  }
+
+  install(fw: Framework): void {
+    this.fw = fw;
+    fw.config.declare(AGENT_CONFIG);
+    this.host = new AgentHost(fw);
+    this.host.remoteCaller = a2aRemoteCaller();
+    this.host.runtimes.add(new OfflineRuntime());
+    const baseURL = fw.config.get<string>('fw.ai.base-url');
+    if (fw.config.get<boolean>('fw.ai.auto') && (baseURL || process.env.OPENAI_API_KEY)) {
+      this.host.runtimes.add(openAiRuntime({ model: fw.config.get<string>('fw.ai.model'), ...(baseURL ? { baseURL } : {}) }));
+    }
+    for (const r of this.options.runtimes ?? []) this.host.runtimes.add(r);
+    this.store = new BoundedTaskStore(fw.events, () => ({
+      max: fw.config.get<number>('fw.agent.tasks.max'),
+      terminalTtlMs: fw.config.get<number>('fw.agent.tasks.terminal-ttl'),
+    }));
+    this.view = createAdminView(this.host, this.store, this.a2a);
+    fw.services.provide('agent', this.view);
+    fw.services.provide('agent.module', this);
+    if (fw.config.get<boolean>('fw.agent.mount-decorated')) for (const def of decoratedAgents()) this.mount(def.target);
+    for (const target of pending.get(fw) ?? []) this.mount(target);
+    pending.delete(fw);
+  }
+
+  /** Mounts an agent class (or instance) on every protocol it serves. Idempotent for the same class. */
+  mount(target: AgentClass | object): MountedAgent {
+    const before = this.host.agents.size;
+    const agent = this.host.add(target);
+    if (this.host.agents.size === before) return agent;
+    const endpoint = new A2AEndpoint(this.host, agent, this.store);
+    this.a2a.set(agent.name, endpoint);
+    this.unmounts.push(...endpoint.mount(this.fw));
+    agent.protocols.add('a2a');
+    this.unmounts.push(...mountAgui(this.fw, this.host, agent));
+    agent.protocols.add('agui');
+    if (!agent.def.options.headless) {
+      const off = mountChat(this.fw, this.host, agent);
+      if (off) this.unmounts.push(off);
+    }
+    for (const m of this.extraMounts) {
+      const offs = m(this.fw, this.host, agent);
+      if (offs) this.unmounts.push(...offs);
+    }
+    return agent;
+  }
+
+  /** Adds a runtime (e.g. an AiSdkRuntime); the available one with the highest priority is active. */
+  addRuntime(runtime: AiRuntime): () => void {
+    return this.host.runtimes.add(runtime);
+  }
+
+  close(): void {
+    for (const ac of aguiRuns(this.host).values()) ac.abort(new RunCancelledError('the framework is closing'));
+    this.host.close();
+    for (const off of this.unmounts.splice(0)) off();
+  }
+}
+
+const pending = new WeakMap<Framework, (AgentClass | object)[]>();
+
+/** The agent module installed on `fw`, if any. */
+export function agentModuleOf(fw: Framework): AgentModule | undefined {
+  return fw.services.get<AgentModule>('agent.module');
+}
+
+/**
+ * Mounts an `@Agent` / `@Coordinator` class (or instance) on `fw`: now when the agent module is
+ * installed, otherwise as soon as it is.
+ */
+export function mountAgent(fw: Framework, target: AgentClass | object): void {
+  const module = agentModuleOf(fw);
+  if (module) {
+    module.mount(target);
+    return;
+  }
+  const list = pending.get(fw) ?? [];
+  list.push(target);
+  pending.set(fw, list);
+}
+
+/** Autoload entry point: the module, unless `fw.agent.enabled` is false. */
+export function createModule(fw: Framework): AgentModule | undefined {
+  fw.config.declare(AGENT_CONFIG);
+  return fw.config.get<boolean>('fw.agent.enabled') ? new AgentModule() : undefined;
+}

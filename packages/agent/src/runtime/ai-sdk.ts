@@ -1,0 +1,131 @@
+/**
+ * The Vercel AI SDK adapter. `ai` is the application's own package (a peer dependency): it is only
+ * imported, dynamically, when a stream starts, so @fw/agent works without it. Any AI SDK language
+ * model fits: OpenAI, OpenAI-compatible servers (Ollama, vLLM: `createOpenAI({ baseURL }).chat(id)`),
+ * Anthropic, Google, …
+ */
+import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
+import type { AiMessage, AiRequest, AiRuntime, AiStreamPart } from './port.js';
+
+export interface AiSdkRuntimeOptions {
+  name?: string;
+  priority?: number;
+  /** The model, or a factory that builds it on first use (lets provider packages load lazily). */
+  model: LanguageModel | (() => LanguageModel | Promise<LanguageModel>);
+  /** Model ids to advertise (the admin plane lists them). */
+  models?: string[];
+  capabilities?: string[];
+  /** Availability check; default: always available. */
+  available?: () => boolean;
+}
+
+export class AiSdkRuntime implements AiRuntime {
+  readonly name: string;
+  readonly priority: number;
+  readonly capabilities: readonly string[];
+  readonly models: readonly string[];
+  private readonly available: () => boolean;
+  private readonly modelSource: AiSdkRuntimeOptions['model'];
+  private model: Promise<LanguageModel> | undefined;
+
+  constructor(options: AiSdkRuntimeOptions) {
+    this.name = options.name ?? 'ai-sdk';
+    this.priority = options.priority ?? 10;
+    this.capabilities = options.capabilities ?? ['streaming', 'tools'];
+    this.models = options.models ?? [];
+    this.available = options.available ?? (() => true);
+    this.modelSource = options.model;
+  }
+
+  isAvailable(): boolean {
+    return this.available();
+  }
+
+  async *stream(request: AiRequest, signal: AbortSignal): AsyncIterable<AiStreamPart> {
+    signal.throwIfAborted();
+    const { streamText, jsonSchema, tool } = await import('ai');
+    const model = await (this.model ??= Promise.resolve(typeof this.modelSource === 'function' ? this.modelSource() : this.modelSource));
+    const tools: ToolSet = {};
+    for (const t of request.tools ?? []) {
+      tools[t.name] = tool({ description: t.description, inputSchema: jsonSchema(t.parameters) });
+    }
+    const result = streamText({
+      model,
+      messages: request.messages.map(toModelMessage),
+      ...(request.tools?.length ? { tools } : {}),
+      abortSignal: signal,
+      maxRetries: 0,
+    });
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case 'text-delta':
+          yield { type: 'text', delta: part.text };
+          break;
+        case 'tool-call':
+          yield { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input };
+          break;
+        case 'finish':
+          yield { type: 'finish', reason: part.finishReason };
+          break;
+        case 'abort':
+          throw signal.reason ?? new Error('aborted');
+        case 'error':
+          throw part.error instanceof Error ? part.error : new Error(String(part.error));
+        default:
+          break;
+      }
+    }
+    signal.throwIfAborted();
+  }
+}
+
+function toModelMessage(m: AiMessage): ModelMessage {
+  switch (m.role) {
+    case 'system':
+      return { role: 'system', content: m.content };
+    case 'user':
+      return { role: 'user', content: m.content };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: [
+          ...(m.content ? [{ type: 'text' as const, text: m.content }] : []),
+          ...(m.toolCalls ?? []).map((c) => ({ type: 'tool-call' as const, toolCallId: c.toolCallId, toolName: c.toolName, input: c.input })),
+        ],
+      };
+    case 'tool':
+      return {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: m.toolCallId, toolName: m.toolName, output: { type: 'text', value: m.content } }],
+      };
+  }
+}
+
+export interface OpenAiRuntimeOptions {
+  /** API key; default `OPENAI_API_KEY`. An OpenAI-compatible server may not need one. */
+  apiKey?: string;
+  /** Base URL of an OpenAI-compatible server (Ollama: `http://127.0.0.1:11434/v1`); default OpenAI. */
+  baseURL?: string;
+  model: string;
+  name?: string;
+  priority?: number;
+}
+
+/**
+ * An AI SDK runtime on `@ai-sdk/openai` (also a peer, loaded on first use) speaking the
+ * chat-completions API, which OpenAI and every OpenAI-compatible server share.
+ */
+export function openAiRuntime(options: OpenAiRuntimeOptions): AiSdkRuntime {
+  const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
+  return new AiSdkRuntime({
+    name: options.name ?? (options.baseURL ? 'openai-compatible' : 'openai'),
+    priority: options.priority ?? 10,
+    models: [options.model],
+    available: () => Boolean(apiKey || options.baseURL),
+    model: async () => {
+      const { createOpenAI } = await import('@ai-sdk/openai');
+      const provider = createOpenAI({ apiKey: apiKey ?? 'not-needed', ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
+      return provider.chat(options.model);
+    },
+  });
+}
