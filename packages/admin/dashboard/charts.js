@@ -25,7 +25,7 @@ export function createChart(canvas, { samples = 120, label, integer = true } = {
     ctx.clearRect(0, 0, w, hgt);
 
     const known = values.filter((v) => v !== null);
-    const max = niceMax(Math.max(1, ...known));
+    const max = niceMax(Math.max(integer ? 2 : 1, ...known), integer);
     ctx.font = `10px ${css('--sans') || 'sans-serif'}`;
     const fmt = (frac) => num(integer ? Math.round(max * frac) : Number((max * frac).toFixed(1)));
     // The axis makes room for its widest label.
@@ -93,9 +93,9 @@ export function createChart(canvas, { samples = 120, label, integer = true } = {
   };
 }
 
-/** 1, 2, 5 × 10^n at or above v, so the axis labels are round. */
-function niceMax(v) {
+/** A round axis maximum at or above v (2, 4, 10 × 10^n for integers, so the half mark is whole too). */
+function niceMax(v, integer) {
   const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 5, 10]) if (m * p >= v) return m * p;
+  for (const m of integer ? [1, 2, 4, 10] : [1, 2, 5, 10]) if (m * p >= v && (!integer || (m * p) % 2 === 0)) return m * p;
   return 10 * p;
 }

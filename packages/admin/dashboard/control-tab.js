@@ -76,7 +76,8 @@ export function createControlTab(ctx) {
     try {
       const { data } = await request('broadcasters/broadcast', { method: 'POST', body: { broadcasterId, message } });
       const n = data?.delivered ?? 0;
-      result(f, 'success', `Sent to ${broadcasterId}: delivered to ${num(n)} resource${n === 1 ? '' : 's'}.`);
+      const shown = message.length > 120 ? `${message.slice(0, 119)}…` : message;
+      result(f, 'success', 'Sent ', quote(shown), ' to ', quote(broadcasterId), `: delivered to ${num(n)} resource${n === 1 ? '' : 's'}.`);
     } catch (err) {
       failure(f, err, 'broadcaster');
     }
@@ -116,7 +117,7 @@ export function createControlTab(ctx) {
     result(f, 'pending', 'Disconnecting…');
     try {
       await request(`resources/${seg(uuid)}`, { method: 'DELETE', ...(reason ? { body: { reason } } : {}) });
-      result(f, 'success', `Disconnected ${uuid}.`);
+      result(f, 'success', 'Disconnected ', quote(uuid), reason ? ['; reason ', quote(reason)] : null, '.');
     } catch (err) {
       failure(f, err, 'resource');
     }

@@ -105,13 +105,15 @@ export function createDashboardTab(ctx) {
     empty: 'No broadcasters.',
     sort: { key: 'resourceCount', dir: 'descending' },
     columns: [
-      { key: 'id', label: 'Id', cls: 'clip', render: (b) => h('code', { text: b.id }), title: (b) => b.id },
+      {
+        key: 'id', label: 'Id', cls: 'clip', sig: (b) => `${b.id}|${b.internal}`, title: (b) => `${b.id}, created ${dateTime(b.createdAt)}`,
+        render: (b) => [h('code', { text: b.id }), b.internal ? [' ', h('span', { class: 'badge', text: 'internal', title: 'Used by fw itself (the admin event stream)' })] : null],
+      },
       { key: 'resourceCount', label: 'Resources', num: true },
       { key: 'messages', label: 'Messages', num: true },
-      { key: 'createdAt', label: 'Created', value: (b) => b.createdAt, render: (b) => ago(b.createdAt), sig: (b) => ago(b.createdAt), title: (b) => dateTime(b.createdAt) },
       {
         key: 'actions', label: '', sortable: false, sig: () => '', render: (b) => h('button', {
-          type: 'button', class: 'small', text: 'Broadcast…', attrs: { 'aria-label': `Broadcast to ${b.id}` },
+          type: 'button', class: 'small', text: 'Send…', attrs: { 'aria-label': `Broadcast to ${b.id}` },
           on: { click: () => ctx.prefillBroadcast(b.id) },
         }),
       },

@@ -150,31 +150,37 @@ export function createEventStream(hooks) {
 
 /**
  * One attempt through @fw/client. The client reconnects and resumes on its own after a network
- * drop; when it gives up or the server closes the stream on purpose, the attempt ends.
+ * drop (state `reconnecting`); when it ends (the server closed the stream on purpose, or it gave
+ * up), the attempt is over and the supervisor starts a fresh one.
  */
 function openWithFwClient(mod, url, cb) {
   let done = false;
   let client;
-  const end = (detail) => {
-    if (done) return;
-    done = true;
-    try { client?.close(); } catch { /* already closed */ }
-    cb.ended(detail);
-  };
   try {
-    client = mod.connect(url.href, { transports: ['websocket'] });
+    client = mod.connect(url.href, {
+      // WebSocket first; the HTTP transports only where a proxy refuses the upgrade.
+      transports: ['websocket', 'sse', 'long-polling'],
+      reconnect: { minDelay: 250, maxDelay: RETRY_MAX_MS },
+    });
   } catch (err) {
-    queueMicrotask(() => end(String(err?.message ?? err)));
+    queueMicrotask(() => cb.ended(String(err?.message ?? err)));
     return { close() { done = true; } };
   }
-  client.on?.('open', (info) => { if (!done) cb.open(Boolean(info?.resumed)); });
-  client.on?.('message', (data) => { if (!done) cb.message(typeof data === 'string' ? data : data?.data ?? ''); });
-  client.on?.('reconnecting', (info) => { if (!done) cb.lost(info?.reason ?? info?.message); });
-  client.on?.('close', (info) => end(info?.reason ?? info?.message));
+  client.onStateChange((state) => {
+    if (done) return;
+    if (state === 'open') cb.open(false);
+    else if (state === 'reconnecting') cb.lost('the connection dropped');
+  });
+  client.onMessage((data) => { if (!done) cb.message(data); });
+  client.onClose((reason) => {
+    if (done) return;
+    done = true;
+    cb.ended(reason);
+  });
   return {
     close() {
       done = true;
-      try { client.close(); } catch { /* already closed */ }
+      client.close('dashboard closed the stream');
     },
   };
 }

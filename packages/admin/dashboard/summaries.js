@@ -55,7 +55,7 @@ const SUMMARIES = {
   ],
   ControlActionExecuted: (e) => [
     code(e.principal ?? 'anonymous'), ' ', String(e.action ?? '?'), ' ', code(e.target), ': ',
-    e.success ? { ok: String(e.outcome ?? 'success') } : { bad: String(e.outcome ?? 'failed') },
+    e.success ? { ok: 'succeeded' } : { bad: String(e.outcome ?? 'failed') },
     ...(e.reason ? [' (', String(e.reason), ')'] : []),
   ],
 };

@@ -1,0 +1,142 @@
+/**
+ * Shared pieces of the dashboard browser tests: Debian's Chromium through playwright-core (never
+ * a downloaded browser), the running demo, fw clients from Node, and small readers of the page.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { connect, type FwClient } from '@fw/client/node';
+import type { Framework } from '@fw/runtime';
+import * as demo from '../src/main.js';
+
+export const CHROMIUM = process.env.FW_CHROMIUM ?? '/usr/bin/chromium';
+
+/** `false` when the browser tests can run, else why they are skipped. */
+export const skipBrowser: string | false = existsSync(CHROMIUM)
+  ? false
+  : `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) to run the dashboard browser tests`;
+if (skipBrowser) console.warn(`[dashboard tests] ${skipBrowser}`);
+
+export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+export const IMAGES_DIR = `${REPO_ROOT}docs/images/`;
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}
+
+export interface Target {
+  url: string;
+  fw: Framework;
+  close(): Promise<void>;
+}
+
+/** The demo on loopback (an ephemeral port unless one is given, for restarts on the same port). */
+type StartDemo = (o: { port?: number; host?: string }) => Promise<{ url: string; fw: Framework; close(): Promise<void> }>;
+export async function startTarget(port = 0): Promise<Target> {
+  const start = (demo as unknown as { startDemo?: StartDemo }).startDemo;
+  if (!start) {
+    // TEMPORARY until the demo lands: a bare framework with the modules autoloaded.
+    const { Framework: F } = await import('@fw/runtime');
+    const fw = new F({ configFile: false });
+    await fw.start();
+    fw.handle('/chat/{room}', {});
+    const a = await fw.listen(port, '127.0.0.1');
+    return { url: `http://127.0.0.1:${a.port}`, fw, close: () => fw.close() };
+  }
+  const d = await start({ port, host: '127.0.0.1' });
+  return { url: d.url.replace(/\/$/, ''), fw: d.fw, close: () => d.close() };
+}
+
+export interface OpenPage {
+  page: Page;
+  /** Uncaught page errors and console errors (other than failed resource loads the test provokes). */
+  errors: string[];
+}
+
+/** Opens the dashboard and waits until its event stream is connected. */
+export async function openDashboard(browser: Browser, base: string, viewport = { width: 1280, height: 900 }): Promise<OpenPage> {
+  const page = await browser.newPage({ viewport });
+  page.setDefaultTimeout(10_000);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(`console: ${m.text()}`);
+  });
+  // Records CSP violations: an injected inline script or handler that got parsed would show here.
+  await page.addInitScript(() => {
+    const w = window as unknown as { __cspViolations: string[] };
+    w.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => w.__cspViolations.push(`${e.violatedDirective}: ${e.sample}`));
+  });
+  await page.goto(`${base}/fw/admin/`);
+  await waitForConnState(page, 'connected');
+  return { page, errors };
+}
+
+export async function waitForConnState(page: Page, state: string, timeout = 15_000): Promise<void> {
+  await page.waitForFunction((s) => document.getElementById('conn')?.dataset.state === s, state, { timeout });
+}
+
+/** The number a dashboard counter shows (`connections`, `broadcasters`, …). */
+export async function counter(page: Page, key: string): Promise<number> {
+  const text = await page.locator(`dd[data-counter="${key}"]`).getAttribute('data-value');
+  return Number(String(text ?? '').replace(/,/g, ''));
+}
+
+export async function waitForCounter(page: Page, key: string, value: number, timeout = 10_000): Promise<void> {
+  await page.waitForFunction(
+    ([k, v]) => Number((document.querySelector(`dd[data-counter="${k}"]`) as HTMLElement | null)?.dataset.value?.replace(/,/g, '')) === v,
+    [key, value] as const,
+    { timeout },
+  );
+}
+
+export async function selectTab(page: Page, name: 'dashboard' | 'agents' | 'journal' | 'control'): Promise<void> {
+  await page.click(`#tab-${name}`);
+  await page.waitForFunction((n) => !document.getElementById(`panel-${n}`)?.hidden, name);
+}
+
+/** Saves a screenshot of the viewport to docs/images/dashboard-<name>.png (small PNGs for the docs). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(IMAGES_DIR, { recursive: true });
+  await page.screenshot({ path: `${IMAGES_DIR}dashboard-${name}.png` });
+}
+
+export interface TestClient {
+  client: FwClient;
+  uuid: string;
+  messages: string[];
+  /** Resolves with the reason when the server closes the client. */
+  closed: Promise<string>;
+}
+
+/** An fw client (WebSocket, fw protocol) connected to `path` on the target; resolves once open. */
+export async function connectClient(base: string, path: string): Promise<TestClient> {
+  const client = connect(`${base}${path}`, { transports: ['websocket'], reconnect: false });
+  const messages: string[] = [];
+  client.onMessage((data) => messages.push(data));
+  const closed = new Promise<string>((resolve) => client.onClose(resolve));
+  await new Promise<void>((resolve, reject) => {
+    if (client.state === 'open') return resolve();
+    const off = client.onStateChange((s) => {
+      if (s === 'open') {
+        off();
+        resolve();
+      }
+    });
+    void closed.then((reason) => reject(new Error(`client closed before opening: ${reason}`)));
+  });
+  return { client, uuid: client.uuid!, messages, closed };
+}
+
+/** Polls `check` until it returns true (for state outside the browser, e.g. a client's inbox). */
+export async function until(check: () => boolean, timeout = 10_000, what = 'condition'): Promise<void> {
+  const end = Date.now() + timeout;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

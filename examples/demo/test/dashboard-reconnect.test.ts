@@ -1,0 +1,66 @@
+/**
+ * The event stream cut by a server restart: the page says so (reconnecting), comes back by
+ * itself on the same address without a reload, and its counters match the new server again.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import {
+  connectClient, counter, launchBrowser, openDashboard, skipBrowser, startTarget, waitForConnState, waitForCounter,
+  type Target, type TestClient,
+} from './dashboard-helpers.js';
+
+describe('dashboard across a server restart', { skip: skipBrowser }, () => {
+  let target: Target | undefined;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+  const clients: TestClient[] = [];
+
+  before(async () => {
+    target = await startTarget();
+    target.fw.handle('/dash-restart/{room}', {});
+    browser = await launchBrowser();
+    ({ page, errors } = await openDashboard(browser, target.url));
+  });
+
+  after(async () => {
+    for (const c of clients) c.client.close();
+    await browser?.close();
+    await target?.close();
+  });
+
+  it('shows reconnecting while the server is down, then recovers with the right counters', async () => {
+    const first = target!;
+    const url = first.url;
+    const port = Number(new URL(url).port);
+    for (let i = 0; i < 3; i++) clients.push(await connectClient(url, '/fw/dash-restart/a'));
+    await waitForCounter(page, 'connections', first.fw.resources.size);
+    assert.ok((await counter(page, 'connections')) >= 4, 'three clients and the page itself');
+    const reloads: string[] = [];
+    page.on('framenavigated', (f) => { if (f === page.mainFrame()) reloads.push(f.url()); });
+
+    await first.close();
+    target = undefined;
+    await waitForConnState(page, 'reconnecting');
+    assert.equal(await page.locator('#conn-label').innerText(), 'Reconnecting…');
+    for (const c of clients.splice(0)) c.client.close();
+
+    target = await startTarget(port);
+    target.fw.handle('/dash-restart/{room}', {});
+    await waitForConnState(page, 'connected', 20_000);
+    const fresh = await connectClient(url, '/fw/dash-restart/b');
+    clients.push(fresh);
+    // The stream is live again: the new client's connection reaches the feed.
+    await page.locator('#feed li[data-type="ResourceConnected"]', { hasText: fresh.uuid }).waitFor();
+    // And the counters are the new server's, not the old one's: its own stream plus one client.
+    await waitForCounter(page, 'connections', target.fw.resources.size);
+    assert.equal(await counter(page, 'connections'), 2);
+    const overview = await (await fetch(`${url}/api/admin/overview`)).json() as Record<string, number>;
+    for (const key of ['connections', 'broadcasters', 'agentCount', 'activeSessions', 'taskCount']) {
+      await waitForCounter(page, key, overview[key]!);
+    }
+    assert.deepEqual(reloads, [], 'the page was not reloaded');
+    assert.deepEqual(errors, []);
+  });
+});
