@@ -1,0 +1,134 @@
+// The chat page: plain ES module, no build step. It talks to the server only through the fw
+// client served at /fw/client.js. Everything from the network is rendered with textContent,
+// never as HTML.
+import { connect } from '/fw/client.js';
+
+const $ = (id) => document.getElementById(id);
+const ROOM = /^[a-z0-9][a-z0-9-]{0,31}$/;
+let client;
+let room = ROOM.test(location.hash.slice(1)) ? location.hash.slice(1) : 'lobby';
+
+$('name').value = localStorage.getItem('fw-chat-name') || `guest-${Math.floor(Math.random() * 1000)}`;
+$('transport-choice').value = localStorage.getItem('fw-chat-transport') || 'auto';
+
+function line(parts, cls) {
+  const li = document.createElement('li');
+  if (cls) li.className = cls;
+  for (const [text, partCls] of parts) {
+    const span = document.createElement('span');
+    if (partCls) span.className = partCls;
+    span.textContent = text;
+    li.append(span);
+  }
+  const list = $('messages');
+  const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
+  list.append(li);
+  while (list.children.length > 500) list.firstElementChild.remove();
+  if (atBottom) list.scrollTop = list.scrollHeight;
+}
+
+function system(text) {
+  line([[text]], 'system');
+}
+
+function show(data) {
+  let msg;
+  try {
+    msg = JSON.parse(data);
+  } catch {
+    msg = undefined;
+  }
+  if (msg && typeof msg === 'object' && typeof msg.text === 'string') {
+    const when = typeof msg.at === 'number' ? new Date(msg.at).toLocaleTimeString() : '';
+    line([[when, 'when'], [String(msg.user ?? 'anonymous'), 'who'], [msg.text]]);
+  } else {
+    line([[String(data)]]);
+  }
+}
+
+function setState(state) {
+  $('state').textContent = state;
+  $('state').dataset.state = state;
+  $('transport').textContent = client?.transport ?? '–';
+}
+
+function join(name) {
+  client?.close();
+  room = name;
+  location.hash = name;
+  $('room-title').textContent = `#${name}`;
+  $('messages').replaceChildren();
+  const choice = $('transport-choice').value;
+  const c = connect(`/fw/chat/${encodeURIComponent(name)}`, choice === 'auto' ? {} : { transports: [choice] });
+  client = c;
+  c.onStateChange((state) => {
+    if (c !== client) return;
+    setState(state);
+    if (state === 'open') system(`connected to #${name} via ${c.transport}`);
+    if (state === 'reconnecting') system('connection lost, reconnecting…');
+  });
+  c.onMessage((data) => {
+    if (c === client) show(data);
+  });
+  c.onGap((lost) => {
+    if (c === client) system(`${lost} messages were lost while reconnecting`);
+  });
+  c.onClose((reason) => {
+    if (c !== client) return;
+    setState('closed');
+    system(`disconnected: ${reason}`);
+  });
+  setState(c.state);
+  refreshRooms();
+}
+
+async function refreshRooms() {
+  let rooms = [];
+  try {
+    rooms = (await (await fetch('/demo/rooms')).json()).rooms;
+  } catch {
+    return;
+  }
+  const list = $('rooms');
+  list.replaceChildren();
+  for (const r of rooms) {
+    const li = document.createElement('li');
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = `#${r.name}`;
+    const members = document.createElement('span');
+    members.className = 'members';
+    members.textContent = String(r.members);
+    b.append(members);
+    b.setAttribute('aria-current', String(r.name === room));
+    b.addEventListener('click', () => join(r.name));
+    li.append(b);
+    list.append(li);
+  }
+}
+
+$('composer').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const text = $('text').value.trim();
+  if (!text || !client) return;
+  const user = $('name').value.trim() || 'anonymous';
+  localStorage.setItem('fw-chat-name', user);
+  client.send({ user, text, at: Date.now() });
+  $('text').value = '';
+});
+
+$('new-room').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const name = $('new-room-name').value.trim().toLowerCase();
+  if (!ROOM.test(name)) return;
+  $('new-room-name').value = '';
+  join(name);
+});
+
+$('transport-choice').addEventListener('change', () => {
+  localStorage.setItem('fw-chat-transport', $('transport-choice').value);
+  join(room);
+});
+
+join(room);
+setInterval(refreshRooms, 5000);
