@@ -190,15 +190,27 @@ export class AgentHost {
 
   /** Runs one tool method; its failure is reported to the model as text, never thrown past the run. */
   async callTool(agent: MountedAgent, call: { toolName: string; input: unknown }, ctx: AgentContext): Promise<string> {
-    const tool = agent.def.tools.find((t) => t.name === call.toolName);
-    if (!tool) return `error: unknown tool '${call.toolName}'`;
+    const out = await this.tool(agent, call.toolName, call.input, ctx);
+    return out.ok ? out.text : `error: ${out.text}`;
+  }
+
+  /** Calls a tool method from outside a run (the per-agent MCP endpoint). */
+  invokeTool(agentName: string, toolName: string, input: unknown, signal: AbortSignal): Promise<{ ok: boolean; text: string }> {
+    const agent = this.get(agentName);
+    const ctx = this.context(agent, { message: '' }, AbortSignal.any([signal, this.root.signal]), () => {});
+    return this.tool(agent, toolName, input, ctx);
+  }
+
+  private async tool(agent: MountedAgent, toolName: string, input: unknown, ctx: AgentContext): Promise<{ ok: boolean; text: string }> {
+    const tool = agent.def.tools.find((t) => t.name === toolName);
+    if (!tool) return { ok: false, text: `unknown tool '${toolName}'` };
     try {
       const fn = agent.instance[tool.method] as (input: unknown, ctx: AgentContext) => unknown;
-      const out = await fn.call(agent.instance, call.input ?? {}, ctx);
-      return typeof out === 'string' ? out : JSON.stringify(out ?? null);
+      const out = await fn.call(agent.instance, input ?? {}, ctx);
+      return { ok: true, text: typeof out === 'string' ? out : JSON.stringify(out ?? null) };
     } catch (err) {
       ctx.signal.throwIfAborted();
-      return `error: ${(err as Error).message ?? String(err)}`;
+      return { ok: false, text: (err as Error)?.message ?? String(err) };
     }
   }
 

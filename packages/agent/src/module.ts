@@ -10,6 +10,7 @@ import { BoundedTaskStore } from './a2a/task-store.js';
 import type { AgentAdminView } from './admin-view.js';
 import { aguiRuns, mountAgui } from './agui/endpoint.js';
 import { mountChat } from './chat/endpoint.js';
+import { mountMcp } from './mcp/endpoint.js';
 import { AGENT_CONFIG } from './config.js';
 import { decoratedAgents, type AgentClass } from './decorators.js';
 import { RunCancelledError } from './errors.js';
@@ -74,6 +75,7 @@ export class AgentModule implements FrameworkModule {
       const off = mountChat(this.fw, this.host, agent);
       if (off) this.unmounts.push(off);
     }
+    this.unmounts.push(...(mountMcp(this.fw, this.host, agent) ?? []));
     for (const m of this.extraMounts) {
       const offs = m(this.fw, this.host, agent);
       if (offs) this.unmounts.push(...offs);

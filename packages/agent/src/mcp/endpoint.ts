@@ -1,0 +1,36 @@
+/**
+ * The per-agent MCP endpoint `/fw/agent/{name}/mcp`: the agent's tool methods served through
+ * @fw/mcp (Streamable HTTP and WebSocket on one path). Only agents with tools get one, so the
+ * `mcp` badge means tools are really there.
+ */
+import { McpRegistry, McpToolResult, ToolRegistry, mountMcpServer } from '@fw/mcp';
+import type { Framework } from '@fw/runtime';
+import type { AgentHost, MountedAgent } from '../host.js';
+
+export function mountMcp(fw: Framework, host: AgentHost, agent: MountedAgent): (() => void)[] | undefined {
+  if (agent.def.tools.length === 0) return undefined;
+  const registry = new ToolRegistry('programmatic');
+  for (const tool of agent.def.tools) {
+    registry.registerTool({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.parameters as never,
+      handler: async (args, ctx) => {
+        const out = await host.invokeTool(agent.name, tool.name, args, ctx.signal);
+        return out.ok ? out.text : McpToolResult.error(out.text);
+      },
+    });
+  }
+  const mounted = mountMcpServer(fw, { name: agent.name, version: agent.def.options.version, path: `${agent.path}/mcp` });
+  mounted.endpoint.catalog.add(registry);
+  // An agent's endpoint serves the agent's tools only, not the process-wide registry (which holds
+  // e.g. the admin plane's fw_* tools).
+  const registries = mounted.endpoint.catalog.registries as ToolRegistry[];
+  const global = registries.indexOf(McpRegistry.get());
+  if (global >= 0) registries.splice(global, 1);
+  agent.protocols.add('mcp');
+  return [() => {
+    agent.protocols.delete('mcp');
+    mounted.close();
+  }];
+}
