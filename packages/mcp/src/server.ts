@@ -36,6 +36,11 @@ export function mountedServers(fw: Framework): MountedServer[] {
  */
 export function mountMcpServer(fw: Framework, target: McpServerClass | object | McpServerOptions, options: MountOptions = {}): MountedServer {
   fw.config.declare(MCP_CONFIG);
+  // A class mounted by hand before start is not mounted again by the module's autoload.
+  if (typeof target === 'function') {
+    const already = mountedServers(fw).find((m) => m.instances.some((i) => i.constructor === target));
+    if (already) return already;
+  }
   const { identity, instance } = resolveTarget(fw, target);
   const registry: ToolRegistry | undefined = instance ? buildRegistry(instance) : undefined;
   let byPath = MOUNTS.get(fw);
