@@ -142,12 +142,8 @@ function showBanner(text) {
 
 let started = false;
 async function start() {
-  try {
-    await loadSession();
-  } catch {
-    return; // 401: the sign-in form is up
-  }
-  showBanner('');
+  // Session, data and stream all start at once: a 401 on any of them brings up the sign-in form.
+  const session = loadSession();
   if (!started) {
     started = true;
     for (const v of Object.values(views)) v.start();
@@ -157,6 +153,12 @@ async function start() {
   }
   void seedFeed();
   stream.restart();
+  try {
+    await session;
+    if (!signingIn) showBanner('');
+  } catch {
+    /* 401: the sign-in form is up */
+  }
 }
 
 // The REST API going away shows on the status counter even before the stream notices.
