@@ -38,7 +38,7 @@ export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): 
       if (session) host.sessions.end(session);
     },
   };
-  const off = handle.call(fw, `/agent/${agent.name}`, handler, { broadcaster: null, description: `agent ${agent.name} chat sessions` });
+  const off = handle.call(fw, `/agent/${encodeURIComponent(agent.name)}`, handler, { broadcaster: null, description: `agent ${agent.name} chat sessions` });
   return typeof off === 'function' ? off : undefined;
 }
 
