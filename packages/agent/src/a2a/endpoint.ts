@@ -16,7 +16,10 @@ import { FwAgentExecutor } from './executor.js';
 import type { BoundedTaskStore } from './task-store.js';
 import { TaskNotCancelableError } from '../errors.js';
 
-export const JSONRPC = { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602, VERSION_NOT_SUPPORTED: -32009 } as const;
+export const JSONRPC = { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602, INTERNAL_ERROR: -32603, VERSION_NOT_SUPPORTED: -32009 } as const;
+
+/** Methods that may create a task (1.0 and 0.3 names). */
+const SENDS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
 
 type RpcId = string | number | null;
 
@@ -27,7 +30,7 @@ export class A2AEndpoint {
   private readonly legacy: LegacyJsonRpcTransportHandler;
   readonly path: string;
 
-  constructor(private readonly host: AgentHost, private readonly agent: MountedAgent, store: BoundedTaskStore) {
+  constructor(private readonly host: AgentHost, private readonly agent: MountedAgent, private readonly store: BoundedTaskStore) {
     this.path = `${agent.path}/a2a`;
     this.executor = new FwAgentExecutor(host, agent.name);
     this.handler = new DefaultRequestHandler(agentCard(agent, this.path), store.forAgent(agent.name), this.executor);
@@ -97,6 +100,10 @@ export class A2AEndpoint {
     if (envelope.params !== undefined && (typeof envelope.params !== 'object' || envelope.params === null || Array.isArray(envelope.params))) {
       return rpcError(res, id, JSONRPC.INVALID_PARAMS, 'Invalid params: expected an object');
     }
+    if (SENDS.has(envelope.method) && this.store.isFull()) {
+      // Refused before the agent starts: a task that cannot be stored must not run.
+      return rpcError(res, id, JSONRPC.INTERNAL_ERROR, 'the task store is full (fw.agent.tasks.max live tasks); try again later', { code: 'limit_exceeded' });
+    }
     const ctx = new ServerCallContext({ requestedVersion: version });
     const out = await (legacy ? this.legacy.handle(envelope as Record<string, unknown>, ctx) : this.v1.handle(envelope as Record<string, unknown>, ctx));
     if (!isAsyncIterable(out)) {
@@ -138,8 +145,8 @@ async function streamSse(req: IncomingMessage, res: ServerResponse, stream: Asyn
   void req;
 }
 
-function rpcError(res: ServerResponse, id: RpcId, code: number, message: string): void {
-  sendJson(res, 200, { jsonrpc: '2.0', id, error: { code, message } });
+function rpcError(res: ServerResponse, id: RpcId, code: number, message: string, data?: Record<string, unknown>): void {
+  sendJson(res, 200, { jsonrpc: '2.0', id, error: { code, message, ...(data ? { data } : {}) } });
 }
 
 function validId(id: unknown): boolean {

@@ -80,6 +80,14 @@ export class BoundedTaskStore {
     return out;
   }
 
+  /** True when a new task would be refused: at capacity and no finished task to evict. */
+  isFull(): boolean {
+    this.sweep();
+    if (this.entries.size < this.limits().max) return false;
+    for (const e of this.entries.values()) if (e.expiresAt !== undefined) return false;
+    return true;
+  }
+
   get size(): number {
     this.sweep();
     return this.entries.size;

@@ -1,0 +1,116 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HttpAgent } from '@ag-ui/client';
+import { Agent, AgentTool, OnPrompt, type AgentContext, type AiRequest, type AiRuntime, type AiStreamPart } from '../src/index.js';
+import { sleep } from '../src/runtime/offline.js';
+import { ProbeRuntime, startApp, until } from './helpers.js';
+
+@Agent({ name: 'lim', headless: true })
+class Lim {
+  @AgentTool({ description: 'loops' })
+  again(): string {
+    return 'again';
+  }
+}
+
+@Agent({ name: 'sleepy', headless: true })
+class Sleepy {
+  @OnPrompt()
+  async *prompt(_m: string, ctx: AgentContext): AsyncIterable<string> {
+    for (;;) {
+      await sleep(20, ctx.signal);
+      yield '.';
+    }
+  }
+}
+
+const a2a = (text: string, method = 'SendMessage') => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] } } });
+
+test('request bodies are capped at fw.agent.max-body-bytes (413 problem+json) on A2A and AG-UI', async () => {
+  const app = await startApp((m) => m.mount(Lim), { 'fw.agent.max-body-bytes': 400 });
+  try {
+    const ok = a2a('x'.repeat(10));
+    assert.ok(Buffer.byteLength(ok) <= 400);
+    const res = await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'A2A-Version': '1.0' }, body: ok });
+    assert.equal(((await res.json()) as { result?: unknown }).result !== undefined, true);
+    for (const path of ['a2a', 'agui']) {
+      const big = await fetch(`${app.base}/fw/agent/lim/${path}`, { method: 'POST', headers: { 'A2A-Version': '1.0' }, body: a2a('x'.repeat(400)) });
+      assert.equal(big.status, 413);
+      assert.equal(big.headers.get('content-type'), 'application/problem+json');
+      assert.equal(((await big.json()) as { code: string }).code, 'payload_too_large');
+    }
+  } finally {
+    await app.close();
+  }
+});
+
+test('the model gets at most fw.agent.max-tool-steps turns when it keeps calling tools', async () => {
+  class Looper implements AiRuntime {
+    readonly name = 'looper';
+    readonly priority = 9;
+    readonly capabilities = ['tools'];
+    readonly models = ['loop'];
+    calls = 0;
+    isAvailable(): boolean {
+      return true;
+    }
+    async *stream(_r: AiRequest): AsyncIterable<AiStreamPart> {
+      this.calls++;
+      yield { type: 'tool-call', toolCallId: `c${this.calls}`, toolName: 'again', input: {} };
+    }
+  }
+  const looper = new Looper();
+  const app = await startApp((m) => m.mount(Lim), { 'fw.agent.max-tool-steps': 3 }, [looper]);
+  try {
+    await app.module.host.run('lim', { message: 'go' }, new AbortController().signal);
+    assert.equal(looper.calls, 3);
+  } finally {
+    await app.close();
+  }
+});
+
+test('AG-UI runs are capped at fw.agent.agui.max-runs (429) and the slot frees when a run ends', async () => {
+  const app = await startApp((m) => m.mount(Sleepy), { 'fw.agent.agui.max-runs': 1 });
+  try {
+    const agent = new HttpAgent({ url: `${app.base}/fw/agent/sleepy/agui` });
+    agent.messages = [{ id: 'm', role: 'user', content: 'zzz' }];
+    let started = false;
+    const running = agent.runAgent({ runId: 'one' }, { onRunStartedEvent: () => { started = true; } });
+    await until(() => started);
+    const input = { threadId: 't', runId: 'two', messages: [{ id: 'm', role: 'user', content: 'hi' }], tools: [], context: [], state: {}, forwardedProps: {} };
+    const second = await fetch(`${app.base}/fw/agent/sleepy/agui`, { method: 'POST', body: JSON.stringify(input) });
+    assert.equal(second.status, 429);
+    assert.equal(((await second.json()) as { code: string }).code, 'limit_exceeded');
+    assert.equal((await fetch(`${app.base}/fw/agent/sleepy/agui/runs/one/cancel`, { method: 'POST' })).status, 202);
+    await running;
+    const third = await fetch(`${app.base}/fw/agent/sleepy/agui/runs/none/cancel`, { method: 'POST' });
+    assert.equal(third.status, 404);
+    const again = await fetch(`${app.base}/fw/agent/sleepy/agui`, { method: 'POST', body: JSON.stringify({ ...input, runId: 'three' }) });
+    assert.equal(again.status, 200);
+    await fetch(`${app.base}/fw/agent/sleepy/agui/runs/three/cancel`, { method: 'POST' });
+    assert.match(await again.text(), /"outcome":\{"type":"cancelled"\}/);
+  } finally {
+    await app.close();
+  }
+});
+
+test('the task store refuses a new task past fw.agent.tasks.max live tasks; the process keeps serving', async () => {
+  const probe = new ProbeRuntime();
+  const app = await startApp((m) => m.mount(Lim), { 'fw.agent.tasks.max': 1 }, [probe]);
+  try {
+    const stream = await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'A2A-Version': '1.0' }, body: a2a('slow', 'SendStreamingMessage') });
+    await until(() => app.module.view.tasks()[0]?.state === 'working');
+    const refused = (await (await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'A2A-Version': '1.0' }, body: a2a('hello') })).json()) as { error?: { code: number; data?: { code: string } } };
+    assert.equal(refused.error?.code, -32603);
+    assert.equal(refused.error?.data?.code, 'limit_exceeded');
+    assert.equal(probe.requests.length, 1, 'the refused task never ran');
+    assert.equal(app.module.view.tasks().length, 1);
+    const id = app.module.view.tasks()[0]!.id;
+    await app.module.view.cancelTask(id);
+    await stream.text();
+    const ok = (await (await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'A2A-Version': '1.0' }, body: a2a('hello') })).json()) as { result?: { task: { status: { state: string } } } };
+    assert.equal(ok.result?.task.status.state, 'TASK_STATE_COMPLETED');
+  } finally {
+    await app.close();
+  }
+});
