@@ -19,13 +19,18 @@ export interface FwEventMap {
   AgentDispatched: { coordinationId: string; coordinator: string; agent: string; skill: string };
   AgentCompleted: { coordinationId: string; coordinator: string; agent: string; skill: string; durationMs: number; success: boolean };
   ControlActionExecuted: { action: string; target: string; principal: string | null; success: boolean; outcome: string; reason?: string };
+  /**
+   * Not in the spec's eleven: cluster mode (`@fw/redis`) reports Redis going down / coming back,
+   * nodes joining / leaving, and cross-node messages lost, so no loss is ever silent.
+   */
+  ClusterChanged: { node: string; change: 'redis-down' | 'redis-up' | 'node-joined' | 'node-left' | 'messages-lost'; detail: string; lost?: number };
 }
 
 export type FwEventType = keyof FwEventMap;
 export const FW_EVENT_TYPES: readonly FwEventType[] = [
   'ResourceConnected', 'ResourceDisconnected', 'BroadcasterCreated', 'BroadcasterDestroyed',
   'MessageBroadcast', 'AgentSessionStarted', 'AgentSessionEnded', 'TaskStateChanged',
-  'AgentDispatched', 'AgentCompleted', 'ControlActionExecuted',
+  'AgentDispatched', 'AgentCompleted', 'ControlActionExecuted', 'ClusterChanged',
 ];
 
 /** An event as delivered: `type` and an ISO-8601 `timestamp`, then the type's own fields. */

@@ -13,6 +13,8 @@ export type * from './model.js';
 export { Runtime, type RuntimeSettings, type RuntimeCounters, type RuntimeDiagnostics } from './runtime.js';
 export { BroadcasterFactory } from './broadcast/factory.js';
 export { FwBroadcaster } from './broadcast/broadcaster.js';
+export type { BroadcastAdapter } from './broadcast/adapter.js';
+export { Outgoing } from './broadcast/outgoing.js';
 export { FwResource } from './resource/resource.js';
 export { ResourceRegistry } from './resource/registry.js';
 export { heartbeat } from './interceptor/heartbeat.js';

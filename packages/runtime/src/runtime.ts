@@ -12,6 +12,7 @@ import type {
   ResourceInfo, ResourceQuery, RuntimeStats, RuntimeView,
 } from './model.js';
 import { BroadcasterFactory } from './broadcast/factory.js';
+import type { BroadcastAdapter } from './broadcast/adapter.js';
 import type { FwBroadcaster } from './broadcast/broadcaster.js';
 import { FlushQueue } from './resource/flush-queue.js';
 import { ResourceRegistry } from './resource/registry.js';
@@ -106,6 +107,8 @@ export class Runtime implements RuntimeView {
   private readonly startedAt = new Date().toISOString();
   private server: WebSocketServer | undefined;
   closing = false;
+  /** The cluster seam (`@fw/redis` installs it); undefined on a single node. See BroadcastAdapter. */
+  adapter: BroadcastAdapter | undefined;
 
   constructor(private readonly host: RuntimeHost) {
     this.settings = readSettings(host.config);

@@ -41,6 +41,13 @@ export class FwBroadcaster implements Broadcaster {
     let n = 0;
     let out: Outgoing;
     if (only === undefined) {
+      const adapter = this.runtime.adapter;
+      // In a cluster the adapter sequences the broadcast and hands it back via deliverSequenced.
+      if (adapter !== undefined && !this.internal) {
+        const payload = typeof message === 'string' ? message : JSON.stringify(message);
+        if (adapter.publish(this, payload)) return this.members.size;
+        return this.deliverSequenced(payload, this.cache.next);
+      }
       out = Outgoing.from(message, this.id, this.cache.next);
       this.cache.push(out);
       for (const r of this.members) if (r.deliver(out)) n++;
@@ -54,6 +61,27 @@ export class FwBroadcaster implements Broadcaster {
     rt.counters.broadcasts++;
     if (!this.internal && rt.events.wants('MessageBroadcast')) {
       rt.events.emit('MessageBroadcast', { broadcasterId: this.id, id: out.bid ?? this.cache.next - 1, resourceCount: n });
+    }
+    return n;
+  }
+
+  /**
+   * Delivers a full broadcast whose sequence was assigned by the cluster adapter. Sequences only
+   * grow: an older or repeated `bid` is ignored, a jump leaves a hole in the replay cache (the
+   * adapter counts those messages as lost). Returns how many resources it reached.
+   */
+  deliverSequenced(payload: string, bid: number): number {
+    if (this.destroyed || bid < this.cache.next) return 0;
+    this.cache.skipTo(bid);
+    const out = new Outgoing(payload, this.id, bid);
+    this.cache.push(out);
+    let n = 0;
+    for (const r of this.members) if (r.deliver(out)) n++;
+    this.messages++;
+    const rt = this.runtime;
+    rt.counters.broadcasts++;
+    if (!this.internal && rt.events.wants('MessageBroadcast')) {
+      rt.events.emit('MessageBroadcast', { broadcasterId: this.id, id: bid, resourceCount: n });
     }
     return n;
   }
@@ -95,7 +123,9 @@ export class FwBroadcaster implements Broadcaster {
   replay(resource: FwResource, lastBid: number): number {
     let n = 0;
     for (let bid = Math.max(lastBid + 1, this.cache.first); bid < this.cache.next; bid++) {
-      if (resource.deliver(this.cache.get(bid)!)) n++;
+      const out = this.cache.get(bid);
+      // A hole (a cluster sequence this node never received) is skipped.
+      if (out !== undefined && resource.deliver(out)) n++;
     }
     return n;
   }

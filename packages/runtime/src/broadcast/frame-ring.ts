@@ -4,7 +4,7 @@
  * backing array grows only as items arrive, so an idle ring costs almost nothing.
  */
 export class FrameRing<T> {
-  private items: T[] = [];
+  private items: (T | undefined)[] = [];
   private head = 0;
   /** Id of the oldest item held. */
   first = 1;
@@ -27,6 +27,20 @@ export class FrameRing<T> {
       this.first++;
     }
     return id;
+  }
+
+  /**
+   * Moves numbering forward so the next push gets `id`; the skipped ids become holes (`get`
+   * answers undefined). Used when a cluster sequence jumps over messages this node never got.
+   */
+  skipTo(id: number): void {
+    if (id <= this.next) return;
+    if (this.capacity <= 0 || id - this.next >= this.capacity) {
+      this.release();
+      this.first = this.next = id;
+      return;
+    }
+    while (this.next < id) this.push(undefined as T);
   }
 
   get(id: number): T | undefined {

@@ -1,0 +1,311 @@
+import { FwError, NotFoundError, type BroadcasterInfo, type Page, type ResourceInfo, type ResourceQuery, type Runtime, type RuntimeStats } from '@fw/runtime';
+import type { ClusterBroadcast } from './cluster-broadcast.js';
+import type { RedisLink } from './link.js';
+import type { NodeRecord, Presence } from './presence.js';
+import type { Rpc, RpcHandler } from './rpc.js';
+import type { SharedLog } from './shared-log.js';
+
+/** The real outcome of a routed control action. */
+export type ControlOutcome = 'done' | 'not_found' | 'node_unreachable';
+
+export interface ControlResult<T = unknown> {
+  outcome: ControlOutcome;
+  /** The node that holds the target (when done). */
+  node: string | null;
+  /** Nodes that did not answer in time (the target may be on one of them). */
+  missing: string[];
+  result?: T;
+}
+
+/** This node's view of its cluster link: what the overview and the nodes list show. */
+export interface ClusterStatus {
+  nodeId: string;
+  redis: 'up' | 'down';
+  redisDownSince: string | null;
+  /** Times the Redis link came back after being lost. */
+  recoveries: number;
+  lastError: string | null;
+  published: number;
+  received: number;
+  /** Local broadcasts the other nodes never got (published while Redis was down). */
+  unpublished: number;
+  /** Broadcasts of other nodes that never reached this node. */
+  lost: number;
+  pendingRequests: number;
+}
+
+export interface ClusterNode extends NodeRecord {
+  self: boolean;
+}
+
+export interface NodeOverview {
+  node: string;
+  stats: RuntimeStats;
+  cluster: ClusterStatus;
+}
+
+export interface ClusterTotals {
+  nodes: number;
+  connections: number;
+  broadcasters: number;
+  messagesIn: number;
+  messagesOut: number;
+  broadcasts: number;
+  dropped: number;
+  unpublished: number;
+  lost: number;
+}
+
+export interface ClusterOverview {
+  self: string;
+  redis: 'up' | 'down';
+  totals: ClusterTotals;
+  nodes: NodeOverview[];
+  /** Nodes that did not answer in time: the totals leave them out. */
+  missing: string[];
+}
+
+export type ClusterResource = ResourceInfo & { node: string };
+export type ClusterBroadcaster = BroadcasterInfo & { node: string };
+
+export interface ClusterPage<T> extends Page<T> {
+  missing: string[];
+}
+
+export interface ClusterList<T> {
+  items: T[];
+  missing: string[];
+}
+
+/** An entry of a shared log, stamped with the node that wrote it. */
+export type Stamped<T> = T & { node: string };
+
+/**
+ * The `cluster` service (`fw.services.get<ClusterService>('cluster')`): the whole cluster as the
+ * admin plane sees it. Answers never fail whole because a node is slow or gone: they name it in
+ * `missing`. Control actions are routed to the node holding the target and report the outcome.
+ */
+export interface ClusterService {
+  readonly nodeId: string;
+  status(): ClusterStatus;
+  nodes(): Promise<ClusterNode[]>;
+  overview(): Promise<ClusterOverview>;
+  listResources(query?: ResourceQuery): Promise<ClusterPage<ClusterResource>>;
+  getResource(uuid: string): Promise<ControlResult<ClusterResource>>;
+  listBroadcasters(): Promise<ClusterList<ClusterBroadcaster>>;
+  disconnect(uuid: string, reason?: string): Promise<ControlResult>;
+  unicast(uuid: string, message: string | object): Promise<ControlResult>;
+  /** Broadcasts to every member on every node, even when this node has none. */
+  broadcast(broadcasterId: string, message: string | object): Promise<{ bid: number }>;
+  /**
+   * Registers a routable control method (e.g. the agent layer's `agent.cancel-task`): it returns
+   * its result, or throws NotFoundError when this node does not hold the target.
+   */
+  handle(method: string, handler: RpcHandler): () => void;
+  /** Runs `method` on whichever node holds the target: this one first, then all others at once. */
+  route<T = unknown>(method: string, args: Record<string, unknown>): Promise<ControlResult<T>>;
+  /** Calls `method` on every live node; answers per node plus the ones that did not answer. */
+  gather<T = unknown>(method: string, args?: Record<string, unknown>): Promise<{ answers: { node: string; result: T }[]; missing: string[] }>;
+  /** Shared logs (audit, journal, or any name): one Redis list each. */
+  log<T extends object>(name: string): SharedLog<Stamped<T>>;
+  /** Appends to a shared log, stamping the entry with this node. False when Redis is down. */
+  append<T extends object>(name: string, entry: T): Promise<boolean>;
+}
+
+export interface ClusterParts {
+  nodeId: string;
+  runtime: Runtime;
+  link: RedisLink;
+  rpc: Rpc;
+  presence: Presence;
+  broadcast: ClusterBroadcast;
+  /** Node ids seen at the last heartbeat (used when Redis is down). */
+  knownNodes(): string[];
+  log<T extends object>(name: string): SharedLog<Stamped<T>>;
+}
+
+/** The service over the parts; also registers the per-node methods the others call. */
+export class Cluster implements ClusterService {
+  readonly nodeId: string;
+
+  constructor(private readonly p: ClusterParts) {
+    this.nodeId = p.nodeId;
+    const rt = p.runtime;
+    p.rpc.handle('node.overview', () => ({ node: this.nodeId, stats: rt.stats(), cluster: this.status() }));
+    p.rpc.handle('node.resources', (a) => rt.listResources(a as ResourceQuery));
+    p.rpc.handle('node.resource', (a) => {
+      const r = rt.getResource(String(a.uuid));
+      if (!r) throw new NotFoundError('resource', String(a.uuid));
+      return { ...r, node: this.nodeId };
+    });
+    p.rpc.handle('node.broadcasters', () => rt.listBroadcasters().filter((b) => !b.internal));
+    p.rpc.handle('node.disconnect', (a) => {
+      rt.disconnect(String(a.uuid), typeof a.reason === 'string' ? a.reason : undefined);
+      return true;
+    });
+    p.rpc.handle('node.unicast', (a) => {
+      rt.unicast(String(a.uuid), a.message as string | object);
+      return true;
+    });
+  }
+
+  status(): ClusterStatus {
+    const { link, broadcast, rpc } = this.p;
+    const c = broadcast.counters;
+    return {
+      nodeId: this.nodeId,
+      redis: link.state,
+      redisDownSince: link.downSince === undefined ? null : new Date(link.downSince).toISOString(),
+      recoveries: link.recoveries,
+      lastError: link.lastError || null,
+      published: c.published,
+      received: c.received,
+      unpublished: c.unpublished,
+      lost: c.lost,
+      pendingRequests: rpc.pendingCount,
+    };
+  }
+
+  async nodes(): Promise<ClusterNode[]> {
+    const records = this.p.link.up ? await this.p.presence.nodes().catch(() => undefined) : undefined;
+    return (records ?? []).map((r) => ({ ...r, self: r.id === this.nodeId }));
+  }
+
+  async gather<T = unknown>(method: string, args: Record<string, unknown> = {}): Promise<{ answers: { node: string; result: T }[]; missing: string[] }> {
+    const ids = await this.liveIds();
+    const settled = await Promise.allSettled(ids.map((id) => this.p.rpc.call<T>(id, method, args)));
+    const answers: { node: string; result: T }[] = [];
+    const missing: string[] = [];
+    settled.forEach((s, i) => {
+      if (s.status === 'fulfilled') answers.push({ node: ids[i]!, result: s.value });
+      else missing.push(ids[i]!);
+    });
+    if (!this.p.link.up) for (const id of this.p.knownNodes()) if (id !== this.nodeId && !missing.includes(id)) missing.push(id);
+    return { answers, missing };
+  }
+
+  async overview(): Promise<ClusterOverview> {
+    const { answers, missing } = await this.gather<NodeOverview>('node.overview');
+    const nodes = answers.map((a) => a.result);
+    const totals: ClusterTotals = { nodes: nodes.length, connections: 0, broadcasters: 0, messagesIn: 0, messagesOut: 0, broadcasts: 0, dropped: 0, unpublished: 0, lost: 0 };
+    for (const n of nodes) {
+      totals.connections += n.stats.connections;
+      totals.broadcasters += n.stats.broadcasters;
+      totals.messagesIn += n.stats.messagesIn;
+      totals.messagesOut += n.stats.messagesOut;
+      totals.broadcasts += n.stats.broadcasts;
+      totals.dropped += n.stats.dropped;
+      totals.unpublished += n.cluster.unpublished;
+      totals.lost += n.cluster.lost;
+    }
+    return { self: this.nodeId, redis: this.p.link.state, totals, nodes, missing };
+  }
+
+  /**
+   * One page over all nodes, in node order then each node's own order. Two rounds: every node's
+   * total for the filter, then only the nodes the page falls on are asked for their slice, so a
+   * deep page costs the same as the first.
+   */
+  async listResources(query: ResourceQuery = {}): Promise<ClusterPage<ClusterResource>> {
+    const offset = Math.max(0, Math.floor(query.offset ?? 0));
+    const limit = Math.min(1000, Math.max(1, Math.floor(query.limit ?? 100)));
+    const filter: ResourceQuery = { ...query, offset: 0, limit: 1 };
+    const counted = await this.gather<Page<ResourceInfo>>('node.resources', { ...filter });
+    const missing = [...counted.missing];
+    const totals = counted.answers.map((a) => ({ node: a.node, total: a.result.total }));
+    const total = totals.reduce((s, t) => s + t.total, 0);
+    const slices: Promise<{ node: string; items: ResourceInfo[] } | undefined>[] = [];
+    let start = 0;
+    for (const t of totals) {
+      const from = Math.max(offset, start);
+      const to = Math.min(offset + limit, start + t.total);
+      if (to > from) {
+        slices.push(this.p.rpc.call<Page<ResourceInfo>>(t.node, 'node.resources', { ...query, offset: from - start, limit: to - from })
+          .then((page) => ({ node: t.node, items: page.items }), () => {
+            missing.push(t.node);
+            return undefined;
+          }));
+      }
+      start += t.total;
+    }
+    const items: ClusterResource[] = [];
+    for (const s of await Promise.all(slices)) if (s) for (const r of s.items) items.push({ ...r, node: s.node });
+    return { items, total, offset, limit, missing };
+  }
+
+  getResource(uuid: string): Promise<ControlResult<ClusterResource>> {
+    return this.route<ClusterResource>('node.resource', { uuid });
+  }
+
+  async listBroadcasters(): Promise<ClusterList<ClusterBroadcaster>> {
+    const { answers, missing } = await this.gather<BroadcasterInfo[]>('node.broadcasters');
+    const items: ClusterBroadcaster[] = [];
+    for (const a of answers) for (const b of a.result) items.push({ ...b, node: a.node });
+    return { items, missing };
+  }
+
+  disconnect(uuid: string, reason?: string): Promise<ControlResult> {
+    return this.route('node.disconnect', reason === undefined ? { uuid } : { uuid, reason });
+  }
+
+  unicast(uuid: string, message: string | object): Promise<ControlResult> {
+    return this.route('node.unicast', { uuid, message });
+  }
+
+  async broadcast(broadcasterId: string, message: string | object): Promise<{ bid: number }> {
+    const payload = typeof message === 'string' ? message : JSON.stringify(message);
+    return { bid: await this.p.broadcast.publishTo(broadcasterId, payload) };
+  }
+
+  handle(method: string, handler: RpcHandler): () => void {
+    return this.p.rpc.handle(method, handler);
+  }
+
+  async route<T = unknown>(method: string, args: Record<string, unknown>): Promise<ControlResult<T>> {
+    try {
+      const result = await this.p.rpc.call<T>(this.nodeId, method, args);
+      return { outcome: 'done', node: this.nodeId, missing: [], result };
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    const others = (await this.liveIds()).filter((id) => id !== this.nodeId);
+    const missing: string[] = [];
+    // The first node that holds the target wins; the others answer not_found.
+    const found = await new Promise<ControlResult<T> | undefined>((resolve) => {
+      let open = others.length;
+      if (open === 0) resolve(undefined);
+      for (const id of others) {
+        this.p.rpc.call<T>(id, method, args).then(
+          (result) => resolve({ outcome: 'done', node: id, missing: [], result }),
+          (err: unknown) => {
+            if (!isNotFound(err)) missing.push(id);
+            if (--open === 0) resolve(undefined);
+          },
+        );
+      }
+    });
+    if (found) return found;
+    if (!this.p.link.up) for (const id of this.p.knownNodes()) if (id !== this.nodeId && !missing.includes(id)) missing.push(id);
+    return { outcome: missing.length > 0 ? 'node_unreachable' : 'not_found', node: null, missing };
+  }
+
+  log<T extends object>(name: string): SharedLog<Stamped<T>> {
+    return this.p.log<T>(name);
+  }
+
+  append<T extends object>(name: string, entry: T): Promise<boolean> {
+    return this.p.log<T>(name).append({ ...entry, node: this.nodeId });
+  }
+
+  /** Live node ids; only this node when Redis is down (the others cannot be reached anyway). */
+  private async liveIds(): Promise<string[]> {
+    const nodes = await this.nodes();
+    const ids = nodes.map((n) => n.id);
+    if (!ids.includes(this.nodeId)) ids.unshift(this.nodeId);
+    return ids;
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  return err instanceof FwError && (err.code === 'not_found' || err.status === 404);
+}

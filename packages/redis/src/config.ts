@@ -1,0 +1,30 @@
+import type { ConfigSchema } from '@fw/runtime';
+
+/** Cluster mode's configuration keys; documented in docs/cluster.md. */
+export const CLUSTER_CONFIG: ConfigSchema = {
+  'fw.cluster.redis-url': { type: 'string', default: '', description: 'Redis URL (redis://host:port/db); cluster mode is on when set' },
+  'fw.cluster.node-id': { type: 'string', default: '', description: 'This node\'s id in the cluster (letters, digits, . _ -); default <hostname>-<pid>-<random>' },
+  'fw.cluster.address': { type: 'string', default: '', description: 'Address announced to the other nodes; default http://<host>:<port> of the server fw listens on' },
+  'fw.cluster.prefix': { type: 'string', default: 'fw', description: 'Prefix of every Redis key and channel: clusters sharing one Redis need different prefixes' },
+  'fw.cluster.heartbeat-interval': { type: 'duration', default: 3000, description: 'How often a node refreshes its presence record and checks the others' },
+  'fw.cluster.node-timeout': { type: 'duration', default: 10000, description: 'A node whose presence was not refreshed for this long counts as gone' },
+  'fw.cluster.request-timeout': { type: 'duration', default: 2000, description: 'How long a cross-node request (lists, control) waits for a node before naming it missing' },
+  'fw.cluster.gap-timeout': { type: 'duration', default: 1000, description: 'How long a node holds back later broadcasts while waiting for a missing sequence before counting it lost' },
+  'fw.cluster.reconnect-max-delay': { type: 'duration', default: 5000, description: 'Upper bound of the exponential backoff between Redis reconnect attempts' },
+  'fw.cluster.max-pending-requests': { type: 'number', default: 1000, description: 'Cross-node requests this node may have waiting for answers; more are refused' },
+  'fw.cluster.shared-log.max-entries': { type: 'number', default: 10000, description: 'Entries kept in each shared log in Redis (audit log, coordination journal)' },
+};
+
+export interface ClusterSettings {
+  redisUrl: string;
+  nodeId: string;
+  address: string;
+  prefix: string;
+  heartbeatInterval: number;
+  nodeTimeout: number;
+  requestTimeout: number;
+  gapTimeout: number;
+  reconnectMaxDelay: number;
+  maxPendingRequests: number;
+  sharedLogMaxEntries: number;
+}

@@ -1,0 +1,99 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+export type LinkState = 'up' | 'down';
+
+export interface LinkOptions {
+  url: string;
+  requestTimeout: number;
+  reconnectMaxDelay: number;
+  onChange(state: LinkState, detail: string): void;
+}
+
+/**
+ * The node's two Redis connections: `cmd` for commands (publishes, presence, logs) and `sub` for
+ * subscriptions. Both reconnect by themselves with exponential backoff; the link is `up` only
+ * while both are ready. Commands never wait for a connection that is down (no offline queue, no
+ * resend): the caller falls back at once and counts what could not be sent.
+ */
+export class RedisLink {
+  readonly cmd: Redis;
+  readonly sub: Redis;
+  state: LinkState = 'down';
+  /** When the link last went down (ms since epoch), or undefined while up. */
+  downSince: number | undefined = Date.now();
+  /** Times the link came back after being down. */
+  recoveries = 0;
+  lastError = '';
+  private everUp = false;
+  private closed = false;
+
+  constructor(private readonly options: LinkOptions) {
+    const base: RedisOptions = {
+      enableOfflineQueue: false,
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: options.requestTimeout,
+      connectTimeout: Math.max(1000, options.requestTimeout),
+      retryStrategy: (times) => {
+        const delay = Math.min(100 * 2 ** Math.min(times - 1, 10), options.reconnectMaxDelay);
+        return Math.round(delay * (0.75 + Math.random() * 0.5));
+      },
+    };
+    this.cmd = new Redis(options.url, { ...base, enableAutoPipelining: true, connectionName: 'fw-cmd' });
+    this.sub = new Redis(options.url, { ...base, commandTimeout: undefined, connectionName: 'fw-sub' });
+    for (const client of [this.cmd, this.sub]) {
+      client.on('ready', () => this.update());
+      client.on('close', () => this.update());
+      // ioredis emits 'error' for every failed attempt; without a listener it would crash the process.
+      client.on('error', (err: Error) => {
+        this.lastError = err.message;
+      });
+    }
+  }
+
+  get up(): boolean {
+    return this.state === 'up';
+  }
+
+  /** Resolves once the link is up, or after `timeout` ms (the node then starts degraded). */
+  waitUp(timeout: number): Promise<boolean> {
+    if (this.up) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(false), timeout);
+      const poll = setInterval(() => this.up && done(true), 20);
+      const done = (ok: boolean): void => {
+        clearTimeout(timer);
+        clearInterval(poll);
+        resolve(ok);
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([this.cmd, this.sub].map(async (c) => {
+      try {
+        if (c.status === 'ready') await c.quit();
+      } catch {
+        // already gone
+      }
+      c.disconnect();
+    }));
+  }
+
+  private update(): void {
+    if (this.closed) return;
+    const up = this.cmd.status === 'ready' && this.sub.status === 'ready';
+    if (up && this.state === 'down') {
+      this.state = 'up';
+      this.downSince = undefined;
+      if (this.everUp) this.recoveries++;
+      this.options.onChange('up', this.everUp ? 'Redis connection restored' : 'connected to Redis');
+      this.everUp = true;
+    } else if (!up && this.state === 'up') {
+      this.state = 'down';
+      this.downSince = Date.now();
+      this.options.onChange('down', `Redis connection lost${this.lastError ? `: ${this.lastError}` : ''}; reconnecting with backoff`);
+    }
+  }
+}

@@ -1,0 +1,195 @@
+import { createRequire } from 'node:module';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Framework, FrameworkModule } from '@fw/runtime';
+import { ClusterBroadcast } from './cluster-broadcast.js';
+import { Cluster, type ClusterService, type Stamped } from './cluster-service.js';
+import { CLUSTER_CONFIG, type ClusterSettings } from './config.js';
+import { ClusterConfigError } from './errors.js';
+import { RedisLink, type LinkState } from './link.js';
+import { LossReporter } from './loss-reporter.js';
+import { Presence, type NodeRecord } from './presence.js';
+import { Rpc } from './rpc.js';
+import { SharedLog } from './shared-log.js';
+
+const VERSION = (createRequire(import.meta.url)('@fw/runtime/package.json') as { version: string }).version;
+const NODE_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** Broadcaster ids a node lists in its presence record (the full lists come over requests). */
+const PRESENCE_BROADCASTER_IDS = 100;
+
+export function readClusterSettings(fw: Framework): ClusterSettings {
+  const c = fw.config;
+  const nodeId = c.get<string>('fw.cluster.node-id') || `${hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  if (!NODE_ID.test(nodeId)) throw new ClusterConfigError(`fw.cluster.node-id must be 1–64 letters, digits, '.', '_' or '-': '${nodeId}'`);
+  const prefix = c.get<string>('fw.cluster.prefix');
+  if (!prefix || /\s/.test(prefix)) throw new ClusterConfigError(`fw.cluster.prefix must be non-empty without spaces: '${prefix}'`);
+  const settings: ClusterSettings = {
+    redisUrl: c.get<string>('fw.cluster.redis-url'),
+    nodeId,
+    address: c.get<string>('fw.cluster.address'),
+    prefix,
+    heartbeatInterval: c.get<number>('fw.cluster.heartbeat-interval'),
+    nodeTimeout: c.get<number>('fw.cluster.node-timeout'),
+    requestTimeout: c.get<number>('fw.cluster.request-timeout'),
+    gapTimeout: c.get<number>('fw.cluster.gap-timeout'),
+    reconnectMaxDelay: c.get<number>('fw.cluster.reconnect-max-delay'),
+    maxPendingRequests: c.get<number>('fw.cluster.max-pending-requests'),
+    sharedLogMaxEntries: c.get<number>('fw.cluster.shared-log.max-entries'),
+  };
+  for (const key of ['heartbeatInterval', 'nodeTimeout', 'requestTimeout', 'gapTimeout', 'reconnectMaxDelay', 'maxPendingRequests', 'sharedLogMaxEntries'] as const) {
+    if (!Number.isFinite(settings[key]) || settings[key] <= 0) throw new ClusterConfigError(`fw.cluster: ${key} must be positive, got ${settings[key]}`);
+  }
+  if (settings.nodeTimeout <= settings.heartbeatInterval) {
+    throw new ClusterConfigError('fw.cluster.node-timeout must be longer than fw.cluster.heartbeat-interval');
+  }
+  return settings;
+}
+
+/**
+ * Cluster mode: installs the Redis broadcast adapter into the runtime, announces this node,
+ * answers the other nodes' requests and publishes the `cluster` service.
+ */
+export class ClusterModule implements FrameworkModule {
+  readonly name = '@fw/redis';
+  private link: RedisLink | undefined;
+  private broadcast: ClusterBroadcast | undefined;
+  private rpc: Rpc | undefined;
+  private presence: Presence | undefined;
+  private reporter: LossReporter | undefined;
+  private readonly logs = new Map<string, SharedLog<object>>();
+  private known: string[] = [];
+  service: ClusterService | undefined;
+
+  async install(fw: Framework): Promise<void> {
+    fw.config.declare(CLUSTER_CONFIG);
+    const s = readClusterSettings(fw);
+    const emit = (change: 'redis-down' | 'redis-up' | 'node-joined' | 'node-left' | 'messages-lost', detail: string, lost?: number): void => {
+      fw.events.emit('ClusterChanged', { node: s.nodeId, change, detail, ...(lost !== undefined ? { lost } : {}) });
+    };
+    const reporter = (this.reporter = new LossReporter((detail, lost) => {
+      console.warn(`[fw] cluster ${s.nodeId}: ${detail}`);
+      emit('messages-lost', detail, lost);
+    }));
+    const link = (this.link = new RedisLink({
+      url: s.redisUrl,
+      requestTimeout: s.requestTimeout,
+      reconnectMaxDelay: s.reconnectMaxDelay,
+      onChange: (state, detail) => this.onLink(state, detail, emit),
+    }));
+    const broadcast = (this.broadcast = new ClusterBroadcast(fw.runtime, link, {
+      nodeId: s.nodeId,
+      prefix: s.prefix,
+      gapTimeout: s.gapTimeout,
+      onLoss: (kind, id, n) => reporter.add(kind, id, n),
+    }));
+    const rpc = (this.rpc = new Rpc(link, { prefix: s.prefix, nodeId: s.nodeId, timeout: s.requestTimeout, maxPending: s.maxPendingRequests }));
+    const startedAt = new Date().toISOString();
+    const record = (): NodeRecord => {
+      const stats = fw.runtime.stats();
+      const ids: string[] = [];
+      for (const b of fw.runtime.broadcasters.values()) {
+        if (ids.length >= PRESENCE_BROADCASTER_IDS) break;
+        if (!b.internal) ids.push(b.id);
+      }
+      return {
+        id: s.nodeId,
+        address: s.address || addressOf(fw),
+        version: VERSION,
+        startedAt,
+        pid: process.pid,
+        heartbeatAt: new Date().toISOString(),
+        connections: stats.connections,
+        broadcasters: stats.broadcasters,
+        broadcasterIds: ids,
+      };
+    };
+    const presence = (this.presence = new Presence(link, {
+      prefix: s.prefix,
+      nodeId: s.nodeId,
+      interval: s.heartbeatInterval,
+      timeout: s.nodeTimeout,
+      record,
+      onJoin: (id) => {
+        if (!this.known.includes(id)) this.known.push(id);
+        emit('node-joined', `node ${id} joined the cluster`);
+      },
+      onLeave: (id) => {
+        this.known = this.known.filter((k) => k !== id);
+        emit('node-left', `node ${id} left the cluster (no heartbeat within ${s.nodeTimeout} ms)`);
+      },
+    }));
+    this.service = new Cluster({
+      nodeId: s.nodeId,
+      runtime: fw.runtime,
+      link,
+      rpc,
+      presence,
+      broadcast,
+      knownNodes: () => this.known,
+      log: <T extends object>(name: string) => this.log(s, name) as SharedLog<Stamped<T>>,
+    });
+    fw.runtime.adapter = broadcast;
+    fw.services.provide('cluster', this.service);
+    // Start degraded rather than not at all when Redis is away: local delivery goes on.
+    if (await link.waitUp(s.requestTimeout)) await this.subscribe();
+    else console.warn(`[fw] cluster ${s.nodeId}: Redis at ${redact(s.redisUrl)} is unreachable; running alone until it is back`);
+    presence.start();
+  }
+
+  private log(s: ClusterSettings, name: string): SharedLog<object> {
+    let log = this.logs.get(name);
+    if (!log) this.logs.set(name, (log = new SharedLog(this.link!, `${s.prefix}:log:${name}`, s.sharedLogMaxEntries)));
+    return log;
+  }
+
+  private async subscribe(): Promise<void> {
+    try {
+      await Promise.all([this.broadcast!.start(), this.rpc!.start()]);
+    } catch {
+      // Lost again already: the next 'up' subscribes.
+    }
+  }
+
+  private onLink(state: LinkState, detail: string, emit: (change: 'redis-down' | 'redis-up', detail: string) => void): void {
+    if (state === 'down') {
+      this.broadcast?.linkDown();
+      this.rpc?.failAll('Redis is unreachable');
+      console.warn(`[fw] cluster: ${detail}`);
+      emit('redis-down', detail);
+      return;
+    }
+    emit('redis-up', detail);
+    void (async () => {
+      await this.subscribe();
+      await this.broadcast?.linkUp();
+      await this.presence?.tick();
+    })();
+  }
+
+  async close(): Promise<void> {
+    await this.presence?.leave();
+    this.rpc?.close();
+    this.broadcast?.close();
+    this.reporter?.close();
+    await this.link?.close();
+  }
+}
+
+/** The module when `fw.cluster.redis-url` is set, else undefined (single node). */
+export function createModule(fw: Framework): ClusterModule | undefined {
+  fw.config.declare(CLUSTER_CONFIG);
+  return fw.config.get<string>('fw.cluster.redis-url') ? new ClusterModule() : undefined;
+}
+
+function addressOf(fw: Framework): string {
+  const server = fw.listeningServers[0];
+  const a = server?.address() as AddressInfo | null | undefined;
+  if (!a) return '';
+  const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+  return `http://${host}:${a.port}`;
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}

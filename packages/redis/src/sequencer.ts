@@ -1,0 +1,125 @@
+/**
+ * Puts one node's view of each broadcaster's cluster sequence in order. Broadcasts reach a node
+ * over two Redis connections (its own through the publish reply, the others' through the
+ * subscription), so a later `bid` can arrive before an earlier one: it is held back until the
+ * gap fills or `gapTimeout` passes, then the missing ones are counted as lost (never silently).
+ * A `bid` older than what was already delivered is counted as lost too (e.g. after a Redis
+ * restart reset a counter).
+ */
+export interface SequencerSink {
+  /** The next sequence the local broadcaster expects, or undefined when this node has none. */
+  expected(broadcaster: string): number | undefined;
+  deliver(broadcaster: string, payload: string, bid: number): void;
+  lost(broadcaster: string, count: number, why: 'gap' | 'stale'): void;
+}
+
+interface Stream {
+  next: number;
+  held: Map<number, string>;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+export class Sequencer {
+  private readonly streams = new Map<string, Stream>();
+
+  constructor(private readonly sink: SequencerSink, private readonly gapTimeout: number, private readonly maxHeld = 10_000) {}
+
+  /** Number of broadcasters with messages held back (for diagnostics and leak tests). */
+  get pending(): number {
+    let n = 0;
+    for (const s of this.streams.values()) if (s.held.size > 0) n++;
+    return n;
+  }
+
+  accept(broadcaster: string, bid: number, payload: string): void {
+    const expected = this.sink.expected(broadcaster);
+    if (expected === undefined) return this.forget(broadcaster); // no local members to deliver to
+    let s = this.streams.get(broadcaster);
+    if (!s) {
+      // A broadcaster with no local history starts from whatever arrives first.
+      s = { next: expected > 1 ? expected : bid, held: new Map(), timer: undefined };
+      this.streams.set(broadcaster, s);
+    }
+    if (expected > s.next) this.catchUp(broadcaster, s, expected);
+    if (bid < s.next) return this.sink.lost(broadcaster, 1, 'stale');
+    if (bid > s.next) {
+      s.held.set(bid, payload);
+      if (s.held.size > this.maxHeld) return this.skipGap(broadcaster, s);
+      s.timer ??= setTimeout(() => this.skipGap(broadcaster, s), this.gapTimeout);
+      return;
+    }
+    this.sink.deliver(broadcaster, payload, bid);
+    s.next = bid + 1;
+    this.drain(broadcaster, s);
+  }
+
+  /**
+   * Delivers a broadcast this node could not get sequenced (Redis down): whatever is held back is
+   * released first (the gaps counted), then it gets the next local sequence.
+   */
+  local(broadcaster: string, payload: string): void {
+    const s = this.streams.get(broadcaster);
+    if (s && s.held.size > 0) this.skipGap(broadcaster, s, true);
+    const next = this.sink.expected(broadcaster);
+    if (next === undefined) return;
+    this.sink.deliver(broadcaster, payload, next);
+    if (s) s.next = next + 1;
+  }
+
+  /** Releases everything held back, counting the gaps (Redis went away: they will not come). */
+  flushAll(): void {
+    for (const [id, s] of this.streams) if (s.held.size > 0) this.skipGap(id, s, true);
+  }
+
+  forget(broadcaster: string): void {
+    const s = this.streams.get(broadcaster);
+    if (!s) return;
+    clearTimeout(s.timer);
+    this.streams.delete(broadcaster);
+  }
+
+  close(): void {
+    for (const s of this.streams.values()) clearTimeout(s.timer);
+    this.streams.clear();
+  }
+
+  /** The local broadcaster moved on by itself (a delivery while Redis was down): follow it. */
+  private catchUp(broadcaster: string, s: Stream, next: number): void {
+    s.next = next;
+    let stale = 0;
+    for (const bid of s.held.keys()) {
+      if (bid < next) {
+        s.held.delete(bid);
+        stale++;
+      }
+    }
+    if (stale > 0) this.sink.lost(broadcaster, stale, 'stale');
+  }
+
+  private drain(broadcaster: string, s: Stream): void {
+    let payload: string | undefined;
+    while ((payload = s.held.get(s.next)) !== undefined) {
+      s.held.delete(s.next);
+      this.sink.deliver(broadcaster, payload, s.next);
+      s.next++;
+    }
+    if (s.held.size === 0) {
+      clearTimeout(s.timer);
+      s.timer = undefined;
+    }
+  }
+
+  /** Gives up on the missing sequences before the oldest held one (all of them when `all`). */
+  private skipGap(broadcaster: string, s: Stream, all = false): void {
+    clearTimeout(s.timer);
+    s.timer = undefined;
+    do {
+      if (s.held.size === 0) return;
+      const oldest = Math.min(...s.held.keys());
+      if (oldest > s.next) this.sink.lost(broadcaster, oldest - s.next, 'gap');
+      s.next = oldest;
+      this.drain(broadcaster, s);
+    } while (all);
+    if (s.held.size > 0) s.timer = setTimeout(() => this.skipGap(broadcaster, s), this.gapTimeout);
+  }
+}

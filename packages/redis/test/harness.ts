@@ -1,0 +1,149 @@
+/** Shared helpers of the cluster tests: real Redis, fw nodes in child processes, a throwaway Redis. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer, connect as netConnect } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const REDIS_URL = process.env.FW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const FIXTURE = fileURLToPath(new URL('./fixtures/node.js', import.meta.url));
+
+/** True when a Redis answers PING at host:port (tests needing Redis skip otherwise). */
+export function redisAvailable(url = REDIS_URL): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const socket = netConnect(Number(u.port || 6379), u.hostname);
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (d) => done(d.toString().startsWith('+PONG')));
+  });
+}
+
+export const SKIP_NO_REDIS = 'Redis is not reachable at ' + REDIS_URL + ' (start one, or set FW_TEST_REDIS_URL)';
+
+/** A key prefix no other test run shares. */
+export function uniquePrefix(name: string): string {
+  return `fwtest-${name}-${randomBytes(4).toString('hex')}`;
+}
+
+export interface FwNode {
+  id: string;
+  port: number;
+  url: string;
+  proc: ChildProcess;
+  /** The node's stderr so far (for failure messages). */
+  log(): string;
+  exited: Promise<number | null>;
+}
+
+export async function startNode(redisUrl: string, prefix: string, id: string, extra: string[] = []): Promise<FwNode> {
+  const proc = spawn(process.execPath, [FIXTURE, redisUrl, prefix, id, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`node ${id} did not start: ${err}`)), 15_000);
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line) {
+        clearTimeout(timer);
+        resolve((JSON.parse(line) as { port: number }).port);
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`node ${id} exited with ${code}: ${err}`));
+    });
+  });
+  return { id, port, url: `http://127.0.0.1:${port}`, proc, log: () => err, exited };
+}
+
+/** SIGTERM (graceful) or SIGKILL (a crash); resolves once the process is gone. */
+export async function stopNode(node: FwNode, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (node.proc.exitCode === null && node.proc.signalCode === null) node.proc.kill(signal);
+  await node.exited;
+}
+
+export async function getJson<T>(url: string): Promise<T> {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+export async function postJson<T>(url: string, body: unknown): Promise<T> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeout`. */
+export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeout = 10_000): Promise<T> {
+  const deadline = Date.now() + timeout;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A throwaway redis-server (no persistence) the test may kill and restart. */
+export class ThrowawayRedis {
+  private proc: ChildProcess | undefined;
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<ThrowawayRedis> {
+    const r = new ThrowawayRedis(await freePort());
+    await r.start();
+    return r;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    await waitFor('throwaway redis', async () => ((await redisAvailable(this.url)) ? true : undefined), 5000);
+  }
+
+  async stop(): Promise<void> {
+    const p = this.proc;
+    this.proc = undefined;
+    if (!p || p.exitCode !== null) return;
+    const gone = new Promise((r) => p.once('exit', r));
+    p.kill('SIGKILL');
+    await gone;
+  }
+}
+
+/** Whether `redis-server` can be spawned here. */
+export function redisServerInstalled(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const p = spawn('redis-server', ['--version'], { stdio: 'ignore' });
+    p.on('error', () => resolve(false));
+    p.on('exit', (code) => resolve(code === 0));
+  });
+}
