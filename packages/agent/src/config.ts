@@ -12,7 +12,6 @@ export const AGENT_CONFIG: ConfigSchema = {
   'fw.agent.tasks.max': { type: 'number', default: 1000, description: 'A2A tasks kept in the task store (oldest terminal tasks are evicted first)' },
   'fw.agent.tasks.terminal-ttl': { type: 'duration', default: 600_000, description: 'How long a finished A2A task stays readable' },
   'fw.agent.journal.max-events': { type: 'number', default: 10_000, description: 'Coordination journal capacity (oldest events dropped first)' },
-  'fw.agent.journal.default-limit': { type: 'number', default: 500, description: 'Journal events returned by a query without a limit (admin API)' },
   'fw.agent.agui.max-runs': { type: 'number', default: 100, description: 'Concurrent AG-UI runs (all agents)' },
   'fw.ai.auto': { type: 'boolean', default: true, description: 'Register an OpenAI (or OpenAI-compatible) AI SDK runtime when OPENAI_API_KEY or fw.ai.base-url is set' },
   'fw.ai.base-url': { type: 'string', default: '', description: 'Base URL of an OpenAI-compatible server (env FW_AI_BASE_URL)' },

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { Agent, AgentTool } from '../src/index.js';
-import { startApp, until, type TestApp } from './helpers.js';
+import { ProbeRuntime, startApp, until, type TestApp } from './helpers.js';
 
 @Agent({ name: 'chatty', description: 'Talks' })
 class Chatty {
@@ -116,6 +116,21 @@ test('the session cap refuses the connection past fw.agent.sessions.max and leak
     assert.equal((await fourth.ask('hi')).last.text, 'You said: hi');
   } finally {
     for (const c of clients) c.ws.terminate();
+    await app.close();
+  }
+});
+
+test('a session sends its last fw.agent.sessions.history messages to the model', async () => {
+  const probe = new ProbeRuntime();
+  const app = await startApp((m) => m.mount(Chatty), { 'fw.agent.sessions.history': 2 }, [probe]);
+  const client = await ChatClient.connect(app, 'chatty');
+  try {
+    for (const text of ['one', 'two', 'three']) assert.equal((await client.ask(text)).last.text, `echo: ${text}`);
+    const last = probe.requests.at(-1)!.messages.map((m) => `${m.role}:${m.content}`);
+    assert.deepEqual(last, ['user:two', 'assistant:echo: two', 'user:three']);
+    assert.deepEqual(probe.requests[1]!.messages.map((m) => m.content), ['one', 'echo: one', 'two']);
+  } finally {
+    client.ws.terminate();
     await app.close();
   }
 });
