@@ -49,11 +49,11 @@ export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: M
     journalGraph: (id) => host.journal.graph(id),
     tasks: (query) => store.infos(query),
     task: (id) => store.info(id),
-    cancelTask: async (id): Promise<TaskInfo> => {
+    cancelTask: async (id, reason): Promise<TaskInfo> => {
       const agentName = store.agentOf(id);
       const endpoint = agentName ? a2a.get(agentName) : undefined;
       if (!endpoint) throw new NotFoundError('task', id);
-      await endpoint.cancel(id);
+      await endpoint.cancel(id, reason);
       return store.info(id) ?? (() => { throw new NotFoundError('task', id); })();
     },
     runtimes: () => {

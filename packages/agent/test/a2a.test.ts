@@ -187,8 +187,9 @@ test('admin cancel is the protocol cancel: aborts the runtime and the task ends 
   assert.equal(first.value?.payload?.$case, 'task');
   const id = (first.value!.payload as { value: Task }).value.id;
   await until(() => app.module.view.task(id)?.state === 'working');
-  const info = await app.module.view.cancelTask(id, 'operator');
+  const info = await app.module.view.cancelTask(id, 'stopped by the operator');
   assert.equal(info.state, 'canceled');
+  assert.equal(info.message, 'stopped by the operator');
   await aborted;
   for (let r = await it.next(); !r.done; r = await it.next()) { /* drain */ }
   assert.equal(app.module.view.task(id)?.state, 'canceled');

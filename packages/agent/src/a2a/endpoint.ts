@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { A2A_VERSION_HEADER, type Task } from '@a2a-js/sdk';
+import { TaskNotCancelableError as A2ATaskNotCancelable, TaskNotFoundError as A2ATaskNotFound } from '@a2a-js/sdk/errors';
 import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
@@ -51,14 +52,16 @@ export class A2AEndpoint {
    * The one cancel path: the protocol's CancelTask goes through the same request handler call.
    * Throws NotFoundError for an unknown task and TaskNotCancelableError for a finished one.
    */
-  async cancel(taskId: string): Promise<Task> {
+  async cancel(taskId: string, reason?: string): Promise<Task> {
+    if (reason) this.executor.reasons.set(taskId, reason);
     try {
       return await this.handler.cancelTask({ id: taskId, tenant: '', metadata: undefined }, new ServerCallContext());
     } catch (err) {
-      const name = (err as Error)?.constructor?.name;
-      if (name === 'TaskNotFoundError') throw new NotFoundError('task', taskId);
-      if (name === 'TaskNotCancelableError') throw new TaskNotCancelableError(taskId, 'finished');
+      if (err instanceof A2ATaskNotFound) throw new NotFoundError('task', taskId);
+      if (err instanceof A2ATaskNotCancelable) throw new TaskNotCancelableError(taskId, 'finished');
       throw err;
+    } finally {
+      this.executor.reasons.delete(taskId);
     }
   }
 

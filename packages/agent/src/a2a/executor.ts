@@ -24,6 +24,8 @@ function agentMessage(taskId: string, contextId: string, text: string): Message 
 
 export class FwAgentExecutor implements AgentExecutor {
   private readonly running = new Map<string, { ac: AbortController; contextId: string }>();
+  /** Why a task is being cancelled (the admin plane's reason), shown as its final status message. */
+  readonly reasons = new Map<string, string>();
 
   constructor(private readonly host: AgentHost, private readonly agentName: string) {}
 
@@ -64,10 +66,11 @@ export class FwAgentExecutor implements AgentExecutor {
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
     const run = this.running.get(taskId);
-    run?.ac.abort(new RunCancelledError(`task ${taskId} was cancelled`));
+    const reason = this.reasons.get(taskId) ?? 'cancelled';
+    run?.ac.abort(new RunCancelledError(reason));
     bus.publish(AgentEvent.statusUpdate({
       taskId, contextId: run?.contextId ?? '', metadata: undefined,
-      status: { state: TaskState.TASK_STATE_CANCELED, message: agentMessage(taskId, run?.contextId ?? '', 'cancelled'), timestamp: new Date().toISOString() },
+      status: { state: TaskState.TASK_STATE_CANCELED, message: agentMessage(taskId, run?.contextId ?? '', reason), timestamp: new Date().toISOString() },
     }));
   }
 
