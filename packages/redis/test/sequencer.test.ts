@@ -1,0 +1,88 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeEnvelope, encodeBody, Sequencer } from '../src/index.js';
+
+function sink(next: number | null = 1) {
+  const delivered: [string, number][] = [];
+  const lost: [number, string][] = [];
+  let expected: number | undefined = next ?? undefined;
+  return {
+    delivered,
+    lost,
+    sink: {
+      expected: () => expected,
+      deliver: (_id: string, payload: string, bid: number) => {
+        delivered.push([payload, bid]);
+        expected = bid + 1;
+      },
+      lost: (_id: string, n: number, why: string) => void lost.push([n, why]),
+    },
+  };
+}
+
+test('envelope: round trip with spaces and unicode; junk is refused, never thrown', () => {
+  const body = encodeBody('node-1', '/fw/chat/a b', 'héllo {"x": 1}');
+  assert.deepEqual(decodeEnvelope(`42 ${body}`), { bid: 42, node: 'node-1', broadcaster: '/fw/chat/a b', payload: 'héllo {"x": 1}' });
+  assert.deepEqual(decodeEnvelope(`1 ${encodeBody('n', '/b', '')}`)?.payload, '');
+  for (const junk of ['', 'x', '1 n', '1 n 99 /short', 'a n 2 /b', '0 n 2 /b', '-1 n 2 /b']) assert.equal(decodeEnvelope(junk), undefined, junk);
+});
+
+test('sequencer: in order at once; a later sequence waits for the gap to fill', () => {
+  const s = sink();
+  const q = new Sequencer(s.sink, 60_000);
+  q.accept('b', 5, 'five'); // first seen: the start
+  q.accept('b', 7, 'seven');
+  assert.deepEqual(s.delivered, [['five', 5]]);
+  q.accept('b', 6, 'six');
+  assert.deepEqual(s.delivered, [['five', 5], ['six', 6], ['seven', 7]]);
+  assert.equal(q.pending, 0);
+  q.accept('b', 6, 'again');
+  assert.deepEqual(s.lost, [[1, 'stale']], 'an old sequence is counted, not delivered');
+  q.close();
+});
+
+test('sequencer: a gap that does not fill is counted as lost after the gap timeout', async () => {
+  const s = sink();
+  const q = new Sequencer(s.sink, 30);
+  q.accept('b', 1, 'one');
+  q.accept('b', 4, 'four');
+  q.accept('b', 5, 'five');
+  assert.equal(q.pending, 1);
+  await new Promise((r) => setTimeout(r, 80));
+  assert.deepEqual(s.delivered, [['one', 1], ['four', 4], ['five', 5]]);
+  assert.deepEqual(s.lost, [[2, 'gap']]);
+  assert.equal(q.pending, 0);
+  q.close();
+});
+
+test('sequencer: Redis gone → held messages are released at once, local ones continue the sequence', () => {
+  const s = sink();
+  const q = new Sequencer(s.sink, 60_000);
+  q.accept('b', 1, 'one');
+  q.accept('b', 3, 'three');
+  q.local('b', 'local');
+  assert.deepEqual(s.delivered, [['one', 1], ['three', 3], ['local', 4]]);
+  assert.deepEqual(s.lost, [[1, 'gap']]);
+  // The local broadcaster moved on by itself: later cluster sequences below it are stale.
+  q.accept('b', 4, 'late');
+  assert.deepEqual(s.lost, [[1, 'gap'], [1, 'stale']]);
+  q.close();
+});
+
+test('sequencer: no local broadcaster → nothing is kept; the held-back bound forces the gap', () => {
+  const none = sink(null);
+  const q = new Sequencer(none.sink, 60_000);
+  q.accept('b', 3, 'x');
+  assert.deepEqual(none.delivered, []);
+  assert.equal(q.pending, 0);
+  const s = sink();
+  const bounded = new Sequencer(s.sink, 60_000, 2);
+  bounded.accept('b', 1, 'one');
+  bounded.accept('b', 3, 'three');
+  bounded.accept('b', 4, 'four');
+  assert.equal(bounded.pending, 1);
+  bounded.accept('b', 5, 'five'); // the third held one exceeds the bound of 2
+  assert.deepEqual(s.delivered.map((d) => d[1]), [1, 3, 4, 5]);
+  assert.deepEqual(s.lost, [[1, 'gap']]);
+  bounded.close();
+});
