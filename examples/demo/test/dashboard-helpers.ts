@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { connect, type FwClient } from '@fw/client/node';
 import type { Framework } from '@fw/runtime';
-import * as demo from '../src/main.js';
+import { startDemo } from '../src/main.js';
 
 export const CHROMIUM = process.env.FW_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -34,20 +34,9 @@ export interface Target {
 }
 
 /** The demo on loopback (an ephemeral port unless one is given, for restarts on the same port). */
-type StartDemo = (o: { port?: number; host?: string }) => Promise<{ url: string; fw: Framework; close(): Promise<void> }>;
 export async function startTarget(port = 0): Promise<Target> {
-  const start = (demo as unknown as { startDemo?: StartDemo }).startDemo;
-  if (!start) {
-    // TEMPORARY until the demo lands: a bare framework with the modules autoloaded.
-    const { Framework: F } = await import('@fw/runtime');
-    const fw = new F({ configFile: false });
-    await fw.start();
-    fw.handle('/chat/{room}', {});
-    const a = await fw.listen(port, '127.0.0.1');
-    return { url: `http://127.0.0.1:${a.port}`, fw, close: () => fw.close() };
-  }
-  const d = await start({ port, host: '127.0.0.1' });
-  return { url: d.url.replace(/\/$/, ''), fw: d.fw, close: () => d.close() };
+  const demo = await startDemo({ port, host: '127.0.0.1' });
+  return { url: demo.url.replace(/\/$/, ''), fw: demo.fw, close: () => demo.close() };
 }
 
 export interface OpenPage {
@@ -100,9 +89,9 @@ export async function selectTab(page: Page, name: 'dashboard' | 'agents' | 'jour
 }
 
 /** Saves a screenshot of the viewport to docs/images/dashboard-<name>.png (small PNGs for the docs). */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
   mkdirSync(IMAGES_DIR, { recursive: true });
-  await page.screenshot({ path: `${IMAGES_DIR}dashboard-${name}.png` });
+  await page.screenshot({ path: `${IMAGES_DIR}dashboard-${name}.png`, fullPage });
 }
 
 export interface TestClient {

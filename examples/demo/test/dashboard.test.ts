@@ -6,13 +6,69 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
+import { Role, TaskState, type Message } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { Agent, Coordinator, OnPrompt, agentModuleOf, mountAgent, type AgentContext, type CoordinatorContext } from '@fw/agent';
 import {
   connectClient, counter, launchBrowser, openDashboard, screenshot, selectTab, skipBrowser, startTarget,
   until, waitForCounter, type Target, type TestClient,
 } from './dashboard-helpers.js';
 
 const ROOM = '/fw/dash-e2e/room1';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A headless agent that works (streams a token every 50 ms) until it is cancelled. */
+@Agent({ name: 'dash-slow', description: 'Works until cancelled', headless: true })
+class SlowAgent {
+  @OnPrompt()
+  async *prompt(_message: string, ctx: AgentContext): AsyncIterable<string> {
+    for (let i = 0; !ctx.signal.aborted; i++) {
+      yield `t${i} `;
+      await sleep(50);
+    }
+  }
+}
+
+@Agent({ name: 'dash-researcher', description: 'Finds facts', headless: true })
+class Researcher {
+  @OnPrompt()
+  async prompt(message: string): Promise<string> {
+    await sleep(30);
+    return `facts on ${message}`;
+  }
+}
+
+@Agent({ name: 'dash-writer', description: 'Fails on purpose', headless: true })
+class Writer {
+  @OnPrompt()
+  prompt(): string {
+    throw new Error('the writer is on strike');
+  }
+}
+
+/** A coordinator whose run leaves every journal kind behind: dispatch, completion, failure, handoff, evaluation. */
+@Coordinator({ name: 'dash-lead', fleet: ['dash-researcher', 'dash-writer'], headless: true })
+class Lead {
+  @OnPrompt()
+  async prompt(message: string, ctx: CoordinatorContext): Promise<string> {
+    await ctx.dispatch('dash-researcher', message, { skill: 'search' });
+    await ctx.dispatch('dash-writer', message, { skill: 'draft' }).catch(() => undefined);
+    ctx.handoff('dash-writer', 'dash-researcher', 'writer failed');
+    await ctx.dispatch('dash-researcher', `${message} again`, { skill: 'draft' });
+    ctx.evaluate('dash-researcher', { evaluator: 'dash-lead', score: 0.9, passed: true });
+    return ctx.coordinationId;
+  }
+}
+
+function userMessage(text: string): Message {
+  return {
+    messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, metadata: undefined, extensions: [], referenceTaskIds: [],
+    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+  };
+}
 
 describe('dashboard in the browser', { skip: skipBrowser }, () => {
   let target: Target;
@@ -24,6 +80,7 @@ describe('dashboard in the browser', { skip: skipBrowser }, () => {
   before(async () => {
     target = await startTarget();
     target.fw.handle('/dash-e2e/{room}', {});
+    for (const a of [SlowAgent, Researcher, Writer, Lead]) mountAgent(target.fw, a);
     browser = await launchBrowser();
     ({ page, errors } = await openDashboard(browser, target.url));
   });
@@ -129,6 +186,67 @@ describe('dashboard in the browser', { skip: skipBrowser }, () => {
     await page.waitForFunction(() => document.querySelector('#form-cancel .result')?.getAttribute('data-kind') === 'not-found');
   });
 
+  it('cancels an in-flight A2A task from the page, after confirmation', async () => {
+    const a2a = await new ClientFactory().createFromUrl(`${target.url}/fw/agent/dash-slow/a2a`);
+    let taskId = '';
+    let finalState: TaskState | undefined;
+    const consumed = (async () => {
+      for await (const ev of a2a.sendMessageStream({ tenant: '', message: userMessage('work'), configuration: undefined, metadata: undefined })) {
+        if (ev.payload?.$case === 'task') taskId = ev.payload.value.id;
+        if (ev.payload?.$case === 'statusUpdate') finalState = ev.payload.value.status?.state;
+      }
+    })();
+    await until(() => taskId !== '', 10_000, 'the task to start');
+
+    await selectTab(page, 'control');
+    const row = page.locator(`#tasks-table tr[data-key="${taskId}"]`);
+    await row.filter({ hasText: 'working' }).waitFor();
+    await row.locator('button', { hasText: 'Cancel…' }).click();
+    const form = page.locator('#form-cancel');
+    await form.locator('.confirm').waitFor();
+    assert.equal(await form.locator('input[name="taskId"]').inputValue(), taskId);
+    await form.locator('.confirm button', { hasText: 'Cancel task' }).click();
+    await page.waitForFunction(() => document.querySelector('#form-cancel .result')?.getAttribute('data-kind') === 'success');
+    assert.match(await form.locator('.result').innerText(), /canceled/);
+    await consumed;
+    assert.equal(finalState, TaskState.TASK_STATE_CANCELED, 'the A2A client sees the task canceled');
+    await row.filter({ hasText: 'canceled' }).waitFor();
+    await page.locator('#audit-table tbody tr', { hasText: taskId }).first().waitFor();
+
+    // A task that already completed cannot be cancelled: refused, plainly.
+    const quick = await new ClientFactory().createFromUrl(`${target.url}/fw/agent/dash-researcher/a2a`);
+    const done = await quick.sendMessage({ tenant: '', message: userMessage('quick'), configuration: undefined, metadata: undefined });
+    assert.ok('status' in done && done.status?.state === TaskState.TASK_STATE_COMPLETED);
+    await form.locator('input[name="taskId"]').fill(done.id);
+    await form.locator('button[type="submit"]').click();
+    await form.locator('.confirm button', { hasText: 'Cancel task' }).click();
+    await page.waitForFunction(() => document.querySelector('#form-cancel .result')?.getAttribute('data-kind') === 'refused');
+    assert.match(await form.locator('.result').innerText(), /^Refused: .*can no longer be cancelled/);
+  });
+
+  it('draws the execution graph of a coordination in the Journal tab', async () => {
+    const module = agentModuleOf(target.fw);
+    assert.ok(module);
+    const coordinationId = await module.host.run('dash-lead', { message: 'tides' }, new AbortController().signal);
+    await selectTab(page, 'journal');
+    await page.fill('#journal-form input[name="coordinationId"]', coordinationId);
+    await page.click('#journal-form button[type="submit"]');
+    await page.locator('#journal-table tbody tr', { hasText: 'failure' }).waitFor();
+    assert.equal(await page.locator('#journal-table tbody tr').count(), 8, 'three dispatches, two completions, a failure, a handoff, an evaluation');
+    const graph = page.locator('#graph svg[role="img"]').first();
+    await graph.waitFor();
+    const text = (await graph.textContent()) ?? '';
+    for (const name of ['dash-lead', 'dash-researcher', 'dash-writer']) assert.ok(text.includes(name), `node ${name}`);
+    assert.match(text, /dispatch ×2/);
+    assert.match(text, /failed/);
+    assert.match(text, /handoff/);
+    assert.equal(await page.locator('#graph .edge.failure path').count() > 0, true, 'the failed dispatch is drawn as a failure');
+    const timeline = (await page.locator('#graph svg.timeline').textContent()) ?? '';
+    assert.match(timeline, /\d+ ms/);
+    assert.match(await page.locator('#journal-log').textContent() ?? '', /dash-writer/);
+    await page.fill('#journal-form input[name="coordinationId"]', '');
+  });
+
   it('moves between tabs with the keyboard (ARIA tabs) and labels every form control', async () => {
     await selectTab(page, 'dashboard');
     await page.focus('#tab-dashboard');
@@ -165,7 +283,8 @@ describe('dashboard in the browser', { skip: skipBrowser }, () => {
 
     await selectTab(page, 'journal');
     await page.locator('#journal-count').filter({ hasText: /events/ }).waitFor();
-    await screenshot(page, 'journal');
+    await page.locator('#graph svg').first().waitFor();
+    await screenshot(page, 'journal', true);
 
     await selectTab(page, 'control');
     await page.locator('#audit-table tbody tr').first().waitFor();

@@ -6,16 +6,22 @@
 import { s } from './dom.js';
 import { duration, num } from './format.js';
 
-const NODE_W = 168;
-const NODE_H = 44;
-const COL_GAP = 170;
-const ROW_GAP = 26;
+const NODE_W = 230;
+const HEAD_H = 40;
+const LINE_H = 17;
+const COL_GAP = 120;
+const ROW_GAP = 22;
 const PAD = 24;
+const OUTCOMES = ['success', 'failure', 'mixed', 'pending'];
 
-/** Renders `graph` (CoordinationGraph) into an SVG element. */
+/**
+ * Renders `graph` (CoordinationGraph) into an SVG element. Each node lists the edges that arrive
+ * at it, one line per edge (kind, calls, total duration, outcome), and each edge's arrow ends at
+ * its own line, so a label can never be read against the wrong edge.
+ */
 export function renderGraph(graph) {
   const nodes = graph.nodes ?? [];
-  const edges = graph.edges ?? [];
+  const edges = (graph.edges ?? []).filter((e) => nodes.some((n) => n.id === e.from) && nodes.some((n) => n.id === e.to));
   const col = new Map();
   for (const n of nodes) if (n.kind === 'coordinator') col.set(n.id, 0);
   if (col.size === 0 && nodes[0]) col.set(nodes[0].id, 0);
@@ -32,21 +38,25 @@ export function renderGraph(graph) {
   }
   for (const n of nodes) if (!col.has(n.id)) col.set(n.id, n.kind === 'coordinator' ? 0 : 1);
 
+  const incoming = new Map(nodes.map((n) => [n.id, []]));
+  for (const e of edges) incoming.get(e.to).push(e);
+  const heightOf = (id) => HEAD_H + incoming.get(id).length * LINE_H + (incoming.get(id).length ? 6 : 0);
+
   const columns = [];
-  for (const n of nodes) {
-    const c = col.get(n.id);
-    (columns[c] ??= []).push(n);
-  }
-  const tallest = Math.max(1, ...columns.map((c) => c?.length ?? 0));
-  const height = PAD * 2 + tallest * NODE_H + (tallest - 1) * ROW_GAP + 34;
-  const loops = edges.some((e) => col.get(e.from) === col.get(e.to));
-  const width = PAD * 2 + columns.length * NODE_W + (columns.length - 1) * COL_GAP + (loops ? 150 : 0);
+  for (const n of nodes) (columns[col.get(n.id)] ??= []).push(n);
+  const colHeight = (list) => (list ?? []).reduce((h, n) => h + heightOf(n.id), 0) + Math.max(0, (list?.length ?? 1) - 1) * ROW_GAP;
+  const inner = Math.max(HEAD_H, ...columns.map(colHeight));
+  const loops = edges.some((e) => col.get(e.from) >= col.get(e.to));
+  const width = PAD * 2 + columns.length * NODE_W + (columns.length - 1) * COL_GAP + (loops ? 60 : 0);
+  const height = PAD * 2 + 16 + inner;
   const pos = new Map();
   columns.forEach((list, c) => {
     if (!list) return;
-    const block = list.length * NODE_H + (list.length - 1) * ROW_GAP;
-    const top = PAD + 14 + (height - PAD * 2 - 40 - block) / 2;
-    list.forEach((n, r) => pos.set(n.id, { x: PAD + c * (NODE_W + COL_GAP), y: top + r * (NODE_H + ROW_GAP) }));
+    let y = PAD + 16 + (inner - colHeight(list)) / 2;
+    for (const n of list) {
+      pos.set(n.id, { x: PAD + c * (NODE_W + COL_GAP), y, h: heightOf(n.id) });
+      y += heightOf(n.id) + ROW_GAP;
+    }
   });
 
   const svg = s('svg', {
@@ -54,7 +64,7 @@ export function renderGraph(graph) {
     'aria-label': `Execution graph of coordination ${graph.coordinationId}: ${nodes.length} nodes, ${edges.length} edges`,
   });
   const defs = s('defs');
-  for (const o of ['success', 'failure', 'mixed', 'pending']) {
+  for (const o of OUTCOMES) {
     defs.append(s('marker', { id: `arrow-${o}`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
       s('path', { d: 'M0,0 L10,5 L0,10 z', class: `arrow-${o}` })));
   }
@@ -67,80 +77,59 @@ export function renderGraph(graph) {
   });
 
   const edgeLayer = s('g');
-  const labelLayer = s('g');
-  const pairSeen = new Map();
-  for (const e of edges) {
-    const a = pos.get(e.from);
-    const b = pos.get(e.to);
-    if (!a || !b) continue;
-    const outcome = ['success', 'failure', 'mixed', 'pending'].includes(e.outcome) ? e.outcome : 'pending';
-    const g = s('g', { class: `edge ${outcome} ${e.kind}` });
-    let d;
-    let lx;
-    let ly;
-    let anchor = 'middle';
-    const nth = pairSeen.get(`${e.from}>${e.to}`) ?? 0;
-    pairSeen.set(`${e.from}>${e.to}`, nth + 1);
-    if (b.x > a.x) {
-      const x1 = a.x + NODE_W;
-      const y1 = a.y + NODE_H / 2 + nth * 6;
-      const x2 = b.x;
-      const y2 = b.y + NODE_H / 2 + nth * 6;
-      const mx = (x1 + x2) / 2;
-      d = `M${x1},${y1} C${mx},${y1} ${mx},${y2} ${x2 - 2},${y2}`;
-      // Label near the target, where the fanned-out edges are furthest apart.
-      const t = 0.7;
-      lx = cubic(x1, mx, mx, x2, t);
-      ly = cubic(y1, y1, y2, y2, t);
-    } else if (b.x === a.x) {
-      // Same layer (a handoff between peers): a loop out to the right of the column.
-      const x1 = a.x + NODE_W;
-      const y1 = a.y + NODE_H / 2 - 6;
-      const y2 = b.y + NODE_H / 2 + 6;
-      const out = x1 + 46 + nth * 12;
-      d = `M${x1},${y1} C${out},${y1} ${out},${y2} ${x1 + 2},${y2}`;
-      lx = out + 8;
-      ly = (y1 + y2) / 2;
-      anchor = 'start';
-    } else {
-      // Backwards: an arc below the nodes.
-      const x1 = a.x + NODE_W / 2;
-      const y1 = a.y + NODE_H;
-      const x2 = b.x + NODE_W / 2;
-      const y2 = b.y + NODE_H;
-      const dip = Math.max(y1, y2) + 34 + nth * 10;
-      d = `M${x1},${y1} C${x1},${dip} ${x2},${dip} ${x2},${y2 + 2}`;
-      lx = (x1 + x2) / 2;
-      ly = dip - 4;
-    }
-    const path = s('path', { d, 'marker-end': `url(#arrow-${outcome})` });
-    path.append(s('title', { text: edgeTitle(e) }));
-    g.append(path);
-    edgeLayer.append(g);
-    const count = e.count > 1 ? ` ×${num(e.count)}` : '';
-    const lab = s('g', { class: `edge ${outcome}` },
-      s('text', { x: lx, y: ly - 3, 'text-anchor': anchor, text: e.kind === 'handoff' && !e.totalDurationMs ? `${e.kind}${count}` : `${e.kind}${count} · ${duration(e.totalDurationMs)}` }),
-      s('text', { class: 'detail', x: lx, y: ly + 10, 'text-anchor': anchor, text: outcomeText(e) }));
-    labelLayer.append(lab);
-  }
-  svg.append(edgeLayer, labelLayer);
-
+  svg.append(edgeLayer);
   for (const n of nodes) {
     const p = pos.get(n.id);
     const name = String(n.id);
     const g = s('g', { class: `node ${n.kind}`, transform: `translate(${p.x},${p.y})` },
-      s('rect', { width: NODE_W, height: NODE_H, rx: 6 }),
-      s('text', { x: 10, y: 18, text: name.length > 22 ? `${name.slice(0, 21)}…` : name }),
-      s('text', { class: 'kind', x: 10, y: 34, text: n.kind }));
+      s('rect', { width: NODE_W, height: p.h, rx: 6 }),
+      s('text', { x: 10, y: 18, text: name.length > 28 ? `${name.slice(0, 27)}…` : name }),
+      s('text', { class: 'kind', x: 10, y: 32, text: n.kind }));
     g.append(s('title', { text: `${n.kind} ${name}` }));
+    incoming.get(n.id).forEach((e, i) => {
+      const outcome = OUTCOMES.includes(e.outcome) ? e.outcome : 'pending';
+      const y = HEAD_H + i * LINE_H + 10;
+      g.append(s('circle', { class: `dot ${outcome}`, cx: 14, cy: y - 4, r: 3.5 }));
+      g.append(s('text', { class: 'edge-line', x: 24, y, text: edgeLine(e) }, s('title', { text: edgeTitle(e) })));
+    });
     svg.append(g);
   }
+
+  // Each edge ends at the line that describes it in its target node.
+  edges.forEach((e) => {
+    const a = pos.get(e.from);
+    const b = pos.get(e.to);
+    const i = incoming.get(e.to).indexOf(e);
+    const outcome = OUTCOMES.includes(e.outcome) ? e.outcome : 'pending';
+    const ty = b.y + HEAD_H + i * LINE_H + 6;
+    let d;
+    if (b.x > a.x) {
+      const x1 = a.x + NODE_W;
+      const y1 = a.y + Math.min(a.h, HEAD_H) / 2 + 2;
+      const x2 = b.x;
+      const mx = (x1 + x2) / 2;
+      d = `M${x1},${y1} C${mx},${y1} ${mx},${ty} ${x2 - 2},${ty}`;
+    } else {
+      // Same layer or backwards (a handoff between agents): a loop out on the right.
+      const x1 = a.x + NODE_W;
+      const y1 = a.y + HEAD_H / 2;
+      const x2 = b.x + NODE_W;
+      const out = Math.max(x1, x2) + 40;
+      d = `M${x1},${y1} C${out},${y1} ${out},${ty} ${x2 + 2},${ty}`;
+    }
+    const path = s('path', { d, 'marker-end': `url(#arrow-${outcome})` }, s('title', { text: edgeTitle(e) }));
+    edgeLayer.append(s('g', { class: `edge ${outcome} ${e.kind}` }, path));
+  });
   return svg;
 }
 
-function cubic(p0, p1, p2, p3, t) {
-  const u = 1 - t;
-  return u * u * u * p0 + 3 * u * u * t * p1 + 3 * u * t * t * p2 + t * t * t * p3;
+/** The line a node shows for one incoming edge: `dispatch ×2 · 1.20 s · 1 failed`. */
+function edgeLine(e) {
+  const count = e.count > 1 ? ` ×${num(e.count)}` : '';
+  const from = e.kind === 'dispatch' ? '' : ` from ${e.from}`;
+  const time = e.kind === 'dispatch' || e.totalDurationMs ? ` · ${duration(e.totalDurationMs)}` : '';
+  const text = `${e.kind}${count}${from}${time} · ${outcomeText(e)}`;
+  return text.length > 36 ? `${text.slice(0, 35)}…` : text;
 }
 
 function outcomeText(e) {
