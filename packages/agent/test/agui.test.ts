@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { Agent, AgentTool, Coordinator, OnPrompt, type AgentContext, type CoordinatorContext } from '../src/index.js';
 import { sleep } from '../src/runtime/offline.js';
-import { startApp, type TestApp } from './helpers.js';
+import { aguiRuns } from '../src/agui/endpoint.js';
+import { startApp, until, type TestApp } from './helpers.js';
 
 @Agent({ name: 'helper', headless: true })
 class Helper {
@@ -130,4 +131,21 @@ test('a bad RunAgentInput gets 400 problem+json; the server keeps serving', asyn
   // Still serving.
   const events = await runAgui('helper', 'still there?');
   assert.equal(events.at(-1)!.type, 'RUN_FINISHED');
+});
+
+test('a client that disconnects cancels its run (the agent sees the abort)', async () => {
+  const ac = new AbortController();
+  const res = await fetch(`${app.base}/fw/agent/slowpoke/agui`, {
+    method: 'POST',
+    body: JSON.stringify({ threadId: 't', runId: 'gone', messages: [{ id: 'm', role: 'user', content: 'go' }], tools: [], context: [] }),
+    signal: ac.signal,
+  });
+  const reader = res.body!.getReader();
+  let seen = '';
+  while (!seen.includes('TEXT_MESSAGE_CONTENT')) seen += new TextDecoder().decode((await reader.read()).value);
+  const runs = aguiRuns(app.module.host);
+  const run = runs.get('slowpoke:gone')!;
+  assert.ok(run && !run.signal.aborted);
+  ac.abort();
+  await until(() => run.signal.aborted && !runs.has('slowpoke:gone'));
 });

@@ -7,11 +7,18 @@
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import type { AiMessage, AiRequest, AiRuntime, AiStreamPart } from './port.js';
 
+/**
+ * An AI SDK language model (`LanguageModel` of `ai`: a model object such as `openai('gpt-4o')`, or
+ * a model id string for the AI SDK's global provider). Typed structurally so that the
+ * declarations of @fw/agent do not need `ai` installed.
+ */
+export type AiSdkModel = string | { readonly specificationVersion: string; readonly provider: string; readonly modelId: string };
+
 export interface AiSdkRuntimeOptions {
   name?: string;
   priority?: number;
   /** The model, or a factory that builds it on first use (lets provider packages load lazily). */
-  model: LanguageModel | (() => LanguageModel | Promise<LanguageModel>);
+  model: AiSdkModel | (() => AiSdkModel | Promise<AiSdkModel>);
   /** Model ids to advertise (the admin plane lists them). */
   models?: string[];
   capabilities?: string[];
@@ -26,7 +33,7 @@ export class AiSdkRuntime implements AiRuntime {
   readonly models: readonly string[];
   private readonly available: () => boolean;
   private readonly modelSource: AiSdkRuntimeOptions['model'];
-  private model: Promise<LanguageModel> | undefined;
+  private model: Promise<AiSdkModel> | undefined;
 
   constructor(options: AiSdkRuntimeOptions) {
     this.name = options.name ?? 'ai-sdk';
@@ -50,7 +57,7 @@ export class AiSdkRuntime implements AiRuntime {
       tools[t.name] = tool({ description: t.description, inputSchema: jsonSchema(t.parameters) });
     }
     const result = streamText({
-      model,
+      model: model as LanguageModel,
       messages: request.messages.map(toModelMessage),
       ...(request.tools?.length ? { tools } : {}),
       abortSignal: signal,
