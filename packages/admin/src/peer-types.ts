@@ -2,5 +2,7 @@
  * Types of the optional modules' admin views, imported as types only so that `@fw/admin` runs
  * without `@fw/mcp` and `@fw/agent` installed.
  */
-export type * from '../../mcp/dist/src/admin-view.js';
-export type * from '../../agent/dist/src/admin-view.js';
+export type { McpAdminView, McpToolInfo, McpResourceInfo, McpPromptInfo, McpServerInfo, McpSessionInfo, PendingBridgeCallInfo } from '@fw/mcp';
+export type {
+  AgentAdminView, AgentInfo, AgentSessionInfo, CoordinatorInfo, JournalEvent, JournalQuery, CoordinationGraph, TaskInfo, RuntimeInfo,
+} from '@fw/agent';
