@@ -1,5 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DENY_ALL, requireRole, DASHBOARD_CSP, type AuditEntry } from '../src/index.js';
 import { startHarness } from './harness.js';
 
@@ -293,4 +296,81 @@ test('the dashboard is served with a strict CSP, without traversal', async () =>
   } finally {
     await h.close();
   }
+});
+
+test('with a token the dashboard page still loads (it shows a sign-in form) but its data does not', async () => {
+  const h = await startHarness({ 'fw.admin.auth.token': 'tok' });
+  try {
+    assert.equal((await h.get('/fw/admin/')).status, 200);
+    const dash = { 'x-fw-admin-client': 'dashboard', referer: `${h.base}/fw/admin/` };
+    for (const path of ['/overview', '/resources', '/events/recent', '/session', '/audit', '/metrics']) {
+      await problem(await h.get(API + path, dash), 401, 'unauthorized');
+      assert.equal((await h.get(API + path, { ...dash, authorization: 'Bearer tok' })).status, 200, path);
+    }
+    await problem(await h.send('POST', `${API}/tasks/t1/cancel`, undefined, dash), 401, 'unauthorized');
+    assert.equal(h.agent.taskList[0]!.state, 'working');
+    const audit = (await (await h.get(`${API}/audit`, { authorization: 'Bearer tok' })).json()) as AuditEntry[];
+    assert.deepEqual(audit.map((e) => [e.action, e.target, e.outcome, e.source]), [['cancel', 't1', 'refused', 'dashboard']]);
+  } finally {
+    await h.close();
+  }
+});
+
+test('a body past fw.admin.max-body is a 413, one at the limit is accepted', async () => {
+  const h = await startHarness({ 'fw.admin.max-body': 100 });
+  try {
+    h.runtime.addResource('u1', '/fw/a');
+    const body = (n: number): string => {
+      const base = JSON.stringify({ broadcasterId: '/fw/a', message: '' });
+      return JSON.stringify({ broadcasterId: '/fw/a', message: 'x'.repeat(n - base.length) });
+    };
+    assert.equal(body(100).length, 100);
+    assert.equal((await h.send('POST', `${API}/broadcasters/broadcast`, body(100))).status, 200);
+    await problem(await h.send('POST', `${API}/broadcasters/broadcast`, body(101)), 413, 'payload_too_large');
+  } finally {
+    await h.close();
+  }
+});
+
+test('the audit JSON Lines file is complete after a restart of the app', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fw-audit-app-'));
+  const file = join(dir, 'audit.jsonl');
+  try {
+    const first = await startHarness({ 'fw.admin.audit.file': file }, { authorizer: (action) => action !== 'destroy' });
+    first.runtime.addResource('u1', '/fw/a');
+    await first.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/a', message: 'm' });
+    await first.send('DELETE', `${API}/broadcasters/${encodeURIComponent('/fw/a')}`);
+    await first.send('DELETE', `${API}/resources/nope`);
+    const before = (await (await first.get(`${API}/audit`)).json()) as AuditEntry[];
+    await first.close();
+
+    const second = await startHarness({ 'fw.admin.audit.file': file });
+    try {
+      const after = (await (await second.get(`${API}/audit`)).json()) as AuditEntry[];
+      assert.deepEqual(after, before);
+      assert.deepEqual(after.map((e) => `${e.action}:${e.outcome}`), ['disconnect:failed', 'destroy:refused', 'broadcast:allowed']);
+      await second.send('POST', `${API}/tasks/t1/cancel`);
+      const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as AuditEntry);
+      assert.deepEqual(lines.map((e) => e.seq), [1, 2, 3, 4]);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('opting into remote unauthenticated access warns at startup', async () => {
+  const warn = console.warn;
+  const seen: string[] = [];
+  console.warn = (m: unknown) => seen.push(String(m));
+  try {
+    const h = await startHarness({ 'fw.admin.allow-remote-unauthenticated': true });
+    await h.close();
+    const quiet = await startHarness({ 'fw.admin.allow-remote-unauthenticated': true, 'fw.admin.auth.token': 't' });
+    await quiet.close();
+  } finally {
+    console.warn = warn;
+  }
+  assert.equal(seen.filter((m) => m.includes('allow-remote-unauthenticated')).length, 1);
 });

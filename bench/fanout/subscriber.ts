@@ -1,0 +1,106 @@
+/**
+ * A load-generating client process: opens `n` subscribers of one kind to the server under test
+ * and, per phase, counts deliveries and records each one's latency (receive time − send time on
+ * the shared clock). Driven by the orchestrator over IPC: `connect`, `expect`, `report`, `close`.
+ *
+ * fw and ws are measured with plain `ws` clients (fw serves them raw frames: the message bytes);
+ * `fw-proto` uses the fw protocol (`?fw=1`, JSON frames `{"t":"m","id":…,"d":…}`); Socket.IO with
+ * socket.io-client over its WebSocket transport only.
+ */
+import { WebSocket } from 'ws';
+import { io, type Socket } from 'socket.io-client';
+import { serveParent, type BenchMessage } from '../common/child.js';
+import { nowUs } from '../common/clock.js';
+import { Histogram } from '../common/histogram.js';
+import type { ServerKind } from './server.js';
+import { phaseOf, sentUsOf } from './message.js';
+
+const kind = process.argv[2] as ServerKind;
+const port = Number(process.argv[3]);
+const CONNECT_CONCURRENCY = 100;
+
+const sockets: (WebSocket | Socket)[] = [];
+const hist = new Histogram();
+let phase = -1;
+let expected = 0;
+let received = 0;
+let lastUs = 0;
+let onComplete: (() => void) | undefined;
+
+function deliver(m: string): void {
+  if (phaseOf(m) !== phase) return;
+  const now = nowUs();
+  hist.record(now - sentUsOf(m));
+  lastUs = now;
+  if (++received === expected) onComplete?.();
+}
+
+function open(): Promise<WebSocket | Socket> {
+  return new Promise((resolve, reject) => {
+    if (kind === 'sio') {
+      const s = io(`http://127.0.0.1:${port}`, { transports: ['websocket'], forceNew: true, reconnection: false, timeout: 30_000 });
+      s.on('m', (m: string) => deliver(m));
+      s.once('connect', () => resolve(s));
+      s.once('connect_error', reject);
+      return;
+    }
+    const url = `ws://127.0.0.1:${port}/fw/bench${kind === 'fw-proto' ? '?fw=1' : ''}`;
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    if (kind === 'fw-proto') {
+      ws.on('message', (data: Buffer) => {
+        const f = JSON.parse(data.toString()) as { t: string; d?: string };
+        if (f.t === 'm') deliver(f.d!);
+      });
+    } else {
+      ws.on('message', (data: Buffer) => deliver(data.toString('latin1', 0, 29)));
+    }
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+  });
+}
+
+function report(): BenchMessage {
+  return { type: 'done', received, expected, lastUs, hist: hist.toJSON() };
+}
+
+serveParent({
+  connect: async (m) => {
+    const n = m.n as number;
+    let failed = 0;
+    let next = 0;
+    // A bounded number of handshakes in flight, so the server's accept backlog never overflows.
+    await Promise.all(Array.from({ length: CONNECT_CONCURRENCY }, async () => {
+      while (next < n) {
+        next++;
+        try {
+          sockets.push(await open());
+        } catch {
+          failed++;
+        }
+      }
+    }));
+    return { type: 'connected', open: sockets.length, failed };
+  },
+  expect: (m) => {
+    phase = m.phase as number;
+    expected = (m.messages as number) * sockets.length;
+    received = 0;
+    lastUs = 0;
+    hist.reset();
+    onComplete = () => process.send!(report());
+    return { type: 'expecting' };
+  },
+  report: () => {
+    onComplete = undefined;
+    return report();
+  },
+  close: async () => {
+    for (const s of sockets) {
+      if (s instanceof WebSocket) s.terminate();
+      else s.disconnect();
+    }
+    sockets.length = 0;
+    return { type: 'closed' };
+  },
+});
+process.send!({ type: 'ready' });
