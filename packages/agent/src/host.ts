@@ -9,7 +9,7 @@ import type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult 
 import { definitionOf, type AgentClass, type AgentDefinition, type PromptResult } from './decorators.js';
 import { NoRuntimeError, NotInFleetError } from './errors.js';
 import { CoordinationJournal } from './journal.js';
-import type { RunEvent, RunListener } from './run-event.js';
+import type { RunListener } from './run-event.js';
 import { RuntimeRegistry } from './runtime/registry.js';
 import type { AiMessage, AiRuntime, AiToolCall } from './runtime/port.js';
 import { SessionTracker } from './sessions.js';
@@ -251,4 +251,3 @@ export class AgentHost {
   }
 }
 
-export type { RunEvent };

@@ -113,11 +113,11 @@ export class A2AEndpoint {
       sendJson(res, 200, out);
       return;
     }
-    await streamSse(req, res, out, id);
+    await streamSse(res, out, id);
   }
 }
 
-async function streamSse(req: IncomingMessage, res: ServerResponse, stream: AsyncGenerator<unknown, void, undefined>, id: RpcId): Promise<void> {
+async function streamSse(res: ServerResponse, stream: AsyncGenerator<unknown, void, undefined>, id: RpcId): Promise<void> {
   const it = stream[Symbol.asyncIterator]();
   let first: IteratorResult<unknown>;
   try {
@@ -145,7 +145,6 @@ async function streamSse(req: IncomingMessage, res: ServerResponse, stream: Asyn
     res.off('close', onClose);
     if (!res.writableEnded) res.end();
   }
-  void req;
 }
 
 function rpcError(res: ServerResponse, id: RpcId, code: number, message: string, data?: Record<string, unknown>): void {

@@ -49,7 +49,7 @@ export class OfflineRuntime implements AiRuntime {
 
   private toolCallFor(text: string, request: AiRequest): { toolCallId: string; toolName: string; input: unknown } | undefined {
     for (const tool of request.tools ?? []) {
-      const slash = new RegExp(`^/${escape(tool.name)}(?:\\s+(.*))?$`, 's').exec(text.trim());
+      const slash = new RegExp(`^/${escapeRegExp(tool.name)}(?:\\s+(.*))?$`, 's').exec(text.trim());
       if (slash) {
         let input: unknown = {};
         try {
@@ -59,7 +59,7 @@ export class OfflineRuntime implements AiRuntime {
         }
         return { toolCallId: `call-${tool.name}-1`, toolName: tool.name, input };
       }
-      if (new RegExp(`\\buse ${escape(tool.name)}\\b`).test(text)) {
+      if (new RegExp(`\\buse ${escapeRegExp(tool.name)}\\b`).test(text)) {
         return { toolCallId: `call-${tool.name}-1`, toolName: tool.name, input: { query: text } };
       }
     }
@@ -76,7 +76,7 @@ export class OfflineRuntime implements AiRuntime {
   }
 }
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
