@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { decodeEnvelope, encodeBody } from './envelope.js';
 import type { RedisLink } from './link.js';
 import { Sequencer } from './sequencer.js';
+import { ShadowCache } from './shadow-cache.js';
 
 /**
  * Assigns the next cluster sequence of a broadcaster and publishes in one atomic step, so every
@@ -49,6 +50,9 @@ export interface ClusterBroadcastOptions {
   nodeId: string;
   prefix: string;
   gapTimeout: number;
+  /** Shadow replay: messages kept per broadcaster without local members, and how many broadcasters. */
+  shadowSize: number;
+  shadowBroadcasters: number;
   /** Reports a loss (counted already), so no loss is silent. */
   onLoss(kind: 'unpublished' | 'lost', broadcaster: string, count: number): void;
 }
@@ -62,6 +66,7 @@ export class ClusterBroadcast implements BroadcastAdapter {
   readonly counters: BroadcastCounters = { published: 0, received: 0, unpublished: 0, lost: 0 };
   readonly channel: string;
   private readonly sequencer: Sequencer;
+  private readonly shadow: ShadowCache;
   private readonly redis: ScriptedRedis;
   private readonly offs: (() => void)[] = [];
 
@@ -85,7 +90,13 @@ export class ClusterBroadcast implements BroadcastAdapter {
     };
     link.sub.on('message', onMessage);
     this.offs.push(() => link.sub.off('message', onMessage));
+    this.shadow = new ShadowCache(options.shadowSize, options.shadowBroadcasters);
     this.offs.push(runtime.events.on('BroadcasterDestroyed', (e) => this.sequencer.forget(e.id)));
+    // Synchronous: the new broadcaster is seeded before its first member's `since` is replayed.
+    this.offs.push(runtime.events.on('BroadcasterCreated', (e) => {
+      const b = this.live(e.id);
+      if (b) for (const m of this.shadow.take(e.id)) b.remember(m.payload, m.bid);
+    }));
   }
 
   /** Subscribes (ioredis re-subscribes by itself after a reconnect). */
@@ -122,7 +133,7 @@ export class ClusterBroadcast implements BroadcastAdapter {
   async publishTo(broadcasterId: string, payload: string): Promise<number> {
     const local = this.live(broadcasterId);
     const bid = await this.send(broadcasterId, payload, local ? local.cache.next - 1 : 0);
-    this.sequencer.accept(broadcasterId, bid, payload);
+    this.accept(broadcasterId, bid, payload);
     return bid;
   }
 
@@ -146,6 +157,7 @@ export class ClusterBroadcast implements BroadcastAdapter {
   close(): void {
     for (const off of this.offs.splice(0)) off();
     this.sequencer.close();
+    this.shadow.clear();
   }
 
   private async send(broadcasterId: string, payload: string, floor: number): Promise<number> {
@@ -159,7 +171,17 @@ export class ClusterBroadcast implements BroadcastAdapter {
     const e = decodeEnvelope(message);
     if (!e || e.node === this.options.nodeId) return; // own echo: delivered from the publish reply
     this.counters.received++;
-    this.sequencer.accept(e.broadcaster, e.bid, e.payload);
+    this.accept(e.broadcaster, e.bid, e.payload);
+  }
+
+  private accept(id: string, bid: number, payload: string): void {
+    if (this.live(id)) this.sequencer.accept(id, bid, payload);
+    else this.shadow.add(id, bid, payload);
+  }
+
+  /** Broadcasters whose recent messages are shadowed (diagnostics). */
+  get shadowed(): number {
+    return this.shadow.size;
   }
 
   private unpublished(id: string): void {

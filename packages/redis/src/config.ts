@@ -11,6 +11,7 @@ export const CLUSTER_CONFIG: ConfigSchema = {
   'fw.cluster.request-timeout': { type: 'duration', default: 2000, description: 'How long a cross-node request (lists, control) waits for a node before naming it missing' },
   'fw.cluster.gap-timeout': { type: 'duration', default: 1000, description: 'How long a node holds back later broadcasts while waiting for a missing sequence before counting it lost' },
   'fw.cluster.reconnect-max-delay': { type: 'duration', default: 5000, description: 'Upper bound of the exponential backoff between Redis reconnect attempts' },
+  'fw.cluster.shadow-broadcasters': { type: 'number', default: 1000, description: 'Broadcasters without local members whose recent cluster broadcasts (fw.broadcaster.replay-cache each) a node keeps, so clients failing over to it replay what they missed; 0 turns this off' },
   'fw.cluster.max-pending-requests': { type: 'number', default: 1000, description: 'Cross-node requests this node may have waiting for answers; more are refused' },
   'fw.cluster.shared-log.max-entries': { type: 'number', default: 10000, description: 'Entries kept in each shared log in Redis (audit log, coordination journal)' },
 };
@@ -26,5 +27,6 @@ export interface ClusterSettings {
   gapTimeout: number;
   reconnectMaxDelay: number;
   maxPendingRequests: number;
+  shadowBroadcasters: number;
   sharedLogMaxEntries: number;
 }

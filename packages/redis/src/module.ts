@@ -35,8 +35,12 @@ export function readClusterSettings(fw: Framework): ClusterSettings {
     gapTimeout: c.get<number>('fw.cluster.gap-timeout'),
     reconnectMaxDelay: c.get<number>('fw.cluster.reconnect-max-delay'),
     maxPendingRequests: c.get<number>('fw.cluster.max-pending-requests'),
+    shadowBroadcasters: c.get<number>('fw.cluster.shadow-broadcasters'),
     sharedLogMaxEntries: c.get<number>('fw.cluster.shared-log.max-entries'),
   };
+  if (!Number.isInteger(settings.shadowBroadcasters) || settings.shadowBroadcasters < 0) {
+    throw new ClusterConfigError(`fw.cluster.shadow-broadcasters must be a non-negative integer, got ${settings.shadowBroadcasters}`);
+  }
   for (const key of ['heartbeatInterval', 'nodeTimeout', 'requestTimeout', 'gapTimeout', 'reconnectMaxDelay', 'maxPendingRequests', 'sharedLogMaxEntries'] as const) {
     if (!Number.isFinite(settings[key]) || settings[key] <= 0) throw new ClusterConfigError(`fw.cluster: ${key} must be positive, got ${settings[key]}`);
   }
@@ -81,6 +85,8 @@ export class ClusterModule implements FrameworkModule {
       nodeId: s.nodeId,
       prefix: s.prefix,
       gapTimeout: s.gapTimeout,
+      shadowSize: fw.config.get<number>('fw.broadcaster.replay-cache'),
+      shadowBroadcasters: s.shadowBroadcasters,
       onLoss: (kind, id, n) => reporter.add(kind, id, n),
     }));
     const rpc = (this.rpc = new Rpc(link, { prefix: s.prefix, nodeId: s.nodeId, timeout: s.requestTimeout, maxPending: s.maxPendingRequests }));

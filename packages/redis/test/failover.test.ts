@@ -20,8 +20,8 @@ test('node C killed: the cluster sees it gone within the node timeout; its clien
   await waitFor('three nodes', async () => ((await getJson<ClusterNode[]>(`${a.url}/test/nodes`)).length === 3 ? true : undefined));
 
   const room = '/fw/chat/stream';
-  const open = (urls: string[]): Promise<{ client: FwClient; got: string[] }> => {
-    const client = connect(urls.map((u) => `${u}${room}`), { transports: ['websocket'], reconnect: { minDelay: 50, maxDelay: 200 } });
+  const open = (urls: string[], path = room): Promise<{ client: FwClient; got: string[] }> => {
+    const client = connect(urls.map((u) => `${u}${path}`), { transports: ['websocket'], reconnect: { minDelay: 50, maxDelay: 200 } });
     clients.push(client);
     const got: string[] = [];
     client.onMessage((d) => got.push(d));
@@ -30,10 +30,15 @@ test('node C killed: the cluster sees it gone within the node timeout; its clien
   const watcher = await open([a.url]);
   await open([b.url]);
   const movers = await Promise.all([open([c.url, a.url, b.url]), open([c.url, b.url, a.url]), open([c.url, a.url, b.url])]);
+  // A room whose only members are on C: A and B have no broadcaster for it until the movers
+  // arrive, so their replay comes from the shadow cache.
+  const solo = '/fw/chat/solo';
+  const loners = await Promise.all([open([c.url, a.url], solo), open([c.url, b.url], solo)]);
 
   const count = 400;
   await postJson(`${a.url}/test/stream`, { broadcaster: room, count, every: 5, tag: 'm' });
-  await waitFor('the stream under way on C', () => (movers.every((m) => m.got.length >= 50) ? true : undefined));
+  await postJson(`${b.url}/test/cluster-stream`, { broadcaster: solo, count, every: 5, tag: 's' });
+  await waitFor('the streams under way on C', () => ([...movers, ...loners].every((m) => m.got.length >= 50) ? true : undefined));
   const killedAt = Date.now();
   await stopNode(c, 'SIGKILL');
 
@@ -44,6 +49,11 @@ test('node C killed: the cluster sees it gone within the node timeout; its clien
     assert.ok(!m.client.url.startsWith(c.url), `moved off C (now ${m.client.url})`);
   }
   assert.deepEqual(watcher.got, expected);
+  await waitFor('the solo stream on the loners', () => (loners.every((m) => m.got.length >= count) ? true : undefined), 20_000);
+  for (const m of loners) {
+    assert.deepEqual(m.got, Array.from({ length: count }, (_, i) => `s:${i}`), 'replayed from the shadow cache of a node that had no member');
+    assert.ok(!m.client.url.startsWith(c.url));
+  }
 
   const gone = await waitFor('C gone from the cluster view', async () => {
     const list = await getJson<ClusterNode[]>(`${b.url}/test/nodes`);

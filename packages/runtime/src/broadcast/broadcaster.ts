@@ -86,6 +86,17 @@ export class FwBroadcaster implements Broadcaster {
     return n;
   }
 
+  /**
+   * Puts a cluster broadcast this node did not deliver (it had no such broadcaster then) into the
+   * replay cache, so a client failing over to this node replays it with `since`. Same ordering
+   * rule as deliverSequenced; nobody is delivered to and nothing is counted.
+   */
+  remember(payload: string, bid: number): void {
+    if (this.destroyed || bid < this.cache.next) return;
+    this.cache.skipTo(bid);
+    this.cache.push(new Outgoing(payload, this.id, bid));
+  }
+
   broadcastTo(message: string | object, resource: Resource): boolean {
     if (this.destroyed || !(resource instanceof FwResource)) return false;
     return resource.deliver(Outgoing.from(message, this.id));

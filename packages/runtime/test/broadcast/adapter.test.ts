@@ -63,3 +63,23 @@ test('broadcast adapter: a full broadcast goes to the adapter, delivery follows 
     await app.close();
   }
 });
+
+test('broadcast adapter: remember fills the replay cache without delivering or counting', async () => {
+  const app = await startFw({}, (fw) => fw.handle('/news', {}));
+  try {
+    const b = app.fw.broadcasters.create('/fw/news');
+    b.remember('earlier', 41);
+    b.remember('older', 40); // never backwards
+    b.remember('later', 43);
+    assert.equal(b.messages, 0);
+    assert.equal(app.fw.runtime.stats().broadcasts, 0);
+    const since = Buffer.from(JSON.stringify({ '/fw/news': 40 })).toString('base64url');
+    const ws = await connectWs(`${app.ws}/fw/news?fw=1&since=${since}`);
+    const frames: Frame[] = [];
+    for (let i = 0; i < 3; i++) frames.push(JSON.parse(await ws.messages.next()) as Frame);
+    assert.deepEqual(frames.slice(1).map((f) => [f.d, f.bid]), [['earlier', 41], ['later', 43]]);
+    ws.socket.close();
+  } finally {
+    await app.close();
+  }
+});
