@@ -55,7 +55,17 @@ export class AgentModule implements FrameworkModule {
     this.view = createAdminView(this.host, this.store, this.a2a);
     fw.services.provide('agent', this.view);
     fw.services.provide('agent.module', this);
-    if (fw.config.get<boolean>('fw.agent.mount-decorated')) for (const def of decoratedAgents()) this.mount(def.target);
+    if (fw.config.get<boolean>('fw.agent.mount-decorated')) {
+      for (const def of decoratedAgents()) {
+        // Two decorated classes may share a name in one process (tests, variants); the first wins
+        // instead of failing the framework's start.
+        if (this.host.agents.has(def.options.name)) {
+          console.warn(`[fw] agent '${def.options.name}' is declared twice; ${def.target.name} is not mounted`);
+          continue;
+        }
+        this.mount(def.target);
+      }
+    }
     for (const target of pending.get(fw) ?? []) this.mount(target);
     pending.delete(fw);
   }

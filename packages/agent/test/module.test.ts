@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Framework } from '@fw/runtime';
+import { Agent, agentModuleOf, mountAgent, type AgentAdminView } from '../src/index.js';
+
+@Agent({ name: 'auto', description: 'mounted by the module' })
+class Auto {}
+
+@Agent({ name: 'auto', description: 'a second class with the same name' })
+class AutoTwin {}
+
+@Agent({ name: 'later', headless: true })
+class Later {}
+
+test('autoload: createModule installs the module, mounts decorated classes (first of a name wins) and mountAgent queues until then', async () => {
+  const fw = new Framework({ configFile: false, env: {}, 'fw.ai.auto': false });
+  const warnings: string[] = [];
+  const warn = console.warn;
+  console.warn = (m: string) => warnings.push(String(m));
+  try {
+    mountAgent(fw, Later); // before the module exists: queued
+    await fw.start();
+    const view = fw.services.get<AgentAdminView>('agent')!;
+    assert.ok(view);
+    assert.equal(view.agent('auto')?.description, 'mounted by the module');
+    assert.equal(view.agent('later')?.headless, true);
+    assert.ok(warnings.some((w) => w.includes(`agent 'auto' is declared twice; ${AutoTwin.name} is not mounted`)));
+    assert.equal(view.activeRuntime()?.name, 'offline');
+    mountAgent(fw, Auto); // same class again: a no-op
+    assert.throws(() => agentModuleOf(fw)!.mount(AutoTwin), (e: { code?: string }) => e.code === 'agent_exists');
+  } finally {
+    console.warn = warn;
+    await fw.close();
+  }
+});
+
+test('fw.agent.enabled=false: no module, no agent service', async () => {
+  const fw = new Framework({ configFile: false, env: {}, 'fw.agent.enabled': false });
+  try {
+    await fw.start();
+    assert.equal(fw.services.get('agent'), undefined);
+    assert.equal(fw.hasModule('@fw/agent'), false);
+  } finally {
+    await fw.close();
+  }
+});
