@@ -41,7 +41,7 @@ export async function startTarget(port = 0): Promise<Target> {
 
 export interface OpenPage {
   page: Page;
-  /** Uncaught page errors and console errors (other than failed resource loads the test provokes). */
+  /** Uncaught page errors and console errors (other than the failed loads and sockets a server outage provokes). */
   errors: string[];
 }
 
@@ -52,7 +52,7 @@ export async function openDashboard(browser: Browser, base: string, viewport = {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(`console: ${m.text()}`);
+    if (m.type() === 'error' && !/Failed to load resource|WebSocket connection to .* failed/.test(m.text())) errors.push(`console: ${m.text()}`);
   });
   // Records CSP violations: an injected inline script or handler that got parsed would show here.
   await page.addInitScript(() => {

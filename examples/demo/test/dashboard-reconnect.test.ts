@@ -1,6 +1,7 @@
 /**
- * The event stream cut by a server restart: the page says so (reconnecting), comes back by
- * itself on the same address without a reload, and its counters match the new server again.
+ * The event stream cut by a server restart: the page says so (reconnecting, offline while the
+ * browser has no network), comes back by itself on the same address without a reload, and its
+ * counters match the new server again.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,6 +46,13 @@ describe('dashboard across a server restart', { skip: skipBrowser }, () => {
     await waitForConnState(page, 'reconnecting');
     assert.equal(await page.locator('#conn-label').innerText(), 'Reconnecting…');
     for (const c of clients.splice(0)) c.client.close();
+
+    // The browser losing its network while the stream is down reads as offline.
+    await page.context().setOffline(true);
+    await waitForConnState(page, 'offline');
+    assert.equal(await page.locator('#conn-label').innerText(), 'Offline');
+    await page.context().setOffline(false);
+    await waitForConnState(page, 'reconnecting');
 
     target = await startTarget(port);
     target.fw.handle('/dash-restart/{room}', {});
