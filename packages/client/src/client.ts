@@ -44,8 +44,9 @@ export interface ConnectOptions {
 export interface MessageMeta {
   /** The resource's own sequence number of this message. */
   id: number;
-  /** The broadcaster it came from and its sequence there (undefined for a unicast). */
+  /** The broadcaster it came from (undefined for a unicast). */
   broadcaster: string | undefined;
+  /** Its sequence in that broadcaster (undefined for a unicast or a broadcast to a subset). */
   broadcasterSeq: number | undefined;
   transport: TransportName;
 }

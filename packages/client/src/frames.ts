@@ -4,6 +4,7 @@ import { ClientError } from './errors.js';
 export type TransportName = 'websocket' | 'sse' | 'long-polling' | 'streaming';
 
 export interface HandshakeFrame { t: 'hs'; uuid: string; transport: TransportName; heartbeat: number; resumed: boolean }
+/** `b`/`bid`: broadcaster and its sequence; a unicast has neither, a subset broadcast no `bid`. */
 export interface MessageFrame { t: 'm'; id: number; d: string; b?: string; bid?: number }
 export interface HeartbeatFrame { t: 'hb' }
 export interface GapFrame { t: 'gap'; lost: number }
@@ -43,7 +44,9 @@ export function checkFrame(f: Record<string, unknown>, text = JSON.stringify(f))
   switch (f.t) {
     case 'm':
       if (!Number.isSafeInteger(f.id) || typeof f.d !== 'string') throw bad(text);
-      if (f.b !== undefined && (typeof f.b !== 'string' || !Number.isSafeInteger(f.bid))) throw bad(text);
+      // A subset broadcast names its broadcaster but has no sequence (it is never replayed).
+      if (f.b !== undefined && typeof f.b !== 'string') throw bad(text);
+      if (f.bid !== undefined && (f.b === undefined || !Number.isSafeInteger(f.bid))) throw bad(text);
       return f as unknown as MessageFrame;
     case 'hb':
       return { t: 'hb' };

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { connect, type ClientError, type ClientState, type FwClient } from '../src/node.js';
+import { within } from './helpers.js';
 
 interface Fake {
   url: string;
@@ -92,8 +93,9 @@ test('the client sends heartbeats when it has nothing else to send, and a close 
       if (inbound.length === 2) ws.close(4000, 'kicked by admin');
     });
   });
-  const client = connect(fake.url, { transports: ['websocket'], reconnect: { minDelay: 1, maxDelay: 2 } });
-  const closed = new Promise<string>((r) => client.onClose(r));
+  // The fake never sends heartbeats itself: no silence watch here, this test is about ours.
+  const client = connect(fake.url, { transports: ['websocket'], heartbeatTimeout: 60_000, reconnect: { minDelay: 1, maxDelay: 2 } });
+  const closed = within<string>(10_000, 'close', (r) => client.onClose(r));
   assert.equal(await closed, 'kicked by admin');
   assert.equal(client.state, 'closed');
   assert.deepEqual(inbound, ['{"t":"hb"}', '{"t":"hb"}']);

@@ -10,11 +10,12 @@ test('frames: every server frame type decodes; unknown types are skipped; junk i
   });
   assert.deepEqual(parseFrame('{"t":"m","id":17,"d":"hi","b":"/fw/chat/lobby","bid":42}'), { t: 'm', id: 17, d: 'hi', b: '/fw/chat/lobby', bid: 42 });
   assert.deepEqual(parseFrame('{"t":"m","id":1,"d":""}'), { t: 'm', id: 1, d: '' });
+  assert.deepEqual(parseFrame('{"t":"m","id":2,"d":"x","b":"/fw/a"}'), { t: 'm', id: 2, d: 'x', b: '/fw/a' });
   assert.deepEqual(parseFrame('{"t":"hb"}'), { t: 'hb' });
   assert.deepEqual(parseFrame('{"t":"gap","lost":12}'), { t: 'gap', lost: 12 });
   assert.deepEqual(parseFrame('{"t":"close","reason":"bye"}'), { t: 'close', reason: 'bye' });
   assert.equal(parseFrame('{"t":"future-frame"}'), undefined);
-  for (const junk of ['hello', '[1]', 'null', '{"t":"m","id":"1","d":"x"}', '{"t":"m","id":1}', '{"t":"hs","uuid":"u","transport":"pigeon"}', '{"x":1}', '{"t":"m","id":1,"d":"x","b":"/b"}']) {
+  for (const junk of ['hello', '[1]', 'null', '{"t":"m","id":"1","d":"x"}', '{"t":"m","id":1}', '{"t":"hs","uuid":"u","transport":"pigeon"}', '{"x":1}', '{"t":"m","id":1,"d":"x","bid":3}', '{"t":"m","id":1,"d":"x","b":7}']) {
     assert.throws(() => parseFrame(junk), (e: unknown) => e instanceof ClientError && e.code === 'protocol_error', junk);
   }
   assert.equal(encodeMessage('a "quoted"\nline'), '{"t":"m","d":"a \\"quoted\\"\\nline"}');

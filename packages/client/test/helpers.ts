@@ -47,9 +47,9 @@ export function until(client: FwClient, state: ClientState, ms = 10_000): Promis
 }
 
 /** A promise settled by `start`, or rejected after `ms` naming what did not happen. */
-export function within<T = void>(ms: number, what: string, start: (resolve: (value: T) => void) => void): Promise<T> {
+export function within<T = void>(ms: number, what: string | (() => string), start: (resolve: (value: T) => void) => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`)), ms);
     start((value) => {
       clearTimeout(timer);
       resolve(value);
