@@ -11,6 +11,9 @@ import { createJournalTab } from './journal-tab.js';
 import { createEventStream } from './stream.js';
 import { createTabs } from './tabs.js';
 
+/** Broadcaster ids offered as suggestions in the Control and resource filter fields. */
+const SUGGESTIONS_LIMIT = 500;
+
 const STATE_LABEL = {
   connecting: 'Connecting…',
   connected: 'Connected',
@@ -23,10 +26,12 @@ const shared = {
     setText($('#version'), v ? `v${v}` : '');
   },
   setBroadcasterIds(ids) {
-    // Keeps what the datalist already offers so a paged table does not shrink the suggestions.
+    // Keeps what the datalist already offers so a paged table does not shrink the suggestions,
+    // up to a bound (the newest seen win).
     const list = $('#broadcaster-ids');
     const known = new Set([...list.options].map((o) => o.value));
     for (const id of ids) if (!known.has(id)) list.append(h('option', { value: id }));
+    while (list.options.length > SUGGESTIONS_LIMIT) list.firstElementChild.remove();
   },
   setAgentNames(names) {
     replace($('#agent-names'), names.map((n) => h('option', { value: n })));

@@ -38,7 +38,8 @@ export function createTable(container, options) {
     const th = h('th', { class: c.num ? 'num' : '', attrs: { scope: 'col' } });
     if (c.sortable) {
       th.append(h('button', { type: 'button', class: 'sort', text: c.label, on: { click: () => toggleSort(c.key) } }));
-    } else th.textContent = c.label;
+    } else if (c.label) th.textContent = c.label;
+    else th.append(h('span', { class: 'sr-only', text: 'Actions' }));
     headRow.append(th);
     return th;
   });
