@@ -117,7 +117,7 @@ $('#sign-out').addEventListener('click', () => {
 async function loadSession() {
   try {
     const { data } = await get('session');
-    setText($('#principal'), data?.principal ? `Signed in as ${data.principal}` : data?.authRequired ? '' : 'Unauthenticated (loopback)');
+    setText($('#principal'), data?.principal ? `Signed in as ${data.principal}` : data?.authRequired ? '' : 'Anonymous (no authentication configured)');
     $('#sign-out').hidden = !auth.token;
     control.applySession(data);
     return data;

@@ -98,10 +98,18 @@ export function createEventStream(hooks) {
     return clientModule;
   }
 
+  let opening = false;
   async function open() {
-    if (stopped || current) return;
+    // One attempt at a time: a restart or an `online` event during the client's import joins it.
+    if (stopped || current || opening) return;
+    opening = true;
     setState(everConnected ? 'reconnecting' : 'connecting');
-    const mod = await loadClient();
+    let mod;
+    try {
+      mod = await loadClient();
+    } finally {
+      opening = false;
+    }
     if (stopped || current) return;
     current = mod ? openWithFwClient(mod, url(), callbacks) : openRaw(url(), callbacks);
   }
@@ -119,7 +127,7 @@ export function createEventStream(hooks) {
     if (state !== 'connected') setState('offline');
   }
   // While offline the state must still flip from reconnecting to offline after the grace.
-  const ticker = setInterval(() => { if (state === 'reconnecting') setState('reconnecting'); }, 1000);
+  setInterval(() => { if (state === 'reconnecting') setState('reconnecting'); }, 1000);
   addEventListener('online', onOnline);
   addEventListener('offline', onOffline);
 
