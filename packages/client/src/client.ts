@@ -251,7 +251,16 @@ export class FwClient {
       this.connectTimeout,
     );
     const transport = this.transports[candidate.transport]!;
-    this.conn = OPENERS[transport]({
+    try {
+      this.conn = this.openTransport(transport, candidate, params, gen);
+    } catch (e) {
+      // e.g. a WebSocket constructor refusing the URL: this candidate failed, try the next.
+      queueMicrotask(() => this.fail(gen, e instanceof ClientError ? e : new ClientError('transport_unavailable', String(e))));
+    }
+  }
+
+  private openTransport(transport: TransportName, candidate: Candidate, params: Record<string, string | undefined>, gen: number): TransportConnection {
+    return OPENERS[transport]({
       endpoint: this.endpoints[candidate.endpoint]!,
       params,
       env: this.env,
@@ -280,7 +289,7 @@ export class FwClient {
   private onEnd(error: ClientError): void {
     const wasOpen = this.opened;
     this.dropConnection();
-    if (error.code === 'closed_by_server') return this.terminate(error.message);
+    if (error.code === 'closed_by_server') return this.terminate(error.message, false);
     this.emit(this.errorListeners, error);
     if (this._state === 'closed') return;
     if (error.code === 'unknown_tracking_id' && this.current) {
@@ -307,7 +316,8 @@ export class FwClient {
     this.handshakeTimer = this.silenceTimer = this.heartbeatTimer = undefined;
   }
 
-  private terminate(reason: string): void {
+  /** Ends the client. `byClient`: tell the server to end the resource too (it already has otherwise). */
+  private terminate(reason: string, byClient = true): void {
     if (this._state === 'closed') return;
     const conn = this.conn;
     this.dropConnection();
@@ -315,7 +325,7 @@ export class FwClient {
     this.retryTimer = undefined;
     this.round = [];
     this.outbox.length = 0;
-    conn?.close(true);
+    conn?.close(byClient);
     this.setState('closed');
     this.emit(this.closeListeners, reason);
     this.messageListeners.clear();
@@ -356,7 +366,7 @@ export class FwClient {
       case 'gap':
         return this.emit(this.gapListeners, frame.lost);
       case 'close':
-        return this.terminate(frame.reason);
+        return this.terminate(frame.reason, false);
       case 'hb':
         return;
     }
