@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { connect, type ClientError, type ClientState, type FwClient } from '../src/node.js';
-import { within } from './helpers.js';
+import { connect, type ClientError } from '../src/node.js';
+import { eventually, until, within } from './helpers.js';
 
 interface Fake {
   url: string;
@@ -39,18 +39,6 @@ async function fakeServer(heartbeat: number, onSocket: (ws: WebSocket, n: number
     await new Promise<void>((r) => http.close(() => r()));
   };
   return fake;
-}
-
-function until(client: FwClient, state: ClientState): Promise<void> {
-  if (client.state === state) return Promise.resolve();
-  return new Promise((resolve) => {
-    const off = client.onStateChange((s) => {
-      if (s === state) {
-        off();
-        resolve();
-      }
-    });
-  });
 }
 
 async function deadPort(): Promise<number> {
@@ -113,7 +101,7 @@ test('messages sent while connecting are queued up to maxQueue and flushed in or
   client.send({ b: 1 });
   assert.throws(() => client.send('c'), (e: ClientError) => e.code === 'send_queue_full');
   await until(client, 'open');
-  while (inbound.length < 2) await new Promise((r) => setTimeout(r, 5));
+  await eventually(() => inbound.length === 2, 'two messages');
   assert.deepEqual(inbound, ['{"t":"m","d":"a"}', '{"t":"m","d":"{\\"b\\":1}"}']);
   client.close();
   await fake.close();
@@ -124,7 +112,7 @@ test('every transport of every endpoint is tried per round; rounds back off; max
   const client = connect(`http://127.0.0.1:${port}/fw/x`, { reconnect: { minDelay: 1, maxDelay: 4, maxAttempts: 2 } });
   const errors: string[] = [];
   client.onError((e) => errors.push(e.code));
-  const reason = await new Promise<string>((r) => client.onClose(r));
+  const reason = await within<string>(10_000, 'give up', (r) => client.onClose(r));
   assert.equal(reason, 'gave up after 3 failed attempts');
   assert.equal(errors.length, 9, `3 rounds × 3 transports: ${errors.join(', ')}`);
   assert.ok(errors.every((c) => c === 'connection_lost'));
@@ -154,7 +142,7 @@ test('a registered tool answers a tool-call; tool calls never reach onMessage', 
   assert.throws(() => client.registerTool('sum', () => 0), (e: ClientError) => e.code === 'duplicate_tool');
   const got: string[] = [];
   client.onMessage((d) => got.push(d));
-  while (inbound.length < 2) await new Promise((r) => setTimeout(r, 5));
+  await eventually(() => inbound.length === 2, 'two answers');
   const answers = inbound.map((f) => JSON.parse(JSON.parse(f).d));
   assert.deepEqual(answers.sort((x, y) => x.id.localeCompare(y.id)), [
     { type: 'tool-response', id: 'k1', result: '42' },
