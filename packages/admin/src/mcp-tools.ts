@@ -1,4 +1,4 @@
-import type { Framework, Principal } from '@fw/runtime';
+import type { Framework, Principal, TransportName } from '@fw/runtime';
 import type { ControlAction } from './authorizer.js';
 import type { AdminService } from './service.js';
 import { overview } from './overview.js';
@@ -28,6 +28,7 @@ interface McpModule {
 }
 
 type Args = Record<string, unknown>;
+const TRANSPORTS: readonly TransportName[] = ['websocket', 'sse', 'long-polling', 'streaming'];
 const str = (args: Args, name: string): string | undefined => (typeof args[name] === 'string' && args[name] !== '' ? (args[name] as string) : undefined);
 const num = (args: Args, name: string): number | undefined => (typeof args[name] === 'number' ? (args[name] as number) : undefined);
 const opt = (name: string, description: string, type: McpParamSpec['type'] = 'string'): McpParamSpec => ({ name, description, required: false, type });
@@ -93,10 +94,12 @@ export async function registerMcpTools(options: { write: boolean }): Promise<(()
     }),
     read('fw_list_resources', 'Connected resources (clients), filterable', [opt('broadcaster', 'Broadcaster id'), opt('transport', 'websocket, sse, long-polling or streaming'), opt('search', 'Substring of uuid, path or address'), limitParam], (a, args, limit) => {
       const broadcaster = str(args, 'broadcaster');
-      const transport = str(args, 'transport');
+      const asked = str(args, 'transport');
+      const transport = TRANSPORTS.find((t) => t === asked);
+      if (asked && !transport) return fail(`bad_request: transport must be one of ${TRANSPORTS.join(', ')}`);
       const search = str(args, 'search');
       const page = a.views.runtime.listResources({
-        limit, ...(broadcaster ? { broadcaster } : {}), ...(transport ? { transport: transport as 'websocket' } : {}), ...(search ? { search } : {}),
+        limit, ...(broadcaster ? { broadcaster } : {}), ...(transport ? { transport } : {}), ...(search ? { search } : {}),
       });
       return { total: page.total, items: page.items };
     }),

@@ -59,7 +59,9 @@ test('read endpoints answer live data, paged with X-Total-Count', async () => {
     assert.equal((await list('/journal')).total, 3);
     assert.equal((await list('/journal?coordinationId=co-1')).total, 2);
     assert.equal((await list('/journal?agent=writer')).total, 1);
-    assert.equal((await list('/journal?limit=1')).items.length, 1);
+    assert.deepEqual((await list('/journal?limit=1')).items.map((e) => e.seq), [3]); // journals page from the newest end
+    assert.deepEqual((await list('/journal?limit=2&offset=1')).items.map((e) => e.seq), [1, 2]);
+    assert.equal((await list('/journal?limit=1')).total, 3);
     assert.equal((await list('/journal/co-1')).total, 2);
     assert.equal((await list('/tasks?agent=research&state=working')).total, 1);
     assert.equal((await list('/tasks?state=completed')).total, 0);

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { AdminGate, AuditLog, DENY_ALL, REQUIRE_PRINCIPAL, ALLOW_ALL, requireRole, isLoopback, bearerTokenResolver, TOKEN_PRINCIPAL } from '../src/index.js';
 import { Ring } from '../src/ring.js';
+import { Framework } from '@fw/runtime';
+import { createModule, AdminModule } from '../src/index.js';
 
 function fakeReq(remoteAddress: string, headers: Record<string, string> = {}): IncomingMessage {
   return { socket: { remoteAddress }, headers } as unknown as IncomingMessage;
@@ -114,4 +116,11 @@ test('audit log: bounded in memory, filtered, and its JSON Lines file survives a
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('createModule: on by default, off with fw.admin.enabled=false', () => {
+  const on = new Framework({ configFile: false, 'fw.modules.autoload': false });
+  assert.ok(createModule(on) instanceof AdminModule);
+  const off = new Framework({ configFile: false, 'fw.modules.autoload': false, 'fw.admin.enabled': false });
+  assert.equal(createModule(off), undefined);
 });

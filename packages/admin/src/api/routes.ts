@@ -35,6 +35,12 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
     const { offset, limit } = pageOf(r);
     return { kind: 'list', items: items.slice(offset, offset + limit), total: items.length };
   };
+  /** Journals page from the newest end: the last `limit` events (after skipping `offset` newest), oldest first. */
+  const newestPage = (r: AdminRequest, items: unknown[], defaultLimit: number): Reply => {
+    const { offset, limit } = pageOf(r, defaultLimit);
+    const end = Math.max(0, items.length - offset);
+    return { kind: 'list', items: items.slice(Math.max(0, end - limit), end), total: items.length };
+  };
   const pageOf = (r: AdminRequest, defaultLimit = d.pageDefault): { offset: number; limit: number } => ({
     offset: intParam(r.url, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER, default: 0 }),
     limit: intParam(r.url, 'limit', { min: 1, max: d.pageMax, default: Math.min(defaultLimit, d.pageMax) }),
@@ -196,8 +202,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
           ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}),
         });
         // Spec: without filters all events are returned, so the journal pages at the maximum by default.
-        const { offset, limit } = pageOf(r, d.pageMax);
-        return { kind: 'list', items: events.slice(offset, offset + limit), total: events.length };
+        return newestPage(r, events, d.pageMax);
       },
     },
     {
@@ -205,7 +210,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
         const id = param(r, 'coordinationId');
         const events = views.agent.journal({ coordinationId: id });
         if (events.length === 0) throw new NotFoundError('coordination', id);
-        return paged(r, events);
+        return newestPage(r, events, d.pageMax);
       },
     },
     {

@@ -1,0 +1,40 @@
+/**
+ * The server under test for bench/admin-overhead, alone in its process: fw with one handler
+ * (`/fw/bench`) and the admin plane on or off. Same IPC protocol as bench/fanout/server.ts
+ * (`publish`, `cpu`, `connections`), plus `admin` for the admin plane's event-stream counters.
+ *
+ *   node bench/dist/admin-overhead/server.js on|off
+ */
+import { Framework } from '@fw/runtime';
+import { admin, type AdminService } from '@fw/admin';
+import { serveParent } from '../common/child.js';
+import { nowUs } from '../common/clock.js';
+import { encode } from '../fanout/message.js';
+
+const withAdmin = process.argv[2] === 'on';
+const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, 'fw.heartbeat.interval': 0, ...(withAdmin ? { 'fw.admin.mcp-tools': false } : {}) });
+if (withAdmin) await fw.use(admin());
+fw.handle('/bench', {});
+const { port } = await fw.listen(0, '127.0.0.1');
+
+serveParent({
+  connections: () => ({ type: 'connections', connections: fw.resources.size }),
+  cpu: () => {
+    const c = process.cpuUsage();
+    return { type: 'cpu', us: c.user + c.system };
+  },
+  admin: () => ({ type: 'admin', stats: fw.services.get<AdminService>('admin')?.events.stats() ?? null, runtime: fw.runtime.stats() }),
+  /** `count` messages, `perTick` per macrotask, as fast as the event loop turns. */
+  publish: async (m) => {
+    const phase = m.phase as number;
+    const count = m.count as number;
+    const perTick = m.perTick as number;
+    const startUs = nowUs();
+    for (let seq = 0; seq < count; ) {
+      for (const end = Math.min(count, seq + perTick); seq < end; seq++) fw.broadcasters.lookup('/fw/bench')?.broadcast(encode(phase, seq, nowUs()));
+      await new Promise((r) => setImmediate(r));
+    }
+    return { type: 'published', startUs, endUs: nowUs() };
+  },
+});
+process.send!({ type: 'ready', port });
