@@ -213,8 +213,15 @@ async function respond(res: Response, request: Message | undefined): Promise<voi
   const text = await res.text();
   let detail = text;
   try {
-    const body = JSON.parse(text) as { detail?: string; error?: { message?: string } };
-    detail = body.detail ?? body.error?.message ?? text;
+    const body = JSON.parse(text) as unknown;
+    // A JSON-RPC error answer for the request's own id: forward it as is.
+    const answers = (Array.isArray(body) ? body : [body]) as { id?: unknown; error?: unknown }[];
+    if (answers.every((a) => a && a.error !== undefined && a.id !== null && a.id !== undefined)) {
+      for (const a of answers) emit(a);
+      return;
+    }
+    const problem = body as { detail?: string; error?: { message?: string } };
+    detail = problem.detail ?? problem.error?.message ?? text;
   } catch {
     // not JSON: keep the text
   }

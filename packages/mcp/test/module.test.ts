@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Framework } from '@fw/runtime';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { BiDirectionalToolBridge, McpParam, McpRegistry, McpServer, McpTool, createModule, mountedServers, type McpAdminView, type McpContext } from '../src/index.js';
+import { UriTemplate } from '../src/uri-template.js';
+
+test('createModule: switched off by fw.mcp.enabled=false', () => {
+  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, 'fw.mcp.enabled': false });
+  assert.equal(createModule(fw), undefined);
+});
+
+test('module: default server at /mcp for the registry, late @McpServer classes mounted, admin view live', async () => {
+  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+  await fw.use(createModule(fw)!);
+  const addr = await fw.listen(0, '127.0.0.1');
+  const view = fw.services.get<McpAdminView>('mcp')!;
+  const offTool = McpRegistry.get().registerTool({
+    name: 'fw_probe',
+    description: 'reads the context',
+    handler: (_args, ctx) => ({
+      principal: ctx.principal?.id ?? null,
+      transport: ctx.session.transport,
+      broadcaster: ctx.broadcaster('/fw/probe')?.id ?? null,
+      connections: ctx.runtime?.stats().connections ?? -1,
+    }),
+  });
+  const client = new Client({ name: 'view-test', version: '9' });
+  try {
+    assert.deepEqual(view.servers(), [{ name: 'fw', version: '1.0.0', path: '/mcp', sessions: 0 }]);
+
+    // A class declared after start is mounted at once (here on its own path).
+    @McpServer({ name: 'late', version: '3.1.0', path: '/late' })
+    class LateServer {
+      @McpTool({ name: 'late_tool', description: 'declared after start' })
+      lateTool(@McpParam({ name: 'x', type: 'number', required: false }) x: number | undefined, ctx: McpContext): string {
+        return `${x ?? 'none'} via ${ctx.session.server}`;
+      }
+    }
+    assert.ok(LateServer);
+    assert.deepEqual(mountedServers(fw).map((m) => m.endpoint.path).sort(), ['/late', '/mcp']);
+
+    fw.broadcasters.lookup('/fw/probe', true);
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${addr.port}/late`)));
+    assert.equal(client.getServerVersion()?.name, 'late');
+    const r = await client.callTool({ name: 'late_tool', arguments: { x: 7 } });
+    assert.deepEqual(r.content, [{ type: 'text', text: '7 via /late' }]);
+    const probe = await client.callTool({ name: 'fw_probe', arguments: {} });
+    assert.deepEqual(probe.structuredContent, { principal: null, transport: 'streamable-http', broadcaster: '/fw/probe', connections: 0 });
+
+    const tools = view.tools();
+    assert.deepEqual(tools.find((t) => t.name === 'late_tool' && t.server === '/late')?.origin, 'decorated');
+    assert.deepEqual(tools.find((t) => t.name === 'fw_probe')?.server, null);
+    assert.equal(tools.filter((t) => t.name === 'fw_probe').length, 1, 'a process-wide tool is listed once');
+    const sessions = view.sessions();
+    assert.equal(sessions.length, 1);
+    assert.equal(sessions[0]?.server, '/late');
+    assert.equal(sessions[0]?.clientName, 'view-test');
+    assert.equal(sessions[0]?.transport, 'streamable-http');
+    assert.ok((sessions[0]?.requests ?? 0) >= 3);
+    assert.equal(view.servers().find((s) => s.path === '/late')?.sessions, 1);
+
+    const bridge = new BiDirectionalToolBridge(1000);
+    const fake = { uuid: 'u1', closed: false, write: () => true, onMessage: () => () => {}, onClose: () => () => {} };
+    const pending = bridge.callClientTool(fake as never, 'remote', {});
+    assert.deepEqual(view.pendingBridgeCalls().filter((c) => c.resourceUuid === 'u1').map((c) => [c.toolName, c.timeoutMs]), [['remote', 1000]]);
+    bridge.close();
+    await assert.rejects(pending);
+  } finally {
+    offTool();
+    await client.close();
+    await fw.close();
+  }
+  assert.deepEqual(mountedServers(fw), [], 'fw.close() unmounts every server');
+});
+
+test('URI templates: one variable per path segment, decoded; literals escaped', () => {
+  const t = new UriTemplate('fw://rooms/{roomId}/messages.{format}');
+  assert.deepEqual(t.match('fw://rooms/lobby%201/messages.json'), { roomId: 'lobby 1', format: 'json' });
+  assert.equal(t.match('fw://rooms/a/b/messages.json'), undefined);
+  assert.equal(t.match('fw://roomsXlobby/messages.json'), undefined);
+  assert.equal(UriTemplate.isTemplate('fw://status'), false);
+});
