@@ -112,9 +112,18 @@ export interface ClusterService {
   append<T extends object>(name: string, entry: T): Promise<boolean>;
 }
 
+/** The parts of the agent layer's `agent` service the cluster routes (structural: no dependency on @fw/agent). */
+interface AgentService {
+  task(id: string): unknown;
+  cancelTask(id: string, reason?: string): Promise<unknown>;
+  journal(query?: Record<string, unknown>): unknown[];
+}
+
 export interface ClusterParts {
   nodeId: string;
   runtime: Runtime;
+  /** Looks up another module's service at call time (`agent`). */
+  service<T>(name: string): T | undefined;
   link: RedisLink;
   rpc: Rpc;
   presence: Presence;
@@ -147,6 +156,14 @@ export class Cluster implements ClusterService {
       rt.unicast(String(a.uuid), a.message as string | object);
       return true;
     });
+    // The agent layer's control and journal, for the admin plane of any node.
+    p.rpc.handle('agent.cancel-task', (a) => {
+      const agent = p.service<AgentService>('agent');
+      const id = String(a.taskId);
+      if (!agent?.task(id)) throw new NotFoundError('task', id);
+      return agent.cancelTask(id, typeof a.reason === 'string' ? a.reason : undefined);
+    });
+    p.rpc.handle('agent.journal', (a) => p.service<AgentService>('agent')?.journal(a) ?? []);
   }
 
   status(): ClusterStatus {

@@ -128,6 +128,7 @@ export class ClusterModule implements FrameworkModule {
     this.service = new Cluster({
       nodeId: s.nodeId,
       runtime: fw.runtime,
+      service: <T>(name: string) => fw.services.get<T>(name),
       link,
       rpc,
       presence,

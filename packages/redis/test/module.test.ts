@@ -85,6 +85,22 @@ test('two nodes in one process: routed control outcomes, the pending-request lim
     const [g1, g2] = await Promise.all([first, second]);
     assert.deepEqual(g1.answers.find((x) => x.node === 'b')?.result, 'slow');
     assert.deepEqual(g2.missing, ['b'], 'over fw.cluster.max-pending-requests: refused, and the node named');
+    // The agent layer's task cancel reaches the node that runs the task (an agent service double on b).
+    const canceled: string[] = [];
+    b.services.provide('agent', {
+      task: (id: string) => (id === 't-1' ? { id } : undefined),
+      cancelTask: async (id: string, reason?: string) => {
+        canceled.push(`${id}:${reason}`);
+        return { id, state: 'canceled' };
+      },
+      journal: () => [{ seq: 1, kind: 'dispatch' }],
+    });
+    const cancel = await ca.route('agent.cancel-task', { taskId: 't-1', reason: 'test' });
+    assert.deepEqual([cancel.outcome, cancel.node, cancel.result], ['done', 'b', { id: 't-1', state: 'canceled' }]);
+    assert.deepEqual(canceled, ['t-1:test']);
+    assert.equal((await ca.route('agent.cancel-task', { taskId: 'nope' })).outcome, 'not_found');
+    const journals = await ca.gather<unknown[]>('agent.journal');
+    assert.deepEqual(journals.answers.map((x) => [x.node, x.result.length]), [['a', 0], ['b', 1]]);
     // Shared log across nodes.
     assert.equal(await ca.append('journal', { step: 1 }), true);
     assert.deepEqual(await cb.log('journal').list(1), [{ step: 1, node: 'a' }]);
