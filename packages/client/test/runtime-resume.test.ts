@@ -56,11 +56,12 @@ for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as Tra
   });
 }
 
-for (const transport of ['websocket', 'sse'] as TransportName[]) {
+for (const transport of ['websocket', 'sse', 'long-polling'] as TransportName[]) {
   test(`${transport}: a resource the server forgot (404 unknown_tracking_id) → fresh connection with since, nothing lost or repeated`, async (t) => {
     // The room (and its replay cache) outlives its last member, as a busy room would.
-    const server = await serve({ 'fw.resume.grace': 20, 'fw.broadcaster.destroy-empty': false }, (fw) => fw.handle('/chat/{room}', {}));
-    const client = connect(server.url(ROOM), { transports: [transport], reconnect: { minDelay: 200, maxDelay: 200, jitter: 0 } });
+    // A grace long enough for long-polling's gaps between polls, and a client that comes back later.
+    const server = await serve({ 'fw.resume.grace': 400, 'fw.broadcaster.destroy-empty': false }, (fw) => fw.handle('/chat/{room}', {}));
+    const client = connect(server.url(ROOM), { transports: [transport], reconnect: { minDelay: 1000, maxDelay: 1000, jitter: 0 } });
     t.after(() => {
       client.close();
       return server.close();
@@ -86,7 +87,7 @@ for (const transport of ['websocket', 'sse'] as TransportName[]) {
     for (let i = 0; i < 100; i++) server.fw.runtime.broadcast(ROOM, `m${i}`);
     await have(100);
     // m100…m149 go out in the same tick as the kill; m150…m199 while the client is away and,
-    // after 20 ms, forgotten along with its resource: only the room's replay cache has them.
+    // after 400 ms, forgotten along with its resource: only the room's replay cache has them.
     for (let i = 100; i < 150; i++) server.fw.runtime.broadcast(ROOM, `m${i}`);
     server.killSockets();
     await until(client, 'reconnecting');
