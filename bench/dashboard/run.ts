@@ -12,6 +12,7 @@
  * machine. Not a test: it prints a Markdown table for docs/benchmarks.md.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -160,7 +161,8 @@ async function main(): Promise<void> {
     console.log(`## Dashboard
 
 Page memory and first render of the admin dashboard (\`bench/dashboard\`, Chromium ${browser.version()}, 1280×900,
-median of ${RUNS} loads; resources parked in the runtime's registry and served by the real admin API).
+median of ${RUNS} loads; resources parked in the runtime's registry and served by the real admin API;
+${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)} at the end of the run).
 "First render" is the time from navigation to the counters filled, the event stream connected and
 the first page of resources drawn.
 
@@ -168,7 +170,7 @@ the first page of resources drawn.
 |---:|---:|---:|---:|---:|---:|---|
 ${rows.join('\n')}
 
-Live traffic for ${BURST_SECONDS} s (${sent.toLocaleString('en-US')} broadcasts at 200/s and a connect/disconnect every 100 ms) with
+Live traffic for ${BURST_SECONDS} s (${sent.toLocaleString('en-US')} broadcasts, aiming at 200/s, and a connect/disconnect every 100 ms) with
 ${last.toLocaleString('en-US')} resources: heap ${f1(before.heapMB)} MB → ${f1(afterBurst.heapMB)} MB, DOM nodes ${before.domNodes} → ${afterBurst.domNodes}, ${feedLines} feed lines (bounded).
 
 Peer, same page and process tree: holding the whole list (${all.toLocaleString('en-US')} resources fetched in pages of 1 000) takes the

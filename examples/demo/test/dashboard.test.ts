@@ -247,6 +247,56 @@ describe('dashboard in the browser', { skip: skipBrowser }, () => {
     await page.fill('#journal-form input[name="coordinationId"]', '');
   });
 
+  it('filters the feed by type, pauses and resumes it, and keeps it bounded', async () => {
+    await selectTab(page, 'dashboard');
+    const emitSessions = (n: number, tag: string) => {
+      for (let i = 0; i < n; i++) target.fw.events.emit('AgentSessionStarted', { agentName: 'feed-probe', sessionId: `${tag}-${i}` });
+    };
+    // Only one type shown.
+    await page.click('#feed-filter button.all');
+    for (const type of ['ResourceConnected', 'ResourceDisconnected', 'BroadcasterCreated', 'BroadcasterDestroyed', 'MessageBroadcast',
+      'AgentSessionEnded', 'TaskStateChanged', 'AgentDispatched', 'AgentCompleted', 'ControlActionExecuted']) {
+      await page.click(`#feed-filter button[data-type="${type}"]`);
+    }
+    assert.equal(await page.getAttribute('#feed-filter button[data-type="AgentSessionStarted"]', 'aria-pressed'), 'true');
+    emitSessions(3, 'filtered');
+    target.fw.events.emit('BroadcasterCreated', { id: '/fw/hidden-by-filter' });
+    await page.locator('#feed li', { hasText: 'filtered-2' }).waitFor();
+    assert.deepEqual([...new Set(await page.locator('#feed li').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.type)))], ['AgentSessionStarted']);
+
+    // Paused: nothing new is shown, the waiting count grows; resumed: it all appears.
+    await page.click('#feed-pause');
+    emitSessions(5, 'paused');
+    await page.locator('#feed-status', { hasText: '5 new events waiting' }).waitFor();
+    assert.equal(await page.locator('#feed li', { hasText: 'paused-' }).count(), 0);
+    await page.click('#feed-pause');
+    await page.locator('#feed li', { hasText: 'paused-4' }).waitFor();
+
+    // Bounded: a burst larger than the limit leaves at most FEED_LIMIT lines.
+    emitSessions(800, 'burst');
+    await page.locator('#feed li', { hasText: 'burst-799' }).waitFor();
+    assert.equal(await page.locator('#feed li').count(), 500);
+    // An event hidden by the filter is kept, and shows once all types are shown again.
+    target.fw.events.emit('BroadcasterCreated', { id: '/fw/hidden-then-shown' });
+    emitSessions(1, 'marker');
+    await page.locator('#feed li', { hasText: 'marker-0' }).waitFor();
+    assert.equal(await page.locator('#feed li', { hasText: '/fw/hidden-then-shown' }).count(), 0);
+    await page.click('#feed-filter button.all');
+    await page.locator('#feed li', { hasText: '/fw/hidden-then-shown' }).waitFor();
+  });
+
+  it('fits laptop and wide screens without horizontal scrolling', async () => {
+    for (const width of [1280, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const tab of ['dashboard', 'agents', 'journal', 'control'] as const) {
+        await selectTab(page, tab);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        assert.ok(overflow <= 0, `${tab} at ${width}px overflows by ${overflow}px`);
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   it('moves between tabs with the keyboard (ARIA tabs) and labels every form control', async () => {
     await selectTab(page, 'dashboard');
     await page.focus('#tab-dashboard');
