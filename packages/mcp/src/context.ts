@@ -35,10 +35,10 @@ export interface McpContext {
   progress(progress: number, total?: number, message?: string): void;
   /** Sends a `notifications/message` log entry if `level` passes the session's `logging/setLevel`. */
   log(level: LogLevel, data: unknown, logger?: string): void;
-  /** A live broadcaster by id (`/fw/chat/lobby`), when the runtime has it. */
+  /** A live broadcaster by id (`/fw/chat/lobby`); undefined when it does not exist. */
   broadcaster(id: string): Broadcaster | undefined;
-  /** The runtime's read/control view (connections, broadcasters), when the runtime provides it. */
-  readonly runtime: RuntimeView | undefined;
+  /** The runtime's read/control view: connections (resources), broadcasters, broadcast, disconnect. */
+  readonly runtime: RuntimeView;
   /** Sends a request to the MCP client (`sampling/createMessage`, `elicitation/create`, `roots/list`). */
   request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
 }

@@ -23,7 +23,7 @@ test('module: default server at /mcp for the registry, late @McpServer classes m
       principal: ctx.principal?.id ?? null,
       transport: ctx.session.transport,
       broadcaster: ctx.broadcaster('/fw/probe')?.id ?? null,
-      connections: ctx.runtime?.stats().connections ?? -1,
+      connections: ctx.runtime.stats().connections,
     }),
   });
   const client = new Client({ name: 'view-test', version: '9' });

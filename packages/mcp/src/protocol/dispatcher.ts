@@ -5,7 +5,6 @@ import { LOG_LEVELS, type LogLevel, type McpContext } from '../context.js';
 import { InvalidParamsError, McpError, ResourceNotFoundError, RpcCode } from '../errors.js';
 import { McpMessage, McpToolResult } from '../message.js';
 import type { ResourceEntry, ToolEntry } from '../registry.js';
-import { lookupBroadcaster, runtimeView } from '../runtime-access.js';
 import { checkType } from '../schema.js';
 import { errorResponse, notification, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from './jsonrpc.js';
 import type { McpSession } from './session.js';
@@ -176,10 +175,8 @@ export class McpProtocol {
         if (signal.aborted || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(session.logLevel)) return;
         session.send(notification('notifications/message', { level, data, ...(logger ? { logger } : {}) }), req.id);
       },
-      broadcaster: (id) => lookupBroadcaster(fw, id),
-      get runtime() {
-        return runtimeView(fw);
-      },
+      broadcaster: (id) => fw.broadcasters.lookup(id),
+      runtime: fw.runtime,
       request: (method, params) => session.request(method, params, timeout, req.id),
     };
   }
