@@ -52,6 +52,16 @@ describe('dashboard renders data-plane text as text', { skip: skipBrowser }, () 
     await target?.close();
   });
 
+  it('is served with a Content-Security-Policy that forbids inline scripts', async () => {
+    for (const file of ['', 'app.js', 'app.css']) {
+      const res = await fetch(`${target.url}/fw/admin/${file}`);
+      assert.equal(res.status, 200);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      assert.match(csp, /script-src 'self'(;|$)/);
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    }
+  });
+
   it('shows a hostile broadcaster id literally in the feed and the table', async () => {
     const id = `/fw/evil/${EVIL}`;
     target.fw.broadcasters.create(id);
