@@ -295,6 +295,7 @@ export class FwClient {
     if (error.code === 'unknown_tracking_id' && this.current) {
       // The server forgot us: same candidate at once, fresh, with `since` cursors.
       this.resumable = false;
+      if (wasOpen) this.setState('reconnecting');
       this.round.unshift(this.current);
       return this.nextCandidate();
     }

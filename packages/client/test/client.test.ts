@@ -152,3 +152,38 @@ test('a registered tool answers a tool-call; tool calls never reach onMessage', 
   client.close();
   await fake.close();
 });
+
+test('no handshake within connectTimeout: the candidate is abandoned and the next one tried', async () => {
+  const http = createServer();
+  const wss = new WebSocketServer({ server: http });
+  const sockets: WebSocket[] = [];
+  wss.on('connection', (ws) => sockets.push(ws)); // accepts, then says nothing
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/fw/x`;
+  const client = connect(url, { transports: ['websocket'], connectTimeout: 100, reconnect: { minDelay: 1, maxDelay: 1, maxAttempts: 1 } });
+  const errors: string[] = [];
+  client.onError((e) => errors.push(e.code));
+  const reason = await within<string>(10_000, 'give up', (r) => client.onClose(r));
+  assert.equal(reason, 'gave up after 2 failed attempts');
+  assert.deepEqual(errors, ['handshake_timeout', 'handshake_timeout']);
+  assert.equal(client.uuid, undefined);
+  await eventually(() => sockets.every((s) => s.readyState === s.CLOSED), 'abandoned sockets to close');
+  await new Promise<void>((r) => wss.close(() => r()));
+  await new Promise<void>((r) => http.close(() => r()));
+});
+
+test('a frame that is not fw protocol drops the connection (protocol_error) and the client resumes', async () => {
+  const fake = await fakeServer(0, (ws, n) => {
+    if (n === 1) ws.send('<html>not a frame</html>');
+    else ws.send(JSON.stringify({ t: 'm', id: 1, d: 'after' }));
+  });
+  const client = connect(fake.url, { transports: ['websocket'], reconnect: { minDelay: 1, maxDelay: 2 } });
+  const errors: string[] = [];
+  client.onError((e) => errors.push(e.code));
+  const got = within<string>(10_000, 'a message', (r) => client.onMessage(r));
+  assert.equal(await got, 'after');
+  assert.deepEqual(errors, ['protocol_error']);
+  assert.equal(fake.upgrades[1]?.searchParams.get('tracking'), UUID);
+  client.close();
+  await fake.close();
+});

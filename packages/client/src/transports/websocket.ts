@@ -9,6 +9,7 @@ export const CLOSE_BY_SERVER = 4000;
 /** The code the client closes an abandoned connection with (browsers allow 1000 and 3000–4999). */
 const CLIENT_RECONNECTING = 4001;
 const OPEN = 1;
+const CLOSED = 3;
 const noop = (): void => {};
 
 export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): TransportConnection {
@@ -24,8 +25,23 @@ export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): Tra
   const ws: WebSocketLike = new Impl(endpointUrl(endpoint, 'ws', params));
   const finish = (error: ClientError): void => {
     if (done) return;
-    done = true;
+    shut(false);
     sink.end(error);
+  };
+  const shut = (final: boolean): void => {
+    done = true;
+    // Keep no-op handlers: `ws` throws an 'error' event nobody listens to.
+    ws.onopen = noop;
+    ws.onmessage = noop;
+    ws.onclose = noop;
+    ws.onerror = noop;
+    if (ws.readyState === CLOSED) return;
+    if (final) return ws.close(1000, 'client closed');
+    // Abandoned for a reconnect: any code but 1000/1001 keeps the resource for the resume. `ws`
+    // can drop the socket at once instead of waiting up to 30 s for a dead peer's close frame.
+    const terminate = (ws as { terminate?: () => void }).terminate;
+    if (terminate) terminate.call(ws);
+    else ws.close(CLIENT_RECONNECTING, 'reconnecting');
   };
   ws.onopen = () => {
     opened = true;
@@ -69,18 +85,7 @@ export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): Tra
       if (!done && ws.readyState === OPEN) ws.send(HEARTBEAT);
     },
     close(final) {
-      done = true;
-      // Keep no-op handlers: `ws` throws an 'error' event nobody listens to.
-      ws.onopen = noop;
-      ws.onmessage = noop;
-      ws.onclose = noop;
-      ws.onerror = noop;
-      if (final) return ws.close(1000, 'client closed');
-      // Abandoned for a reconnect: any code but 1000/1001 keeps the resource for the resume. `ws`
-      // can drop the socket at once instead of waiting up to 30 s for a dead peer's close frame.
-      const terminate = (ws as { terminate?: () => void }).terminate;
-      if (terminate) terminate.call(ws);
-      else ws.close(CLIENT_RECONNECTING, 'reconnecting');
+      if (!done) shut(final);
     },
   };
 }
