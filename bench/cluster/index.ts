@@ -4,8 +4,8 @@
  * loopback only. Not a test: it prints a table with ratios, and a Markdown table for
  * docs/benchmarks.md.
  *
- *   npx tsc -b bench && node bench/dist/cluster/index.js [--per-node 300] [--messages 2000]
- *        [--paced-rate 10000] [--kinds fw,sio] [--redis-url redis://127.0.0.1:6379] [--timeout 60]
+ *   npx tsc -b bench && node bench/dist/cluster/index.js [--per-node 200] [--messages 1000]
+ *        [--paced-rate 5000] [--kinds fw,sio] [--redis-url redis://127.0.0.1:6379] [--timeout 60]
  *
  * Per kind: three server processes (nodes a, b, c), one subscriber process per node holding
  * `--per-node` WebSocket subscribers (the bench/fanout subscriber: raw `ws` for fw,
@@ -33,9 +33,9 @@ function arg(name: string, fallback: string): string {
   const i = argv.indexOf(`--${name}`);
   return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1]! : fallback;
 }
-const PER_NODE = Number(arg('per-node', '300'));
-const MESSAGES = Number(arg('messages', '2000'));
-const PACED_RATE = Number(arg('paced-rate', '10000'));
+const PER_NODE = Number(arg('per-node', '200'));
+const MESSAGES = Number(arg('messages', '1000'));
+const PACED_RATE = Number(arg('paced-rate', '5000'));
 const KINDS = arg('kinds', 'fw,sio').split(',') as ClusterKind[];
 const REDIS_URL = arg('redis-url', 'redis://127.0.0.1:6379');
 const TIMEOUT_MS = Number(arg('timeout', '60')) * 1000;
@@ -64,6 +64,8 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 async function runPhase(publisher: BenchChild, subs: BenchChild[], m: { phase: number; mode: 'burst' | 'paced'; count: number; intervalMs?: number }): Promise<PhaseResult> {
   await Promise.all(subs.map((s) => s.request({ type: 'expect', phase: m.phase, messages: m.count }, 'expecting')));
   const dones = subs.map((s) => s.next('done', TIMEOUT_MS + 5 * 60_000));
+  // If the phase fails before they are awaited, stopping the children must not crash the run.
+  for (const d of dones) d.catch(() => undefined);
   const published = await publisher.request({ type: 'publish', ...m, perTick: PER_TICK }, 'published', TIMEOUT_MS);
   const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), TIMEOUT_MS).unref());
   if ((await Promise.race([Promise.all(dones), timeout])) === 'timeout') for (const s of subs) s.send({ type: 'report' });
