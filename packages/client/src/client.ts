@@ -292,12 +292,13 @@ export class FwClient {
     if (error.code === 'closed_by_server') return this.terminate(error.message, false);
     this.emit(this.errorListeners, error);
     if (this._state === 'closed') return;
-    if (error.code === 'unknown_tracking_id' && this.current) {
-      // The server forgot us: same candidate at once, fresh, with `since` cursors.
+    if (error.code === 'unknown_tracking_id') {
+      // The server forgot us: a new round at once, fresh, with `since` cursors. A new round, not
+      // the next candidate: a browser only learns this on its second transport (a refused
+      // upgrade shows no status), yet the preferred transport is fine for a fresh connection.
       this.resumable = false;
       if (wasOpen) this.setState('reconnecting');
-      this.round.unshift(this.current);
-      return this.nextCandidate();
+      return this.startRound();
     }
     if (!wasOpen) return this.nextCandidate();
     if (this.reconnect === false) return this.terminate(`connection lost: ${error.message}`);
