@@ -1,4 +1,4 @@
-import type { PromptEntry, RegistryListener, ResourceEntry, ToolEntry, ToolRegistry } from './registry.js';
+import { McpRegistry, type PromptEntry, type RegistryListener, type ResourceEntry, type ToolEntry, type ToolRegistry } from './registry.js';
 
 /**
  * What one endpoint serves: the registries of its @McpServer classes, then the process-wide
@@ -6,7 +6,7 @@ import type { PromptEntry, RegistryListener, ResourceEntry, ToolEntry, ToolRegis
  */
 export class Catalog {
   private readonly list: ToolRegistry[];
-  private readonly listeners = new Map<RegistryListener, (() => void)[]>();
+  private readonly listeners = new Map<RegistryListener, Map<ToolRegistry, () => void>>();
 
   constructor(registries: readonly ToolRegistry[]) {
     this.list = [...registries];
@@ -16,10 +16,33 @@ export class Catalog {
     return this.list;
   }
 
-  /** Adds a registry in front of the process-wide one (another class mounted on the same path). */
+  /**
+   * Adds a registry in front of the process-wide one when that is last (another class mounted on
+   * the same path), else at the end. Connected sessions are told about the new entries.
+   */
   add(registry: ToolRegistry): void {
-    this.list.splice(Math.max(0, this.list.length - 1), 0, registry);
-    for (const [l, offs] of this.listeners) offs.push(registry.listen(l));
+    if (this.list.includes(registry)) return;
+    const last = this.list[this.list.length - 1];
+    if (last && last === McpRegistry.get()) this.list.splice(this.list.length - 1, 0, registry);
+    else this.list.push(registry);
+    for (const [l, offs] of this.listeners) offs.set(registry, registry.listen(l));
+    this.announce(registry);
+  }
+
+  /** Stops serving a registry (e.g. an endpoint that must not serve the process-wide one). */
+  remove(registry: ToolRegistry): boolean {
+    const i = this.list.indexOf(registry);
+    if (i < 0) return false;
+    this.list.splice(i, 1);
+    for (const offs of this.listeners.values()) {
+      offs.get(registry)?.();
+      offs.delete(registry);
+    }
+    this.announce(registry);
+    return true;
+  }
+
+  private announce(registry: ToolRegistry): void {
     for (const l of this.listeners.keys()) {
       if (registry.tools().length) l.listChanged?.('tools');
       if (registry.resources().length) l.listChanged?.('resources');
@@ -74,7 +97,7 @@ export class Catalog {
   }
 
   listen(listener: RegistryListener): () => void {
-    this.listeners.set(listener, this.list.map((r) => r.listen(listener)));
+    this.listeners.set(listener, new Map(this.list.map((r) => [r, r.listen(listener)])));
     return () => {
       this.listeners.get(listener)?.forEach((off) => off());
       this.listeners.delete(listener);

@@ -11,6 +11,10 @@ import { WebSocketTransport } from './transport/websocket.js';
 export interface MountOptions {
   /** Overrides the `'principal-resolver'` service for this endpoint. */
   principalResolver?: PrincipalResolver;
+  /** Serve the process-wide McpRegistry too (default true); false for an endpoint with its own tools only. */
+  globalRegistry?: boolean;
+  /** Extra registries to serve (programmatic tools of this endpoint only). */
+  registries?: ToolRegistry[];
 }
 
 /** One path served on one framework. */
@@ -58,7 +62,11 @@ export function mountMcpServer(fw: Framework, target: McpServerClass | object | 
     }
     return existing;
   }
-  const catalog = new Catalog(registry ? [registry, McpRegistry.get()] : [McpRegistry.get()]);
+  const catalog = new Catalog([
+    ...(registry ? [registry] : []),
+    ...(options.registries ?? []),
+    ...(options.globalRegistry === false ? [] : [McpRegistry.get()]),
+  ]);
   const endpoint = new McpEndpoint(fw, identity, catalog, readLimits((k) => fw.config.get(k)), options.principalResolver);
   const http = new StreamableHttpTransport(endpoint);
   const ws = new WebSocketTransport(endpoint);

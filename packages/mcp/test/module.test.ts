@@ -82,3 +82,28 @@ test('URI templates: one variable per path segment, decoded; literals escaped', 
   assert.equal(t.match('fw://roomsXlobby/messages.json'), undefined);
   assert.equal(UriTemplate.isTemplate('fw://status'), false);
 });
+
+test('mountMcpServer with its own registries and without the process-wide one; catalog.add/remove announce changes', async () => {
+  const { ToolRegistry, mountMcpServer } = await import('../src/index.js');
+  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+  const own = new ToolRegistry('programmatic');
+  own.registerTool({ name: 'own_tool', description: 'only here', handler: () => 'mine' });
+  const offGlobal = McpRegistry.get().registerTool({ name: 'global_tool', description: 'everywhere', handler: () => 'global' });
+  const mounted = mountMcpServer(fw, { name: 'agent-like', path: '/own/mcp' }, { registries: [own], globalRegistry: false });
+  const addr = await fw.listen(0, '127.0.0.1');
+  const client = new Client({ name: 'own', version: '1' });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${addr.port}/own/mcp`)));
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['own_tool']);
+    const extra = new ToolRegistry('programmatic');
+    extra.registerTool({ name: 'extra_tool', description: 'added later', handler: () => 'x' });
+    mounted.endpoint.catalog.add(extra);
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['own_tool', 'extra_tool']);
+    assert.equal(mounted.endpoint.catalog.remove(extra), true);
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['own_tool']);
+  } finally {
+    offGlobal();
+    await client.close();
+    await fw.close();
+  }
+});

@@ -93,6 +93,11 @@ test('stdio bridge: stdout carries only JSON-RPC lines; GET-stream messages are 
   }
 });
 
+test('stdio bridge: the compiled bin starts with a node shebang', async () => {
+  const { readFileSync } = await import('node:fs');
+  assert.equal(readFileSync(bridge, 'utf8').split('\n')[0], '#!/usr/bin/env node');
+});
+
 test('stdio bridge: exit 2 with a message for a missing or bad URL', async () => {
   for (const args of [[], ['not a url'], ['ftp://127.0.0.1/mcp']]) {
     const child = spawn(process.execPath, [bridge, ...args]);
