@@ -31,8 +31,8 @@ export interface ConnectOptions {
   /** Backoff between failed rounds; `false` never reconnects. */
   reconnect?: Partial<ReconnectOptions> | false;
   /**
-   * Silence (ms) after which the connection counts as dead and is replaced. Default 2.5 × the
-   * server's heartbeat interval from the handshake (two missed heartbeats plus slack).
+   * Silence (ms) after which the connection counts as dead and is replaced. Default 3 × the
+   * server's heartbeat interval from the handshake (a live connection may be quiet for two).
    */
   heartbeatTimeout?: number;
   /** How long (ms) a transport may take to deliver its handshake. Default 10 000. */
@@ -60,8 +60,12 @@ export type ErrorListener = (error: ClientError) => void;
 export const DEFAULT_TRANSPORTS: readonly TransportName[] = Object.freeze(['websocket', 'sse', 'long-polling']);
 const DEFAULT_CONNECT_TIMEOUT = 10_000;
 const DEFAULT_MAX_QUEUE = 1000;
-/** Missed heartbeats (plus half a period of slack) before the connection counts as dead. */
-const HEARTBEAT_TOLERANCE = 2.5;
+/**
+ * Silence, in heartbeat intervals, before a connection counts as dead. The server sends a
+ * heartbeat at a sweep that finds nothing sent since the previous one, so a live connection can
+ * be quiet for up to two intervals; a third means a heartbeat went missing.
+ */
+const HEARTBEAT_TOLERANCE = 3;
 
 const OPENERS: Record<TransportName, TransportOpener> = {
   websocket: openWebSocket,

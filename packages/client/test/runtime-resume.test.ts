@@ -104,7 +104,7 @@ for (const transport of ['websocket', 'sse', 'long-polling'] as TransportName[])
 
 test('heartbeat timeout: a connection that goes silent is replaced and resumed; heartbeats keep a quiet one open', async (t) => {
   const quiet = await serve({ 'fw.heartbeat.interval': 0 }, (fw) => fw.handle('/chat/{room}', {}));
-  const beating = await serve({ 'fw.heartbeat.interval': 200 }, (fw) => fw.handle('/chat/{room}', {}));
+  const beating = await serve({ 'fw.heartbeat.interval': 300 }, (fw) => fw.handle('/chat/{room}', {}));
   const client = connect(quiet.url(ROOM), { transports: ['websocket'], heartbeatTimeout: 150, reconnect: { minDelay: 5, maxDelay: 10 } });
   const clients = [client];
   t.after(async () => {
@@ -128,8 +128,8 @@ test('heartbeat timeout: a connection that goes silent is replaced and resumed; 
     const changes: string[] = [];
     c.onStateChange((s) => changes.push(s));
     await until(c, 'open');
-    // 2.5 × 200 ms is the default timeout; heartbeats (not traffic) must keep this open.
-    await new Promise((r) => setTimeout(r, 1200));
+    // 3 × 300 ms is the default timeout; heartbeats (not traffic) must keep this open.
+    await new Promise((r) => setTimeout(r, 1500));
     assert.deepEqual(changes, ['open'], transport);
     c.close();
   }
