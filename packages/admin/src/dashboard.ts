@@ -38,9 +38,12 @@ export function mountDashboard(fw: Framework, prefix: string, dir = DASHBOARD_DI
         res.end();
         return;
       }
-      return serveFile(res, dir, 'index.html', req.method === 'HEAD');
+      return serveFile(res, dir, 'index.html', req.method === 'HEAD', pointAt(fw.path));
     }),
-    fw.route('GET', `${prefix}/{file*}`, (req, res, ctx) => serveFile(res, dir, ctx.params.file ?? '', req.method === 'HEAD')),
+    fw.route('GET', `${prefix}/{file*}`, (req, res, ctx) => {
+      const name = ctx.params.file ?? '';
+      return serveFile(res, dir, name, req.method === 'HEAD', name === 'index.html' ? pointAt(fw.path) : undefined);
+    }),
   ];
   return () => removers.forEach((r) => r());
 }
@@ -50,7 +53,18 @@ function queryOf(req: IncomingMessage): string {
   return q >= 0 ? (req.url ?? '').slice(q) : '';
 }
 
-async function serveFile(res: ServerResponse, dir: string, name: string, head: boolean): Promise<void> {
+/**
+ * The page finds the event stream and the fw client through `<meta>` tags written for the default
+ * framework path `/fw`; under another `fw.path` they are rewritten to match.
+ */
+function pointAt(fwPath: string): ((html: string) => string) | undefined {
+  if (fwPath === '/fw') return undefined;
+  const set = (html: string, name: string, value: string): string =>
+    html.replace(new RegExp(`(<meta name="${name}" content=")[^"]*(")`), `$1${value}$2`);
+  return (html) => set(set(html, 'fw-admin-events', `${fwPath}/admin/events`), 'fw-client', `${fwPath}/client.js`);
+}
+
+async function serveFile(res: ServerResponse, dir: string, name: string, head: boolean, rewrite?: (html: string) => string): Promise<void> {
   const root = resolve(dir);
   const path = resolve(root, name);
   if (!SAFE.test(name) || name.split('/').includes('..') || !path.startsWith(root + sep)) {
@@ -60,6 +74,7 @@ async function serveFile(res: ServerResponse, dir: string, name: string, head: b
   let content: Buffer;
   try {
     content = await readFile(path);
+    if (rewrite) content = Buffer.from(rewrite(content.toString('utf8')));
   } catch {
     sendProblem(res, 404, 'not_found', `no dashboard file '${name}'`);
     return;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DENY_ALL, requireRole, DASHBOARD_CSP, type AuditEntry } from '../src/index.js';
@@ -375,4 +375,16 @@ test('opting into remote unauthenticated access warns at startup', async () => {
     console.warn = warn;
   }
   assert.equal(seen.filter((m) => m.includes('allow-remote-unauthenticated')).length, 1);
+});
+
+test('under another fw.path the dashboard page points at that path\'s event stream and client', async () => {
+  const h = await startHarness({ 'fw.path': '/rt' });
+  try {
+    writeFileSync(join(h.dashboardDir, 'index.html'), '<meta name="fw-admin-api" content="/api/admin/"><meta name="fw-admin-events" content="/fw/admin/events"><meta name="fw-client" content="/fw/client.js">');
+    const html = await (await h.get('/rt/admin/')).text();
+    assert.equal(html, '<meta name="fw-admin-api" content="/api/admin/"><meta name="fw-admin-events" content="/rt/admin/events"><meta name="fw-client" content="/rt/client.js">');
+    assert.equal((await h.get('/fw/admin/')).status, 404);
+  } finally {
+    await h.close();
+  }
 });
