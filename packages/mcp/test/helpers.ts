@@ -67,6 +67,12 @@ export class EdgeServer {
     return 'ok';
   }
 
+  @McpTool({ name: 'ask', description: 'asks the client to sample' })
+  async ask(ctx: McpContext): Promise<string> {
+    const r = await ctx.request('sampling/createMessage', { messages: [], maxTokens: 1 });
+    return JSON.stringify(r);
+  }
+
   @McpTool({ name: 'whoami', description: 'the session principal' })
   whoami(ctx: McpContext): string {
     return ctx.principal?.id ?? 'anonymous';

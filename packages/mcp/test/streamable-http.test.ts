@@ -214,8 +214,8 @@ test('pagination: fw.mcp.page-size pages with opaque cursors; a bad cursor is -3
     cursor = r.nextCursor;
     pages++;
   } while (cursor);
-  assert.deepEqual(names.sort(), ['chatty', 'echo', 'slow', 'whoami']);
-  assert.equal(pages, 2);
+  assert.deepEqual(names.sort(), ['ask', 'chatty', 'echo', 'slow', 'whoami']);
+  assert.equal(pages, 3);
   assert.equal((await http(port, 'POST', '/t', h, rpc('tools/list', { cursor: 'garbage' }))).json().error?.code, -32602);
 }));
 

@@ -112,3 +112,52 @@ test('WebSocket: the principal resolver sees the upgrade request', async () => {
     await fw.close();
   }
 });
+
+test('fw.mcp.max-inflight-requests: the request past the limit gets -32000; at the limit they run', async () => {
+  const { fw, port } = await startEdge({ 'fw.mcp.max-inflight-requests': 2 });
+  try {
+    const c = await open(port);
+    c.ws.send(initBody('2025-06-18', 1));
+    await c.next();
+    c.ws.send(rpc('tools/call', { name: 'slow', arguments: {} }, 'slow-1'));
+    c.ws.send(rpc('tools/call', { name: 'slow', arguments: {} }, 'slow-2'));
+    c.ws.send(rpc('tools/call', { name: 'echo', arguments: { text: 'third' } }, 'third'));
+    const refused = await c.next() as { id: string; error: { code: number; message: string } };
+    assert.equal(refused.id, 'third');
+    assert.equal(refused.error.code, -32000);
+    assert.match(refused.error.message, /fw\.mcp\.max-inflight-requests = 2/);
+    for (const id of ['slow-1', 'slow-2']) c.ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } }));
+    await sleep(20);
+    c.ws.send(rpc('tools/call', { name: 'echo', arguments: { text: 'room again' } }, 'fourth'));
+    assert.deepEqual((await c.next() as { result: { content: unknown } }).result.content, [{ type: 'text', text: 'room again' }]);
+    c.ws.close();
+  } finally {
+    await fw.close();
+  }
+});
+
+test('fw.mcp.client-request-timeout: a server-to-client request the client never answers fails the tool with -32001', async () => {
+  const { fw, port, mounted } = await startEdge({ 'fw.mcp.client-request-timeout': 150 });
+  try {
+    const c = await open(port);
+    c.ws.send(initBody('2025-06-18', 1));
+    await c.next();
+    c.ws.send(rpc('tools/call', { name: 'ask', arguments: {} }, 2));
+    const asked = await c.next() as { id: string; method: string };
+    assert.equal(asked.method, 'sampling/createMessage');
+    assert.equal(mounted.endpoint.stats().pendingClientRequests, 1);
+    const answer = await c.next() as { id: number; error: { code: number; message: string } };
+    assert.equal(answer.id, 2);
+    assert.equal(answer.error.code, -32001);
+    assert.match(answer.error.message, /did not answer sampling\/createMessage within 150 ms/);
+    assert.equal(mounted.endpoint.stats().pendingClientRequests, 0);
+    // Answered in time, the result reaches the tool.
+    c.ws.send(rpc('tools/call', { name: 'ask', arguments: {} }, 3));
+    const again = await c.next() as { id: string };
+    c.ws.send(JSON.stringify({ jsonrpc: '2.0', id: again.id, result: { role: 'assistant', content: { type: 'text', text: 'sampled' } } }));
+    assert.match(JSON.stringify(await c.next()), /sampled/);
+    c.ws.close();
+  } finally {
+    await fw.close();
+  }
+});
