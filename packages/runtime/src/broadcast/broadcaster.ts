@@ -60,7 +60,8 @@ export class FwBroadcaster implements Broadcaster {
     const rt = this.runtime;
     rt.counters.broadcasts++;
     if (!this.internal && rt.events.wants('MessageBroadcast')) {
-      rt.events.emit('MessageBroadcast', { broadcasterId: this.id, id: out.bid ?? this.cache.next - 1, resourceCount: n });
+      // A subset broadcast has no broadcaster sequence: its event carries id 0.
+      rt.events.emit('MessageBroadcast', { broadcasterId: this.id, id: out.bid ?? 0, resourceCount: n });
     }
     return n;
   }

@@ -156,6 +156,8 @@ export class FwResource implements Resource {
     }
     this.connection = conn;
     conn.resource = this;
+    // A (re)connection or a long-poll is a sign of life for the idle timeout.
+    this.heard = true;
     if (conn.transport !== this.transport) this.runtime.resources.retransport(this, conn.transport);
     if (last !== undefined) this.flushed = last;
     const hs = handshake && this.protocol === 'fw'

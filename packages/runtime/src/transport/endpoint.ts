@@ -87,12 +87,18 @@ export class Endpoint {
       }
       if (q.tracking !== undefined) target = this.target(q.tracking, path, q.last);
       cc = await this.connect(req, ctx, 'websocket', path);
+      this.refuseWhileClosing();
     } catch (err) {
       const e = err instanceof FwError ? err : new FwError('internal_error', 'an internal error occurred', 500);
       rejectUpgrade(socket, e.status, e.code, e.message);
       return;
     }
     this.rt.wss().handleUpgrade(req, socket, head, (ws) => {
+      if (this.rt.closing) {
+        // Upgraded while close() drained: an unknown socket would keep the server from closing.
+        ws.terminate();
+        return;
+      }
       const conn = new WebSocketConnection(ws, socket, q.fw);
       this.wire(ws, conn, q.fw);
       if (target !== undefined) {
@@ -168,6 +174,7 @@ export class Endpoint {
       }
     }
     const cc = await this.connect(req, ctx, transport, path);
+    this.refuseWhileClosing();
     const conn = this.httpConnection(transport, res, q.fw);
     if (target === undefined) {
       this.open(conn, cc, q);
