@@ -64,16 +64,23 @@ for (const transport of TRANSPORTS) {
   });
 }
 
-test('fallback: without a WebSocket implementation (a browser entry on Node 20) the client uses sse', async () => {
+test('the browser entry uses the global WebSocket, and falls back to sse where there is none (Node 20)', async (t) => {
   const server = await serve({}, (fw) => fw.handle('/chat/{room}', {}));
-  const client = browserConnect(server.url('/fw/chat/lobby'), { WebSocket: undefined });
+  const client = browserConnect(server.url('/fw/chat/lobby'));
+  t.after(() => {
+    client.close();
+    return server.close();
+  });
   const errors: string[] = [];
   client.onError((e) => errors.push(e.code));
   await until(client, 'open');
-  assert.equal(client.transport, 'sse');
-  assert.deepEqual(errors, ['transport_unavailable']);
-  client.close();
-  await server.close();
+  if (typeof (globalThis as { WebSocket?: unknown }).WebSocket === 'function') {
+    assert.equal(client.transport, 'websocket');
+    assert.deepEqual(errors, []);
+  } else {
+    assert.equal(client.transport, 'sse');
+    assert.deepEqual(errors, ['transport_unavailable']);
+  }
 });
 
 test('fallback: a server that refuses WebSocket upgrades is reached over sse', async () => {
