@@ -54,6 +54,11 @@ export class Views {
     return this.fw.services.get<AgentAdminView>('agent') ?? EMPTY_AGENT;
   }
 
+  /** Any other module's service (e.g. `'cluster'`), looked up now. */
+  service<T>(name: string): T | undefined {
+    return this.fw.services.get<T>(name);
+  }
+
   present(module: 'runtime' | 'mcp' | 'agent'): boolean {
     return module === 'runtime' ? (this.fw as RealtimeFramework).runtime !== undefined : this.fw.services.get(module) !== undefined;
   }

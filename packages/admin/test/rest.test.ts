@@ -388,3 +388,18 @@ test('under another fw.path the dashboard page points at that path\'s event stre
     await h.close();
   }
 });
+
+test('GET nodes answers for the cluster when the cluster service is there', async () => {
+  const h = await startHarness();
+  try {
+    const alone = (await (await h.get(`${API}/nodes`)).json()) as { self: boolean }[];
+    assert.equal(alone.length, 1);
+    assert.equal(alone[0]!.self, true);
+    h.fw.services.provide('cluster', { nodes: async () => [{ id: 'a', self: true }, { id: 'b', self: false }] });
+    const res = await h.get(`${API}/nodes`);
+    assert.equal(res.headers.get('x-total-count'), '2');
+    assert.deepEqual(await res.json(), [{ id: 'a', self: true }, { id: 'b', self: false }]);
+  } finally {
+    await h.close();
+  }
+});

@@ -84,7 +84,13 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
     {
-      method: 'GET', path: '/nodes', handle: (r) => {
+      method: 'GET', path: '/nodes', handle: async (r) => {
+        // In cluster mode (`@fw/redis`) the cluster service knows every node; alone, this is the only one.
+        const cluster = d.views.service<{ nodes(): Promise<object[]> }>('cluster');
+        if (cluster && typeof cluster.nodes === 'function') {
+          const nodes = await cluster.nodes();
+          return { kind: 'list', items: nodes, total: nodes.length };
+        }
         const local = r.req.socket;
         const node = {
           id: `${hostname()}:${process.pid}`,
