@@ -60,6 +60,8 @@ export type ErrorListener = (error: ClientError) => void;
 export const DEFAULT_TRANSPORTS: readonly TransportName[] = Object.freeze(['websocket', 'sse', 'long-polling']);
 const DEFAULT_CONNECT_TIMEOUT = 10_000;
 const DEFAULT_MAX_QUEUE = 1000;
+/** The server refuses a longer `since` (docs/protocol.md); the oldest cursors are left out. */
+const MAX_SINCE_LENGTH = 4096;
 /**
  * Silence, in heartbeat intervals, before a connection counts as dead. The server sends a
  * heartbeat at a sweep that finds nothing sent since the previous one, so a live connection can
@@ -248,7 +250,7 @@ export class FwClient {
       params.tracking = this._uuid;
       params.last = String(this.lastId);
     } else if (this.cursors.size > 0) {
-      params.since = encodeSince(this.cursors);
+      params.since = encodeSince(this.cursors, MAX_SINCE_LENGTH);
     }
     this.handshakeTimer = setTimeout(
       () => this.fail(gen, new ClientError('handshake_timeout', `no handshake within ${this.connectTimeout} ms`)),
@@ -296,6 +298,14 @@ export class FwClient {
     if (error.code === 'closed_by_server') return this.terminate(error.message, false);
     this.emit(this.errorListeners, error);
     if (this._state === 'closed') return;
+    if (error.code === 'http_error' && error.status === 400 && error.problemCode === 'invalid_query' && (this.resumable || this.cursors.size > 0)) {
+      // The server refuses our resume parameters: a connection is worth more than the resume
+      // state, so shed it step by step (tracking first, then the cursors) and start over.
+      if (this.resumable) this.resumable = false;
+      else this.cursors.clear();
+      if (wasOpen) this.setState('reconnecting');
+      return this.startRound();
+    }
     if (error.code === 'unknown_tracking_id') {
       // The server forgot us: a new round at once, fresh, with `since` cursors. A new round, not
       // the next candidate: a browser only learns this on its second transport (a refused

@@ -18,10 +18,18 @@ export function endpointUrl(base: URL, scheme: 'http' | 'ws', params: Record<str
   return u.href;
 }
 
-/** `since`: base64url(JSON {broadcasterId: lastBroadcasterMessageId}), UTF-8 safe. */
-export function encodeSince(cursors: ReadonlyMap<string, number>): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(Object.fromEntries(cursors)));
-  let binary = '';
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+/**
+ * `since`: base64url(JSON {broadcasterId: lastBroadcasterMessageId}), UTF-8 safe. Cursors are
+ * left out oldest first (map order) until the value fits `maxLength`.
+ */
+export function encodeSince(cursors: ReadonlyMap<string, number>, maxLength = Infinity): string {
+  let entries = [...cursors];
+  for (;;) {
+    const bytes = new TextEncoder().encode(JSON.stringify(Object.fromEntries(entries)));
+    let binary = '';
+    for (const b of bytes) binary += String.fromCharCode(b);
+    const value = btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    if (value.length <= maxLength || entries.length === 0) return value;
+    entries = entries.slice(Math.max(1, Math.floor(entries.length / 8)));
+  }
 }

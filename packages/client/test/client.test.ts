@@ -187,3 +187,32 @@ test('a frame that is not fw protocol drops the connection (protocol_error) and 
   client.close();
   await fake.close();
 });
+
+test('a server that refuses the resume parameters (400 invalid_query) gets a fresh connection instead', async () => {
+  const requests: URL[] = [];
+  const http = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    requests.push(url);
+    if (url.searchParams.has('tracking')) {
+      res.writeHead(400, { 'content-type': 'application/problem+json' });
+      return res.end(JSON.stringify({ status: 400, code: 'invalid_query', title: 'Bad Request', detail: "query parameter 'last' is ahead" }));
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(`data: ${JSON.stringify({ t: 'hs', uuid: UUID, transport: 'sse', heartbeat: 0, resumed: false })}\n\n`);
+    res.write(`id: 1\ndata: ${JSON.stringify({ t: 'm', id: 1, d: `hello ${requests.length}` })}\n\n`);
+    if (requests.length === 1) res.end(); // a dropped stream: the client will try to resume
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  const client = connect(`http://127.0.0.1:${(http.address() as AddressInfo).port}/fw/x`, { transports: ['sse'], reconnect: { minDelay: 1, maxDelay: 2 } });
+  const errors: string[] = [];
+  client.onError((e) => errors.push(`${e.code}${e.status ? ` ${e.status}` : ''}`));
+  const got: string[] = [];
+  await within(10_000, 'two messages', (resolve) => client.onMessage((d) => got.push(d) === 2 && resolve()));
+  assert.deepEqual(got, ['hello 1', 'hello 3']);
+  assert.deepEqual(errors, ['connection_lost', 'http_error 400']);
+  assert.equal(requests[1]?.searchParams.get('tracking'), UUID);
+  assert.equal(requests[2]?.searchParams.get('tracking'), null);
+  client.close();
+  http.closeAllConnections();
+  await new Promise<void>((r) => http.close(() => r()));
+});
