@@ -147,14 +147,37 @@ export class ClusterBroadcast implements BroadcastAdapter {
    * counter to what this node has seen, so new sequences are never below delivered ones.
    */
   async linkUp(): Promise<void> {
+    const ids: string[] = [];
     const raises: Promise<unknown>[] = [];
     for (const b of this.runtime.broadcasters.values()) {
-      if (!b.internal && !b.destroyed && b.cache.next > 1) raises.push(this.redis.fwRaise(this.seqKey(b.id), b.cache.next - 1, SEQ_TTL_MS));
+      if (b.internal || b.destroyed) continue;
+      ids.push(b.id);
+      if (b.cache.next > 1) raises.push(this.redis.fwRaise(this.seqKey(b.id), b.cache.next - 1, SEQ_TTL_MS));
     }
     await Promise.allSettled(raises);
+    if (ids.length === 0) return;
+    // What was published while this node was deaf: counted lost once a gap timeout has passed,
+    // even if no later message comes to reveal the gap.
+    let counters: (string | null)[];
+    try {
+      counters = await this.redis.mget(ids.map((id) => this.seqKey(id)));
+    } catch {
+      return;
+    }
+    clearTimeout(this.settleTimer);
+    this.settleTimer = setTimeout(() => {
+      this.settleTimer = undefined;
+      ids.forEach((id, i) => {
+        const upTo = Number(counters[i] ?? 0);
+        if (upTo > 0 && this.live(id)) this.sequencer.settle(id, upTo);
+      });
+    }, this.options.gapTimeout);
   }
 
+  private settleTimer: ReturnType<typeof setTimeout> | undefined;
+
   close(): void {
+    clearTimeout(this.settleTimer);
     for (const off of this.offs.splice(0)) off();
     this.sequencer.close();
     this.shadow.clear();

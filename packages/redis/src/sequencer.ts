@@ -66,6 +66,29 @@ export class Sequencer {
     if (s) s.next = next + 1;
   }
 
+  /**
+   * Everything up to `upTo` was published while this node could not hear it (read from the
+   * counter after a reconnect, a gap timeout ago): what has not arrived by now never will. Counts
+   * it lost even when no later message comes to reveal the gap.
+   */
+  settle(broadcaster: string, upTo: number): void {
+    const expected = this.sink.expected(broadcaster);
+    if (expected === undefined) return;
+    let s = this.streams.get(broadcaster);
+    if (!s) this.streams.set(broadcaster, (s = { next: expected, held: new Map(), timer: undefined }));
+    if (expected > s.next) this.catchUp(broadcaster, s, expected);
+    if (upTo < s.next) return;
+    const missing = upTo + 1 - s.next - [...s.held.keys()].filter((bid) => bid <= upTo).length;
+    if (missing > 0) this.sink.lost(broadcaster, missing, 'gap');
+    s.next = upTo + 1;
+    for (const bid of [...s.held.keys()].sort((x, y) => x - y)) {
+      if (bid > upTo) break;
+      this.sink.deliver(broadcaster, s.held.get(bid)!, bid);
+      s.held.delete(bid);
+    }
+    this.drain(broadcaster, s);
+  }
+
   /** Releases everything held back, counting the gaps (Redis went away: they will not come). */
   flushAll(): void {
     for (const [id, s] of this.streams) if (s.held.size > 0) this.skipGap(id, s, true);

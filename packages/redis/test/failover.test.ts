@@ -41,6 +41,11 @@ test('node C killed: the cluster sees it gone within the node timeout; its clien
   await waitFor('the streams under way on C', () => ([...movers, ...loners].every((m) => m.got.length >= 50) ? true : undefined));
   const killedAt = Date.now();
   await stopNode(c, 'SIGKILL');
+  // Watched from now on, while the clients move.
+  const goneAfter = waitFor('C gone from the cluster view', async () => {
+    const list = await getJson<ClusterNode[]>(`${b.url}/test/nodes`);
+    return list.some((n) => n.id === 'c') ? undefined : { list, ms: Date.now() - killedAt };
+  }, 10_000);
 
   await waitFor('every message on every client', () => (watcher.got.length === count && movers.every((m) => m.got.length >= count) ? true : undefined), 20_000);
   const expected = Array.from({ length: count }, (_, i) => `m:${i}`);
@@ -55,12 +60,10 @@ test('node C killed: the cluster sees it gone within the node timeout; its clien
     assert.ok(!m.client.url.startsWith(c.url));
   }
 
-  const gone = await waitFor('C gone from the cluster view', async () => {
-    const list = await getJson<ClusterNode[]>(`${b.url}/test/nodes`);
-    return list.some((n) => n.id === 'c') ? undefined : list;
-  }, 5000);
-  assert.deepEqual(gone.map((n) => n.id), ['a', 'b']);
-  assert.ok(Date.now() - killedAt < 1500 + 2000, 'noticed within the node timeout (plus a heartbeat of slack)');
+  const gone = await goneAfter;
+  assert.deepEqual(gone.list.map((n) => n.id), ['a', 'b']);
+  // node-timeout 1500 ms; slack for a loaded machine (the record expires in Redis, then the poll sees it).
+  assert.ok(gone.ms < 1500 + 1500, `noticed within the node timeout (after ${gone.ms} ms)`);
   const status = await getJson<{ events: { change: string; detail: string }[] }>(`${a.url}/test/status`);
   assert.ok(status.events.some((e) => e.change === 'node-left' && e.detail.includes('node c')), 'the node-left is reported as an event');
 });

@@ -86,3 +86,19 @@ test('sequencer: no local broadcaster → nothing is kept; the held-back bound f
   assert.deepEqual(s.lost, [[1, 'gap']]);
   bounded.close();
 });
+
+test('sequencer: settle counts what never came up to a counter, even with no later message', () => {
+  const s = sink();
+  const q = new Sequencer(s.sink, 60_000);
+  q.accept('b', 1, 'one');
+  q.accept('b', 4, 'four'); // held: 2 and 3 missing
+  q.settle('b', 5); // the counter says 5 were published: 2, 3 and 5 never came
+  assert.deepEqual(s.delivered, [['one', 1], ['four', 4]]);
+  assert.deepEqual(s.lost, [[3, 'gap']]);
+  q.accept('b', 6, 'six');
+  assert.deepEqual(s.delivered.at(-1), ['six', 6]);
+  q.settle('b', 6); // nothing missing: nothing counted
+  assert.deepEqual(s.lost, [[3, 'gap']]);
+  assert.equal(q.pending, 0);
+  q.close();
+});
