@@ -47,6 +47,12 @@ describe('dashboard across a server restart', { skip: skipBrowser }, () => {
     assert.equal(await page.locator('#conn-label').innerText(), 'Reconnecting…');
     for (const c of clients.splice(0)) c.client.close();
 
+    // A table that cannot refresh says so, and keeps the last rows it had.
+    await page.fill('#res-search', 'dash-restart');
+    await page.locator('#res-table .table-error', { hasText: 'not answering' }).waitFor();
+    assert.equal(await page.locator('dd[data-counter="status"]').innerText(), 'UNREACHABLE');
+    await page.fill('#res-search', '');
+
     // The browser losing its network while the stream is down reads as offline.
     await page.context().setOffline(true);
     await waitForConnState(page, 'offline');
@@ -68,6 +74,8 @@ describe('dashboard across a server restart', { skip: skipBrowser }, () => {
     for (const key of ['connections', 'broadcasters', 'agentCount', 'activeSessions', 'taskCount']) {
       await waitForCounter(page, key, overview[key]!);
     }
+    assert.equal(await page.locator('dd[data-counter="status"]').innerText(), 'UP');
+    await page.locator('#res-table .table-error').waitFor({ state: 'hidden' });
     assert.deepEqual(reloads, [], 'the page was not reloaded');
     assert.deepEqual(errors, []);
   });

@@ -154,7 +154,7 @@ export function createAgentsTab(ctx) {
     setText($('#agents-note'), `${num(agents.length - coordinators)} agents, ${num(coordinators)} coordinators`);
     if (!selectedAgent && agents[0]) selectedAgent = agents[0].name;
     agentsTable.select(selectedAgent);
-  }, 1000);
+  }, 1000, (err) => agentsTable.setError(err));
 
   const refreshSessions = throttled(async () => {
     if (!selectedAgent) {
@@ -165,11 +165,11 @@ export function createAgentsTab(ctx) {
     setText($('#sessions-title'), `Sessions of ${selectedAgent}`);
     agentsTable.select(selectedAgent);
     sessionsTable.setRows(await getOptional(`agents/${seg(selectedAgent)}/sessions`, { limit: 1000 }, []));
-  }, 1000);
+  }, 1000, (err) => sessionsTable.setError(err));
 
   const refreshRuntimes = throttled(async () => {
     runtimesTable.setRows((await get('runtimes', { limit: 1000 })).data ?? []);
-  }, 1000);
+  }, 1000, (err) => runtimesTable.setError(err));
 
   const refreshMcp = throttled(async () => {
     const [servers, ...lists] = await Promise.all([

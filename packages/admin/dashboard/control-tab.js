@@ -188,7 +188,7 @@ export function createControlTab(ctx) {
     const inFlight = tasks.filter((t) => !TERMINAL.has(t.state));
     setText($('#tasks-note'), `${num(inFlight.length)} in flight${total !== undefined && total > tasks.length ? `, newest 100 of ${num(total)}` : ''}`);
     replace($('#task-ids'), inFlight.map((t) => h('option', { value: t.id })));
-  }, 1000);
+  }, 1000, (err) => tasksTable.setError(err));
 
   // --- audit log ----------------------------------------------------------------------------
   const auditForm = $('#audit-form');
@@ -224,7 +224,7 @@ export function createControlTab(ctx) {
     const { data, total } = await get('audit', q);
     auditTable.setRows(data ?? [], { offset: auditOffset, limit: auditLimit, total: total ?? data?.length ?? 0 });
     setText($('#audit-count'), `${num(total ?? data?.length ?? 0)} entries`);
-  }, 800);
+  }, 800, (err) => auditTable.setError(err));
   auditForm.addEventListener('submit', (e) => {
     e.preventDefault();
     auditOffset = 0;

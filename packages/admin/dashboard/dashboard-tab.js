@@ -135,7 +135,7 @@ export function createDashboardTab(ctx) {
     }
     bcTable.setRows(data ?? [], { offset: bcOffset, limit: bcLimit, total: total ?? data?.length ?? 0 });
     ctx.setBroadcasterIds((data ?? []).map((b) => b.id));
-  }, 1000);
+  }, 1000, (err) => bcTable.setError(err));
   $('#bc-filter').addEventListener('input', () => { bcOffset = 0; refreshBroadcasters.trigger(); });
 
   // --- resources ------------------------------------------------------------------------------
@@ -181,7 +181,7 @@ export function createDashboardTab(ctx) {
       return refreshResources.trigger();
     }
     resTable.setRows(data ?? [], { offset: resOffset, limit: resLimit, total: t });
-  }, 1000);
+  }, 1000, (err) => resTable.setError(err));
   const resFilterChanged = () => { resOffset = 0; refreshResources.trigger(); };
   $('#res-search').addEventListener('input', resFilterChanged);
   $('#res-transport').addEventListener('change', resFilterChanged);

@@ -24,9 +24,11 @@ export function createTable(container, options) {
   const thead = h('thead');
   const tbody = h('tbody');
   const table = h('table', { attrs: { 'aria-label': options.label } }, thead, tbody);
-  const emptyRow = h('p', { class: 'empty', text: options.empty ?? 'Nothing to show.', hidden: true });
+  // Until the first answer the table says so, rather than claiming there is nothing.
+  const emptyRow = h('p', { class: 'empty', text: 'Loading…' });
+  const error = h('p', { class: 'table-error', attrs: { role: 'alert' }, hidden: true });
   const note = h('p', { class: 'table-note', text: options.note ?? '', hidden: !options.note });
-  container.replaceChildren(h('div', { class: 'table-wrap' }, table), emptyRow, note);
+  container.replaceChildren(h('div', { class: 'table-wrap' }, table), emptyRow, error, note);
 
   let sort = options.sort ?? null;
   let rows = [];
@@ -150,11 +152,16 @@ export function createTable(container, options) {
     /** Replaces the rows; `page` is `{ offset, limit, total }` for a paged table. */
     setRows(next, page) {
       rows = next;
+      emptyRow.textContent = options.empty ?? 'Nothing to show.';
+      error.hidden = true;
       render();
       if (pager && page) pager.update(page);
     },
-    setEmptyText(text) {
-      emptyRow.textContent = text;
+    /** Shows why the last refresh failed; the rows shown are then the last ones known. */
+    setError(err) {
+      const what = err?.status === 0 ? 'the server is not answering' : err?.detail || err?.title || err?.message || String(err);
+      error.textContent = `Could not refresh: ${what}${rows.length ? ' (showing the last rows received)' : ''}.`;
+      error.hidden = false;
     },
     setNote(text) {
       note.textContent = text ?? '';

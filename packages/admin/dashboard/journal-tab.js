@@ -68,7 +68,7 @@ export function createJournalTab() {
       if (target && target !== selected) select(target);
       else if (!target && !selected) showNothing();
     }
-  }, 800);
+  }, 800, (err) => table.setError(err));
 
   function showNothing() {
     replace($('#graph'), h('p', { class: 'empty', text: 'No coordination to draw yet.' }));

@@ -1,7 +1,7 @@
 // Refresh scheduling: coalesce many triggers (events arrive in bursts) into at most one run per
 // interval, never two runs at once, and a trailing run so the last trigger is never lost.
 
-export function throttled(fn, intervalMs) {
+export function throttled(fn, intervalMs, onError = (err) => console.warn('[fw admin] refresh failed:', err)) {
   let last = 0;
   let timer;
   let running = false;
@@ -18,7 +18,7 @@ export function throttled(fn, intervalMs) {
     try {
       await fn();
     } catch (err) {
-      console.warn('[fw admin] refresh failed:', err);
+      onError(err);
     } finally {
       running = false;
       if (again) {
