@@ -97,3 +97,27 @@ test('fallback: a server that refuses WebSocket upgrades is reached over sse', a
   client.close();
   await server.close();
 });
+
+test('connect/send/close cycles leave no timers behind and no resources on the server', async (t) => {
+  const server = await serve({}, (fw) => fw.handle('/chat/{room}', {}));
+  t.after(() => server.close());
+  const resources = (): Record<string, number> => {
+    const out: Record<string, number> = {};
+    for (const k of process.getActiveResourcesInfo()) out[k] = (out[k] ?? 0) + 1;
+    return out;
+  };
+  for (const transport of TRANSPORTS) {
+    for (let i = 0; i < 50; i++) {
+      const c = connect(server.url('/fw/chat/lobby'), { transports: [transport] });
+      await until(c, 'open');
+      c.send('x');
+      c.close();
+    }
+  }
+  await eventually(() => server.fw.runtime.listResources().total === 0, 'every resource to end');
+  await new Promise((r) => setTimeout(r, 50));
+  const left = resources();
+  assert.equal(left.Timeout ?? 0, 0, JSON.stringify(left));
+  // fetch keeps a small pool of idle keep-alive sockets; it must not grow with the cycles.
+  assert.ok((left.TCPSocketWrap ?? 0) <= 16, JSON.stringify(left));
+});
