@@ -31,6 +31,9 @@ function openStream({ endpoint, params, sink, env }: OpenRequest, mode: Mode): T
     abort.abort();
     sink.end(error);
   };
+  const alive = (): void => {
+    if (!done) sink.alive();
+  };
   const deliver = (text: string): void => {
     if (done) return;
     let frame: ServerFrame | undefined;
@@ -39,11 +42,11 @@ function openStream({ endpoint, params, sink, env }: OpenRequest, mode: Mode): T
     } catch (e) {
       return finish(e as ClientError);
     }
-    if (!frame) return sink.alive();
+    if (!frame) return alive();
     if (frame.t === 'hs') uuid = frame.uuid;
     sink.frame(frame);
   };
-  const consume = mode === 'sse' ? sseConsumer(deliver, () => done || sink.alive()) : ndjsonConsumer(deliver, () => done || sink.alive());
+  const consume = mode === 'sse' ? sseConsumer(deliver, alive) : ndjsonConsumer(deliver, alive);
 
   const run = async (): Promise<void> => {
     if (!fetchImpl) throw missingFetch();
