@@ -2,13 +2,28 @@
  * A message encoded once, whoever receives it. The fw frame of a message is
  * `{"t":"m","id":<id>` + tail, where only `<id>` differs between recipients, so the tail (with the
  * JSON-escaped payload, broadcaster id and broadcaster sequence) is built once, lazily, and shared.
- * Raw encodings (the payload bytes, SSE data lines) are likewise built at most once.
+ * Raw encodings (the payload bytes, a complete WebSocket frame, SSE data lines) are likewise built
+ * at most once.
+ *
+ * WebSocket frames from a server are not masked, so they are the same bytes for every recipient:
+ * a raw client's frame is one shared Buffer written as is to each socket. An fw client's frame
+ * differs only in the id digits: per recipient, one small buffer (frame header + `{"t":"m","id":N`)
+ * is built and the shared tail bytes follow it (copied into the same buffer when short).
  */
 export const FRAME_HEAD = '{"t":"m","id":';
+const FRAME_HEAD_BYTES = FRAME_HEAD.length;
+/** Up to this many tail bytes are copied into the per-recipient buffer; longer tails are written as a second, shared chunk. */
+const COPY_TAIL_MAX = 1024;
+
+export interface FrameSink {
+  write(chunk: Buffer): unknown;
+}
 
 export class Outgoing {
   private tail: string | undefined;
+  private tailBytes: Buffer | undefined;
   private raw: Buffer | undefined;
+  private rawFrame: Buffer | undefined;
   private sse: string | undefined;
 
   constructor(
@@ -24,14 +39,10 @@ export class Outgoing {
 
   /** The fw message frame for one recipient. */
   frame(id: number): string {
-    this.tail ??= `,"d":${JSON.stringify(this.payload)}` +
-      (this.broadcaster === undefined ? '}'
-        : this.bid === undefined ? `,"b":${JSON.stringify(this.broadcaster)}}`
-        : `,"b":${JSON.stringify(this.broadcaster)},"bid":${this.bid}}`);
-    return FRAME_HEAD + id + this.tail;
+    return FRAME_HEAD + id + this.fwTail();
   }
 
-  /** The payload as UTF-8 bytes (raw WebSocket frames), shared by all recipients. */
+  /** The payload as UTF-8 bytes, shared by all recipients. */
   bytes(): Buffer {
     return (this.raw ??= Buffer.from(this.payload, 'utf8'));
   }
@@ -40,4 +51,64 @@ export class Outgoing {
   sseData(): string {
     return (this.sse ??= `data: ${this.payload.split(/\r\n|\r|\n/).join('\ndata: ')}\n`);
   }
+
+  /** Writes the complete WebSocket text frame of the raw payload (built once, shared). */
+  writeRawWebSocketFrame(sink: FrameSink): void {
+    if (this.rawFrame === undefined) {
+      const body = this.bytes();
+      const frame = Buffer.allocUnsafe(headerLength(body.length) + body.length);
+      body.copy(frame, writeHeader(frame, body.length));
+      this.rawFrame = frame;
+    }
+    sink.write(this.rawFrame);
+  }
+
+  /** Writes the WebSocket text frame of the fw frame with this recipient's id. */
+  writeFwWebSocketFrame(sink: FrameSink, id: number): void {
+    const tail = (this.tailBytes ??= Buffer.from(this.fwTail(), 'utf8'));
+    const digits = String(id);
+    const length = FRAME_HEAD_BYTES + digits.length + tail.length;
+    const header = headerLength(length);
+    const copy = tail.length <= COPY_TAIL_MAX;
+    const buf = Buffer.allocUnsafe(header + FRAME_HEAD_BYTES + digits.length + (copy ? tail.length : 0));
+    let at = writeHeader(buf, length);
+    at += buf.write(FRAME_HEAD, at, 'latin1');
+    at += buf.write(digits, at, 'latin1');
+    if (copy) {
+      tail.copy(buf, at);
+      sink.write(buf);
+    } else {
+      sink.write(buf);
+      sink.write(tail);
+    }
+  }
+
+  private fwTail(): string {
+    return (this.tail ??= `,"d":${JSON.stringify(this.payload)}` +
+      (this.broadcaster === undefined ? '}'
+        : this.bid === undefined ? `,"b":${JSON.stringify(this.broadcaster)}}`
+        : `,"b":${JSON.stringify(this.broadcaster)},"bid":${this.bid}}`));
+  }
+}
+
+function headerLength(length: number): number {
+  return length < 126 ? 2 : length < 65536 ? 4 : 10;
+}
+
+/** An unmasked, final text frame header (RFC 6455 §5.2); returns its length. */
+function writeHeader(buf: Buffer, length: number): number {
+  buf[0] = 0x81;
+  if (length < 126) {
+    buf[1] = length;
+    return 2;
+  }
+  if (length < 65536) {
+    buf[1] = 126;
+    buf.writeUInt16BE(length, 2);
+    return 4;
+  }
+  buf[1] = 127;
+  buf.writeUInt32BE(Math.floor(length / 2 ** 32), 2);
+  buf.writeUInt32BE(length >>> 0, 6);
+  return 10;
 }

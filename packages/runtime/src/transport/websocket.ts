@@ -5,12 +5,14 @@ import type { Outgoing } from '../broadcast/outgoing.js';
 import type { FwResource } from '../resource/resource.js';
 import { closeFrame, HEARTBEAT_FRAME, type Connection } from './connection.js';
 
-const TEXT = { binary: false };
+const OPEN = 1;
 
 /**
  * A WebSocket connection. A batch is written between `cork()` and `uncork()` of the TCP socket,
- * so one tick's frames leave in one write. Raw clients get the message bytes, shared by all
- * recipients of a broadcast; fw clients get the fw frame.
+ * so one tick's frames leave in one write. Message frames are written straight to the socket from
+ * bytes encoded once per broadcast (see Outgoing): `ws` handles the handshake, inbound frames,
+ * pings and the closing handshake; with permessage-deflate off its sender writes synchronously to
+ * the same socket, so frame order is kept and `bufferedAmount` still counts everything.
  */
 export class WebSocketConnection implements Connection {
   readonly transport = 'websocket' as const;
@@ -31,8 +33,10 @@ export class WebSocketConnection implements Connection {
   }
 
   message(out: Outgoing, id: number): void {
-    if (this.fw) this.ws.send(out.frame(id));
-    else this.ws.send(out.bytes(), TEXT);
+    // No data frames after a close frame (RFC 6455 §5.5.1).
+    if (this.ws.readyState !== OPEN) return;
+    if (this.fw) out.writeFwWebSocketFrame(this.socket, id);
+    else out.writeRawWebSocketFrame(this.socket);
   }
 
   control(frame: string): void {

@@ -142,3 +142,25 @@ test('websocket: the origin check refuses foreign browser origins unless allowed
 function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
   return Object.fromEntries(keys.map((k) => [k, o[k]]));
 }
+
+test('websocket: frames are encoded correctly at every header size (7-bit, 16-bit, 64-bit lengths), raw and fw', async () => {
+  const app = await startFw({}, (fw) => fw.handle('/sizes', {}));
+  try {
+    const raw = await connectWs(`${app.ws}/fw/sizes`);
+    const fwc = await connectWs(`${app.ws}/fw/sizes?fw=1`);
+    await fwc.messages.next();
+    await waitFor(() => app.fw.runtime.stats().connections === 2);
+    // The fw frame adds about 50 bytes of JSON around the payload: cover both encodings' boundaries.
+    const sizes = [0, 1, 75, 76, 77, 125, 126, 127, 1000, 1024, 1100, 65_485, 65_486, 65_535, 65_536, 200_000];
+    const payloads = sizes.map((n, i) => `${'é'.repeat(i % 2)}${'x'.repeat(Math.max(0, n - (i % 2) * 2))}`);
+    for (const p of payloads) app.fw.runtime.broadcast('/fw/sizes', p);
+    assert.deepEqual(await raw.messages.take(payloads.length), payloads);
+    const frames = (await fwc.messages.take(payloads.length)).map((s) => JSON.parse(s) as { id: number; d: string });
+    assert.deepEqual(frames.map((f) => f.d), payloads);
+    assert.deepEqual(frames.map((f) => f.id), payloads.map((_, i) => i + 1));
+    raw.socket.close(1000);
+    fwc.socket.close(1000);
+  } finally {
+    await app.close();
+  }
+});
