@@ -109,6 +109,8 @@ export interface Interceptor {
   readonly name: string;
   connect?(ctx: ConnectContext): void | InterceptorRejection | Promise<void | InterceptorRejection>;
   attach?(resource: Resource): void | (() => void);
+  /** Called once when a resource it was attached to is gone (an alternative to a per-resource cleanup closure). */
+  detach?(resource: Resource): void;
   /** Sees every inbound client message; return false to swallow it. */
   inbound?(resource: Resource, data: string): boolean | void;
 }

@@ -8,7 +8,7 @@ import { connectWs, startFw, waitFor } from './helpers.js';
 function fake(rt: Runtime, uuid: string, path: string): FwResource {
   const entry = rt.handlers[0]!;
   return new FwResource(rt, entry, uuid, {
-    transport: 'websocket', protocol: 'raw', path, params: {}, query: new URLSearchParams(), principal: undefined, attributes: undefined,
+    transport: 'websocket', protocol: 'raw', path, params: {}, search: '', principal: undefined, attributes: undefined,
     req: { socket: { remoteAddress: '127.0.0.1' } } as unknown as IncomingMessage,
   });
 }

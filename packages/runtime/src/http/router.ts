@@ -54,7 +54,7 @@ export class RouteTable<H> {
     if (list) {
       for (const e of list) {
         if (e.method === '*' || e.method === method || (method === 'HEAD' && e.method === 'GET')) {
-          return { kind: 'found', handler: e.handler, params: {} };
+          return { kind: 'found', handler: e.handler, params: NO_PARAMS };
         }
         allow.add(e.method);
       }
@@ -90,6 +90,9 @@ export class RouteTable<H> {
     }
   }
 }
+
+/** Shared by every match of a static route (resources keep their params: one object for all). */
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 function normalize(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;

@@ -26,20 +26,18 @@ export function idleTimeout(options: { timeout: number }): Interceptor {
   return {
     name: 'idle-timeout',
     attach(resource) {
-      if (!(resource instanceof FwResource) || options.timeout <= 0) return undefined;
+      if (!(resource instanceof FwResource) || options.timeout <= 0) return;
       resource.heard = false;
       quiet.set(resource, 0);
       if (timer === undefined) {
         timers = resource.runtime.timers;
         timer = timers.interval(sweep, Math.max(1, Math.floor(options.timeout / 2)));
       }
-      return () => {
-        quiet.delete(resource);
-        if (quiet.size === 0 && timer !== undefined) {
-          timers?.clear(timer);
-          timer = undefined;
-        }
-      };
+    },
+    detach(resource) {
+      if (!quiet.delete(resource as FwResource) || quiet.size > 0 || timer === undefined) return;
+      timers?.clear(timer);
+      timer = undefined;
     },
   };
 }

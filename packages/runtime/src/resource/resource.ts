@@ -12,7 +12,10 @@ export interface ResourceInit {
   protocol: 'fw' | 'raw';
   path: string;
   params: Readonly<Record<string, string>>;
-  query: URLSearchParams;
+  /** The request's query string (`?a=1`, or empty); `resource.query` is built from it on first use. */
+  search?: string;
+  /** Or the parsed query itself. */
+  query?: URLSearchParams;
   req: IncomingMessage;
   principal: Principal | undefined;
   attributes: Map<string, unknown> | undefined;
@@ -33,7 +36,8 @@ export class FwResource implements Resource {
   readonly protocol: 'fw' | 'raw';
   readonly path: string;
   readonly params: Readonly<Record<string, string>>;
-  readonly query: URLSearchParams;
+  private readonly search: string;
+  private parsedQuery: URLSearchParams | undefined;
   readonly remoteAddress: string;
   readonly connectedAt = Date.now();
   readonly broadcasters = new Set<string>();
@@ -69,11 +73,17 @@ export class FwResource implements Resource {
     this.protocol = init.protocol;
     this.path = init.path;
     this.params = init.params;
-    this.query = init.query;
+    this.search = init.search ?? '';
+    this.parsedQuery = init.query;
     this.remoteAddress = init.req.socket.remoteAddress ?? '';
     this.principal = init.principal;
     this.attrs = init.attributes;
     this.ring = new FrameRing(runtime.settings.resumeBuffer);
+  }
+
+  /** Parsed on first use: most resources never look, and a URLSearchParams per connection adds up. */
+  get query(): URLSearchParams {
+    return (this.parsedQuery ??= new URLSearchParams(this.search));
   }
 
   get attributes(): Map<string, unknown> {
@@ -245,6 +255,7 @@ export class FwResource implements Resource {
     for (const id of [...this.broadcasters]) rt.broadcasters.lookup(id)?.remove(this);
     rt.resources.remove(this);
     this.handler.resourceCount--;
+    for (const i of this.handler.chain()) if (i.detach) guard(() => i.detach!(this));
     if (this.cleanups) for (const c of this.cleanups.splice(0)) guard(c);
     if (this.handler.handler.close) guard(() => this.handler.handler.close!(this, reason));
     if (this.closeListeners) for (const l of this.closeListeners.splice(0)) guard(() => l(reason));

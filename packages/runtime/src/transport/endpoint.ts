@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { RawData, WebSocket } from 'ws';
 import { FwError } from '../errors.js';
 import type { TransportName } from '../events.js';
 import { rejectUpgrade } from '../http/reject-upgrade.js';
@@ -99,8 +98,7 @@ export class Endpoint {
         ws.terminate();
         return;
       }
-      const conn = new WebSocketConnection(ws, socket, q.fw);
-      this.wire(ws, conn, q.fw);
+      const conn = new WebSocketConnection(ws, socket, q.fw, this.rt.sockets);
       if (target !== undefined) {
         if (target.closed) {
           conn.close('resource expired', 4000);
@@ -113,41 +111,6 @@ export class Endpoint {
       }
     });
   };
-
-  private wire(ws: WebSocket, conn: WebSocketConnection, fw: boolean): void {
-    const sockets = this.rt.sockets;
-    sockets.add(ws);
-    ws.on('message', (data: RawData) => {
-      const r = conn.resource;
-      if (r === undefined) return;
-      const text = (data as Buffer).toString('utf8');
-      if (!fw) {
-        r.receive(text);
-        return;
-      }
-      let frame: { t?: unknown; d?: unknown } | undefined;
-      try {
-        frame = JSON.parse(text) as { t?: unknown; d?: unknown };
-      } catch {
-        frame = undefined;
-      }
-      if (frame?.t === 'm' && typeof frame.d === 'string') r.receive(frame.d);
-      else if (frame?.t === 'hb') r.heard = true;
-      else r.close('malformed frame', 1007);
-    });
-    ws.on('close', (code: number) => {
-      sockets.delete(ws);
-      const r = conn.resource;
-      if (r === undefined) return;
-      // 1000/1001: the client ended on purpose (its close(), a page going away); anything else may come back.
-      if (code === 1000 || code === 1001) r.terminate('client closed');
-      else r.detach(conn, 'connection lost');
-    });
-    ws.on('error', (err: Error & { code?: string }) => {
-      // ws has already answered the peer (1009 for a frame over maxPayload, 1002/1007 otherwise).
-      conn.resource?.terminate(err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'message too large' : `protocol error: ${err.message}`);
-    });
-  }
 
   private async get(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
     this.refuseWhileClosing();
@@ -284,8 +247,8 @@ export class Endpoint {
       protocol: q.fw ? 'fw' : 'raw',
       path: cc.path,
       params: cc.params,
-      // A copy: the URL behind `searchParams` (and its href) would otherwise live as long as the resource.
-      query: new URLSearchParams(cc.url.search),
+      // Only the query string: the URL (and its href) would otherwise live as long as the resource.
+      search: flat(cc.url.search),
       req: cc.req,
       principal: cc.principal,
       attributes: cc.attributesIfAny,
@@ -339,6 +302,11 @@ export class Endpoint {
  */
 function flatUuid(): string {
   return Buffer.from(randomUUID(), 'latin1').toString('latin1');
+}
+
+/** A copy that does not keep the string it was sliced from alive. */
+function flat(s: string): string {
+  return s === '' ? '' : Buffer.from(s, 'utf8').toString('utf8');
 }
 
 function normalize(path: string): string {

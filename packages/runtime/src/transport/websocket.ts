@@ -1,11 +1,25 @@
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import type { Outgoing } from '../broadcast/outgoing.js';
 import type { FwResource } from '../resource/resource.js';
 import { closeFrame, HEARTBEAT_FRAME, type Connection } from './connection.js';
 
 const OPEN = 1;
+const CONNECTION = Symbol('fw.connection');
+type Tagged = WebSocket & { [CONNECTION]?: WebSocketConnection };
+
+// Shared listeners (`this` is the WebSocket): no closures per connection.
+function onMessage(this: Tagged, data: RawData): void {
+  this[CONNECTION]?.received(data as Buffer);
+}
+function onClose(this: Tagged, code: number): void {
+  this[CONNECTION]?.ended(code);
+}
+function onError(this: Tagged, err: Error & { code?: string }): void {
+  // ws has already answered the peer (1009 for a frame over maxPayload, 1002/1007 otherwise).
+  this[CONNECTION]?.resource?.terminate(err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'message too large' : `protocol error: ${err.message}`);
+}
 
 /**
  * A WebSocket connection. A batch is written between `cork()` and `uncork()` of the TCP socket,
@@ -22,7 +36,44 @@ export class WebSocketConnection implements Connection {
     private readonly ws: WebSocket,
     private readonly socket: Duplex,
     private readonly fw: boolean,
-  ) {}
+    /** The runtime's open WebSockets (for draining on close). */
+    private readonly sockets: Set<WebSocket>,
+  ) {
+    (ws as Tagged)[CONNECTION] = this;
+    sockets.add(ws);
+    ws.on('message', onMessage);
+    ws.on('close', onClose);
+    ws.on('error', onError);
+  }
+
+  /** A client frame: the message itself for raw clients, an fw frame (`m` or `hb`) otherwise. */
+  received(data: Buffer): void {
+    const r = this.resource;
+    if (r === undefined) return;
+    const text = data.toString('utf8');
+    if (!this.fw) {
+      r.receive(text);
+      return;
+    }
+    let frame: { t?: unknown; d?: unknown } | undefined;
+    try {
+      frame = JSON.parse(text) as { t?: unknown; d?: unknown };
+    } catch {
+      frame = undefined;
+    }
+    if (frame?.t === 'm' && typeof frame.d === 'string') r.receive(frame.d);
+    else if (frame?.t === 'hb') r.heard = true;
+    else r.close('malformed frame', 1007);
+  }
+
+  ended(code: number): void {
+    this.sockets.delete(this.ws);
+    const r = this.resource;
+    if (r === undefined) return;
+    // 1000/1001: the client ended on purpose (its close(), a page going away); anything else may come back.
+    if (code === 1000 || code === 1001) r.terminate('client closed');
+    else r.detach(this, 'connection lost');
+  }
 
   bufferedAmount(): number {
     return this.ws.bufferedAmount;
