@@ -291,12 +291,13 @@ export class Runtime implements RuntimeView {
   }
 
   /**
-   * Graceful close: no new connections; every resource is closed (fw clients get a close frame,
+   * Graceful close: no new connections; every resource is ended as a drop, not a final close
+   * (fw clients get no close frame and reconnect, to this node once it is back or to another;
    * WebSockets close with 1001); then waits up to `fw.close.drain-timeout` for the sockets to end.
    */
   async close(): Promise<void> {
     this.closing = true;
-    for (const r of [...this.resources.values()]) r.close('server shutting down', 1001);
+    for (const r of [...this.resources.values()]) r.shutdown('server shutting down');
     const deadline = Date.now() + this.settings.drainTimeout;
     while (this.sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     for (const ws of this.sockets) ws.terminate();

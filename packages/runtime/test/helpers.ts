@@ -28,6 +28,11 @@ export class Queue<T> {
     else this.items.push(item);
   }
 
+  /** Items pushed and not yet taken. */
+  buffered(): number {
+    return this.items.length;
+  }
+
   next(timeoutMs = 5000): Promise<T> {
     const item = this.items.shift();
     if (item !== undefined) return Promise.resolve(item);

@@ -202,6 +202,19 @@ export class FwResource implements Resource {
     conn?.close(reason, code);
   }
 
+  /**
+   * Ends the resource because the server is shutting down. Unlike `close`, the client gets no
+   * close frame and no tombstone is left: for the client it is a drop, and it reconnects (a
+   * restarted node no longer knows the tracking id, so the client starts fresh with `since`).
+   */
+  shutdown(reason: string): void {
+    if (this.closed) return;
+    this.flush();
+    const conn = this.connection;
+    this.terminate(reason);
+    conn?.goAway(reason);
+  }
+
   /** A message from the client (already unframed). */
   receive(data: string): void {
     if (this.closed) return;

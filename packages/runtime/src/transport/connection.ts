@@ -24,6 +24,12 @@ export interface Connection {
   heartbeat(): void;
   /** Ends the connection on purpose: an fw client gets a close frame (or 4000 + reason), then the socket ends. */
   close(reason: string, code?: number): void;
+  /**
+   * Ends the connection because the server is going away: pending frames are flushed but no
+   * close frame is sent, so an fw client treats it as a drop and reconnects (to this node once it
+   * is back, or to another one). WebSockets close with 1001.
+   */
+  goAway(reason: string): void;
   /** Kills the connection without a goodbye (tests use this to simulate a network drop). */
   destroy(): void;
 }

@@ -61,6 +61,16 @@ export class HttpStreamConnection implements Connection {
     }
   }
 
+  goAway(): void {
+    if (this.res.writableEnded) return;
+    if (this.buf) {
+      this.res.end(this.buf);
+      this.buf = '';
+    } else {
+      this.res.end();
+    }
+  }
+
   destroy(): void {
     this.res.destroy();
   }

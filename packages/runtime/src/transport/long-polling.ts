@@ -52,6 +52,10 @@ export class LongPollConnection implements Connection {
     this.respond('closed');
   }
 
+  goAway(): void {
+    this.respond('closed');
+  }
+
   destroy(): void {
     this.respond('replaced');
   }

@@ -109,6 +109,11 @@ export class WebSocketConnection implements Connection {
     this.ws.close(code, truncate(reason));
   }
 
+  goAway(reason: string): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.close(1001, truncate(reason));
+  }
+
   destroy(): void {
     this.ws.terminate();
   }
