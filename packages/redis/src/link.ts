@@ -59,15 +59,18 @@ export class RedisLink {
   waitUp(timeout: number): Promise<boolean> {
     if (this.up) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => done(false), timeout);
-      const poll = setInterval(() => this.up && done(true), 20);
       const done = (ok: boolean): void => {
         clearTimeout(timer);
-        clearInterval(poll);
+        this.waiters.delete(onUp);
         resolve(ok);
       };
+      const onUp = (): void => done(true);
+      const timer = setTimeout(() => done(false), timeout);
+      this.waiters.add(onUp);
     });
   }
+
+  private readonly waiters = new Set<() => void>();
 
   async close(): Promise<void> {
     this.closed = true;
@@ -90,6 +93,7 @@ export class RedisLink {
       if (this.everUp) this.recoveries++;
       this.options.onChange('up', this.everUp ? 'Redis connection restored' : 'connected to Redis');
       this.everUp = true;
+      for (const w of [...this.waiters]) w();
     } else if (!up && this.state === 'up') {
       this.state = 'down';
       this.downSince = Date.now();
