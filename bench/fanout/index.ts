@@ -4,19 +4,21 @@
  * ratios, and a Markdown table for docs/benchmarks.md.
  *
  *   npm run bench:fanout -- [--sizes 100,1000,5000] [--kinds fw,ws,sio] [--fw-protocol]
- *                           [--deliveries 1000000] [--paced-rate 10000] [--clients 1] [--memory-only]
+ *                           [--deliveries 500000] [--paced-rate 10000] [--clients 1] [--memory-only]
+ *                           [--server-flags '--max-semi-space-size=1']
  *
  * Per server kind and N: the server starts in a child process of its own; the subscribers connect
- * from `--clients` other child processes; the server's RSS is read (after a GC) before and after
- * the N idle connections. Then three phases, identical for every kind:
+ * from `--clients` other child processes; the server's RSS is read (after a GC) before, at N/2 and
+ * after the N idle connections. Then the publisher, a client process of its own, connects to the
+ * server's publishing path, and sends three phases, identical for every kind:
  *   warm-up  a burst of 10% of the burst's messages, results discarded;
- *   burst    `--deliveries`/N messages (at most 5000), 10 per event-loop turn, as fast as the
- *            server takes them: deliveries/s = deliveries / (last delivery − first send), and the
- *            server's CPU time per delivery;
- *   paced    `--paced-rate`/N messages per second for 3 s: latency at a load every kind sustains
- *            (10 000 deliveries/s by default, a third of Socket.IO's burst rate here).
- * Each phase waits for every subscriber to have every message, at most `--timeout` seconds, and
- * reports what is missing.
+ *   burst    `--deliveries`/N messages (at most 5000), 10 per event-loop turn of the publisher:
+ *            deliveries/s = deliveries / (last delivery − first send), and the server's CPU time
+ *            per delivery;
+ *   paced    `--paced-rate`/N messages per second for 5 s: latency at a load every kind sustains
+ *            (10 000 deliveries/s by default, well under Socket.IO's burst rate here).
+ * Each phase waits for every subscriber to have every message, at most `--timeout` seconds (60),
+ * then stops the publisher and reports what is missing.
  */
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -34,19 +36,24 @@ function arg(name: string, fallback: string): string {
 const SIZES = arg('sizes', '100,1000,5000').split(',').map(Number);
 const KINDS = arg('kinds', 'fw,ws,sio').split(',') as ServerKind[];
 if (argv.includes('--fw-protocol') && !KINDS.includes('fw-proto')) KINDS.splice(1, 0, 'fw-proto');
-const DELIVERIES = Number(arg('deliveries', '1000000'));
+const DELIVERIES = Number(arg('deliveries', '500000'));
 const PACED_RATE = Number(arg('paced-rate', '10000'));
-const PACED_SECONDS = 3;
+const PACED_SECONDS = 5;
 const PER_TICK = 10;
 const CLIENTS = Number(arg('clients', '1'));
 const MEMORY_ONLY = argv.includes('--memory-only');
+/** Extra Node flags for every server process alike (e.g. a fixed young generation, to see its share of RSS). */
+const SERVER_FLAGS = arg('server-flags', '').split(' ').filter(Boolean);
 const TIMEOUT_MS = Number(arg('timeout', '60')) * 1000;
 
 const LABEL: Record<ServerKind, string> = { fw: 'fw', 'fw-proto': 'fw (fw protocol)', ws: 'ws (raw loop)', sio: 'Socket.IO 4' };
 
 interface PhaseResult {
   deliveries: number;
+  /** Messages sent but not received by every subscriber before the deadline. */
   missing: number;
+  /** Messages not even published before the deadline (the publisher was stopped). */
+  unsent: number;
   seconds: number;
   p50: number;
   p99: number;
@@ -58,25 +65,31 @@ interface Result {
   n: number;
   connectFailed: number;
   rssPerConn: number;
+  /** RSS growth per connection from N/2 to N connections. */
+  rssMarginal: number;
   /** V8 heap + external bytes per connection: the part of the RSS the server's objects account for. */
   heapPerConn: number;
   burst: PhaseResult;
   paced: PhaseResult;
 }
 
-const NO_PHASE: PhaseResult = { deliveries: NaN, missing: 0, seconds: NaN, p50: NaN, p99: NaN, cpuUsPerDelivery: NaN };
+const NO_PHASE: PhaseResult = { deliveries: NaN, missing: 0, unsent: 0, seconds: NaN, p50: NaN, p99: NaN, cpuUsPerDelivery: NaN };
 
 const script = (name: string) => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
 
-async function runPhase(server: BenchChild, subs: BenchChild[], m: { phase: number; mode: 'burst' | 'paced'; count: number; intervalMs?: number }): Promise<PhaseResult> {
+async function runPhase(server: BenchChild, publisher: BenchChild, subs: BenchChild[], m: { phase: number; mode: 'burst' | 'paced'; count: number; intervalMs?: number }): Promise<PhaseResult> {
   await Promise.all(subs.map((s) => s.request({ type: 'expect', phase: m.phase, messages: m.count }, 'expecting')));
-  const dones = subs.map((s) => s.next('done', TIMEOUT_MS + 5 * 60_000));
+  const dones = subs.map((s) => s.next('done', TIMEOUT_MS + 60_000));
+  // A failed phase must not leave these waiting on children that are being stopped.
+  for (const d of dones) d.catch(() => undefined);
   const cpu0 = (await server.request({ type: 'cpu' })).us as number;
-  const published = await server.request({ type: 'publish', ...m, perTick: PER_TICK }, 'published', TIMEOUT_MS);
-  // Wait for every subscriber to have everything, or the timeout; then take what arrived.
-  const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), TIMEOUT_MS).unref());
-  if ((await Promise.race([Promise.all(dones), timeout])) === 'timeout') for (const s of subs) s.send({ type: 'report' });
-  const reports = (await Promise.all(dones)) as (BenchMessage & { received: number; expected: number; lastUs: number; hist: HistogramData })[];
+  // One deadline for publishing and delivering: past it, the publisher stops and what arrived counts.
+  const deadline = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), TIMEOUT_MS).unref());
+  const publishing = publisher.request({ type: 'publish', ...m, perTick: PER_TICK }, 'published', TIMEOUT_MS + 60_000);
+  if ((await Promise.race([publishing, deadline])) === 'timeout') publisher.send({ type: 'abort' });
+  const published = await publishing;
+  if ((await Promise.race([Promise.all(dones), deadline])) === 'timeout') for (const s of subs) s.send({ type: 'report' });
+  const reports = (await Promise.all(dones)) as (BenchMessage & { received: number; sockets: number; lastUs: number; hist: HistogramData })[];
   const cpu1 = (await server.request({ type: 'cpu' })).us as number;
   const hist = new Histogram();
   let received = 0;
@@ -85,13 +98,14 @@ async function runPhase(server: BenchChild, subs: BenchChild[], m: { phase: numb
   for (const r of reports) {
     hist.merge(r.hist);
     received += r.received;
-    expected += r.expected;
+    expected += r.sockets * (published.sent as number);
     lastUs = Math.max(lastUs, r.lastUs);
   }
   const seconds = (lastUs - (published.startUs as number)) / 1e6;
   return {
     deliveries: received,
     missing: expected - received,
+    unsent: m.count - (published.sent as number),
     seconds,
     p50: hist.percentile(50) / 1000,
     p99: hist.percentile(99) / 1000,
@@ -100,35 +114,51 @@ async function runPhase(server: BenchChild, subs: BenchChild[], m: { phase: numb
 }
 
 async function measure(kind: ServerKind, n: number): Promise<Result> {
-  const server = new BenchChild(`${kind} server`, script('server'), [kind]);
+  const server = new BenchChild(`${kind} server`, script('server'), [kind], ['--expose-gc', ...SERVER_FLAGS]);
   const subs: BenchChild[] = [];
+  let publisher: BenchChild | undefined;
   try {
     const port = (await server.next('ready')).port as number;
     const before = await server.request({ type: 'rss' });
     let connectFailed = 0;
     for (let i = 0; i < CLIENTS; i++) {
-      const share = Math.floor(n / CLIENTS) + (i < n % CLIENTS ? 1 : 0);
       const sub = new BenchChild(`${kind} subscribers ${i + 1}`, script('subscriber'), [kind, String(port)], []);
       subs.push(sub);
       await sub.next('ready');
-      connectFailed += (await sub.request({ type: 'connect', n: share }, 'connected', 120_000)).failed as number;
     }
+    // Two halves: the RSS at N/2 gives the marginal cost of the second half, free of one-time growth
+    // (JIT code, the young generation growing while the first connections are set up).
+    const connect = async (total: number) => {
+      for (let i = 0; i < CLIENTS; i++) {
+        const share = Math.floor(total / CLIENTS) + (i < total % CLIENTS ? 1 : 0);
+        connectFailed += (await subs[i]!.request({ type: 'connect', n: share }, 'connected', 120_000)).failed as number;
+      }
+    };
+    await connect(Math.floor(n / 2));
+    await new Promise((r) => setTimeout(r, 500));
+    const half = await server.request({ type: 'rss' });
+    await connect(n - Math.floor(n / 2));
     // Idle connections, settled: the server's memory per connection.
     await new Promise((r) => setTimeout(r, 500));
     const after = await server.request({ type: 'rss' });
     const conns = after.connections as number;
     const rssPerConn = ((after.rss as number) - (before.rss as number)) / conns;
+    const rssMarginal = ((after.rss as number) - (half.rss as number)) / (conns - (half.connections as number));
     const heapPerConn = ((after.heap as number) - (before.heap as number)) / conns;
-    if (MEMORY_ONLY) return { kind, n, connectFailed, rssPerConn, heapPerConn, burst: NO_PHASE, paced: NO_PHASE };
+    if (MEMORY_ONLY) return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, burst: NO_PHASE, paced: NO_PHASE };
 
+    publisher = new BenchChild(`${kind} publisher`, script('publisher'), [kind, String(port)], []);
+    await publisher.next('ready');
+    await publisher.request({ type: 'connect' }, 'connected', 30_000);
+    const pub = publisher;
     const count = Math.min(5000, Math.round(DELIVERIES / n));
-    await runPhase(server, subs, { phase: 1, mode: 'burst', count: Math.max(10, Math.round(count / 10)) });
-    const burst = await runPhase(server, subs, { phase: 2, mode: 'burst', count });
+    await runPhase(server, pub, subs, { phase: 1, mode: 'burst', count: Math.max(10, Math.round(count / 10)) });
+    const burst = await runPhase(server, pub, subs, { phase: 2, mode: 'burst', count });
     const rate = PACED_RATE / n;
-    const paced = await runPhase(server, subs, { phase: 3, mode: 'paced', count: Math.round(rate * PACED_SECONDS), intervalMs: 1000 / rate });
-    return { kind, n, connectFailed, rssPerConn, heapPerConn, burst, paced };
+    const paced = await runPhase(server, pub, subs, { phase: 3, mode: 'paced', count: Math.round(rate * PACED_SECONDS), intervalMs: 1000 / rate });
+    return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, burst, paced };
   } finally {
-    await Promise.all(subs.map(async (s) => {
+    await Promise.all([...subs, ...(publisher ? [publisher] : [])].map(async (s) => {
       await s.request({ type: 'close' }, 'closed', 30_000).catch(() => undefined);
       await s.stop();
     }));
@@ -137,11 +167,11 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
 }
 
 const ms = (v: number) => fmt(v, v < 10 ? 2 : 1);
-const HEADERS = ['N', 'server', 'deliveries/s', 'missing', 'burst p50 ms', 'burst p99 ms', 'paced p50 ms', 'paced p99 ms', 'server CPU µs/delivery', 'RSS/conn KB', 'heap/conn KB'];
+const HEADERS = ['N', 'server', 'deliveries/s', 'missing', 'burst p50 ms', 'burst p99 ms', 'paced p50 ms', 'paced p99 ms', 'server CPU µs/delivery', 'RSS/conn KB', 'RSS/conn KB (2nd half)', 'heap/conn KB'];
 
 function row(r: Result): string[] {
-  return [String(r.n), LABEL[r.kind], fmt(r.burst.deliveries / r.burst.seconds), fmt(r.burst.missing + r.paced.missing + r.connectFailed),
-    ms(r.burst.p50), ms(r.burst.p99), ms(r.paced.p50), ms(r.paced.p99), fmt(r.burst.cpuUsPerDelivery, 2), fmt(r.rssPerConn / 1024, 1), fmt(r.heapPerConn / 1024, 1)];
+  return [String(r.n), LABEL[r.kind], fmt(r.burst.deliveries / r.burst.seconds), fmt(r.burst.missing + r.paced.missing),
+    ms(r.burst.p50), ms(r.burst.p99), ms(r.paced.p50), ms(r.paced.p99), fmt(r.burst.cpuUsPerDelivery, 2), fmt(r.rssPerConn / 1024, 1), fmt(r.rssMarginal / 1024, 1), fmt(r.heapPerConn / 1024, 1)];
 }
 
 function ratios(rs: Result[]): string[][] {
@@ -150,20 +180,30 @@ function ratios(rs: Result[]): string[][] {
   const rate = (r: Result) => r.burst.deliveries / r.burst.seconds;
   return rs.filter((r) => r !== fw).map((o) => [String(fw.n), `fw / ${LABEL[o.kind]}`, ratio(rate(fw), rate(o)), '',
     ratio(fw.burst.p50, o.burst.p50), ratio(fw.burst.p99, o.burst.p99), ratio(fw.paced.p50, o.paced.p50), ratio(fw.paced.p99, o.paced.p99),
-    ratio(fw.burst.cpuUsPerDelivery, o.burst.cpuUsPerDelivery), ratio(fw.rssPerConn, o.rssPerConn), ratio(fw.heapPerConn, o.heapPerConn)]);
+    ratio(fw.burst.cpuUsPerDelivery, o.burst.cpuUsPerDelivery), ratio(fw.rssPerConn, o.rssPerConn), ratio(fw.rssMarginal, o.rssMarginal), ratio(fw.heapPerConn, o.heapPerConn)]);
 }
 
 const machine = () => `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`;
-console.log(`bench/fanout — ${new Date().toISOString()}, Node ${process.version}, ${machine()}, ${MESSAGE_BYTES}-byte messages, ${CLIENTS} subscriber process(es)`);
+console.log(`bench/fanout — ${new Date().toISOString()}, Node ${process.version}, ${machine()}, ${MESSAGE_BYTES}-byte messages, ${CLIENTS} subscriber process(es)${SERVER_FLAGS.length ? `, server flags ${SERVER_FLAGS.join(' ')}` : ''}`);
 const all: string[][] = [];
 for (const n of SIZES) {
   const results: Result[] = [];
   for (const kind of KINDS) {
     process.stderr.write(`  N=${n} ${LABEL[kind]}…\n`);
-    results.push(await measure(kind, n));
+    try {
+      results.push(await measure(kind, n));
+    } catch (err) {
+      console.error(`  N=${n} ${LABEL[kind]} failed: ${(err as Error).message}`);
+    }
   }
   const rows = [...results.map(row), ...ratios(results)];
   all.push(...rows);
   console.log(`\nN = ${n}\n${textTable(HEADERS, rows)}`);
+  for (const r of results) {
+    for (const [name, p] of [['burst', r.burst], ['paced', r.paced]] as const) {
+      if (p.unsent > 0) console.log(`  note: ${LABEL[r.kind]} ${name}: ${p.unsent} messages not published within --timeout (rates are over what was sent)`);
+    }
+    if (r.connectFailed > 0) console.log(`  note: ${LABEL[r.kind]}: ${r.connectFailed} subscribers failed to connect`);
+  }
 }
 console.log(`\nDone, ${machine()}.\n\nMarkdown:\n\n${markdownTable(HEADERS, all)}`);
