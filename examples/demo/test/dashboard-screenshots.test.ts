@@ -5,7 +5,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
+import { Role } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
 import { agentModuleOf } from '@fw/agent';
 import type { AgentInfo } from '@fw/agent';
 import {
@@ -52,6 +55,17 @@ describe('dashboard screenshots', { skip: skipBrowser }, () => {
     if (coordinator && module) {
       for (const q of ['What is a broadcaster?', 'How does resume work?']) await module.host.run(coordinator.name, { message: q }, new AbortController().signal);
     }
+    const a2aAgent = agents.find((a) => a.kind === 'agent' && a.protocols.includes('a2a'));
+    if (a2aAgent) {
+      const a2a = await new ClientFactory().createFromUrl(`${target.url}${a2aAgent.path}/a2a`);
+      await a2a.sendMessage({
+        tenant: '', configuration: undefined, metadata: undefined,
+        message: {
+          messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, metadata: undefined, extensions: [], referenceTaskIds: [],
+          parts: [{ content: { $case: 'text', value: 'What does the admin plane audit?' }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+        },
+      });
+    }
     const chatty = agents.find((a) => a.kind === 'agent' && !a.headless);
     if (chatty) {
       const session = await connectClient(target.url, chatty.path);
@@ -79,6 +93,7 @@ describe('dashboard screenshots', { skip: skipBrowser }, () => {
 
     await selectTab(page, 'control');
     await page.locator('#audit-table tbody tr').first().waitFor();
+    if (a2aAgent) await page.locator('#tasks-table tbody tr').first().waitFor();
     await page.fill('#form-broadcast input[name="broadcasterId"]', '/fw/chat/lobby');
     await page.fill('#form-broadcast textarea[name="message"]', 'Maintenance at 22:00 UTC, expect a short reconnect.');
     await page.click('#form-broadcast button[type="submit"]');
