@@ -11,7 +11,7 @@ import { connectClient, launchBrowser, selectTab, skipBrowser, startTarget, wait
 
 const TOKEN = 'dashboard-test-token';
 
-describe('dashboard with token authentication', { skip: skipBrowser }, () => {
+describe('dashboard with token authentication', { skip: skipBrowser, timeout: 60_000 }, () => {
   let target: Target;
   let browser: Browser;
   let page: Page;

@@ -36,7 +36,7 @@ function parkResources(target: Target, count: number): FwResource[] {
 
 const range = (page: Page) => page.locator('#res-table .pager .range');
 
-describe('dashboard with 100 000 resources', { skip: skipBrowser }, () => {
+describe('dashboard with 100 000 resources', { skip: skipBrowser, timeout: 60_000 }, () => {
   let target: Target;
   let browser: Browser;
   let page: Page;

@@ -11,7 +11,7 @@ import {
   type Target, type TestClient,
 } from './dashboard-helpers.js';
 
-describe('dashboard across a server restart', { skip: skipBrowser }, () => {
+describe('dashboard across a server restart', { skip: skipBrowser, timeout: 60_000 }, () => {
   let target: Target | undefined;
   let browser: Browser;
   let page: Page;

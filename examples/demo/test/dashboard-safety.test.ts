@@ -34,7 +34,7 @@ async function assertInert(page: Page): Promise<void> {
   assert.deepEqual(report, { pwned: null, imgs: 0, svgs: 0, inlineScripts: 0, handlerAttributes: [], csp: [] });
 }
 
-describe('dashboard renders data-plane text as text', { skip: skipBrowser }, () => {
+describe('dashboard renders data-plane text as text', { skip: skipBrowser, timeout: 60_000 }, () => {
   let target: Target;
   let browser: Browser;
   let page: Page;

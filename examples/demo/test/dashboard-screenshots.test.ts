@@ -16,7 +16,7 @@ import {
   type Target, type TestClient,
 } from './dashboard-helpers.js';
 
-describe('dashboard screenshots', { skip: skipBrowser }, () => {
+describe('dashboard screenshots', { skip: skipBrowser, timeout: 60_000 }, () => {
   let target: Target;
   let browser: Browser;
   let page: Page;

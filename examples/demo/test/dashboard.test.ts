@@ -70,7 +70,7 @@ function userMessage(text: string): Message {
   };
 }
 
-describe('dashboard in the browser', { skip: skipBrowser }, () => {
+describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () => {
   let target: Target;
   let browser: Browser;
   let page: Page;

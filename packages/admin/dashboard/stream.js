@@ -66,12 +66,13 @@ export function createEventStream(hooks) {
       lostSince ||= Date.now();
       setState(everConnected ? 'reconnecting' : 'connecting', detail);
     },
-    /** This attempt is over for good: start another one. */
-    ended(detail) {
+    /** This attempt is over for good: start another one (at once when `now`). */
+    ended(detail, now = false) {
       current = undefined;
       lostSince ||= Date.now();
       setState(everConnected ? 'reconnecting' : 'connecting', detail);
-      schedule();
+      if (now) void open();
+      else schedule();
     },
   };
 
@@ -174,10 +175,22 @@ function openWithFwClient(mod, url, cb) {
     queueMicrotask(() => cb.ended(String(err?.message ?? err)));
     return { close() { done = true; } };
   }
+  let uuid;
   client.onStateChange((state) => {
     if (done) return;
-    if (state === 'open') cb.open(false);
-    else if (state === 'reconnecting') cb.lost('the connection dropped');
+    if (state === 'open') {
+      if (uuid !== undefined && client.uuid !== uuid) {
+        // Reconnected as a new resource: the server restarted (or forgot us). The client's
+        // per-broadcaster cursors belong to the old server, whose sequences start again at 1,
+        // and would drop the new server's events as already seen; start over with a new client.
+        done = true;
+        client.close('starting over after a server restart');
+        cb.ended('the server restarted', true);
+        return;
+      }
+      uuid = client.uuid;
+      cb.open(false);
+    } else if (state === 'reconnecting') cb.lost('the connection dropped');
   });
   client.onMessage((data) => { if (!done) cb.message(data); });
   client.onClose((reason) => {
