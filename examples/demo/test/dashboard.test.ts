@@ -182,6 +182,12 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
     await selectTab(page, 'control');
     const form = page.locator('#form-cancel');
     await form.locator('input[name="taskId"]').fill('no-such-task');
+    // Escape at the confirmation does nothing.
+    await form.locator('button[type="submit"]').click();
+    await form.locator('.confirm button', { hasText: 'Cancel task' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => document.querySelector('#form-cancel .confirm')?.hasAttribute('hidden'));
+    assert.match(await form.locator('.result').innerText(), /Nothing was done/);
     await form.locator('button[type="submit"]').click();
     await form.locator('.confirm button', { hasText: 'Cancel task' }).click();
     await page.waitForFunction(() => document.querySelector('#form-cancel .result')?.getAttribute('data-kind') === 'not-found');
