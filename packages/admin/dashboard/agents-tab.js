@@ -29,7 +29,24 @@ export function createAgentsTab(ctx) {
         render: (a) => ((a.protocols ?? []).length ? a.protocols.map((p) => badge(p, ['a2a', 'mcp', 'agui'].includes(p) ? p : '')) : '—'),
       },
       { key: 'activeSessions', label: 'Sessions', num: true },
-      { key: 'fleet', label: 'Fleet', value: (a) => (a.fleet ?? []).join(', '), wrap: true },
+      {
+        key: 'fleet', label: 'Fleet', wrap: true,
+        value: (a) => (a.fleet ?? []).join(', '),
+        sig: (a) => JSON.stringify([a.fleet, fleets.get(a.name)]),
+        // Remote members (reached over A2A) are marked, with their URL on hover.
+        render: (a) => {
+          const detail = new Map((fleets.get(a.name) ?? []).map((m) => [m.name, m]));
+          const names = a.fleet ?? [];
+          if (!names.length) return '—';
+          return names.flatMap((n, i) => {
+            const m = detail.get(n);
+            const item = m?.location === 'remote'
+              ? [n, ' ', h('span', { class: 'badge', text: 'remote', title: m.url ?? '' })]
+              : [n];
+            return i ? [', ', ...item] : item;
+          });
+        },
+      },
       { key: 'description', label: 'Description', wrap: true },
     ],
     onRowActivate: (a) => {
@@ -145,8 +162,11 @@ export function createAgentsTab(ctx) {
   }
 
   // --- refresh --------------------------------------------------------------------------------
+  const fleets = new Map(); // coordinator name → fleet members with their location
   const refreshAgents = throttled(async () => {
-    const { data } = await get('agents', { limit: 1000 });
+    const [{ data }, coordinatorInfos] = await Promise.all([get('agents', { limit: 1000 }), getOptional('coordinators', { limit: 1000 }, [])]);
+    fleets.clear();
+    for (const c of coordinatorInfos) fleets.set(c.name, c.fleet ?? []);
     const agents = data ?? [];
     agentsTable.setRows(agents);
     ctx.setAgentNames(agents.map((a) => a.name));
