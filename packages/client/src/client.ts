@@ -102,6 +102,8 @@ export class FwClient {
   private resumable = false;
   private lastId = 0;
   private readonly cursors = new Map<string, number>();
+  /** The server's broadcast-sequence epoch the cursors belong to (from the handshake). */
+  private epoch: string | undefined;
 
   private conn: TransportConnection | undefined;
   /** Bumped for every connection so late callbacks of a replaced one are ignored. */
@@ -251,6 +253,7 @@ export class FwClient {
       params.last = String(this.lastId);
     } else if (this.cursors.size > 0) {
       params.since = encodeSince(this.cursors, MAX_SINCE_LENGTH);
+      params.epoch = this.epoch;
     }
     this.handshakeTimer = setTimeout(
       () => this.fail(gen, new ClientError('handshake_timeout', `no handshake within ${this.connectTimeout} ms`)),
@@ -357,7 +360,7 @@ export class FwClient {
     this.lastSeen = Date.now();
     switch (frame.t) {
       case 'hs':
-        return this.onHandshake(frame.uuid, frame.resumed, frame.heartbeat, transport);
+        return this.onHandshake(frame.uuid, frame.resumed, frame.heartbeat, transport, frame.epoch);
       case 'm': {
         // Exactly once: a resumed stream may repeat what we saw; a `since` replay may too.
         if (frame.id <= this.lastId) return;
@@ -388,7 +391,11 @@ export class FwClient {
     }
   }
 
-  private onHandshake(uuid: string, resumed: boolean, heartbeat: number, transport: TransportName): void {
+  private onHandshake(uuid: string, resumed: boolean, heartbeat: number, transport: TransportName, epoch: string | undefined): void {
+    // Cursors taken in another epoch (the server restarted) would make us drop its new messages
+    // as duplicates; the server replayed its whole cache for them, so start counting afresh.
+    if (epoch !== undefined && this.epoch !== undefined && epoch !== this.epoch) this.cursors.clear();
+    if (epoch !== undefined) this.epoch = epoch;
     if (this.opened) {
       this._uuid = uuid;
       return;

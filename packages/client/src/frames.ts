@@ -3,7 +3,7 @@ import { ClientError } from './errors.js';
 
 export type TransportName = 'websocket' | 'sse' | 'long-polling' | 'streaming';
 
-export interface HandshakeFrame { t: 'hs'; uuid: string; transport: TransportName; heartbeat: number; resumed: boolean }
+export interface HandshakeFrame { t: 'hs'; uuid: string; transport: TransportName; heartbeat: number; resumed: boolean; epoch?: string }
 /** `b`/`bid`: broadcaster and its sequence; a unicast has neither, a subset broadcast no `bid`. */
 export interface MessageFrame { t: 'm'; id: number; d: string; b?: string; bid?: number }
 export interface HeartbeatFrame { t: 'hb' }
@@ -58,6 +58,7 @@ export function checkFrame(f: Record<string, unknown>, text = JSON.stringify(f))
         transport: f.transport as TransportName,
         heartbeat: typeof f.heartbeat === 'number' && f.heartbeat > 0 ? f.heartbeat : 0,
         resumed: f.resumed === true,
+        ...(typeof f.epoch === 'string' ? { epoch: f.epoch } : {}),
       };
     case 'gap':
       return { t: 'gap', lost: typeof f.lost === 'number' ? f.lost : 0 };

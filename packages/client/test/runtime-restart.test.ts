@@ -1,22 +1,30 @@
 // A server restart is a drop, not a goodbye: the client must come back by itself once the server
-// listens again on the same address, whatever transport it was using.
+// listens again on the same address, whatever transport it was using, and must not mistake the
+// restarted server's broadcasts (numbered from 1 again) for ones it has already seen.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework } from '@fw/runtime';
 import { connect, type TransportName } from '../src/node.js';
 import { eventually, until } from './helpers.js';
 
-async function start(port: number): Promise<{ fw: Framework; port: number }> {
+const ROOM = '/fw/chat/lobby';
+
+async function start(port: number, before?: string[]): Promise<{ fw: Framework; port: number }> {
   const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
   fw.handle('/chat/{room}', {});
+  if (before) {
+    // Broadcast before anyone can connect: only the replay cache can bring these to the client.
+    const b = fw.broadcasters.create(ROOM);
+    for (const m of before) b.broadcast(m);
+  }
   const addr = await fw.listen(port, '127.0.0.1');
   return { fw, port: addr.port };
 }
 
 for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as TransportName[]) {
-  test(`${transport}: a client reconnects by itself after the server restarts`, async () => {
+  test(`${transport}: a client reconnects by itself after the server restarts and loses nothing`, async () => {
     let server = await start(0);
-    const url = `http://127.0.0.1:${server.port}/fw/chat/lobby`;
+    const url = `http://127.0.0.1:${server.port}${ROOM}`;
     const client = connect(url, { transports: [transport], reconnect: { minDelay: 50, maxDelay: 200 } });
     const got: string[] = [];
     let closedFor: string | undefined;
@@ -25,16 +33,19 @@ for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as Tra
     try {
       await until(client, 'open');
       const firstUuid = client.uuid;
+      for (let i = 1; i <= 5; i++) server.fw.runtime.broadcast(ROOM, `old ${i}`);
+      await eventually(() => got.length === 5, 'five messages before the restart');
       await server.fw.close();
       await until(client, 'reconnecting');
       assert.equal(closedFor, undefined, 'a shutdown must not end the client for good');
 
-      server = await start(server.port);
+      server = await start(server.port, ['early 1', 'early 2']);
       await until(client, 'open');
       assert.notEqual(client.uuid, firstUuid, 'the restarted server knows nothing of the old resource');
       await eventually(() => server.fw.runtime.stats().connections === 1, 'the client connected to the restarted server');
-      server.fw.runtime.broadcast('/fw/chat/lobby', 'after restart');
-      await eventually(() => got.includes('after restart'), 'a message after the restart');
+      server.fw.runtime.broadcast(ROOM, 'late');
+      await eventually(() => got.includes('late'), 'a message after the restart');
+      assert.deepEqual(got, ['old 1', 'old 2', 'old 3', 'old 4', 'old 5', 'early 1', 'early 2', 'late']);
     } finally {
       client.close();
       await server.fw.close();

@@ -64,10 +64,14 @@ export class ClusterModule implements FrameworkModule {
   private readonly logs = new Map<string, SharedLog<object>>();
   private known: string[] = [];
   service: ClusterService | undefined;
+  private runtime: Framework['runtime'] | undefined;
+  private epochKey: string | undefined;
 
   async install(fw: Framework): Promise<void> {
     fw.config.declare(CLUSTER_CONFIG);
     const s = readClusterSettings(fw);
+    this.runtime = fw.runtime;
+    this.epochKey = `${s.prefix}:epoch`;
     const emit = (change: 'redis-down' | 'redis-up' | 'node-joined' | 'node-left' | 'messages-lost', detail: string, lost?: number): void => {
       fw.events.emit('ClusterChanged', { node: s.nodeId, change, detail, ...(lost !== undefined ? { lost } : {}) });
     };
@@ -152,10 +156,23 @@ export class ClusterModule implements FrameworkModule {
 
   private async subscribe(): Promise<void> {
     try {
-      await Promise.all([this.broadcast!.start(), this.rpc!.start()]);
+      await Promise.all([this.broadcast!.start(), this.rpc!.start(), this.syncEpoch()]);
     } catch {
       // Lost again already: the next 'up' subscribes.
     }
+  }
+
+  /**
+   * Broadcast sequences are cluster-wide, so the epoch that names them must be too: otherwise a
+   * client failing over to another node would have its cursors treated as foreign and get the
+   * whole replay cache again. The first node to reach Redis names the epoch; after a Redis restart
+   * the nodes put back the one they had (the sequences continue above their floors as well).
+   */
+  private async syncEpoch(): Promise<void> {
+    const { cmd } = this.link!;
+    await cmd.set(this.epochKey!, this.runtime!.epoch, 'NX');
+    const epoch = await cmd.get(this.epochKey!);
+    if (epoch) this.runtime!.epoch = epoch;
   }
 
   private onLink(state: LinkState, detail: string, emit: (change: 'redis-down' | 'redis-up', detail: string) => void): void {

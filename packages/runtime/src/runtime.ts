@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from './config.js';
 import { FwError, NotFoundError } from './errors.js';
@@ -109,6 +110,13 @@ export class Runtime implements RuntimeView {
   closing = false;
   /** The cluster seam (`@fw/redis` installs it); undefined on a single node. See BroadcastAdapter. */
   adapter: BroadcastAdapter | undefined;
+  /**
+   * Names the space the broadcaster sequences (`bid`) live in. A restarted server numbers its
+   * broadcasts from 1 again, so a client's cursors from before mean nothing here: the handshake
+   * carries the epoch, and `since` cursors from another epoch replay the whole cache. Random per
+   * start on a single node; the cluster module sets a cluster-wide one (its sequences are shared).
+   */
+  epoch: string = randomBytes(6).toString('base64url');
 
   constructor(private readonly host: RuntimeHost) {
     this.settings = readSettings(host.config);

@@ -171,7 +171,7 @@ export class FwResource implements Resource {
     if (conn.transport !== this.transport) this.runtime.resources.retransport(this, conn.transport);
     if (last !== undefined) this.flushed = last;
     const hs = handshake && this.protocol === 'fw'
-      ? JSON.stringify({ t: 'hs', uuid: this.uuid, transport: this.transport, heartbeat: this.runtime.settings.heartbeat, resumed: handshake.resumed })
+      ? JSON.stringify({ t: 'hs', uuid: this.uuid, transport: this.transport, heartbeat: this.runtime.settings.heartbeat, resumed: handshake.resumed, epoch: this.runtime.epoch })
       : undefined;
     this.flush(hs);
   }

@@ -35,7 +35,7 @@ export interface Connection {
 }
 
 export type ControlFrame =
-  | { t: 'hs'; uuid: string; transport: TransportName; heartbeat: number; resumed: boolean }
+  | { t: 'hs'; uuid: string; transport: TransportName; heartbeat: number; resumed: boolean; epoch: string }
   | { t: 'hb' }
   | { t: 'gap'; lost: number }
   | { t: 'close'; reason: string };

@@ -282,10 +282,13 @@ export class Endpoint {
       }
     }
     if (q.since !== undefined) {
+      // Cursors from another epoch (a server that has restarted since) say nothing about this
+      // numbering: everything in the cache is newer than what the client saw, so replay it all.
+      const foreign = q.epoch !== undefined && q.epoch !== rt.epoch;
       for (const [id, lastBid] of q.since) {
         const b = rt.broadcasters.lookup(id);
         // Only broadcasters the resource belongs to: `since` never reads someone else's topic.
-        if (b !== undefined && b.members.has(r)) b.replay(r, lastBid);
+        if (b !== undefined && b.members.has(r)) b.replay(r, foreign ? 0 : lastBid);
       }
     }
     return r;

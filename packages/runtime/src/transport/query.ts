@@ -8,6 +8,8 @@ export interface ConnectQuery {
   tracking: string | undefined;
   last: number | undefined;
   since: Map<string, number> | undefined;
+  /** The epoch the `since` cursors were taken in (from an earlier handshake). */
+  epoch: string | undefined;
 }
 
 const TRANSPORTS = new Set<string>(['websocket', 'sse', 'long-polling', 'streaming']);
@@ -37,7 +39,9 @@ export function parseConnectQuery(q: URLSearchParams, forConnect = true): Connec
   if (forConnect && (tracking !== undefined || since !== undefined) && !fw) {
     throw new FwError('invalid_query', 'query parameters `tracking` and `since` need the fw protocol (`fw=1`)', 400, { parameter: tracking !== undefined ? 'tracking' : 'since' });
   }
-  return { fw, transport: t === null ? undefined : (t as TransportName), tracking, last, since };
+  const epoch = q.get('epoch') ?? undefined;
+  if (epoch !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(epoch)) throw invalid('epoch', 'must be 1–64 base64url characters');
+  return { fw, transport: t === null ? undefined : (t as TransportName), tracking, last, since, epoch };
 }
 
 function parseSince(raw: string): Map<string, number> {
