@@ -171,7 +171,8 @@ export function createAgentsTab(ctx) {
     agentsTable.setRows(agents);
     ctx.setAgentNames(agents.map((a) => a.name));
     const coordinators = agents.filter((a) => a.kind === 'coordinator').length;
-    setText($('#agents-note'), `${num(agents.length - coordinators)} agents, ${num(coordinators)} coordinators`);
+    const n = agents.length - coordinators;
+    setText($('#agents-note'), `${num(n)} agent${n === 1 ? '' : 's'}, ${num(coordinators)} coordinator${coordinators === 1 ? '' : 's'}`);
     if (!selectedAgent && agents[0]) selectedAgent = agents[0].name;
     agentsTable.select(selectedAgent);
   }, 1000, (err) => agentsTable.setError(err));
