@@ -18,7 +18,11 @@ export const skipBrowser: string | false = existsSync(CHROMIUM)
 if (skipBrowser) console.warn(`[dashboard tests] ${skipBrowser}`);
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-export const IMAGES_DIR = `${REPO_ROOT}docs/images/`;
+/**
+ * Screenshots go to test-results/ (ignored by git) so a test run never dirties the work tree;
+ * `FW_UPDATE_SCREENSHOTS=1 npm test -- dashboard-screenshots` refreshes the ones in docs/images/.
+ */
+export const IMAGES_DIR = process.env.FW_UPDATE_SCREENSHOTS === '1' ? `${REPO_ROOT}docs/images/` : `${REPO_ROOT}test-results/screenshots/`;
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
@@ -88,7 +92,7 @@ export async function selectTab(page: Page, name: 'dashboard' | 'agents' | 'jour
   await page.waitForFunction((n) => !document.getElementById(`panel-${n}`)?.hidden, name);
 }
 
-/** Saves a screenshot of the viewport to docs/images/dashboard-<name>.png (small PNGs for the docs). */
+/** Saves a screenshot of the viewport as dashboard-<name>.png in IMAGES_DIR (small PNGs for the docs). */
 export async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
   mkdirSync(IMAGES_DIR, { recursive: true });
   await page.screenshot({ path: `${IMAGES_DIR}dashboard-${name}.png`, fullPage });
