@@ -61,7 +61,7 @@ test('resume: buffer overflow during the outage yields a gap frame with the lost
     for (let i = 1; i <= 20; i++) app.fw.runtime.broadcast('/fw/stream', `m${i}`);
     const again = await connectWs(`${app.ws}/fw/stream?fw=1&tracking=${hs.uuid}&last=0`);
     const frames = (await again.messages.take(7)).map((s) => JSON.parse(s) as Frame);
-    assert.deepEqual(frames[0], { t: 'hs', uuid: hs.uuid, transport: 'websocket', heartbeat: 25000, resumed: true });
+    assert.deepEqual(frames[0], { t: 'hs', uuid: hs.uuid, transport: 'websocket', heartbeat: 25000, resumed: true, epoch: app.fw.runtime.epoch });
     assert.deepEqual(frames[1], { t: 'gap', lost: 15 });
     assert.deepEqual(frames.slice(2).map((f) => [f.id, f.d]), [[16, 'm16'], [17, 'm17'], [18, 'm18'], [19, 'm19'], [20, 'm20']]);
     assert.equal(app.fw.runtime.stats().gaps, 1);
