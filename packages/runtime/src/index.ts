@@ -4,6 +4,7 @@ export { AUTOLOAD_MODULES } from './module.js';
 export { Config, ConfigError, envName, parseDuration, type ConfigKey, type ConfigSchema, type ConfigType } from './config.js';
 export { EventBus, FW_EVENT_TYPES, type FwEvent, type FwEventMap, type FwEventType, type Listener, type AnyListener } from './events.js';
 export { Services } from './services.js';
+export { RUNTIME_CONFIG } from './runtime-config.js';
 export { FwError, NotFoundError, BadRequestError, LimitExceededError } from './errors.js';
 export { problem, sendProblem, sendError, type Problem } from './http/problem.js';
 export { readBody, readJson, sendJson, PayloadTooLargeError } from './http/body.js';
