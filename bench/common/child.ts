@@ -89,6 +89,8 @@ export function serveParent(handlers: Record<string, (m: BenchMessage) => BenchM
       },
     );
   });
-  // The parent going away (a crash, Ctrl-C) ends the child too.
+  // The parent going away (a crash, Ctrl-C) ends the child too; SIGTERM (`stop()`) exits normally,
+  // so that `--cpu-prof` and the like get to write their output.
   process.on('disconnect', () => process.exit(0));
+  process.on('SIGTERM', () => process.exit(0));
 }

@@ -4,8 +4,8 @@
  * ratios, and a Markdown table for docs/benchmarks.md.
  *
  *   npm run bench:fanout -- [--sizes 100,1000,5000] [--kinds fw,ws,sio] [--fw-protocol]
- *                           [--deliveries 500000] [--paced-rate 10000] [--clients 1] [--memory-only]
- *                           [--server-flags '--max-semi-space-size=1']
+ *                           [--deliveries 500000] [--paced-rate 20000] [--clients 1] [--memory-only]
+ *                           [--server-flags '--max-semi-space-size=1'] [--subscriber-flags '--cpu-prof']
  *
  * Per server kind and N: the server starts in a child process of its own; the subscribers connect
  * from `--clients` other child processes; the server's RSS is read (after a GC) before, at N/2 and
@@ -16,7 +16,7 @@
  *            deliveries/s = deliveries / (last delivery − first send), and the server's CPU time
  *            per delivery;
  *   paced    `--paced-rate`/N messages per second for 5 s: latency at a load every kind sustains
- *            (10 000 deliveries/s by default, well under Socket.IO's burst rate here).
+ *            (20 000 deliveries/s by default, well under Socket.IO's burst rate here).
  * Each phase waits for every subscriber to have every message, at most `--timeout` seconds (60),
  * then stops the publisher and reports what is missing.
  */
@@ -37,13 +37,15 @@ const SIZES = arg('sizes', '100,1000,5000').split(',').map(Number);
 const KINDS = arg('kinds', 'fw,ws,sio').split(',') as ServerKind[];
 if (argv.includes('--fw-protocol') && !KINDS.includes('fw-proto')) KINDS.splice(1, 0, 'fw-proto');
 const DELIVERIES = Number(arg('deliveries', '500000'));
-const PACED_RATE = Number(arg('paced-rate', '10000'));
+const PACED_RATE = Number(arg('paced-rate', '20000'));
 const PACED_SECONDS = 5;
 const PER_TICK = 10;
 const CLIENTS = Number(arg('clients', '1'));
 const MEMORY_ONLY = argv.includes('--memory-only');
 /** Extra Node flags for every server process alike (e.g. a fixed young generation, to see its share of RSS). */
 const SERVER_FLAGS = arg('server-flags', '').split(' ').filter(Boolean);
+/** Extra Node flags for the subscriber processes (e.g. `--cpu-prof` to see where the load generator's time goes). */
+const SUBSCRIBER_FLAGS = arg('subscriber-flags', '').split(' ').filter(Boolean);
 const TIMEOUT_MS = Number(arg('timeout', '60')) * 1000;
 
 const LABEL: Record<ServerKind, string> = { fw: 'fw', 'fw-proto': 'fw (fw protocol)', ws: 'ws (raw loop)', sio: 'Socket.IO 4' };
@@ -122,7 +124,7 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
     const before = await server.request({ type: 'rss' });
     let connectFailed = 0;
     for (let i = 0; i < CLIENTS; i++) {
-      const sub = new BenchChild(`${kind} subscribers ${i + 1}`, script('subscriber'), [kind, String(port)], []);
+      const sub = new BenchChild(`${kind} subscribers ${i + 1}`, script('subscriber'), [kind, String(port)], SUBSCRIBER_FLAGS);
       subs.push(sub);
       await sub.next('ready');
     }
