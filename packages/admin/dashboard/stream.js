@@ -66,13 +66,12 @@ export function createEventStream(hooks) {
       lostSince ||= Date.now();
       setState(everConnected ? 'reconnecting' : 'connecting', detail);
     },
-    /** This attempt is over for good: start another one (at once when `now`). */
-    ended(detail, now = false) {
+    /** This attempt is over for good: start another one. */
+    ended(detail) {
       current = undefined;
       lostSince ||= Date.now();
       setState(everConnected ? 'reconnecting' : 'connecting', detail);
-      if (now) void open();
-      else schedule();
+      schedule();
     },
   };
 
@@ -175,22 +174,12 @@ function openWithFwClient(mod, url, cb) {
     queueMicrotask(() => cb.ended(String(err?.message ?? err)));
     return { close() { done = true; } };
   }
-  let uuid;
+  // A server restart is a drop: the client reconnects by itself and, seeing the new server's
+  // epoch, takes its events from the start of their new numbering (docs/protocol.md).
   client.onStateChange((state) => {
     if (done) return;
-    if (state === 'open') {
-      if (uuid !== undefined && client.uuid !== uuid) {
-        // Reconnected as a new resource: the server restarted (or forgot us). The client's
-        // per-broadcaster cursors belong to the old server, whose sequences start again at 1,
-        // and would drop the new server's events as already seen; start over with a new client.
-        done = true;
-        client.close('starting over after a server restart');
-        cb.ended('the server restarted', true);
-        return;
-      }
-      uuid = client.uuid;
-      cb.open(false);
-    } else if (state === 'reconnecting') cb.lost('the connection dropped');
+    if (state === 'open') cb.open(false);
+    else if (state === 'reconnecting') cb.lost('the connection dropped');
   });
   client.onMessage((data) => { if (!done) cb.message(data); });
   client.onClose((reason) => {
