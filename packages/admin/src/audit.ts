@@ -59,19 +59,7 @@ export class AuditLog {
 
   /** Newest first, filtered. */
   query(q: AuditQuery = {}): AuditEntry[] {
-    const out: AuditEntry[] = [];
-    const limit = q.limit ?? Infinity;
-    for (let i = this.entries.length - 1; i >= 0 && out.length < limit; i--) {
-      const e = this.entries[i]!;
-      if (q.action && e.action !== q.action) continue;
-      if (q.principal && e.principal !== q.principal) continue;
-      if (q.outcome && e.outcome !== q.outcome) continue;
-      const t = Date.parse(e.timestamp);
-      if (q.from !== undefined && t < q.from) continue;
-      if (q.to !== undefined && t > q.to) continue;
-      out.push(e);
-    }
-    return out;
+    return filterAudit([...this.entries].reverse(), q);
   }
 
   get size(): number {
@@ -104,4 +92,21 @@ export class AuditLog {
     if (skipped) console.warn(`[fw] admin: skipped ${skipped} unreadable line(s) in audit file ${file}`);
     return skipped;
   }
+}
+
+/** The entries (newest first) that match the query; also used on the cluster's shared audit log. */
+export function filterAudit<E extends AuditEntry>(newestFirst: readonly E[], q: AuditQuery = {}): E[] {
+  const out: E[] = [];
+  const limit = q.limit ?? Infinity;
+  for (const e of newestFirst) {
+    if (out.length >= limit) break;
+    if (q.action && e.action !== q.action) continue;
+    if (q.principal && e.principal !== q.principal) continue;
+    if (q.outcome && e.outcome !== q.outcome) continue;
+    const t = Date.parse(e.timestamp);
+    if (q.from !== undefined && t < q.from) continue;
+    if (q.to !== undefined && t > q.to) continue;
+    out.push(e);
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 import { EventBus, FwError, NotFoundError, type Principal } from '@fw/runtime';
 import type { ControlAction, ControlAuthorizer } from './authorizer.js';
 import type { AuditLog, AuditOutcome, AuditSource } from './audit.js';
+import { clusterOf, settled } from './cluster.js';
 import { ForbiddenError } from './errors.js';
 import type { TaskInfo } from './peer-types.js';
 import type { Views } from './views.js';
@@ -40,16 +41,25 @@ export class ControlPlane {
     });
   }
 
-  unicast(uuid: string, message: string | object, caller: ControlCaller): Promise<{ uuid: string; delivered: true }> {
-    return this.execute('unicast', uuid, caller, () => {
+  unicast(uuid: string, message: string | object, caller: ControlCaller): Promise<{ uuid: string; delivered: true; node?: string | null }> {
+    return this.execute('unicast', uuid, caller, async () => {
+      const cluster = clusterOf(this.views);
+      // Cluster mode: a resource held by another node is reached there, with the real outcome.
+      if (cluster && !this.views.runtime.getResource(uuid)) {
+        return { uuid, delivered: true as const, node: settled(await cluster.unicast(uuid, message), 'resource', uuid).node };
+      }
       if (!this.views.runtime.getResource(uuid)) throw new NotFoundError('resource', uuid);
       this.views.runtime.unicast(uuid, message);
       return { uuid, delivered: true as const };
     });
   }
 
-  disconnect(uuid: string, reason: string, caller: ControlCaller): Promise<{ uuid: string; disconnected: true; reason: string }> {
-    return this.execute('disconnect', uuid, caller, () => {
+  disconnect(uuid: string, reason: string, caller: ControlCaller): Promise<{ uuid: string; disconnected: true; reason: string; node?: string | null }> {
+    return this.execute('disconnect', uuid, caller, async () => {
+      const cluster = clusterOf(this.views);
+      if (cluster && !this.views.runtime.getResource(uuid)) {
+        return { uuid, disconnected: true as const, reason, node: settled(await cluster.disconnect(uuid, reason), 'resource', uuid).node };
+      }
       if (!this.views.runtime.getResource(uuid)) throw new NotFoundError('resource', uuid);
       this.views.runtime.disconnect(uuid, reason);
       return { uuid, disconnected: true as const, reason };
@@ -64,7 +74,12 @@ export class ControlPlane {
   }
 
   cancel(taskId: string, reason: string, caller: ControlCaller): Promise<TaskInfo> {
-    return this.execute('cancel', taskId, caller, () => {
+    return this.execute('cancel', taskId, caller, async () => {
+      const cluster = clusterOf(this.views);
+      // Cluster mode: a task this node does not run is canceled on the node that does.
+      if (cluster && !(this.views.present('agent') && this.views.agent.task(taskId))) {
+        return settled(await cluster.route<TaskInfo>('agent.cancel-task', { taskId, reason }), 'task', taskId).result as TaskInfo;
+      }
       if (!this.views.present('agent')) throw new NotFoundError('task', taskId);
       return this.views.agent.cancelTask(taskId, reason);
     });
@@ -77,7 +92,9 @@ export class ControlPlane {
 
   private note(action: ControlAction, target: string, caller: ControlCaller, success: boolean, outcome: AuditOutcome, reason: string | null): void {
     const principal = caller.principal?.id ?? null;
-    this.audit.record({ action, target, principal, success, outcome, reason, source: caller.source });
+    const entry = this.audit.record({ action, target, principal, success, outcome, reason, source: caller.source });
+    // Cluster mode: also in the shared audit log, so every node shows it (the local copy stays).
+    void clusterOf(this.views)?.append('audit', entry).catch(() => false);
     this.events.emit('ControlActionExecuted', { action, target, principal, success, outcome, ...(reason ? { reason } : {}) });
   }
 

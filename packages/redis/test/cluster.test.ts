@@ -99,3 +99,44 @@ test('an audit entry written on node A is read on node C', { skip: !available &&
   const read = await getJson<{ action: string; marker: string; node: string }[]>(`${c.url}/test/audit`);
   assert.deepEqual(read[0], { ...entry, node: 'a' });
 });
+
+test('through the admin API: node B lists every node and the resources of all three, and disconnects a client held by node C; an audit entry written on A is read on C', { skip: !available && SKIP_NO_REDIS }, async () => {
+  const [a, b, c] = nodes as [FwNode, FwNode, FwNode];
+  const API = '/api/admin';
+  const nodesRes = await getJson<{ id: string }[]>(`${b.url}${API}/nodes`);
+  assert.deepEqual(nodesRes.map((n) => n.id), ['a', 'b', 'c']);
+  const onC = await client(c, 'admin-kick');
+  const res = await fetch(`${b.url}${API}/resources?limit=1000`);
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('x-missing-nodes'), null);
+  const rows = (await res.json()) as ClusterResource[];
+  assert.equal(Number(res.headers.get('x-total-count')), rows.length);
+  assert.deepEqual([...new Set(rows.map((r) => r.node))].sort(), ['a', 'b', 'c'], 'rows from all three nodes');
+  assert.ok(rows.some((r) => r.uuid === onC.c.uuid && r.node === 'c'));
+  const overview = await getJson<{ connections: number; cluster: ClusterOverview }>(`${b.url}${API}/overview`);
+  assert.equal(overview.cluster.totals.nodes, 3);
+  assert.equal(overview.cluster.totals.connections, rows.length);
+
+  const closed = new Promise<string>((resolve) => onC.c.onClose(resolve));
+  const del = await fetch(`${b.url}${API}/resources/${onC.c.uuid}?reason=${encodeURIComponent('kicked from B')}`, { method: 'DELETE' });
+  assert.equal(del.status, 200);
+  assert.deepEqual(await del.json(), { uuid: onC.c.uuid, disconnected: true, reason: 'kicked from B', node: 'c' });
+  assert.equal(await closed, 'kicked from B');
+  const again = await fetch(`${b.url}${API}/resources/${onC.c.uuid}`, { method: 'DELETE' });
+  assert.equal(again.status, 404);
+
+  // A write on A (a broadcast) is audited there and read from C.
+  const marker = `/fw/chat/audit-${prefix}`;
+  await client(a, `audit-${prefix}`);
+  const post = await fetch(`${a.url}${API}/broadcasters/broadcast`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ broadcasterId: marker, message: 'audited' }),
+  });
+  assert.equal(post.status, 200);
+  const entry = await waitFor('the audit entry on C', async () => {
+    const entries = await getJson<{ action: string; target: string; node: string; outcome: string }[]>(`${c.url}${API}/audit?action=broadcast`);
+    return entries.find((e) => e.target === marker);
+  }, 3000);
+  assert.deepEqual([entry.node, entry.outcome], ['a', 'allowed']);
+  const fromB = await getJson<{ target: string; node: string }[]>(`${b.url}${API}/audit?action=disconnect`);
+  assert.ok(fromB.some((e) => e.target === onC.c.uuid && e.node === 'b'), 'the disconnect done from B is audited as B\'s');
+});

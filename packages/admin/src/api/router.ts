@@ -15,7 +15,7 @@ export interface AdminRequest {
 
 export type Reply =
   | { kind: 'json'; body: unknown; status?: number }
-  | { kind: 'list'; items: unknown[]; total: number }
+  | { kind: 'list'; items: unknown[]; total: number; missing?: string[] }
   | { kind: 'text'; body: string; contentType: string };
 
 export interface AdminRoute {
@@ -62,7 +62,12 @@ async function serve(route: AdminRoute, req: IncomingMessage, res: ServerRespons
         sendJson(res, reply.status ?? 200, reply.body);
         break;
       case 'list':
-        sendJson(res, 200, reply.items, { 'x-total-count': String(reply.total), 'access-control-expose-headers': 'X-Total-Count' });
+        sendJson(res, 200, reply.items, {
+          'x-total-count': String(reply.total),
+          // Cluster mode: the nodes that did not answer in time (the list leaves them out).
+          ...(reply.missing?.length ? { 'x-missing-nodes': reply.missing.join(',') } : {}),
+          'access-control-expose-headers': 'X-Total-Count, X-Missing-Nodes',
+        });
         break;
       case 'text':
         res.writeHead(200, { 'content-type': reply.contentType, 'content-length': Buffer.byteLength(reply.body), 'cache-control': 'no-store' });

@@ -1,12 +1,14 @@
 import { hostname } from 'node:os';
 import { FwError, NotFoundError, readJson, type TransportName } from '@fw/runtime';
 import { CONTROL_ACTIONS, type ControlAction } from '../authorizer.js';
-import type { AuditLog } from '../audit.js';
+import { filterAudit, type AuditEntry, type AuditLog } from '../audit.js';
+import { clusterOf, settled } from '../cluster.js';
 import type { ControlPlane } from '../control.js';
 import type { EventStream } from '../event-stream.js';
 import type { AdminGate } from '../gate.js';
 import { collectMetrics, toPrometheus } from '../metrics.js';
 import { FW_VERSION, overview } from '../overview.js';
+import type { JournalEvent } from '../peer-types.js';
 import type { Views } from '../views.js';
 import { asObject, enumParam, intParam, requireMessage, requireString, strParam, timeParam } from './params.js';
 import type { AdminRequest, AdminRoute, Reply } from './router.js';
@@ -69,7 +71,13 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
 
   return [
     // --- overview, session, nodes, metrics ---------------------------------------------------
-    { method: 'GET', path: '/overview', handle: () => json(overview(views)) },
+    {
+      // Cluster mode adds `cluster`: the sums, each node's figures, and the nodes that did not answer.
+      method: 'GET', path: '/overview', handle: async () => {
+        const cluster = clusterOf(views);
+        return json(cluster ? { ...overview(views), cluster: await cluster.overview() } : overview(views));
+      },
+    },
     {
       method: 'GET', path: '/session', handle: async (r) => {
         const permissions = {} as Record<ControlAction, boolean>;
@@ -135,8 +143,14 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
 
     // --- broadcasters ------------------------------------------------------------------------
     {
-      method: 'GET', path: '/broadcasters', handle: (r) => {
+      method: 'GET', path: '/broadcasters', handle: async (r) => {
         const search = strParam(r.url, 'search');
+        const cluster = clusterOf(views);
+        if (cluster) {
+          // Every node's broadcasters, each row with its node.
+          const { items, missing } = await cluster.listBroadcasters();
+          return { ...(paged(r, search ? items.filter((b) => b.id.includes(search)) : items) as Reply & { kind: 'list' }), missing };
+        }
         const all = views.runtime.listBroadcasters();
         return paged(r, search ? all.filter((b) => b.id.includes(search)) : all);
       },
@@ -161,19 +175,28 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
 
     // --- resources ---------------------------------------------------------------------------
     {
-      method: 'GET', path: '/resources', handle: (r) => {
+      method: 'GET', path: '/resources', handle: async (r) => {
         const { offset, limit } = pageOf(r);
         const broadcaster = strParam(r.url, 'broadcaster');
         const transport = enumParam(r.url, 'transport', TRANSPORTS);
         const search = strParam(r.url, 'search');
-        const page = views.runtime.listResources({
-          offset, limit, ...(broadcaster ? { broadcaster } : {}), ...(transport ? { transport } : {}), ...(search ? { search } : {}),
-        });
+        const query = { offset, limit, ...(broadcaster ? { broadcaster } : {}), ...(transport ? { transport } : {}), ...(search ? { search } : {}) };
+        const cluster = clusterOf(views);
+        if (cluster) {
+          // One page over every node, each row with its node.
+          const page = await cluster.listResources(query);
+          return { kind: 'list', items: page.items, total: page.total, missing: page.missing };
+        }
+        const page = views.runtime.listResources(query);
         return { kind: 'list', items: page.items, total: page.total };
       },
     },
     {
-      method: 'GET', path: '/resources/{uuid}', handle: (r) => {
+      method: 'GET', path: '/resources/{uuid}', handle: async (r) => {
+        const cluster = clusterOf(views);
+        if (cluster && !views.runtime.getResource(param(r, 'uuid'))) {
+          return json(settled(await cluster.getResource(param(r, 'uuid')), 'resource', param(r, 'uuid')).result);
+        }
         const res = views.runtime.getResource(param(r, 'uuid'));
         if (!res) throw new NotFoundError('resource', param(r, 'uuid'));
         return json(res);
@@ -198,17 +221,25 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
 
     // --- journal -----------------------------------------------------------------------------
     {
-      method: 'GET', path: '/journal', handle: (r) => {
+      method: 'GET', path: '/journal', handle: async (r) => {
         const coordinationId = strParam(r.url, 'coordinationId');
         const agent = strParam(r.url, 'agent');
         const from = timeParam(r.url, 'from');
         const to = timeParam(r.url, 'to');
-        const events = views.agent.journal({
+        const query = {
           ...(coordinationId ? { coordinationId } : {}), ...(agent ? { agent } : {}),
           ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}),
-        });
+        };
+        const cluster = clusterOf(views);
+        if (cluster) {
+          // Every node's journal, each event with its node, in time order.
+          const { answers, missing } = await cluster.gather<JournalEvent[]>('agent.journal', query);
+          const events = answers.flatMap((a) => a.result.map((e) => ({ ...e, node: a.node })))
+            .sort((x, y) => Date.parse(x.timestamp) - Date.parse(y.timestamp));
+          return { ...(newestPage(r, events, d.pageMax) as Reply & { kind: 'list' }), missing };
+        }
         // Spec: without filters all events are returned, so the journal pages at the maximum by default.
-        return newestPage(r, events, d.pageMax);
+        return newestPage(r, views.agent.journal(query), d.pageMax);
       },
     },
     {
@@ -276,16 +307,20 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
 
     // --- audit -------------------------------------------------------------------------------
     {
-      method: 'GET', path: '/audit', handle: (r) => {
+      method: 'GET', path: '/audit', handle: async (r) => {
         const action = strParam(r.url, 'action');
         const principal = strParam(r.url, 'principal');
         const outcome = enumParam(r.url, 'outcome', ['allowed', 'refused', 'failed'] as const);
         const from = timeParam(r.url, 'from');
         const to = timeParam(r.url, 'to');
-        return paged(r, d.audit.query({
+        const query = {
           ...(action ? { action } : {}), ...(principal ? { principal } : {}), ...(outcome ? { outcome } : {}),
           ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}),
-        }));
+        };
+        // Cluster mode: the shared audit log (every node's entries, each with its node); this
+        // node's own log when Redis cannot be read.
+        const shared = await clusterOf(views)?.log('audit').list(Number.MAX_SAFE_INTEGER).catch(() => undefined); // all it keeps
+        return paged(r, shared ? filterAudit(shared as AuditEntry[], query) : d.audit.query(query));
       },
     },
   ];

@@ -1,0 +1,104 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AdminCluster, ClusterOutcome, NodeResource } from '../src/cluster.js';
+import { startHarness } from './harness.js';
+
+const API = '/api/admin';
+
+/** A cluster double: node `b` holds `remote-1`; node `c` does not answer. */
+function fakeCluster() {
+  const calls: string[] = [];
+  const audit: object[] = [];
+  const row = (uuid: string, node: string): NodeResource => ({
+    uuid, node, transport: 'websocket', protocol: 'fw', path: '/fw/chat/x', broadcasters: ['/fw/chat/x'], broadcaster: '/fw/chat/x',
+    remoteAddress: '127.0.0.1', connectedAt: new Date(0).toISOString(), principal: null, messagesIn: 0, messagesOut: 0, dropped: 0,
+  });
+  const routed = (uuid: string): ClusterOutcome => (uuid === 'remote-1' ? { outcome: 'done', node: 'b', missing: [] }
+    : uuid === 'maybe-on-c' ? { outcome: 'node_unreachable', node: null, missing: ['c'] } : { outcome: 'not_found', node: null, missing: [] });
+  const cluster: AdminCluster = {
+    nodeId: 'a',
+    nodes: async () => [{ id: 'a', self: true }, { id: 'b', self: false }],
+    overview: async () => ({ totals: { nodes: 2, connections: 5 }, nodes: [{ node: 'a' }, { node: 'b' }], missing: ['c'] }),
+    listResources: async (q) => {
+      calls.push(`resources:${q.offset}:${q.limit}`);
+      return { items: [row('local-1', 'a'), row('remote-1', 'b')], total: 2, offset: q.offset ?? 0, limit: q.limit ?? 100, missing: ['c'] };
+    },
+    getResource: async (uuid) => ({ ...routed(uuid), ...(uuid === 'remote-1' ? { result: row(uuid, 'b') } : {}) }) as ClusterOutcome<NodeResource>,
+    listBroadcasters: async () => ({ items: [{ id: '/fw/chat/x', node: 'b', resourceCount: 1, createdAt: '', internal: false, messages: 0, replayCacheSize: 0 }], missing: [] }),
+    disconnect: async (uuid, reason) => {
+      calls.push(`disconnect:${uuid}:${reason}`);
+      return routed(uuid);
+    },
+    unicast: async (uuid) => routed(uuid),
+    route: async <T>(method: string, args: Record<string, unknown>) => {
+      calls.push(`${method}:${String(args.taskId)}`);
+      return (args.taskId === 'remote-task' ? { outcome: 'done', node: 'b', missing: [], result: { taskId: 'remote-task', state: 'canceled' } }
+        : { outcome: 'not_found', node: null, missing: [] }) as ClusterOutcome<T>;
+    },
+    gather: async <T>() => ({ answers: [{ node: 'b', result: [{ seq: 1, coordinationId: 'k', kind: 'dispatch', timestamp: new Date(1000).toISOString(), coordinator: 'lead', agent: 'x' }] as T }], missing: ['c'] }),
+    append: async (_name, entry) => {
+      audit.unshift(entry);
+      return true;
+    },
+    log: () => ({ list: async () => [...audit, { seq: 9, timestamp: new Date().toISOString(), action: 'broadcast', target: '/fw/elsewhere', principal: null, success: true, outcome: 'allowed', reason: null, source: 'rest', node: 'b' }] }),
+  };
+  return { cluster, calls, audit };
+}
+
+test('cluster mode: nodes, overview, resources and broadcasters answer for the whole cluster and name silent nodes', async () => {
+  const h = await startHarness();
+  const { cluster, calls } = fakeCluster();
+  h.fw.services.provide('cluster', cluster);
+  try {
+    const nodes = await (await h.get(`${API}/nodes`)).json() as { id: string }[];
+    assert.deepEqual(nodes.map((n) => n.id), ['a', 'b']);
+    const ov = await (await h.get(`${API}/overview`)).json() as { status: string; cluster: { totals: { nodes: number }; missing: string[] } };
+    assert.equal(ov.status, 'UP');
+    assert.deepEqual([ov.cluster.totals.nodes, ov.cluster.missing], [2, ['c']]);
+    const res = await h.get(`${API}/resources?offset=0&limit=10`);
+    assert.equal(res.headers.get('x-total-count'), '2');
+    assert.equal(res.headers.get('x-missing-nodes'), 'c');
+    assert.deepEqual((await res.json() as NodeResource[]).map((r) => [r.uuid, r.node]), [['local-1', 'a'], ['remote-1', 'b']]);
+    assert.deepEqual(calls, ['resources:0:10']);
+    const one = await (await h.get(`${API}/resources/remote-1`)).json() as NodeResource;
+    assert.equal(one.node, 'b');
+    assert.equal((await h.get(`${API}/resources/nowhere`)).status, 404);
+    const b = await (await h.get(`${API}/broadcasters`)).json() as { node: string }[];
+    assert.deepEqual(b.map((x) => x.node), ['b']);
+    const journal = await h.get(`${API}/journal`);
+    assert.equal(journal.headers.get('x-missing-nodes'), 'c');
+    assert.ok((await journal.json() as { node?: string }[]).some((e) => e.node === 'b'));
+  } finally {
+    await h.close();
+  }
+});
+
+test('cluster mode: control is routed to the owning node and reports the real outcome; the audit log is shared', async () => {
+  const h = await startHarness();
+  const { cluster, calls, audit } = fakeCluster();
+  h.fw.services.provide('cluster', cluster);
+  try {
+    const done = await h.send('DELETE', `${API}/resources/remote-1?reason=bye`);
+    assert.equal(done.status, 200);
+    assert.deepEqual(await done.json(), { uuid: 'remote-1', disconnected: true, reason: 'bye', node: 'b' });
+    assert.ok(calls.includes('disconnect:remote-1:bye'));
+    const gone = await h.send('DELETE', `${API}/resources/nowhere`);
+    assert.equal(gone.status, 404);
+    const silent = await h.send('DELETE', `${API}/resources/maybe-on-c`);
+    assert.equal(silent.status, 504);
+    assert.deepEqual(((await silent.json()) as { code: string; missing: string[] }).code, 'node_unreachable');
+    const msg = await h.send('POST', `${API}/resources/remote-1/message`, { message: 'hi' });
+    assert.deepEqual(await msg.json(), { uuid: 'remote-1', delivered: true, node: 'b' });
+    const cancel = await h.send('POST', `${API}/tasks/remote-task/cancel`);
+    assert.equal(cancel.status, 200);
+    assert.ok(calls.includes('agent.cancel-task:remote-task'));
+    // Every attempt went to the shared audit log, and the audit endpoint reads it (with other nodes' entries).
+    await new Promise((r) => setTimeout(r, 20));
+    assert.ok(audit.length >= 4);
+    const entries = await (await h.get(`${API}/audit`)).json() as { action: string; node?: string }[];
+    assert.ok(entries.some((e) => e.node === 'b' && e.action === 'broadcast'));
+    assert.ok(entries.some((e) => e.action === 'disconnect'));
+  } finally {
+    await h.close();
+  }
+});
