@@ -40,7 +40,12 @@ function fakeCluster() {
       audit.unshift(entry);
       return true;
     },
-    log: () => ({ list: async () => [...audit, { seq: 9, timestamp: new Date().toISOString(), action: 'broadcast', target: '/fw/elsewhere', principal: null, success: true, outcome: 'allowed', reason: null, source: 'rest', node: 'b' }] }),
+    log: (name) => ({
+      list: async () => (name === 'journal'
+        ? [{ seq: 2, coordinationId: 'k', kind: 'completion', timestamp: new Date(2000).toISOString(), coordinator: 'lead', agent: 'x', node: 'c' },
+          { seq: 1, coordinationId: 'k', kind: 'dispatch', timestamp: new Date(1000).toISOString(), coordinator: 'lead', agent: 'x', node: 'b' }]
+        : [...audit, { seq: 9, timestamp: new Date().toISOString(), action: 'broadcast', target: '/fw/elsewhere', principal: null, success: true, outcome: 'allowed', reason: null, source: 'rest', node: 'b' }]),
+    }),
   };
   return { cluster, calls, audit };
 }
@@ -65,9 +70,12 @@ test('cluster mode: nodes, overview, resources and broadcasters answer for the w
     assert.equal((await h.get(`${API}/resources/nowhere`)).status, 404);
     const b = await (await h.get(`${API}/broadcasters`)).json() as { node: string }[];
     assert.deepEqual(b.map((x) => x.node), ['b']);
-    const journal = await h.get(`${API}/journal`);
-    assert.equal(journal.headers.get('x-missing-nodes'), 'c');
-    assert.ok((await journal.json() as { node?: string }[]).some((e) => e.node === 'b'));
+    // The shared journal: every node's events (even a node that is gone), oldest first, filtered like the agent layer's.
+    const journal = await (await h.get(`${API}/journal`)).json() as { node: string; kind: string }[];
+    assert.deepEqual(journal.map((e) => [e.node, e.kind]), [['b', 'dispatch'], ['c', 'completion']]);
+    assert.equal((await (await h.get(`${API}/journal?agent=lead`)).json() as unknown[]).length, 2);
+    assert.equal((await (await h.get(`${API}/journal?agent=nobody`)).json() as unknown[]).length, 0);
+    assert.equal((await (await h.get(`${API}/journal?from=1500`)).json() as unknown[]).length, 1);
   } finally {
     await h.close();
   }

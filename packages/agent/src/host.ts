@@ -47,6 +47,10 @@ export class AgentHost {
 
   constructor(readonly fw: Framework) {
     this.journal = new CoordinationJournal(fw.config.get<number>('fw.agent.journal.max-events'));
+    // Cluster mode (`@fw/redis`): every event also goes to the journal shared by all nodes.
+    this.journal.onRecord = (event) => {
+      void fw.services.get<{ append(name: string, entry: object): Promise<boolean> }>('cluster')?.append('journal', event).catch(() => false);
+    };
     this.sessions = new SessionTracker(fw.events, () => fw.config.get<number>('fw.agent.sessions.max'));
   }
 

@@ -13,6 +13,8 @@ export class CoordinationJournal {
   private seq = 0;
   /** Events dropped because the journal was full. */
   dropped = 0;
+  /** Called with every recorded event (cluster mode copies it to the shared journal). */
+  onRecord: ((event: JournalEvent) => void) | undefined;
 
   constructor(private readonly maxEvents: number, private readonly now: () => number = Date.now) {}
 
@@ -23,6 +25,7 @@ export class CoordinationJournal {
       this.events.shift();
       this.dropped++;
     }
+    this.onRecord?.(event);
     return event;
   }
 

@@ -230,13 +230,13 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
           ...(coordinationId ? { coordinationId } : {}), ...(agent ? { agent } : {}),
           ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}),
         };
-        const cluster = clusterOf(views);
-        if (cluster) {
-          // Every node's journal, each event with its node, in time order.
-          const { answers, missing } = await cluster.gather<JournalEvent[]>('agent.journal', query);
-          const events = answers.flatMap((a) => a.result.map((e) => ({ ...e, node: a.node })))
+        // Cluster mode: the journal every node writes to in Redis (each event with its node), in
+        // time order; this node's own journal when Redis cannot be read.
+        const shared = await clusterOf(views)?.log('journal').list(Number.MAX_SAFE_INTEGER).catch(() => undefined);
+        if (shared) {
+          const events = (shared as (JournalEvent & { node: string })[]).filter((e) => journalMatches(e, query))
             .sort((x, y) => Date.parse(x.timestamp) - Date.parse(y.timestamp));
-          return { ...(newestPage(r, events, d.pageMax) as Reply & { kind: 'list' }), missing };
+          return newestPage(r, events, d.pageMax);
         }
         // Spec: without filters all events are returned, so the journal pages at the maximum by default.
         return newestPage(r, views.agent.journal(query), d.pageMax);
@@ -324,4 +324,12 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
   ];
+}
+
+/** The journal query of the agent layer, applied to the cluster's shared journal. */
+function journalMatches(e: JournalEvent, q: { coordinationId?: string; agent?: string; from?: number; to?: number }): boolean {
+  if (q.coordinationId && e.coordinationId !== q.coordinationId) return false;
+  if (q.agent && ![e.agent, e.coordinator, e.from, e.to, e.evaluator].includes(q.agent)) return false;
+  const t = Date.parse(e.timestamp);
+  return (q.from === undefined || t >= q.from) && (q.to === undefined || t <= q.to);
 }
