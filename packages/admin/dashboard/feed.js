@@ -94,9 +94,20 @@ export function createFeed({ list, filterBar, pauseButton, clearButton, status }
       : '';
   }
 
+  /** Keys of the events in `buffer`: an event can reach us twice (GET events/recent and the
+   *  stream's replay after a reconnect overlap), and each is shown once. */
+  const keys = new Set();
+
+  function trim() {
+    if (buffer.length > FEED_LIMIT) for (const old of buffer.splice(0, buffer.length - FEED_LIMIT)) keys.delete(key(old));
+  }
+
   function push(ev) {
+    const k = key(ev);
+    if (keys.has(k)) return;
+    keys.add(k);
     buffer.push(ev);
-    if (buffer.length > FEED_LIMIT) buffer.splice(0, buffer.length - FEED_LIMIT);
+    trim();
     if (counts.has(ev.type)) counts.set(ev.type, counts.get(ev.type) + 1);
     if (paused) {
       missed++;
@@ -123,6 +134,7 @@ export function createFeed({ list, filterBar, pauseButton, clearButton, status }
   pauseButton.addEventListener('click', () => setPaused(!paused));
   clearButton.addEventListener('click', () => {
     buffer.length = 0;
+    keys.clear();
     pending = [];
     missed = 0;
     rebuild();
@@ -132,13 +144,15 @@ export function createFeed({ list, filterBar, pauseButton, clearButton, status }
     push,
     /** Fills the feed with events from before the page opened (GET events/recent), oldest first. */
     seed(events) {
-      const known = new Set(buffer.map(key));
-      for (const ev of events) if (!known.has(key(ev))) {
+      for (const ev of events) {
+        const k = key(ev);
+        if (keys.has(k)) continue;
+        keys.add(k);
         buffer.push(ev);
         if (counts.has(ev.type)) counts.set(ev.type, counts.get(ev.type) + 1);
       }
       buffer.sort((a, b) => String(a.timestamp).localeCompare(String(b.timestamp)));
-      if (buffer.length > FEED_LIMIT) buffer.splice(0, buffer.length - FEED_LIMIT);
+      trim();
       if (!paused) rebuild();
       for (const [t, { count }] of chips) count.textContent = String(counts.get(t));
     },
