@@ -69,7 +69,7 @@ async function runPhase(publisher: BenchChild, subs: BenchChild[], m: { phase: n
   const published = await publisher.request({ type: 'publish', ...m, perTick: PER_TICK }, 'published', TIMEOUT_MS);
   const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), TIMEOUT_MS).unref());
   if ((await Promise.race([Promise.all(dones), timeout])) === 'timeout') for (const s of subs) s.send({ type: 'report' });
-  const reports = (await Promise.all(dones)) as (BenchMessage & { received: number; expected: number; lastUs: number; hist: HistogramData })[];
+  const reports = (await Promise.all(dones)) as (BenchMessage & { received: number; sockets: number; lastUs: number; hist: HistogramData })[];
   const hist = new Histogram();
   let received = 0;
   let expected = 0;
@@ -77,7 +77,7 @@ async function runPhase(publisher: BenchChild, subs: BenchChild[], m: { phase: n
   for (const r of reports) {
     hist.merge(r.hist);
     received += r.received;
-    expected += r.expected;
+    expected += m.count * r.sockets;
     lastUs = Math.max(lastUs, r.lastUs);
   }
   return {
