@@ -27,6 +27,7 @@ export interface AdminCluster {
   listBroadcasters(): Promise<{ items: NodeBroadcaster[]; missing: string[] }>;
   disconnect(uuid: string, reason?: string): Promise<ClusterOutcome>;
   unicast(uuid: string, message: string | object): Promise<ClusterOutcome>;
+  broadcast(broadcasterId: string, message: string | object): Promise<{ bid: number }>;
   route<T = unknown>(method: string, args: Record<string, unknown>): Promise<ClusterOutcome<T>>;
   gather<T = unknown>(method: string, args?: Record<string, unknown>): Promise<{ answers: { node: string; result: T }[]; missing: string[] }>;
   append(name: string, entry: object): Promise<boolean>;

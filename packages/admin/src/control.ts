@@ -35,7 +35,16 @@ export class ControlPlane {
   }
 
   broadcast(broadcasterId: string, message: string | object, caller: ControlCaller): Promise<{ broadcasterId: string; delivered: number }> {
-    return this.execute('broadcast', broadcasterId, caller, () => {
+    return this.execute('broadcast', broadcasterId, caller, async () => {
+      const cluster = clusterOf(this.views);
+      // Cluster mode: a broadcaster with members on other nodes only is reached through Redis
+      // (`delivered` counts its members on the nodes that answered).
+      if (cluster && !this.views.runtime.getBroadcaster(broadcasterId)) {
+        const rows = (await cluster.listBroadcasters()).items.filter((b) => b.id === broadcasterId);
+        if (rows.length === 0) throw new NotFoundError('broadcaster', broadcasterId);
+        await cluster.broadcast(broadcasterId, message);
+        return { broadcasterId, delivered: rows.reduce((n, b) => n + b.resourceCount, 0) };
+      }
       if (!this.views.runtime.getBroadcaster(broadcasterId)) throw new NotFoundError('broadcaster', broadcasterId);
       return { broadcasterId, delivered: this.views.runtime.broadcast(broadcasterId, message) };
     });

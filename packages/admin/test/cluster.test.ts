@@ -30,6 +30,10 @@ function fakeCluster() {
       return routed(uuid);
     },
     unicast: async (uuid) => routed(uuid),
+    broadcast: async (id) => {
+      calls.push(`broadcast:${id}`);
+      return { bid: 7 };
+    },
     route: async <T>(method: string, args: Record<string, unknown>) => {
       calls.push(`${method}:${String(args.taskId)}`);
       return (args.taskId === 'remote-task' ? { outcome: 'done', node: 'b', missing: [], result: { taskId: 'remote-task', state: 'canceled' } }
@@ -97,6 +101,11 @@ test('cluster mode: control is routed to the owning node and reports the real ou
     assert.deepEqual(((await silent.json()) as { code: string; missing: string[] }).code, 'node_unreachable');
     const msg = await h.send('POST', `${API}/resources/remote-1/message`, { message: 'hi' });
     assert.deepEqual(await msg.json(), { uuid: 'remote-1', delivered: true, node: 'b' });
+    // A broadcaster with members on node b only.
+    const bc = await h.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/chat/x', message: 'to b' });
+    assert.deepEqual(await bc.json(), { broadcasterId: '/fw/chat/x', delivered: 1 });
+    assert.ok(calls.includes('broadcast:/fw/chat/x'));
+    assert.equal((await h.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/nowhere', message: 'x' })).status, 404);
     const cancel = await h.send('POST', `${API}/tasks/remote-task/cancel`);
     assert.equal(cancel.status, 200);
     assert.ok(calls.includes('agent.cancel-task:remote-task'));

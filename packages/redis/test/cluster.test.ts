@@ -125,6 +125,15 @@ test('through the admin API: node B lists every node and the resources of all th
   const again = await fetch(`${b.url}${API}/resources/${onC.c.uuid}`, { method: 'DELETE' });
   assert.equal(again.status, 404);
 
+  // A broadcast from B's admin API to a room whose only member is on C.
+  const lone = await client(c, 'only-on-c');
+  const sent = await fetch(`${b.url}${API}/broadcasters/broadcast`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ broadcasterId: '/fw/chat/only-on-c', message: 'from B' }),
+  });
+  assert.deepEqual(await sent.json(), { broadcasterId: '/fw/chat/only-on-c', delivered: 1 });
+  await waitFor('the broadcast on C', () => (lone.got.length > 0 ? true : undefined), 3000);
+  assert.deepEqual(lone.got, ['from B']);
+
   // A write on A (a broadcast) is audited there and read from C.
   const marker = `/fw/chat/audit-${prefix}`;
   await client(a, `audit-${prefix}`);
