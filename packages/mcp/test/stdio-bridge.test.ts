@@ -98,6 +98,18 @@ test('stdio bridge: the compiled bin starts with a node shebang', async () => {
   assert.equal(readFileSync(bridge, 'utf8').split('\n')[0], '#!/usr/bin/env node');
 });
 
+test('stdio bridge: npm install links the fw-mcp-stdio-bridge bin, and it runs the bridge', async () => {
+  // The README tells users to run `npx fw-mcp-stdio-bridge <url>`: the bin must be linked even in
+  // a fresh checkout, where dist/ did not exist at install time.
+  const bin = fileURLToPath(new URL('../../../../node_modules/.bin/fw-mcp-stdio-bridge', import.meta.url));
+  const child = spawn(bin, [], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end();
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  assert.equal(await new Promise((r) => child.on('exit', r)), 2);
+  assert.match(stderr, /fw-mcp-stdio-bridge: usage/);
+});
+
 test('stdio bridge: exit 2 with a message for a missing or bad URL', async () => {
   for (const args of [[], ['not a url'], ['ftp://127.0.0.1/mcp']]) {
     const child = spawn(process.execPath, [bridge, ...args]);
