@@ -66,6 +66,9 @@ export function createFeed({ list, filterBar, pauseButton, clearButton, status }
   }
 
   function rebuild() {
+    // The buffer already holds every pending event: drawing it in full consumes them, or the
+    // next flush would prepend them a second time.
+    pending = [];
     const nodes = [];
     for (let i = buffer.length - 1; i >= 0 && nodes.length < FEED_LIMIT; i--) {
       if (visible(buffer[i])) nodes.push(line(buffer[i]));
