@@ -69,6 +69,26 @@ export async function openDashboard(browser: Browser, base: string, viewport = {
   return { page, errors };
 }
 
+export interface Session extends OpenPage {
+  target: Target;
+  browser: Browser;
+}
+
+/** A suite's usual start: the demo (with `setup` run on it first), Chromium, the dashboard open. */
+export async function openSession(setup?: (target: Target) => void): Promise<Session> {
+  const target = await startTarget();
+  setup?.(target);
+  const browser = await launchBrowser();
+  return { target, browser, ...(await openDashboard(browser, target.url)) };
+}
+
+/** A suite's usual end: its fw clients, the browser, the demo (whichever were started). */
+export async function closeSession(parts: { clients?: TestClient[]; browser?: Browser; target?: Target }): Promise<void> {
+  for (const c of parts.clients ?? []) c.client.close();
+  await parts.browser?.close();
+  await parts.target?.close();
+}
+
 export async function waitForConnState(page: Page, state: string, timeout = 15_000): Promise<void> {
   await page.waitForFunction((s) => document.getElementById('conn')?.dataset.state === s, state, { timeout });
 }

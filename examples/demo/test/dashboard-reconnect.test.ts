@@ -7,8 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import {
-  connectClient, counter, launchBrowser, openDashboard, skipBrowser, startTarget, waitForConnState, waitForCounter,
-  type Target, type TestClient,
+  closeSession, connectClient, counter, openSession, skipBrowser, startTarget, waitForConnState, waitForCounter, type Target, type TestClient,
 } from './dashboard-helpers.js';
 
 describe('dashboard across a server restart', { skip: skipBrowser, timeout: 60_000 }, () => {
@@ -19,17 +18,10 @@ describe('dashboard across a server restart', { skip: skipBrowser, timeout: 60_0
   const clients: TestClient[] = [];
 
   before(async () => {
-    target = await startTarget();
-    target.fw.handle('/dash-restart/{room}', {});
-    browser = await launchBrowser();
-    ({ page, errors } = await openDashboard(browser, target.url));
+    ({ target, browser, page, errors } = await openSession((t) => t.fw.handle('/dash-restart/{room}', {})));
   });
 
-  after(async () => {
-    for (const c of clients) c.client.close();
-    await browser?.close();
-    await target?.close();
-  });
+  after(() => closeSession({ clients, browser, ...(target ? { target } : {}) }));
 
   it('shows reconnecting while the server is down, then recovers with the right counters', async () => {
     const first = target!;

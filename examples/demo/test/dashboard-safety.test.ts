@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { Agent, mountAgent } from '@fw/agent';
 import {
-  connectClient, launchBrowser, openDashboard, selectTab, skipBrowser, startTarget, type Target,
+  closeSession, connectClient, openSession, selectTab, skipBrowser, type Target,
 } from './dashboard-helpers.js';
 
 /** Each payload sets `window.__pwned` if it is ever parsed as HTML or executed. */
@@ -41,16 +41,10 @@ describe('dashboard renders data-plane text as text', { skip: skipBrowser, timeo
   let errors: string[];
 
   before(async () => {
-    target = await startTarget();
-    target.fw.handle('/dash-safety/{room}', {});
-    browser = await launchBrowser();
-    ({ page, errors } = await openDashboard(browser, target.url));
+    ({ target, browser, page, errors } = await openSession((t) => t.fw.handle('/dash-safety/{room}', {})));
   });
 
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  after(() => closeSession({ browser, target }));
 
   it('is served with a Content-Security-Policy that forbids inline scripts', async () => {
     for (const file of ['', 'app.js', 'app.css']) {

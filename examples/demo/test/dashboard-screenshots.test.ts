@@ -12,8 +12,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { agentModuleOf } from '@fw/agent';
 import type { AgentInfo } from '@fw/agent';
 import {
-  connectClient, launchBrowser, openDashboard, screenshot, selectTab, skipBrowser, startTarget, until,
-  type Target, type TestClient,
+  closeSession, connectClient, openSession, screenshot, selectTab, skipBrowser, until, type Target, type TestClient,
 } from './dashboard-helpers.js';
 
 describe('dashboard screenshots', { skip: skipBrowser, timeout: 60_000 }, () => {
@@ -24,16 +23,10 @@ describe('dashboard screenshots', { skip: skipBrowser, timeout: 60_000 }, () => 
   const clients: TestClient[] = [];
 
   before(async () => {
-    target = await startTarget();
-    browser = await launchBrowser();
-    ({ page, errors } = await openDashboard(browser, target.url));
+    ({ target, browser, page, errors } = await openSession());
   });
 
-  after(async () => {
-    for (const c of clients) c.client.close();
-    await browser?.close();
-    await target?.close();
-  });
+  after(() => closeSession({ clients, browser, target }));
 
   const post = (path: string, body: unknown) => fetch(`${target.url}/api/admin/${path}`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),

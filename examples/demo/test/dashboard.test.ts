@@ -12,8 +12,7 @@ import { Role, TaskState, type Message } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Agent, Coordinator, OnPrompt, agentModuleOf, mountAgent, type AgentContext, type CoordinatorContext } from '@fw/agent';
 import {
-  connectClient, counter, launchBrowser, openDashboard, selectTab, skipBrowser, startTarget,
-  until, waitForCounter, type Target, type TestClient,
+  closeSession, connectClient, counter, openSession, selectTab, skipBrowser, until, waitForCounter, type Target, type TestClient,
 } from './dashboard-helpers.js';
 
 const ROOM = '/fw/dash-e2e/room1';
@@ -78,18 +77,13 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
   const clients: TestClient[] = [];
 
   before(async () => {
-    target = await startTarget();
-    target.fw.handle('/dash-e2e/{room}', {});
-    for (const a of [SlowAgent, Researcher, Writer, Lead]) mountAgent(target.fw, a);
-    browser = await launchBrowser();
-    ({ page, errors } = await openDashboard(browser, target.url));
+    ({ target, browser, page, errors } = await openSession((t) => {
+      t.fw.handle('/dash-e2e/{room}', {});
+      for (const a of [SlowAgent, Researcher, Writer, Lead]) mountAgent(t.fw, a);
+    }));
   });
 
-  after(async () => {
-    for (const c of clients) c.client.close();
-    await browser?.close();
-    await target?.close();
-  });
+  after(() => closeSession({ clients, browser, target }));
 
   it('counts clients as they connect and lists them in the resource and broadcaster tables', async () => {
     // The counter starts at the server's value (the page's own event stream included).
