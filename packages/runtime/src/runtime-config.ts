@@ -5,6 +5,7 @@ export const RUNTIME_CONFIG: ConfigSchema = {
   'fw.path': { type: 'string', default: '/fw', description: 'Framework path under which real-time handlers are mounted' },
   'fw.port': { type: 'number', default: 8080, description: 'Port used by fw.listen() when none is given' },
   'fw.host': { type: 'string', default: '127.0.0.1', description: 'Host used by fw.listen() when none is given' },
+  'fw.data-dir': { type: 'string', default: '.fw-data', description: 'Directory where fw keeps durable state (audit log, store); relative to the working directory; empty keeps everything in memory' },
   'fw.modules.autoload': { type: 'boolean', default: true, description: 'Configure installed fw modules (@fw/mcp, @fw/agent, @fw/admin, @fw/redis) automatically' },
   'fw.websocket.max-payload': { type: 'number', default: 65536, description: 'Largest client message in bytes: a bigger WebSocket frame closes with 1009, a bigger POST gets 413' },
   'fw.resume.buffer': { type: 'number', default: 1024, description: 'Frames kept per resource for resume (and not yet flushed); overflow becomes a gap frame' },
