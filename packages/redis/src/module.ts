@@ -66,6 +66,7 @@ export class ClusterModule implements FrameworkModule {
   service: ClusterService | undefined;
   private runtime: Framework['runtime'] | undefined;
   private epochKey: string | undefined;
+  private unregisterReadiness: (() => void) | undefined;
 
   async install(fw: Framework): Promise<void> {
     fw.config.declare(CLUSTER_CONFIG);
@@ -142,6 +143,9 @@ export class ClusterModule implements FrameworkModule {
     });
     fw.runtime.adapter = broadcast;
     fw.services.provide('cluster', this.service);
+    // Not ready while Redis is away: a balancer then sends new clients to a node that can reach
+    // the rest of the cluster (this one goes on delivering locally meanwhile).
+    this.unregisterReadiness = fw.readiness.register('redis', () => (link.state === 'up' ? { ready: true } : { ready: false, detail: 'Redis is unreachable' }));
     // Start degraded rather than not at all when Redis is away: local delivery goes on.
     if (await link.waitUp(s.requestTimeout)) await this.subscribe();
     else console.warn(`[fw] cluster ${s.nodeId}: Redis at ${redact(s.redisUrl)} is unreachable; running alone until it is back`);
@@ -192,6 +196,7 @@ export class ClusterModule implements FrameworkModule {
   }
 
   async close(): Promise<void> {
+    this.unregisterReadiness?.();
     await this.presence?.leave();
     this.rpc?.close();
     this.broadcast?.close();

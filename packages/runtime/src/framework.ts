@@ -11,6 +11,8 @@ import { RUNTIME_CONFIG } from './runtime-config.js';
 import { rejectUpgrade } from './http/reject-upgrade.js';
 import { mountClientAssets } from './http/client-assets.js';
 import { Runtime } from './runtime.js';
+import { Readiness } from './health/readiness.js';
+import { mountProbes, probePaths, type LifecyclePhase } from './health/probes.js';
 import type { BroadcasterFactory } from './broadcast/factory.js';
 import type { ResourceRegistry } from './resource/registry.js';
 import type { Handler, HandlerOptions, Interceptor } from './model.js';
@@ -33,6 +35,8 @@ export class Framework {
   readonly config: Config;
   readonly events = new EventBus();
   readonly services = new Services();
+  /** The readiness seam: modules register contributors that `GET <fw>/ready` asks (see docs/operations.md). */
+  readonly readiness = new Readiness();
   readonly httpRoutes = new RouteTable<HttpRouteHandler>();
   readonly upgradeRoutes = new RouteTable<UpgradeRouteHandler>();
   private readonly modules: FrameworkModule[] = [];
@@ -42,6 +46,8 @@ export class Framework {
   private startPromise: Promise<void> | undefined;
   private started = false;
   private closing: Promise<void> | undefined;
+  private closed = false;
+  private readonly probes: Set<string>;
 
   constructor(options: FrameworkOptions = {}) {
     const { configFile, env, ...props } = options;
@@ -49,6 +55,8 @@ export class Framework {
     this.config.declare(RUNTIME_CONFIG);
     this.runtime = new Runtime(this);
     mountClientAssets(this);
+    mountProbes(this);
+    this.probes = new Set(Object.values(probePaths(this.path)));
     this.onClose(() => this.runtime.close());
   }
 
@@ -79,6 +87,13 @@ export class Framework {
   /** Adds a global interceptor; it runs before handler interceptors. Returns a remover. */
   intercept(interceptor: Interceptor): () => void {
     return this.runtime.intercept(interceptor);
+  }
+
+  /** `starting` until `start()` finished, `running`, `draining` once `close()` began, then `closed`. */
+  get phase(): LifecyclePhase {
+    if (this.closed) return 'closed';
+    if (this.closing) return 'draining';
+    return this.started ? 'running' : 'starting';
   }
 
   /** The framework path under which real-time handlers live (default `/fw`). */
@@ -151,11 +166,12 @@ export class Framework {
     server.removeAllListeners('upgrade');
 
     const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-      if (!this.started) {
+      const url = parseUrl(req);
+      // Probes answer at once while starting (readiness then says so); everything else waits.
+      if (!this.started && !(url && this.probes.has(url.pathname))) {
         this.start().then(() => onRequest(req, res), (err) => sendError(res, err));
         return;
       }
-      const url = parseUrl(req);
       const m = url ? this.httpRoutes.match(req.method ?? 'GET', url.pathname) : { kind: 'none' as const };
       if (m.kind === 'found' && url) {
         try {
@@ -264,6 +280,7 @@ export class Framework {
       })));
       this.ownServers.clear();
       this.servers.clear();
+      this.closed = true;
     })();
     return this.closing;
   }

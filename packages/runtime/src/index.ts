@@ -22,3 +22,5 @@ export { heartbeat } from './interceptor/heartbeat.js';
 export { idleTimeout } from './interceptor/idle-timeout.js';
 export { originCheck, OriginPolicy } from './interceptor/origin.js';
 export { parseConnectQuery, type ConnectQuery } from './transport/query.js';
+export { Readiness, type ReadinessCheck, type ReadinessContributor, type ReadinessReport } from './health/readiness.js';
+export { probePaths, type LifecyclePhase } from './health/probes.js';

@@ -1,0 +1,60 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Framework } from '@fw/runtime';
+import { createModule } from '../src/index.js';
+import { redisServerInstalled, ThrowawayRedis, uniquePrefix, waitFor } from './harness.js';
+
+const installed = await redisServerInstalled();
+let redis: ThrowawayRedis | undefined;
+let fw: Framework | undefined;
+after(async () => {
+  await fw?.close();
+  await redis?.stop();
+});
+
+interface Ready {
+  status: string;
+  checks: Record<string, { ready: boolean; detail?: string }>;
+}
+
+test('cluster mode: /fw/ready is not ready while Redis is down, and ready again once it is back', { skip: !installed && 'redis-server is not installed' }, async () => {
+  redis = await ThrowawayRedis.start();
+  fw = new Framework({
+    configFile: false,
+    env: {},
+    'fw.modules.autoload': false,
+    'fw.cluster.redis-url': redis.url,
+    'fw.cluster.prefix': uniquePrefix('ready'),
+    'fw.cluster.reconnect-max-delay': 200,
+    'fw.cluster.request-timeout': 500,
+  });
+  await fw.use(createModule(fw)!);
+  const { port } = await fw.listen(0, '127.0.0.1');
+  const ready = async (): Promise<{ code: number; body: Ready }> => {
+    const res = await fetch(`http://127.0.0.1:${port}/fw/ready`);
+    return { code: res.status, body: (await res.json()) as Ready };
+  };
+
+  const up = await ready();
+  assert.equal(up.code, 200);
+  assert.deepEqual(up.body.checks, { redis: { ready: true } });
+
+  const warn = console.warn;
+  console.warn = () => undefined;
+  try {
+    await redis.stop();
+    const down = await waitFor('not ready', async () => {
+      const r = await ready();
+      return r.code === 503 ? r : undefined;
+    });
+    assert.deepEqual(down.body, { status: 'not_ready', phase: 'running', checks: { redis: { ready: false, detail: 'Redis is unreachable' } } });
+    assert.ok(!JSON.stringify(down.body).includes(String(redis.port)), 'the Redis address is not exposed');
+    // Liveness stays up: the node still delivers locally and reconnects by itself.
+    assert.equal((await fetch(`http://127.0.0.1:${port}/fw/health`)).status, 200);
+
+    await redis.start();
+    await waitFor('ready again', async () => ((await ready()).code === 200 ? true : undefined), 15_000);
+  } finally {
+    console.warn = warn;
+  }
+});
