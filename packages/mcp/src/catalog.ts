@@ -1,4 +1,11 @@
+import type { McpSessionHandle } from './context.js';
 import { McpRegistry, type PromptEntry, type RegistryListener, type ResourceEntry, type ToolEntry, type ToolRegistry } from './registry.js';
+
+/**
+ * Decides whether a session may see (list and call) a registry's entries: the admin plane's `fw_*`
+ * tools on a user's server are shown only to clients its gate would admit.
+ */
+export type RegistryVisibility = (session: McpSessionHandle) => boolean;
 
 /**
  * What one endpoint serves: the registries of its @McpServer classes, then the process-wide
@@ -6,6 +13,7 @@ import { McpRegistry, type PromptEntry, type RegistryListener, type ResourceEntr
  */
 export class Catalog {
   private readonly list: ToolRegistry[];
+  private readonly visibility = new Map<ToolRegistry, RegistryVisibility>();
   private readonly listeners = new Map<RegistryListener, Map<ToolRegistry, () => void>>();
 
   constructor(registries: readonly ToolRegistry[]) {
@@ -18,9 +26,11 @@ export class Catalog {
 
   /**
    * Adds a registry in front of the process-wide one when that is last (another class mounted on
-   * the same path), else at the end. Connected sessions are told about the new entries.
+   * the same path), else at the end. Connected sessions are told about the new entries. With
+   * `visible`, a session sees the registry's entries only while it answers true.
    */
-  add(registry: ToolRegistry): void {
+  add(registry: ToolRegistry, visible?: RegistryVisibility): void {
+    if (visible) this.visibility.set(registry, visible);
     if (this.list.includes(registry)) return;
     const last = this.list[this.list.length - 1];
     if (last && last === McpRegistry.get()) this.list.splice(this.list.length - 1, 0, registry);
@@ -34,6 +44,7 @@ export class Catalog {
     const i = this.list.indexOf(registry);
     if (i < 0) return false;
     this.list.splice(i, 1);
+    this.visibility.delete(registry);
     for (const offs of this.listeners.values()) {
       offs.get(registry)?.();
       offs.delete(registry);
@@ -50,12 +61,18 @@ export class Catalog {
     }
   }
 
-  tools(): ToolEntry[] {
-    return dedupe(this.list.flatMap((r) => r.tools()), (t) => t.name);
+  /** The registries `session` may see (all of them without a session: the admin view, tests). */
+  private visibleTo(session: McpSessionHandle | undefined): ToolRegistry[] {
+    if (!session || this.visibility.size === 0) return this.list;
+    return this.list.filter((r) => this.visibility.get(r)?.(session) ?? true);
   }
 
-  tool(name: string): ToolEntry | undefined {
-    for (const r of this.list) {
+  tools(session?: McpSessionHandle): ToolEntry[] {
+    return dedupe(this.visibleTo(session).flatMap((r) => r.tools()), (t) => t.name);
+  }
+
+  tool(name: string, session?: McpSessionHandle): ToolEntry | undefined {
+    for (const r of this.visibleTo(session)) {
       const t = r.tool(name);
       if (t) return t;
     }
@@ -63,33 +80,33 @@ export class Catalog {
   }
 
   /** Direct resources (no template variables). */
-  resources(): ResourceEntry[] {
-    return dedupe(this.list.flatMap((r) => r.resources()), (e) => e.uri).filter((e) => !e.template);
+  resources(session?: McpSessionHandle): ResourceEntry[] {
+    return dedupe(this.visibleTo(session).flatMap((r) => r.resources()), (e) => e.uri).filter((e) => !e.template);
   }
 
-  templates(): ResourceEntry[] {
-    return dedupe(this.list.flatMap((r) => r.resources()), (e) => e.uri).filter((e) => e.template);
+  templates(session?: McpSessionHandle): ResourceEntry[] {
+    return dedupe(this.visibleTo(session).flatMap((r) => r.resources()), (e) => e.uri).filter((e) => e.template);
   }
 
   /** The resource serving `uri`: an exact URI first, then the first matching template. */
-  findResource(uri: string): { entry: ResourceEntry; vars: Record<string, string> } | undefined {
-    for (const r of this.list) {
+  findResource(uri: string, session?: McpSessionHandle): { entry: ResourceEntry; vars: Record<string, string> } | undefined {
+    for (const r of this.visibleTo(session)) {
       const e = r.resourceByUri(uri);
       if (e && !e.template) return { entry: e, vars: {} };
     }
-    for (const e of this.templates()) {
+    for (const e of this.templates(session)) {
       const vars = e.template?.match(uri);
       if (vars) return { entry: e, vars };
     }
     return undefined;
   }
 
-  prompts(): PromptEntry[] {
-    return dedupe(this.list.flatMap((r) => r.prompts()), (p) => p.name);
+  prompts(session?: McpSessionHandle): PromptEntry[] {
+    return dedupe(this.visibleTo(session).flatMap((r) => r.prompts()), (p) => p.name);
   }
 
-  prompt(name: string): PromptEntry | undefined {
-    for (const r of this.list) {
+  prompt(name: string, session?: McpSessionHandle): PromptEntry | undefined {
+    for (const r of this.visibleTo(session)) {
       const p = r.prompt(name);
       if (p) return p;
     }

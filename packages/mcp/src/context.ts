@@ -14,6 +14,8 @@ export interface McpSessionHandle {
   readonly clientCapabilities: Record<string, unknown>;
   /** Who opened the session (set by the principal resolver at initialize / upgrade). */
   readonly principal: Principal | undefined;
+  /** The client's address when it opened the session (behind a trusted proxy: the forwarded one). */
+  readonly clientAddress: string | undefined;
   /** Per-session scratch space for the application. */
   readonly attributes: Map<string, unknown>;
 }

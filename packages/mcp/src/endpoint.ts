@@ -14,6 +14,16 @@ import type { McpSession } from './protocol/session.js';
 export type PrincipalResolver = (req: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
 export const PRINCIPAL_RESOLVER_SERVICE = 'principal-resolver';
 
+/**
+ * An endpoint's own door: runs before every HTTP request (but CORS preflights) and every WebSocket
+ * upgrade, after the Host/Origin check. Throwing an FwError refuses the request with its status.
+ */
+export type AccessCheck = (req: IncomingMessage) => void | Promise<void>;
+
+/** Finds the client's address of a request (the service `'client-address'`; default the socket's peer). */
+export type ClientAddressResolver = (req: IncomingMessage) => string | undefined;
+export const CLIENT_ADDRESS_SERVICE = 'client-address';
+
 /** Something on a keep-alive schedule: an SSE stream (comment) or a WebSocket (ping). */
 export interface KeepAliveTarget {
   keepAlive(): void;
@@ -56,6 +66,7 @@ export class McpEndpoint {
     readonly catalog: Catalog,
     readonly limits: McpLimits,
     private readonly resolver?: PrincipalResolver,
+    private readonly access?: AccessCheck,
   ) {
     this.protocol = new McpProtocol(fw, identity, catalog, limits);
     this.offCatalog = catalog.listen({
@@ -91,6 +102,15 @@ export class McpEndpoint {
   async resolvePrincipal(req: IncomingMessage): Promise<Principal | undefined> {
     const resolver = this.resolver ?? this.fw.services.get<PrincipalResolver>(PRINCIPAL_RESOLVER_SERVICE);
     return resolver ? await resolver(req) : undefined;
+  }
+
+  async checkAccess(req: IncomingMessage): Promise<void> {
+    if (this.access) await this.access(req);
+  }
+
+  clientAddress(req: IncomingMessage): string | undefined {
+    const resolve = this.fw.services.get<ClientAddressResolver>(CLIENT_ADDRESS_SERVICE);
+    return resolve ? resolve(req) : req.socket.remoteAddress;
   }
 
   add(registered: Registered): void {

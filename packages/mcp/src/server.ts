@@ -2,7 +2,7 @@ import type { Framework } from '@fw/runtime';
 import { Catalog } from './catalog.js';
 import { MCP_CONFIG, readLimits } from './config.js';
 import { buildRegistry, serverDeclaration, type McpServerClass, type McpServerOptions } from './decorators.js';
-import { McpEndpoint, type PrincipalResolver } from './endpoint.js';
+import { McpEndpoint, type AccessCheck, type PrincipalResolver } from './endpoint.js';
 import type { ServerIdentity } from './protocol/dispatcher.js';
 import { McpRegistry, type ToolRegistry } from './registry.js';
 import { StreamableHttpTransport } from './transport/streamable-http.js';
@@ -15,6 +15,8 @@ export interface MountOptions {
   globalRegistry?: boolean;
   /** Extra registries to serve (programmatic tools of this endpoint only). */
   registries?: ToolRegistry[];
+  /** This endpoint's own door, asked before every request and upgrade (the admin plane's gate on `/fw/admin/mcp`). */
+  access?: AccessCheck;
 }
 
 /** One path served on one framework. */
@@ -67,7 +69,7 @@ export function mountMcpServer(fw: Framework, target: McpServerClass | object | 
     ...(options.registries ?? []),
     ...(options.globalRegistry === false ? [] : [McpRegistry.get()]),
   ]);
-  const endpoint = new McpEndpoint(fw, identity, catalog, readLimits((k) => fw.config.get(k)), options.principalResolver);
+  const endpoint = new McpEndpoint(fw, identity, catalog, readLimits((k) => fw.config.get(k)), options.principalResolver, options.access);
   const http = new StreamableHttpTransport(endpoint);
   const ws = new WebSocketTransport(endpoint);
   const offHttp = fw.route('*', identity.path, http.handle);

@@ -47,10 +47,10 @@ export class McpProtocol {
   ) {
     this.methods = {
       ping: () => ({}),
-      'tools/list': (_s, r) => this.page('tools', r, this.catalog.tools().map(toolInfo)),
+      'tools/list': (s, r) => this.page('tools', r, this.catalog.tools(s).map(toolInfo)),
       'tools/call': (s, r, signal) => this.callTool(s, r, signal),
-      'resources/list': (_s, r) => this.page('resources', r, this.catalog.resources().map(resourceInfo)),
-      'resources/templates/list': (_s, r) => this.page('resourceTemplates', r, this.catalog.templates().map(templateInfo)),
+      'resources/list': (s, r) => this.page('resources', r, this.catalog.resources(s).map(resourceInfo)),
+      'resources/templates/list': (s, r) => this.page('resourceTemplates', r, this.catalog.templates(s).map(templateInfo)),
       'resources/read': (s, r, signal) => this.readResource(s, r, signal),
       'resources/subscribe': (s, r) => {
         s.subscriptions.add(stringParam(r, 'uri'));
@@ -60,7 +60,7 @@ export class McpProtocol {
         s.subscriptions.delete(stringParam(r, 'uri'));
         return {};
       },
-      'prompts/list': (_s, r) => this.page('prompts', r, this.catalog.prompts().map((p) => ({
+      'prompts/list': (s, r) => this.page('prompts', r, this.catalog.prompts(s).map((p) => ({
         name: p.name,
         description: p.description,
         arguments: p.params.map((a) => ({ name: a.name, description: a.description, required: a.required })),
@@ -183,7 +183,7 @@ export class McpProtocol {
 
   private async callTool(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
     const name = stringParam(req, 'name');
-    const tool = this.catalog.tool(name);
+    const tool = this.catalog.tool(name, session);
     if (!tool) throw new InvalidParamsError(`unknown tool: ${name}`);
     const raw = req.params?.arguments ?? {};
     if (!isObject(raw)) throw new InvalidParamsError('arguments must be an object');
@@ -200,7 +200,7 @@ export class McpProtocol {
 
   private async readResource(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
     const uri = stringParam(req, 'uri');
-    const found = this.catalog.findResource(uri);
+    const found = this.catalog.findResource(uri, session);
     if (!found) throw new ResourceNotFoundError(uri);
     let value: unknown;
     try {
@@ -214,7 +214,7 @@ export class McpProtocol {
 
   private async getPrompt(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
     const name = stringParam(req, 'name');
-    const prompt = this.catalog.prompt(name);
+    const prompt = this.catalog.prompt(name, session);
     if (!prompt) throw new InvalidParamsError(`unknown prompt: ${name}`);
     const raw = req.params?.arguments ?? {};
     if (!isObject(raw)) throw new InvalidParamsError('arguments must be an object');

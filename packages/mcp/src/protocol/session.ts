@@ -44,6 +44,7 @@ export class McpSession implements McpSessionHandle {
     readonly transport: 'streamable-http' | 'websocket',
     public principal: Principal | undefined,
     public sink: Sink,
+    readonly clientAddress: string | undefined = undefined,
   ) {}
 
   send(message: JsonRpcMessage, related?: RequestId): boolean {

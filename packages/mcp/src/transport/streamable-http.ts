@@ -51,6 +51,14 @@ export class StreamableHttpTransport {
     if (refusal) return fail(res, refusal.status, refusal.code, refusal.detail);
     const cors = corsHeaders(req);
     for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
+    if (req.method !== 'OPTIONS') {
+      try {
+        await this.endpoint.checkAccess(req);
+      } catch (err) {
+        req.resume();
+        return sendError(res, err);
+      }
+    }
     switch (req.method) {
       case 'POST':
         return this.post(req, res);
@@ -170,7 +178,7 @@ export class StreamableHttpTransport {
       return sendError(res, err);
     }
     const channel = new HttpChannel();
-    const session = new McpSession(this.endpoint.path, 'streamable-http', principal, channel.sink);
+    const session = new McpSession(this.endpoint.path, 'streamable-http', principal, channel.sink, this.endpoint.clientAddress(req));
     const answer = this.endpoint.protocol.initialize(session, msg);
     this.channels.set(session.id, channel);
     const idle = this.endpoint.limits.idleTimeoutMs;

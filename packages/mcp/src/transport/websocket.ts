@@ -40,21 +40,23 @@ export class WebSocketTransport {
     }
     let principal;
     try {
+      await this.endpoint.checkAccess(req);
       principal = await this.endpoint.resolvePrincipal(req);
     } catch (err) {
       const e = err instanceof FwError ? err : new FwError('internal_error', 'principal resolution failed', 500);
       return rejectUpgrade(socket, e.status, e.code, e.message);
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, principal));
+    const address = this.endpoint.clientAddress(req);
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, principal, address));
   };
 
-  private connected(ws: WebSocket, principal: McpSession['principal']): void {
+  private connected(ws: WebSocket, principal: McpSession['principal'], address: string | undefined): void {
     const send = (message: JsonRpcMessage | JsonRpcResponse[]): boolean => {
       if (ws.readyState !== ws.OPEN) return false;
       ws.send(JSON.stringify(message));
       return true;
     };
-    const session = new McpSession(this.endpoint.path, 'websocket', principal, (m) => send(m));
+    const session = new McpSession(this.endpoint.path, 'websocket', principal, (m) => send(m), address);
     let alive = true;
     ws.on('pong', () => {
       alive = true;
