@@ -12,7 +12,7 @@
 import { backoffDelay, reconnectOptions, type ReconnectOptions } from './backoff.js';
 import { ClientError } from './errors.js';
 import { encodeSince, resolveEndpoint } from './endpoint.js';
-import type { ServerFrame, TransportName } from './frames.js';
+import type { ServerFrame, TransportName, UpstreamKind } from './frames.js';
 import { answerToolCall, parseToolCall, type ToolCall, type ToolHandler } from './tool-bridge.js';
 import type { FetchLike, TransportConnection, TransportOpener, WebSocketConstructor } from './transport.js';
 import { openLongPolling } from './transports/long-polling.js';
@@ -124,7 +124,8 @@ export class FwClient {
   private lastSeen = 0;
   private sentSinceHeartbeat = false;
 
-  private readonly outbox: string[] = [];
+  /** Upstream texts in order: application messages and bridge answers (`tool-response`). */
+  private readonly outbox: { data: string; kind: UpstreamKind }[] = [];
   private flushing = false;
   private readonly tools = new Map<string, ToolHandler>();
 
@@ -173,7 +174,7 @@ export class FwClient {
   send(data: string | object): void {
     if (this._state === 'closed') throw new ClientError('client_closed', 'the client is closed');
     if (this.outbox.length >= this.maxQueue) throw new ClientError('send_queue_full', `send queue is full (${this.maxQueue} messages)`);
-    this.outbox.push(typeof data === 'string' ? data : JSON.stringify(data));
+    this.outbox.push({ data: typeof data === 'string' ? data : JSON.stringify(data), kind: 'm' });
     void this.flush();
   }
 
@@ -370,8 +371,6 @@ export class FwClient {
           if (seen !== undefined && frame.bid <= seen) return;
           this.cursors.set(frame.b, frame.bid);
         }
-        const call = parseToolCall(frame.d);
-        if (call) return this.answer(call);
         const meta: MessageMeta = { id: frame.id, broadcaster: frame.b, broadcasterSeq: frame.bid, transport };
         for (const l of this.messageListeners) {
           try {
@@ -380,6 +379,14 @@ export class FwClient {
             report(e);
           }
         }
+        return;
+      }
+      case 'tool-call': {
+        // In the message sequence (so a resume replays it once), but never the application's.
+        if (frame.id <= this.lastId) return;
+        this.lastId = frame.id;
+        const call = parseToolCall(frame.d);
+        if (call) this.answer(call);
         return;
       }
       case 'gap':
@@ -453,7 +460,8 @@ export class FwClient {
         const conn = this.conn;
         const gen = this.generation;
         try {
-          await conn.send(this.outbox[0]!);
+          const next = this.outbox[0]!;
+          await conn.send(next.data, next.kind);
         } catch (e) {
           const error = e instanceof ClientError ? e : new ClientError('connection_lost', String(e));
           if (gen !== this.generation) continue;
@@ -479,11 +487,9 @@ export class FwClient {
   private answer(call: ToolCall): void {
     void answerToolCall(this.tools.get(call.toolName), call).then((response) => {
       if (this._state === 'closed') return;
-      try {
-        this.send(response);
-      } catch (e) {
-        this.emit(this.errorListeners, e as ClientError);
-      }
+      // Not subject to maxQueue: the server is waiting for exactly this answer.
+      this.outbox.push({ data: response, kind: 'tool-response' });
+      void this.flush();
     });
   }
 

@@ -6,17 +6,22 @@ export type TransportName = 'websocket' | 'sse' | 'long-polling' | 'streaming';
 export interface HandshakeFrame { t: 'hs'; uuid: string; transport: TransportName; heartbeat: number; resumed: boolean; epoch?: string }
 /** `b`/`bid`: broadcaster and its sequence; a unicast has neither, a subset broadcast no `bid`. */
 export interface MessageFrame { t: 'm'; id: number; d: string; b?: string; bid?: number }
+/** A bidirectional-tool-bridge call: `d` is the §2.4 `tool-call` JSON; `id` is in the message sequence. */
+export interface ToolCallFrame { t: 'tool-call'; id: number; d: string }
 export interface HeartbeatFrame { t: 'hb' }
 export interface GapFrame { t: 'gap'; lost: number }
 export interface CloseFrame { t: 'close'; reason: string }
-export type ServerFrame = HandshakeFrame | MessageFrame | HeartbeatFrame | GapFrame | CloseFrame;
+export type ServerFrame = HandshakeFrame | MessageFrame | ToolCallFrame | HeartbeatFrame | GapFrame | CloseFrame;
 
 /** A client → server heartbeat over WebSocket. */
 export const HEARTBEAT = '{"t":"hb"}';
 
-/** A client → server message over WebSocket (HTTP transports POST the text itself). */
-export function encodeMessage(data: string): string {
-  return JSON.stringify({ t: 'm', d: data });
+/** What an upstream text is: an application message, or a bridge answer (docs/protocol.md). */
+export type UpstreamKind = 'm' | 'tool-response';
+
+/** A client → server frame over WebSocket (HTTP transports POST the text itself, `frame=` saying which). */
+export function encodeMessage(data: string, kind: UpstreamKind = 'm'): string {
+  return JSON.stringify({ t: kind, d: data });
 }
 
 const TRANSPORTS = new Set<string>(['websocket', 'sse', 'long-polling', 'streaming']);
@@ -48,6 +53,9 @@ export function checkFrame(f: Record<string, unknown>, text = JSON.stringify(f))
       if (f.b !== undefined && typeof f.b !== 'string') throw bad(text);
       if (f.bid !== undefined && (f.b === undefined || !Number.isSafeInteger(f.bid))) throw bad(text);
       return f as unknown as MessageFrame;
+    case 'tool-call':
+      if (!Number.isSafeInteger(f.id) || typeof f.d !== 'string') throw bad(text);
+      return { t: 'tool-call', id: f.id as number, d: f.d };
     case 'hb':
       return { t: 'hb' };
     case 'hs':

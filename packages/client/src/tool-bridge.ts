@@ -1,8 +1,9 @@
 /**
- * The client half of the bidirectional tool bridge (docs/protocol.md): the server sends the
- * message `{"type":"tool-call","id","toolName","arguments"}`; the client answers with
- * `{"type":"tool-response","id","result"}` from the handler the app registered, or with
- * `{"type":"tool-response","id","error"}` when there is none or it fails.
+ * The client half of the bidirectional tool bridge (docs/protocol.md): the server sends a
+ * `tool-call` frame whose `d` is `{"type":"tool-call","id","toolName","arguments"}`; the client
+ * answers with a `tool-response` frame carrying `{"type":"tool-response","id","result"}` from the
+ * handler the app registered, or `{"type":"tool-response","id","error"}` when there is none or it
+ * fails. Ordinary messages of that shape are the application's and are never answered.
  */
 export interface ToolCall {
   id: string | number;
@@ -13,10 +14,8 @@ export interface ToolCall {
 /** Returns the tool's result: a string is sent as is, anything else JSON-encoded (undefined → ""). */
 export type ToolHandler = (args: Record<string, unknown>, call: ToolCall) => unknown;
 
-/** The tool call carried by a message payload, or undefined for an ordinary message. */
+/** The tool call a `tool-call` frame carries, or undefined when it is malformed. */
 export function parseToolCall(payload: string): ToolCall | undefined {
-  // Cheap pre-filter: ordinary chat traffic never pays for a JSON.parse.
-  if (!payload.includes('"tool-call"')) return undefined;
   let v: unknown;
   try {
     v = JSON.parse(payload);

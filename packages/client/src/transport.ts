@@ -4,7 +4,7 @@
  * machine (handshake, heartbeat, resume, reconnect) lives in the client, not here.
  */
 import type { ClientError } from './errors.js';
-import type { ServerFrame, TransportName } from './frames.js';
+import type { ServerFrame, TransportName, UpstreamKind } from './frames.js';
 
 export interface TransportSink {
   frame(frame: ServerFrame): void;
@@ -46,8 +46,11 @@ export interface OpenRequest {
 }
 
 export interface TransportConnection {
-  /** Sends one message (its text). Resolves once handed over (WebSocket) or accepted (HTTP POST). */
-  send(data: string): Promise<void>;
+  /**
+   * Sends one message (its text), or with `kind` `tool-response` a bridge answer. Resolves once
+   * handed over (WebSocket) or accepted (HTTP POST).
+   */
+  send(data: string, kind?: UpstreamKind): Promise<void>;
   /** Sends a heartbeat where the transport has an upstream channel of its own (WebSocket). */
   heartbeat?(): void;
   /**

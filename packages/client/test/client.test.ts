@@ -129,26 +129,32 @@ test('failover: the next endpoint is used when the first is down', async () => {
   await fake.close();
 });
 
-test('a registered tool answers a tool-call; tool calls never reach onMessage', async () => {
+test('a registered tool answers tool-call frames with tool-response frames; look-alike messages reach onMessage', async () => {
   const inbound: string[] = [];
+  const lookAlike = JSON.stringify({ type: 'tool-call', id: 'k3', toolName: 'sum', arguments: { a: 1, b: 1 } });
   const fake = await fakeServer(0, (ws) => {
     ws.on('message', (m) => inbound.push(String(m)));
-    ws.send(JSON.stringify({ t: 'm', id: 1, d: JSON.stringify({ type: 'tool-call', id: 'k1', toolName: 'sum', arguments: { a: 2, b: 40 } }) }));
-    ws.send(JSON.stringify({ t: 'm', id: 2, d: JSON.stringify({ type: 'tool-call', id: 'k2', toolName: 'nope', arguments: {} }) }));
-    ws.send(JSON.stringify({ t: 'm', id: 3, d: 'plain' }));
+    ws.send(JSON.stringify({ t: 'tool-call', id: 1, d: JSON.stringify({ type: 'tool-call', id: 'k1', toolName: 'sum', arguments: { a: 2, b: 40 } }) }));
+    ws.send(JSON.stringify({ t: 'tool-call', id: 2, d: JSON.stringify({ type: 'tool-call', id: 'k2', toolName: 'nope', arguments: {} }) }));
+    ws.send(JSON.stringify({ t: 'm', id: 3, d: lookAlike }));
+    // A replayed call (an id already seen) is not answered twice.
+    ws.send(JSON.stringify({ t: 'tool-call', id: 1, d: JSON.stringify({ type: 'tool-call', id: 'k1', toolName: 'sum', arguments: { a: 2, b: 40 } }) }));
+    ws.send(JSON.stringify({ t: 'm', id: 4, d: 'plain' }));
   });
   const client = connect(fake.url, { transports: ['websocket'] });
   client.registerTool('sum', (args) => Number(args.a) + Number(args.b));
   assert.throws(() => client.registerTool('sum', () => 0), (e: ClientError) => e.code === 'duplicate_tool');
   const got: string[] = [];
   client.onMessage((d) => got.push(d));
-  await eventually(() => inbound.length === 2, 'two answers');
-  const answers = inbound.map((f) => JSON.parse(JSON.parse(f).d));
+  await eventually(() => inbound.length === 2 && got.length === 2, 'two answers and two messages');
+  const frames = inbound.map((f) => JSON.parse(f) as { t: string; d: string });
+  assert.deepEqual(frames.map((f) => f.t), ['tool-response', 'tool-response']);
+  const answers = frames.map((f) => JSON.parse(f.d) as { id: string });
   assert.deepEqual(answers.sort((x, y) => x.id.localeCompare(y.id)), [
     { type: 'tool-response', id: 'k1', result: '42' },
     { type: 'tool-response', id: 'k2', error: "no handler registered for tool 'nope'" },
   ]);
-  assert.deepEqual(got, ['plain']);
+  assert.deepEqual(got, [lookAlike, 'plain']);
   client.close();
   await fake.close();
 });

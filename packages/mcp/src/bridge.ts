@@ -80,8 +80,10 @@ export function allPendingBridgeCalls(): PendingCall[] {
 
 /**
  * Calls tools that live on a connected client (spec §2.4/§4.4): sends
- * `{type:'tool-call', id, toolName, arguments}` over the runtime transport and resolves with the
- * `result` of the `tool-response` carrying the same id. Each call settles exactly once: answer,
+ * `{type:'tool-call', id, toolName, arguments}` over the runtime transport (a `tool-call` frame
+ * for fw clients, docs/protocol.md) and resolves with the `result` of the `tool-response`
+ * carrying the same id. Answers reach only the pending call: never the handler, never a
+ * broadcaster. Each call settles exactly once: answer,
  * timeout (BridgeTimeoutError) or disconnect (BridgeDisconnectedError, at once). Node runs this
  * on one thread, so the bookkeeping is a map keyed by id and needs no locks; what "thread-safe"
  * means here is that concurrent calls and late, duplicate or foreign answers can never settle the
@@ -116,7 +118,9 @@ export class BiDirectionalToolBridge {
       const call: Pending = { id, resourceUuid: resource.uuid, toolName, startedAt: Date.now(), timeoutMs: this.timeoutMs, resource, resolve, reject, timer };
       this.pending.set(id, call);
       this.watch(resource).calls.add(id);
-      const written = resource.write({ type: 'tool-call', id, toolName, arguments: args });
+      // Its own frame type for fw clients, so the answer comes back as a `tool-response` frame
+      // that only this bridge sees; raw clients get the §2.4 JSON as a message.
+      const written = resource.writeToolCall(JSON.stringify({ type: 'tool-call', id, toolName, arguments: args }));
       if (!written && this.settle(id)) {
         this.counters.disconnected++;
         reject(new BridgeDisconnectedError(id, toolName, 'the message could not be delivered'));
@@ -150,7 +154,7 @@ export class BiDirectionalToolBridge {
   private watch(resource: Resource): Watch {
     let w = this.watches.get(resource);
     if (w) return w;
-    const offMessage = resource.onMessage((data) => this.onMessage(data));
+    const offMessage = resource.onToolResponse((data) => this.onToolResponse(data));
     const offClose = resource.onClose((reason) => {
       const ids = [...(this.watches.get(resource)?.calls ?? [])];
       for (const id of ids) {
@@ -174,27 +178,27 @@ export class BiDirectionalToolBridge {
     w.off();
   }
 
-  private onMessage(data: string): void {
-    // Cheap pre-check: the resource also carries the application's own traffic.
-    if (!data.includes('tool-response')) return;
+  /** True when `data` answered one of this bridge's pending calls (a raw client's message is then not the app's). */
+  private onToolResponse(data: string): boolean {
     let msg: unknown;
     try {
       msg = JSON.parse(data);
     } catch {
-      return;
+      return false;
     }
-    if (!msg || typeof msg !== 'object' || (msg as { type?: unknown }).type !== 'tool-response') return;
+    if (!msg || typeof msg !== 'object' || (msg as { type?: unknown }).type !== 'tool-response') return false;
     const { id, result, error } = msg as { id?: unknown; result?: unknown; error?: unknown };
     const call = typeof id === 'string' ? this.pending.get(id) : undefined;
     const hasResult = 'result' in (msg as object);
     if (!call || (!hasResult && typeof error !== 'string')) {
       this.counters.ignoredResponses++;
-      return;
+      return false;
     }
     this.settle(call.id);
     this.counters.completed++;
     if (!hasResult) call.reject(new BridgeClientError(call.id, call.toolName, error as string));
     else call.resolve(typeof result === 'string' ? result : JSON.stringify(result) ?? '');
+    return true;
   }
 
   /** Removes a call from the books; true only the first time (each call settles once). */

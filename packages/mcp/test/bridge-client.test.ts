@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework, type Resource } from '@fw/runtime';
 import { connect } from '@fw/client/node';
+import { WebSocket } from 'ws';
 import { BiDirectionalToolBridge, BridgeDisconnectedError, BridgeTimeoutError } from '../src/index.js';
 
 async function serve(): Promise<{ fw: Framework; url: string; connected: () => Promise<Resource> }> {
@@ -81,3 +82,104 @@ for (const transport of ['websocket', 'sse'] as const) {
     }
   });
 }
+
+/**
+ * Attack (issue 11 item 6): the handler has no `message()`, so every app message a client sends is
+ * broadcast to its path. A bridge answer must still reach only the pending call: a second client
+ * of the same path sees nothing of it, whether the answering client speaks fw (its `tool-response`
+ * frame) or is a raw WebSocket client (the §2.4 JSON as a message).
+ */
+for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as const) {
+  test(`a bridge answer is not seen by a second client of the same path (${transport}, handler without message())`, async () => {
+    const { fw, url, connected } = await serve();
+    const caller = connect(url, { transports: [transport] });
+    caller.registerTool('secret', () => 'the answer only the server may read');
+    const callerResource = await connected();
+    const bystander = connect(url, { transports: ['websocket'] });
+    const seen: string[] = [];
+    try {
+      bystander.onMessage((d) => seen.push(d));
+      await connected();
+      const bridge = new BiDirectionalToolBridge(5000);
+      assert.equal(await bridge.callClientTool(callerResource, 'secret'), 'the answer only the server may read');
+      // A later broadcast on the path proves the bystander is live and ordered after the answer.
+      caller.send('after');
+      await new Promise<void>((resolve) => {
+        const off = bystander.onMessage((d) => {
+          if (d === 'after') {
+            off();
+            resolve();
+          }
+        });
+      });
+      assert.deepEqual(seen, ['after'], 'the bystander saw only the ordinary message');
+    } finally {
+      caller.close();
+      bystander.close();
+      await fw.close();
+    }
+  });
+}
+
+test('a raw WebSocket client answers with the §2.4 message; the answer is not broadcast, and non-answers still are', async () => {
+  const { fw, url, connected } = await serve();
+  const wsUrl = url.replace('http:', 'ws:');
+  const raw = new WebSocket(wsUrl);
+  const bystander = connect(url, { transports: ['websocket'] });
+  const seen: string[] = [];
+  try {
+    bystander.onMessage((d) => seen.push(d));
+    const calls: string[] = [];
+    raw.on('message', (data) => {
+      const text = String(data);
+      calls.push(text);
+      if (!text.startsWith('{"type":"tool-call"')) return; // broadcasts of the path, its own included
+      const msg = JSON.parse(text) as { type?: string; id?: string };
+      if (msg.type === 'tool-call') raw.send(JSON.stringify({ type: 'tool-response', id: msg.id, result: 'raw secret' }));
+    });
+    const first = await connected();
+    const second = await connected();
+    const rawResource = first.protocol === 'raw' ? first : second;
+    assert.equal(rawResource.protocol, 'raw');
+    const bridge = new BiDirectionalToolBridge(5000);
+    assert.equal(await bridge.callClientTool(rawResource, 'secret'), 'raw secret');
+    assert.equal(JSON.parse(calls[0]!).type, 'tool-call', 'a raw client gets the spec §2.4 JSON');
+    // A message of the same shape that answers no pending call is the application's: broadcast.
+    const unclaimed = JSON.stringify({ type: 'tool-response', id: 'no-such-call', result: 'x' });
+    raw.send(unclaimed);
+    raw.send('after');
+    await new Promise<void>((resolve) => {
+      const off = bystander.onMessage((d) => {
+        if (d === 'after') {
+          off();
+          resolve();
+        }
+      });
+    });
+    assert.deepEqual(seen, [unclaimed, 'after']);
+  } finally {
+    raw.close();
+    bystander.close();
+    await fw.close();
+  }
+});
+
+test('POST with an unknown frame kind is 400 invalid_query, and nothing reaches the path', async () => {
+  const { fw, url, connected } = await serve();
+  const client = connect(url, { transports: ['sse'] });
+  try {
+    await connected();
+    const uuid = await new Promise<string>((resolve) => {
+      const check = (): void => (client.uuid ? resolve(client.uuid) : void setTimeout(check, 5));
+      check();
+    });
+    const res = await fetch(`${url}?tracking=${uuid}&frame=bogus`, { method: 'POST', body: 'x' });
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as { code: string; parameter: string };
+    assert.equal(body.code, 'invalid_query');
+    assert.equal(body.parameter, 'frame');
+  } finally {
+    client.close();
+    await fw.close();
+  }
+});

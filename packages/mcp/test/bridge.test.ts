@@ -3,37 +3,45 @@ import assert from 'node:assert/strict';
 import type { Resource } from '@fw/runtime';
 import { BiDirectionalToolBridge, BridgeClientError, BridgeDisconnectedError, BridgeLimitError, BridgeTimeoutError, allPendingBridgeCalls } from '../src/index.js';
 
-/** A Resource double: records writes, lets the test play the client. */
+/** A Resource double: records bridge calls, lets the test play the client. */
 class FakeResource {
   readonly written: { type: string; id: string; toolName: string; arguments: Record<string, unknown> }[] = [];
-  readonly messageListeners = new Set<(d: string) => void>();
+  readonly responseListeners = new Set<(d: string) => boolean>();
   readonly closeListeners = new Set<(r: string) => void>();
   closed = false;
   writable = true;
   constructor(readonly uuid: string) {}
-  write(message: string | object): boolean {
+  write(): boolean {
+    throw new Error('the bridge writes tool-call frames only, never application messages');
+  }
+  writeToolCall(payload: string): boolean {
     if (!this.writable || this.closed) return false;
-    this.written.push((typeof message === 'string' ? JSON.parse(message) : message) as never);
+    this.written.push(JSON.parse(payload) as never);
     return true;
   }
-  onMessage(l: (d: string) => void): () => void {
-    this.messageListeners.add(l);
-    return () => this.messageListeners.delete(l);
+  onMessage(): () => void {
+    throw new Error('the bridge listens to tool-response frames only, never to application messages');
+  }
+  onToolResponse(l: (d: string) => boolean): () => void {
+    this.responseListeners.add(l);
+    return () => this.responseListeners.delete(l);
   }
   onClose(l: (r: string) => void): () => void {
     this.closeListeners.add(l);
     return () => this.closeListeners.delete(l);
   }
-  /** The client sends a text frame. */
-  send(data: unknown): void {
-    for (const l of [...this.messageListeners]) l(typeof data === 'string' ? data : JSON.stringify(data));
+  /** The client sends a tool-response frame; true when a pending call claimed it. */
+  send(data: unknown): boolean {
+    let claimed = false;
+    for (const l of [...this.responseListeners]) claimed = l(typeof data === 'string' ? data : JSON.stringify(data)) || claimed;
+    return claimed;
   }
   disconnect(reason = 'gone'): void {
     this.closed = true;
     for (const l of [...this.closeListeners]) l(reason);
   }
   get listeners(): number {
-    return this.messageListeners.size + this.closeListeners.size;
+    return this.responseListeners.size + this.closeListeners.size;
   }
 }
 
@@ -110,14 +118,15 @@ test('malformed and unknown-id tool-responses are ignored and counted; an error 
   const bridge = new BiDirectionalToolBridge();
   const r = new FakeResource('x');
   const p = bridge.callClientTool(asResource(r), 'echo', {});
-  r.send('{"type":"tool-response"');               // not JSON
-  r.send({ type: 'tool-response', id: 'nope', result: 1 }); // unknown id
-  r.send({ type: 'tool-response', id: 42, result: 1 });     // id of the wrong type
-  r.send({ type: 'tool-response', id: r.written[0]!.id });  // neither result nor error
-  r.send({ type: 'chat', text: 'tool-response mentioned in chat' }); // app traffic: not counted
+  // None of these is claimed (so a raw client's message of that shape stays the app's).
+  assert.equal(r.send('{"type":"tool-response"'), false);               // not JSON
+  assert.equal(r.send({ type: 'tool-response', id: 'nope', result: 1 }), false); // unknown id
+  assert.equal(r.send({ type: 'tool-response', id: 42, result: 1 }), false);     // id of the wrong type
+  assert.equal(r.send({ type: 'tool-response', id: r.written[0]!.id }), false);  // neither result nor error
+  assert.equal(r.send({ type: 'chat', text: 'tool-response mentioned in chat' }), false); // not an answer: not counted
   assert.equal(bridge.stats().ignoredResponses, 3);
   assert.equal(bridge.pendingCount(), 1);
-  r.send({ type: 'tool-response', id: r.written[0]!.id, error: 'no handler' });
+  assert.equal(r.send({ type: 'tool-response', id: r.written[0]!.id, error: 'no handler' }), true);
   await assert.rejects(p, (e: unknown) => e instanceof BridgeClientError && e.code === 'bridge_client_error' && /no handler/.test(e.message));
   // Each call settles once: a duplicate answer is ignored.
   const q = bridge.callClientTool(asResource(r), 'echo', {});

@@ -38,6 +38,19 @@ export interface Resource {
   close(reason?: string): void;
   /** Messages this client sends (text). Returns an unsubscribe function. */
   onMessage(listener: (data: string) => void): () => void;
+  /**
+   * Sends a bidirectional-tool-bridge call (docs/protocol.md, "The bidirectional tool bridge"):
+   * an fw client gets it as a `tool-call` frame, which it never hands to the application; a raw
+   * client gets `payload` as an ordinary message. Returns false when it was dropped.
+   */
+  writeToolCall(payload: string): boolean;
+  /**
+   * Bridge answers from this client: an fw client's `tool-response` frames, and a raw client's
+   * messages that look like one. A listener returns true when the answer was for one of its
+   * pending calls; only then is a raw client's message kept from the application. Answers never
+   * reach the handler or a broadcaster.
+   */
+  onToolResponse(listener: (data: string) => boolean): () => void;
   onClose(listener: (reason: string) => void): () => void;
 }
 

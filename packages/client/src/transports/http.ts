@@ -1,6 +1,7 @@
 /** What the HTTP transports (sse, streaming, long-polling) share: errors, upstream POSTs, body reading. */
 import { ClientError } from '../errors.js';
 import { endpointUrl } from '../endpoint.js';
+import type { UpstreamKind } from '../frames.js';
 import type { FetchLike } from '../transport.js';
 
 /** Turns an error answer (problem+json when the server is fw) into a ClientError. */
@@ -28,11 +29,14 @@ export function networkError(e: unknown, what: string): ClientError {
   return new ClientError('connection_lost', `${what}: ${e instanceof Error ? e.message : String(e)}`);
 }
 
-/** Client → server over HTTP: the message text is the POST body, addressed by `tracking`. */
-export async function postMessage(fetchImpl: FetchLike, endpoint: URL, uuid: string, data: string): Promise<void> {
+/**
+ * Client → server over HTTP: the message text is the POST body, addressed by `tracking`; a bridge
+ * answer also carries `frame=tool-response`.
+ */
+export async function postMessage(fetchImpl: FetchLike, endpoint: URL, uuid: string, data: string, kind: UpstreamKind = 'm'): Promise<void> {
   let res: Response;
   try {
-    res = await fetchImpl(endpointUrl(endpoint, 'http', { tracking: uuid }), {
+    res = await fetchImpl(endpointUrl(endpoint, 'http', { tracking: uuid, frame: kind === 'm' ? undefined : kind }), {
       method: 'POST',
       headers: { 'content-type': 'text/plain;charset=utf-8' },
       body: data,

@@ -96,9 +96,9 @@ export function openLongPolling({ endpoint, params, sink, env, heartbeat }: Open
 
   return {
     watchesSilence: false,
-    send(data) {
+    send(data, kind) {
       if (done || !fetchImpl || uuid === undefined) return Promise.reject(new ClientError('connection_lost', 'long-polling is not open'));
-      return postMessage(fetchImpl, endpoint, uuid, data);
+      return postMessage(fetchImpl, endpoint, uuid, data, kind);
     },
     close(final) {
       done = true;

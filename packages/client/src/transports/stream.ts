@@ -73,9 +73,9 @@ function openStream({ endpoint, params, sink, env }: OpenRequest, mode: Mode): T
 
   return {
     watchesSilence: true,
-    send(data) {
+    send(data, kind) {
       if (done || !fetchImpl || uuid === undefined) return Promise.reject(new ClientError('connection_lost', `${mode} is not open`));
-      return postMessage(fetchImpl, endpoint, uuid, data);
+      return postMessage(fetchImpl, endpoint, uuid, data, kind);
     },
     close(final) {
       done = true;

@@ -76,9 +76,9 @@ export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): Tra
   };
   return {
     watchesSilence: true,
-    send(data) {
+    send(data, kind) {
       if (done || ws.readyState !== OPEN) return Promise.reject(new ClientError('connection_lost', 'websocket is not open'));
-      ws.send(encodeMessage(data));
+      ws.send(encodeMessage(data, kind));
       return Promise.resolve();
     },
     heartbeat() {

@@ -11,7 +11,8 @@
  * is built and the shared tail bytes follow it (copied into the same buffer when short).
  */
 export const FRAME_HEAD = '{"t":"m","id":';
-const FRAME_HEAD_BYTES = FRAME_HEAD.length;
+/** The head of a bridge call frame (docs/protocol.md, "The bidirectional tool bridge"): same shape, its own type. */
+export const TOOL_CALL_HEAD = '{"t":"tool-call","id":';
 /** Up to this many tail bytes are copied into the per-recipient buffer; longer tails are written as a second, shared chunk. */
 const COPY_TAIL_MAX = 1024;
 
@@ -31,6 +32,8 @@ export class Outgoing {
     /** Broadcaster id and sequence: both absent for unicast, no sequence for a subset broadcast (never replayed). */
     readonly broadcaster?: string,
     readonly bid?: number,
+    /** `m` for application messages; `tool-call` for a bridge call, which an fw client never hands to the app. */
+    readonly type: 'm' | 'tool-call' = 'm',
   ) {}
 
   static from(message: string | object, broadcaster?: string, bid?: number): Outgoing {
@@ -39,7 +42,7 @@ export class Outgoing {
 
   /** The fw message frame for one recipient. */
   frame(id: number): string {
-    return FRAME_HEAD + id + this.fwTail();
+    return this.head() + id + this.fwTail();
   }
 
   /** The payload as UTF-8 bytes, shared by all recipients. */
@@ -67,12 +70,13 @@ export class Outgoing {
   writeFwWebSocketFrame(sink: FrameSink, id: number): void {
     const tail = (this.tailBytes ??= Buffer.from(this.fwTail(), 'utf8'));
     const digits = String(id);
-    const length = FRAME_HEAD_BYTES + digits.length + tail.length;
+    const head = this.head();
+    const length = head.length + digits.length + tail.length;
     const header = headerLength(length);
     const copy = tail.length <= COPY_TAIL_MAX;
-    const buf = Buffer.allocUnsafe(header + FRAME_HEAD_BYTES + digits.length + (copy ? tail.length : 0));
+    const buf = Buffer.allocUnsafe(header + head.length + digits.length + (copy ? tail.length : 0));
     let at = writeHeader(buf, length);
-    at += buf.write(FRAME_HEAD, at, 'latin1');
+    at += buf.write(head, at, 'latin1');
     at += buf.write(digits, at, 'latin1');
     if (copy) {
       tail.copy(buf, at);
@@ -81,6 +85,10 @@ export class Outgoing {
       sink.write(buf);
       sink.write(tail);
     }
+  }
+
+  private head(): string {
+    return this.type === 'm' ? FRAME_HEAD : TOOL_CALL_HEAD;
   }
 
   private fwTail(): string {

@@ -59,6 +59,7 @@ export class FwResource implements Resource {
   private attrs: Map<string, unknown> | undefined;
   private graceTimer: NodeJS.Timeout | undefined;
   private messageListeners: ((data: string) => void)[] | undefined;
+  private toolResponseListeners: ((data: string) => boolean)[] | undefined;
   private closeListeners: ((reason: string) => void)[] | undefined;
   cleanups: (() => void)[] | undefined;
 
@@ -92,6 +93,10 @@ export class FwResource implements Resource {
 
   write(message: string | object): boolean {
     return this.deliver(Outgoing.from(message));
+  }
+
+  writeToolCall(payload: string): boolean {
+    return this.deliver(new Outgoing(payload, undefined, undefined, 'tool-call'));
   }
 
   /** The hot path: one message for this resource, encoded already. */
@@ -221,6 +226,9 @@ export class FwResource implements Resource {
     this.messagesIn++;
     this.runtime.counters.messagesIn++;
     this.heard = true;
+    // A raw client has no frame types: its bridge answers are messages of the §2.4 shape. Only
+    // one that a pending call claims is kept from the application.
+    if (this.protocol === 'raw' && this.toolResponseListeners !== undefined && data.includes('tool-response') && this.offerToolResponse(data)) return;
     for (const i of this.handler.chain()) {
       if (i.inbound && i.inbound(this, data) === false) return;
     }
@@ -231,6 +239,27 @@ export class FwResource implements Resource {
     } else if (this.home !== null) {
       this.runtime.broadcasters.lookup(this.home)?.broadcast(data);
     }
+  }
+
+  /**
+   * A `tool-response` frame from an fw client: it goes to the bridge listeners only, never to
+   * the handler or a broadcaster, whether or not a pending call claims it.
+   */
+  receiveToolResponse(data: string): void {
+    if (this.closed) return;
+    this.heard = true;
+    if (this.toolResponseListeners !== undefined) this.offerToolResponse(data);
+  }
+
+  private offerToolResponse(data: string): boolean {
+    for (const l of [...this.toolResponseListeners!]) {
+      try {
+        if (l(data)) return true;
+      } catch (err) {
+        console.error('[fw] tool-response listener failed:', err);
+      }
+    }
+    return false;
   }
 
   /** Called by the heartbeat interceptor's sweep. */
@@ -246,6 +275,14 @@ export class FwResource implements Resource {
   onMessage(listener: (data: string) => void): () => void {
     (this.messageListeners ??= []).push(listener);
     return () => remove(this.messageListeners, listener);
+  }
+
+  onToolResponse(listener: (data: string) => boolean): () => void {
+    (this.toolResponseListeners ??= []).push(listener);
+    return () => {
+      remove(this.toolResponseListeners, listener);
+      if (this.toolResponseListeners?.length === 0) this.toolResponseListeners = undefined;
+    };
   }
 
   onClose(listener: (reason: string) => void): () => void {
@@ -273,6 +310,7 @@ export class FwResource implements Resource {
     if (this.handler.handler.close) guard(() => this.handler.handler.close!(this, reason));
     if (this.closeListeners) for (const l of this.closeListeners.splice(0)) guard(() => l(reason));
     this.messageListeners = undefined;
+    this.toolResponseListeners = undefined;
     this.ring.release();
     rt.events.emit('ResourceDisconnected', { uuid: this.uuid, reason });
   }

@@ -173,10 +173,16 @@ export class Endpoint {
     if (q.tracking === undefined) throw new FwError('tracking_required', 'a message POST needs `tracking=<uuid>`', 400, { parameter: 'tracking' });
     const path = normalize(ctx.url.pathname);
     this.target(q.tracking, path, undefined);
+    const frame = ctx.url.searchParams.get('frame');
+    if (frame !== null && frame !== 'm' && frame !== 'tool-response') {
+      throw new FwError('invalid_query', "query parameter 'frame' must be m or tool-response", 400, { parameter: 'frame' });
+    }
     const body = await readBody(req, this.rt.settings.maxPayload);
     // Look again: the resource may have gone while the body arrived.
     const r = this.target(q.tracking, path, undefined);
-    r.receive(body);
+    // `frame=tool-response`: a bridge answer (docs/protocol.md), for the pending call only.
+    if (frame === 'tool-response') r.receiveToolResponse(body);
+    else r.receive(body);
     res.writeHead(204, { 'cache-control': 'no-store' });
     res.end();
   }

@@ -46,7 +46,7 @@ export class WebSocketConnection implements Connection {
     ws.on('error', onError);
   }
 
-  /** A client frame: the message itself for raw clients, an fw frame (`m` or `hb`) otherwise. */
+  /** A client frame: the message itself for raw clients, an fw frame (`m`, `hb` or `tool-response`) otherwise. */
   received(data: Buffer): void {
     const r = this.resource;
     if (r === undefined) return;
@@ -63,6 +63,7 @@ export class WebSocketConnection implements Connection {
     }
     if (frame?.t === 'm' && typeof frame.d === 'string') r.receive(frame.d);
     else if (frame?.t === 'hb') r.heard = true;
+    else if (frame?.t === 'tool-response' && typeof frame.d === 'string') r.receiveToolResponse(frame.d);
     else r.close('malformed frame', 1007);
   }
 
