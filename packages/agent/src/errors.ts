@@ -26,3 +26,20 @@ export class TaskNotCancelableError extends FwError {
     super('task_not_cancelable', `task '${id}' is ${state} and can no longer be cancelled`, 409, { id, state });
   }
 }
+
+/** An optional peer dependency (`ai`, `@ai-sdk/openai`) is needed for what was asked and is not installed. */
+export class MissingPeerError extends FwError {
+  constructor(peer: string, purpose: string) {
+    super('peer_missing', `${purpose} needs the package '${peer}', which is not installed: npm install ${peer}`, 503, { peer });
+  }
+}
+
+/**
+ * What a failed `import(peer)` should throw: a MissingPeerError when the peer itself is not
+ * installed, otherwise the original error (a broken install must not be reported as an absent one).
+ */
+export function missingPeer(err: unknown, peer: string, purpose: string): unknown {
+  const e = err as { code?: string; message?: string };
+  const notFound = e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND';
+  return notFound && (e.message ?? '').includes(`'${peer}'`) ? new MissingPeerError(peer, purpose) : err;
+}

@@ -127,6 +127,14 @@ export function mountAgent(fw: Framework, target: AgentClass | object): void {
   pending.set(fw, list);
 }
 
+/**
+ * The agent module, to install by hand: `await fw.use(agentModule({ runtimes: [myRuntime] }))`
+ * (the autoloader then skips @fw/agent).
+ */
+export function agentModule(options?: ConstructorParameters<typeof AgentModule>[0]): AgentModule {
+  return new AgentModule(options);
+}
+
 /** Autoload entry point: the module, unless `fw.agent.enabled` is false. */
 export function createModule(fw: Framework): AgentModule | undefined {
   fw.config.declare(AGENT_CONFIG);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework } from '@fw/runtime';
-import { Agent, agentModuleOf, mountAgent, type AgentAdminView } from '../src/index.js';
+import { Agent, agentModule, agentModuleOf, mountAgent, type AgentAdminView, type AiRuntime } from '../src/index.js';
 
 @Agent({ name: 'auto', description: 'mounted by the module' })
 class Auto {}
@@ -40,6 +40,28 @@ test('fw.agent.enabled=false: no module, no agent service', async () => {
     await fw.start();
     assert.equal(fw.services.get('agent'), undefined);
     assert.equal(fw.hasModule('@fw/agent'), false);
+  } finally {
+    await fw.close();
+  }
+});
+
+test('agentModule(): installed by hand with its runtimes, the autoloader then skips @fw/agent', async () => {
+  const fw = new Framework({ configFile: false, env: {}, 'fw.ai.auto': false, 'fw.agent.mount-decorated': false });
+  const mine: AiRuntime = {
+    name: 'mine', priority: 5, capabilities: ['streaming'], models: ['m1'],
+    isAvailable: () => true,
+    async *stream() {
+      yield { type: 'text', delta: 'hi' };
+    },
+  };
+  try {
+    const module = agentModule({ runtimes: [mine] });
+    await fw.use(module);
+    await fw.start();
+    assert.equal(agentModuleOf(fw), module);
+    const view = fw.services.get<AgentAdminView>('agent')!;
+    assert.deepEqual(view.runtimes().map((r) => r.name).sort(), ['mine', 'offline']);
+    assert.equal(view.activeRuntime()?.name, 'mine');
   } finally {
     await fw.close();
   }

@@ -5,6 +5,7 @@
  * Anthropic, Google, …
  */
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
+import { missingPeer } from '../errors.js';
 import type { AiMessage, AiRequest, AiRuntime, AiStreamPart } from './port.js';
 
 /**
@@ -50,7 +51,9 @@ export class AiSdkRuntime implements AiRuntime {
 
   async *stream(request: AiRequest, signal: AbortSignal): AsyncIterable<AiStreamPart> {
     signal.throwIfAborted();
-    const { streamText, jsonSchema, tool } = await import('ai');
+    const { streamText, jsonSchema, tool } = await import('ai').catch((err: unknown) => {
+      throw missingPeer(err, 'ai', `the AI runtime '${this.name}'`);
+    });
     const model = await (this.model ??= Promise.resolve(typeof this.modelSource === 'function' ? this.modelSource() : this.modelSource));
     const tools: ToolSet = {};
     for (const t of request.tools ?? []) {
@@ -130,7 +133,9 @@ export function openAiRuntime(options: OpenAiRuntimeOptions): AiSdkRuntime {
     models: [options.model],
     available: () => Boolean(apiKey || options.baseURL),
     model: async () => {
-      const { createOpenAI } = await import('@ai-sdk/openai');
+      const { createOpenAI } = await import('@ai-sdk/openai').catch((err: unknown) => {
+        throw missingPeer(err, '@ai-sdk/openai', 'openAiRuntime()');
+      });
       const provider = createOpenAI({ apiKey: apiKey ?? 'not-needed', ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
       return provider.chat(options.model);
     },
