@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+// The pack-and-install check: do the published packages work outside this monorepo?
+//
+//  1. `npm pack` each publishable package (after `tsc -b`; `npm run pack-check` builds first);
+//     each tarball must hold its package.json, README.md, LICENSE and built sources, no tests.
+//  2. A scratch app in a temporary directory outside the repository installs the tarballs alone
+//     (plus their declared registry dependencies, TypeScript and @types/node); no workspace links.
+//     The MCP SDK client is installed in a folder of its own (mcp-client/), so its dependencies
+//     cannot hide one an fw package forgot to declare.
+//  3. The README's 20-line app is copied from README.md, and the smoke test
+//     (scripts/pack-check/smoke.ts) is compiled there against the tarballs' declarations and run:
+//     the README app, @fw/client/node, the admin REST API and dashboard, an MCP client listing and
+//     calling a tool, the stdio bridge bin, an @Agent over A2A, a missing optional peer, and
+//     @fw/redis on the local Redis (FW_PACK_CHECK_REDIS_URL, default redis://127.0.0.1:6379).
+//
+// Usage: node scripts/pack-check.mjs [--keep]   (--keep leaves the scratch directory for a look)
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PUBLISHED } from './check-imports.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const here = join(root, 'scripts', 'pack-check');
+const keep = process.argv.includes('--keep');
+const started = Date.now();
+const timings = [];
+
+function run(command, args, options = {}) {
+  const t0 = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const limit = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 180_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(limit);
+      timings.push(`${options.label ?? command} ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      if (code === 0) resolve(out);
+      else reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`})\n${out}${err}`));
+    });
+  });
+}
+
+const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
+const installedVersion = (name) => readJson(join(root, 'node_modules', name, 'package.json')).version;
+
+/** Node resolves bare imports up the directory tree: a node_modules above the app would leak in. */
+function assertIsolated(dir) {
+  for (let d = dirname(dir); ; d = dirname(d)) {
+    if (existsSync(join(d, 'node_modules'))) throw new Error(`${join(d, 'node_modules')} exists above the scratch app: it would leak into resolution`);
+    if (d === dirname(d)) return;
+  }
+}
+
+/** The first ```ts block under the README's "A 20-line app" heading, listening on port 0. */
+function readmeApp() {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.split(/^## /m).find((s) => s.startsWith('A 20-line app'));
+  const code = section && /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!code) throw new Error("README.md: no ```ts block under '## A 20-line app'");
+  if (!code.includes('server.listen(8080)')) throw new Error('README.md: the 20-line app no longer ends with server.listen(8080); update scripts/pack-check.mjs');
+  return `${code.replace('server.listen(8080)', "server.listen(0, '127.0.0.1')")}\nexport { fw, server };\n`;
+}
+
+function checkTarball(file, listing) {
+  const entries = listing.split('\n').filter(Boolean);
+  for (const needed of ['package/package.json', 'package/README.md', 'package/LICENSE', 'package/dist/src/index.js', 'package/dist/src/index.d.ts']) {
+    if (!entries.includes(needed)) throw new Error(`${file} lacks ${needed}`);
+  }
+  const tests = entries.filter((e) => /(^|\/)test\/|\.test\.js$/.test(e));
+  if (tests.length > 0) throw new Error(`${file} ships tests: ${tests.slice(0, 3).join(', ')}`);
+}
+
+async function main() {
+  for (const name of PUBLISHED) {
+    if (!existsSync(join(root, 'packages', name, 'dist', 'src', 'index.js'))) throw new Error(`packages/${name} is not built: run \`npx tsc -b\` (or \`npm run pack-check\`)`);
+  }
+  const work = mkdtempSync(join(tmpdir(), 'fw-pack-check-'));
+  try {
+    assertIsolated(work);
+    const tarballs = join(work, 'tarballs');
+    const app = join(work, 'app');
+    const mcpClient = join(app, 'mcp-client');
+    mkdirSync(tarballs);
+    mkdirSync(mcpClient, { recursive: true });
+
+    // 1. Pack.
+    const packed = JSON.parse(await run('npm', ['pack', '--json', '--pack-destination', tarballs, ...PUBLISHED.flatMap((p) => ['-w', `packages/${p}`])], { cwd: root, label: 'npm pack' }));
+    const files = Object.fromEntries(packed.map((p) => [p.name, p.filename]));
+    for (const p of packed) checkTarball(p.filename, await run('tar', ['tzf', join(tarballs, p.filename)], { label: `tar ${p.name}` }));
+
+    // 2. The scratch app and its installs (the MCP client's beside it, at the same time).
+    writeFileSync(join(app, 'package.json'), `${JSON.stringify({
+      name: 'fw-pack-check-app',
+      private: true,
+      type: 'module',
+      dependencies: Object.fromEntries(Object.entries(files).map(([name, file]) => [name, `file:../tarballs/${file}`])),
+      devDependencies: { typescript: installedVersion('typescript'), '@types/node': installedVersion('@types/node') },
+    }, null, 2)}\n`);
+    writeFileSync(join(mcpClient, 'package.json'), `${JSON.stringify({
+      name: 'fw-pack-check-mcp-client',
+      private: true,
+      type: 'module',
+      devDependencies: { '@modelcontextprotocol/sdk': installedVersion('@modelcontextprotocol/sdk') },
+    }, null, 2)}\n`);
+    const npmInstall = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
+    await Promise.all([
+      run('npm', npmInstall, { cwd: app, label: 'npm install (app)' }),
+      run('npm', npmInstall, { cwd: mcpClient, label: 'npm install (mcp client)' }),
+    ]);
+    for (const name of Object.keys(files)) {
+      const installed = join(app, 'node_modules', name);
+      if (!existsSync(join(installed, 'package.json')) || existsSync(join(installed, 'src'))) throw new Error(`${name} is not installed from its tarball`);
+    }
+
+    // 3. The README app and the smoke test, compiled against the tarballs' types, then run.
+    writeFileSync(join(app, 'readme-app.ts'), readmeApp());
+    copyFileSync(join(here, 'smoke.ts'), join(app, 'smoke.ts'));
+    copyFileSync(join(here, 'tsconfig.json'), join(app, 'tsconfig.json'));
+    copyFileSync(join(here, 'mcp-check.mjs'), join(mcpClient, 'check.mjs'));
+    copyFileSync(join(here, 'mcp-check.d.mts'), join(mcpClient, 'check.d.mts'));
+    await run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], { cwd: app, label: 'tsc' });
+    const out = await run(process.execPath, ['smoke.js'], {
+      cwd: app,
+      label: 'smoke',
+      timeoutMs: 120_000,
+      env: {
+        ...process.env,
+        ADMIN_TOKEN: randomBytes(16).toString('hex'),
+        PACK_CHECK_REDIS_URL: process.env.FW_PACK_CHECK_REDIS_URL ?? 'redis://127.0.0.1:6379',
+        FW_DATA_DIR: '',
+        NODE_ENV: 'production',
+      },
+    });
+    process.stdout.write(out);
+  } finally {
+    if (keep) console.log(`pack-check: scratch directory kept at ${work}`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => {
+    console.log(`pack-check: ok on Node ${process.version} in ${((Date.now() - started) / 1000).toFixed(1)} s (${timings.filter((t) => !t.startsWith('tar ')).join(', ')})`);
+  },
+  (err) => {
+    console.error(`pack-check: FAILED on Node ${process.version}:`, err.message ?? err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,1 @@
+export function checkMcp(url: string, token: string): Promise<{ tools: string[]; sum: string | undefined }>;
