@@ -5,8 +5,8 @@ import { resolve } from 'node:path';
  * Typed configuration. Every module declares its keys (`fw.admin.enabled`, …) with a type, a
  * default and a description; values come, later wins, from the defaults, an optional
  * `fw.config.json`, the environment (`fw.admin.mcp-write-tools` ↔ `FW_ADMIN_MCP_WRITE_TOOLS`) and
- * the options passed to `new Framework()`. Unknown `fw.*` keys are warned about once all modules
- * have declared theirs.
+ * the options passed to `new Framework()` (an option set to `undefined` counts as not given).
+ * Unknown `fw.*` keys are warned about once all modules have declared theirs.
  */
 export type ConfigType = 'boolean' | 'number' | 'string' | 'duration';
 
@@ -14,6 +14,11 @@ export interface ConfigKey<T = unknown> {
   type: ConfigType;
   default: T;
   description: string;
+  /**
+   * Conventional environment variables read when the key's own (`FW_…`) is not set, in order:
+   * `fw.port` also honours `PORT`, which platforms (Heroku, Cloud Run, Render…) set.
+   */
+  envAliases?: readonly string[];
 }
 
 export type ConfigSchema = Record<string, ConfigKey>;
@@ -32,13 +37,15 @@ export function envName(key: string): string {
 export class Config {
   private readonly schema = new Map<string, ConfigKey>();
   private readonly explicit: ConfigSource;
+  /** Option keys given as `undefined`: not values, but still checked for misspellings. */
+  private readonly unset: string[] = [];
   private readonly file: ConfigSource;
   private readonly env: NodeJS.ProcessEnv;
   private readonly warned = new Set<string>();
   warn: (message: string) => void = (m) => console.warn(`[fw] ${m}`);
 
   constructor(options: ConfigSource = {}, opts: { env?: NodeJS.ProcessEnv; configFile?: string | false } = {}) {
-    this.explicit = flatten(options);
+    this.explicit = flatten(options, '', this.unset);
     this.env = opts.env ?? process.env;
     const file = opts.configFile === false ? undefined : resolve(opts.configFile ?? 'fw.config.json');
     this.file = file && existsSync(file) ? flatten(JSON.parse(readFileSync(file, 'utf8')) as ConfigSource) : {};
@@ -56,11 +63,21 @@ export class Config {
   get<T = unknown>(key: string): T {
     const def = this.schema.get(key);
     if (!def) throw new ConfigError(`configuration key '${key}' was never declared`);
+    const fromEnv = this.fromEnv(key, def);
     const raw = key in this.explicit ? this.explicit[key]
-      : this.env[envName(key)] !== undefined ? this.env[envName(key)]
+      : fromEnv !== undefined ? fromEnv
       : key in this.file ? this.file[key]
       : def.default;
     return coerce(key, def.type, raw) as T;
+  }
+
+  /** The key's own variable wins over its aliases (`FW_PORT` over `PORT`). */
+  private fromEnv(key: string, def: ConfigKey): string | undefined {
+    for (const name of [envName(key), ...(def.envAliases ?? [])]) {
+      const value = this.env[name];
+      if (value !== undefined) return value;
+    }
+    return undefined;
   }
 
   /** Explicit option values that are not fw.* keys (objects such as authorizers). */
@@ -70,7 +87,7 @@ export class Config {
 
   /** Warns once per unknown `fw.*` key seen in options or the config file. */
   warnUnknown(): string[] {
-    const unknown = [...Object.keys(this.explicit), ...Object.keys(this.file)]
+    const unknown = [...Object.keys(this.explicit), ...this.unset, ...Object.keys(this.file)]
       .filter((k) => k.startsWith('fw.') && !this.schema.has(k) && !this.warned.has(k));
     for (const k of unknown) {
       this.warned.add(k);
@@ -87,13 +104,22 @@ export class Config {
   }
 }
 
-/** Accepts both flat (`{'fw.admin.enabled': true}`) and nested (`{fw: {admin: {enabled: true}}}`) forms. */
-function flatten(source: ConfigSource, prefix = ''): ConfigSource {
+/**
+ * Accepts both flat (`{'fw.admin.enabled': true}`) and nested (`{fw: {admin: {enabled: true}}}`) forms.
+ * An option whose value is `undefined` is left out, so `{ 'fw.admin.auth.token': process.env.X }`
+ * with X unset falls through to the environment, the config file and the default instead of
+ * overriding them with nothing.
+ */
+function flatten(source: ConfigSource, prefix = '', unset: string[] = []): ConfigSource {
   const out: ConfigSource = {};
   for (const [k, v] of Object.entries(source)) {
     const key = prefix ? `${prefix}.${k}` : k;
+    if (v === undefined) {
+      unset.push(key);
+      continue;
+    }
     if ((key === 'fw' || key.startsWith('fw.')) && v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype) {
-      Object.assign(out, flatten(v as ConfigSource, key));
+      Object.assign(out, flatten(v as ConfigSource, key, unset));
     } else {
       out[key] = v;
     }
