@@ -1,28 +1,7 @@
-import type { Framework, Page, ResourceInfo, RuntimeStats, RuntimeView } from '@fw/runtime';
+import type { Framework, RuntimeView } from '@fw/runtime';
 import type { AgentAdminView, McpAdminView } from './peer-types.js';
-import type { RealtimeFramework } from './realtime.js';
 
 export type { McpAdminView, AgentAdminView };
-
-const EPOCH = new Date().toISOString();
-
-/** What the admin plane shows when the runtime exposes no RuntimeView (an old or stripped runtime). */
-const EMPTY_RUNTIME: RuntimeView = {
-  stats: (): RuntimeStats => ({
-    connections: 0, broadcasters: 0, handlers: 0, interceptors: 0, messagesIn: 0, messagesOut: 0,
-    broadcasts: 0, dropped: 0, slowConsumerDisconnects: 0, startedAt: EPOCH,
-  }),
-  listBroadcasters: () => [],
-  getBroadcaster: () => undefined,
-  listResources: (q): Page<ResourceInfo> => ({ items: [], total: 0, offset: q?.offset ?? 0, limit: q?.limit ?? 0 }),
-  getResource: () => undefined,
-  listHandlers: () => [],
-  listInterceptors: () => [],
-  broadcast: () => 0,
-  unicast: () => undefined,
-  destroyBroadcaster: () => 0,
-  disconnect: () => undefined,
-};
 
 const EMPTY_MCP: McpAdminView = {
   servers: () => [], tools: () => [], resources: () => [], prompts: () => [], sessions: () => [], pendingBridgeCalls: () => [],
@@ -43,7 +22,7 @@ export class Views {
   constructor(private readonly fw: Framework) {}
 
   get runtime(): RuntimeView {
-    return (this.fw as RealtimeFramework).runtime ?? EMPTY_RUNTIME;
+    return this.fw.runtime;
   }
 
   get mcp(): McpAdminView {
@@ -60,6 +39,6 @@ export class Views {
   }
 
   present(module: 'runtime' | 'mcp' | 'agent'): boolean {
-    return module === 'runtime' ? (this.fw as RealtimeFramework).runtime !== undefined : this.fw.services.get(module) !== undefined;
+    return module === 'runtime' || this.fw.services.get(module) !== undefined;
   }
 }

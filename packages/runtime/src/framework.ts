@@ -40,7 +40,6 @@ export class Framework {
   readonly httpRoutes = new RouteTable<HttpRouteHandler>();
   readonly upgradeRoutes = new RouteTable<UpgradeRouteHandler>();
   private readonly modules: FrameworkModule[] = [];
-  private readonly servers = new Set<Server>();
   private readonly detachers: (() => void)[] = [];
   private readonly closeHooks: (() => void | Promise<void>)[] = [];
   private startPromise: Promise<void> | undefined;
@@ -218,7 +217,6 @@ export class Framework {
 
     server.on('request', onRequest);
     server.on('upgrade', onUpgrade);
-    this.servers.add(server);
     this.detachers.push(() => {
       server.off('request', onRequest);
       server.off('upgrade', onUpgrade);
@@ -279,7 +277,6 @@ export class Framework {
         s.closeAllConnections();
       })));
       this.ownServers.clear();
-      this.servers.clear();
       this.closed = true;
     })();
     return this.closing;
