@@ -3,7 +3,9 @@ import type { ConfigSchema } from '@fw/runtime';
 /** Every limit and switch of the MCP module, with its default. Documented in docs/mcp.md. */
 export const MCP_CONFIG: ConfigSchema = {
   'fw.mcp.enabled': { type: 'boolean', default: true, description: 'Master switch: mount the @McpServer classes on start.' },
-  'fw.mcp.max-sessions': { type: 'number', default: 1000, description: 'Most concurrent MCP sessions per endpoint (HTTP and WebSocket together); past it initialize is refused with 503.' },
+  'fw.mcp.max-sessions': { type: 'number', default: 1000, description: 'Most concurrent MCP sessions per endpoint (HTTP and WebSocket together); at it an unfinished or idle session gives way (fw.mcp.evict-when-full), and if all are in use initialize is refused with 503.' },
+  'fw.mcp.max-sessions-per-address': { type: 'number', default: 64, description: 'Most concurrent MCP sessions per endpoint from one client address (the runtime\'s client address: a trusted proxy\'s forwarded one counts); at it the address\'s own unfinished or idle sessions give way, and if all are in use initialize is refused with 429. 0: no per-address cap.' },
+  'fw.mcp.evict-when-full': { type: 'boolean', default: true, description: 'At a session cap, end a session that never finished initialization, else the longest-idle one (no stream, no request running), to admit the new one; false: refuse the new one instead.' },
   'fw.mcp.session-idle-timeout': { type: 'duration', default: '30m', description: 'An HTTP session with no request and no open stream for this long is ended by the reaper.' },
   'fw.mcp.max-body': { type: 'number', default: 4 * 1024 * 1024, description: 'Largest POST body / WebSocket message in bytes (413 / close 1009 past it).' },
   'fw.mcp.allowed-origins': { type: 'string', default: '', description: 'Comma-separated Origins allowed besides same-host/loopback ones; `*` allows any.' },
@@ -18,6 +20,8 @@ export const MCP_CONFIG: ConfigSchema = {
 /** The resolved limits of one endpoint, read once at mount time. */
 export interface McpLimits {
   maxSessions: number;
+  maxSessionsPerAddress: number;
+  evictWhenFull: boolean;
   idleTimeoutMs: number;
   maxBody: number;
   allowedOrigins: string[];
@@ -34,6 +38,8 @@ export function readLimits(get: <T>(key: string) => T): McpLimits {
   const replies = get<string>('fw.mcp.http-replies');
   return {
     maxSessions: get<number>('fw.mcp.max-sessions'),
+    maxSessionsPerAddress: Math.max(0, get<number>('fw.mcp.max-sessions-per-address')),
+    evictWhenFull: get<boolean>('fw.mcp.evict-when-full'),
     idleTimeoutMs: get<number>('fw.mcp.session-idle-timeout'),
     maxBody: get<number>('fw.mcp.max-body'),
     allowedOrigins: list('fw.mcp.allowed-origins'),

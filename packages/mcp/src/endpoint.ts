@@ -35,10 +35,24 @@ interface Registered {
   close(reason: string): void;
   /** Whether the idle reaper may end it now (HTTP sessions with no open stream). */
   idle?(now: number): boolean;
+  /** Nothing open and nothing running right now (no stream, no request): it may be evicted for a newcomer. */
+  quiet?(): boolean;
+}
+
+/** Why a new session was refused (answered with this status and a problem+json / JSON-RPC body). */
+export interface AdmissionRefusal {
+  status: 429 | 503;
+  code: 'mcp_address_session_limit' | 'mcp_session_limit';
+  detail: string;
+  retryAfterSeconds: number;
 }
 
 export interface EndpointStats {
   sessions: number;
+  /** Client addresses holding at least one session. */
+  addresses: number;
+  /** Sessions ended to make room (since the endpoint was mounted): never initialized, or idle. */
+  evicted: { unfinished: number; idle: number };
   streams: number;
   reaperRunning: boolean;
   keepAliveRunning: boolean;
@@ -54,6 +68,9 @@ export interface EndpointStats {
 export class McpEndpoint {
   readonly protocol: McpProtocol;
   private readonly sessions = new Map<string, Registered>();
+  /** Live sessions per client address, for `fw.mcp.max-sessions-per-address`. */
+  private readonly perAddress = new Map<string, number>();
+  private readonly evictions = { unfinished: 0, idle: 0 };
   private readonly keepAlives = new Set<KeepAliveTarget>();
   private reaper: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
@@ -91,6 +108,60 @@ export class McpEndpoint {
     return this.sessions.size >= this.limits.maxSessions;
   }
 
+  /**
+   * Makes room for a new session from `address`, or says why there is none (issue: 1000
+   * unauthenticated `initialize`s used to lock everyone out). At `fw.mcp.max-sessions-per-address`
+   * one of that address's own sessions gives way; at `fw.mcp.max-sessions` one of anyone's. The
+   * first to go is the oldest session that never finished initialization (no
+   * `notifications/initialized`), then the one quiet for longest (no stream, no request running;
+   * its client gets 404 on its next request and, as the spec asks, initializes again). Sessions in
+   * use are never evicted: then the answer is 429 (per address) or 503 (overall). Must be called
+   * right before `add`, with no await in between.
+   */
+  admit(address: string | undefined): AdmissionRefusal | undefined {
+    const key = address ?? '';
+    const perAddress = this.limits.maxSessionsPerAddress;
+    if (perAddress > 0 && (this.perAddress.get(key) ?? 0) >= perAddress) {
+      if (!this.limits.evictWhenFull || !this.evictOne((r) => (r.session.clientAddress ?? '') === key)) {
+        return {
+          status: 429,
+          code: 'mcp_address_session_limit',
+          detail: `this client address already holds ${perAddress} MCP sessions in use (fw.mcp.max-sessions-per-address); end one (DELETE) or retry later`,
+          retryAfterSeconds: 5,
+        };
+      }
+    }
+    if (this.full && (!this.limits.evictWhenFull || !this.evictOne(() => true))) {
+      return {
+        status: 503,
+        code: 'mcp_session_limit',
+        detail: `the server holds its maximum of ${this.limits.maxSessions} MCP sessions, all in use (fw.mcp.max-sessions)`,
+        retryAfterSeconds: 5,
+      };
+    }
+    return undefined;
+  }
+
+  /** Ends the best eviction candidate among `eligible`; false when every one is in use. */
+  private evictOne(eligible: (r: Registered) => boolean): boolean {
+    let unfinished: Registered | undefined;
+    let quiet: Registered | undefined;
+    for (const r of this.sessions.values()) {
+      if (!eligible(r)) continue;
+      if (!r.session.initialized) {
+        if (!unfinished || r.session.createdAt < unfinished.session.createdAt) unfinished = r;
+      } else if (!unfinished && r.quiet?.()) {
+        if (!quiet || r.session.lastActivity < quiet.session.lastActivity) quiet = r;
+      }
+    }
+    const victim = unfinished ?? quiet;
+    if (!victim) return false;
+    if (victim === unfinished) this.evictions.unfinished++;
+    else this.evictions.idle++;
+    this.end(victim.session.id, unfinished ? 'evicted: initialization never finished' : 'evicted: idle, room needed for a new session');
+    return true;
+  }
+
   session(id: string): McpSession | undefined {
     return this.sessions.get(id)?.session;
   }
@@ -115,6 +186,8 @@ export class McpEndpoint {
 
   add(registered: Registered): void {
     this.sessions.set(registered.session.id, registered);
+    const key = registered.session.clientAddress ?? '';
+    this.perAddress.set(key, (this.perAddress.get(key) ?? 0) + 1);
     if (registered.idle && !this.reaper && this.limits.idleTimeoutMs > 0) {
       const every = Math.min(Math.max(Math.floor(this.limits.idleTimeoutMs / 2), 10), 30_000);
       this.reaper = setInterval(() => this.reap(), every);
@@ -127,6 +200,10 @@ export class McpEndpoint {
     const r = this.sessions.get(id);
     if (!r) return false;
     this.sessions.delete(id);
+    const key = r.session.clientAddress ?? '';
+    const left = (this.perAddress.get(key) ?? 1) - 1;
+    if (left > 0) this.perAddress.set(key, left);
+    else this.perAddress.delete(key);
     r.session.close(reason);
     r.close(reason);
     if (this.reaper && ![...this.sessions.values()].some((s) => s.idle)) {
@@ -176,6 +253,8 @@ export class McpEndpoint {
     }
     return {
       sessions: this.sessions.size,
+      addresses: this.perAddress.size,
+      evicted: { ...this.evictions },
       streams: this.keepAlives.size,
       reaperRunning: this.reaper !== undefined,
       keepAliveRunning: this.ticker !== undefined,

@@ -54,7 +54,7 @@ test('10 000 initialize/DELETE cycles leave no sessions, streams or timers', { t
       assert.equal(del.status, 204);
     });
     assert.equal(streamsSeen, 20);
-    assert.deepEqual(mounted.endpoint.stats(), { sessions: 0, streams: 0, reaperRunning: false, keepAliveRunning: false, pendingClientRequests: 0, inflightRequests: 0 });
+    assert.deepEqual(mounted.endpoint.stats(), { sessions: 0, addresses: 0, evicted: { unfinished: 0, idle: 0 }, streams: 0, reaperRunning: false, keepAliveRunning: false, pendingClientRequests: 0, inflightRequests: 0 });
     assert.ok(timers() <= baseline, `timers: ${timers()} > ${baseline}`);
   } finally {
     c.close();
@@ -64,7 +64,7 @@ test('10 000 initialize/DELETE cycles leave no sessions, streams or timers', { t
 
 test('10 000 abandoned sessions are reaped after fw.mcp.session-idle-timeout; then no timer is left', { timeout: 50_000 }, async () => {
   const baseline = timers();
-  const { fw, port, mounted } = await startEdge({ 'fw.mcp.session-idle-timeout': 300, 'fw.mcp.max-sessions': 10_000 });
+  const { fw, port, mounted } = await startEdge({ 'fw.mcp.session-idle-timeout': 300, 'fw.mcp.max-sessions': 10_000, 'fw.mcp.max-sessions-per-address': 0 });
   const c = client(port);
   try {
     let peak = 0;
@@ -75,7 +75,7 @@ test('10 000 abandoned sessions are reaped after fw.mcp.session-idle-timeout; th
     assert.ok(peak > 100, `peak ${peak}`);
     assert.equal(mounted.endpoint.stats().reaperRunning, true);
     for (let i = 0; i < 100 && mounted.endpoint.stats().sessions > 0; i++) await sleep(50);
-    assert.deepEqual(mounted.endpoint.stats(), { sessions: 0, streams: 0, reaperRunning: false, keepAliveRunning: false, pendingClientRequests: 0, inflightRequests: 0 });
+    assert.deepEqual(mounted.endpoint.stats(), { sessions: 0, addresses: 0, evicted: { unfinished: 0, idle: 0 }, streams: 0, reaperRunning: false, keepAliveRunning: false, pendingClientRequests: 0, inflightRequests: 0 });
     assert.ok(timers() <= baseline, `timers: ${timers()} > ${baseline}`);
   } finally {
     c.close();
@@ -83,8 +83,8 @@ test('10 000 abandoned sessions are reaped after fw.mcp.session-idle-timeout; th
   }
 });
 
-test('fw.mcp.max-sessions: the session past the cap is refused with 503 mcp_session_limit (HTTP and WebSocket)', async () => {
-  const { fw, port } = await startEdge({ 'fw.mcp.max-sessions': 3 });
+test('fw.mcp.max-sessions with fw.mcp.evict-when-full=false: the session past the cap is refused with 503 mcp_session_limit (HTTP and WebSocket)', async () => {
+  const { fw, port } = await startEdge({ 'fw.mcp.max-sessions': 3, 'fw.mcp.evict-when-full': false });
   const c = client(port);
   try {
     const ids: string[] = [];
@@ -97,7 +97,7 @@ test('fw.mcp.max-sessions: the session past the cap is refused with 503 mcp_sess
     assert.equal(refused.status, 503);
     const body = JSON.parse(refused.text) as { code: string; detail: string; error: { code: number } };
     assert.equal(body.code, 'mcp_session_limit');
-    assert.match(body.detail, /maximum of 3 MCP sessions \(fw\.mcp\.max-sessions\)/);
+    assert.match(body.detail, /maximum of 3 MCP sessions, all in use \(fw\.mcp\.max-sessions\)/);
     const { WebSocket } = await import('ws');
     const status = await new Promise<number>((resolve) => {
       const ws = new WebSocket(`ws://127.0.0.1:${port}/t`, 'mcp');

@@ -168,17 +168,18 @@ export class StreamableHttpTransport {
   }
 
   private async initialize(req: IncomingMessage, res: ServerResponse, msg: JsonRpcRequest, accept: Accept): Promise<void> {
-    if (this.endpoint.full) {
-      return fail(res, 503, 'mcp_session_limit', `the server holds its maximum of ${this.endpoint.limits.maxSessions} MCP sessions (fw.mcp.max-sessions)`, { 'retry-after': '5' });
-    }
     let principal;
     try {
       principal = await this.endpoint.resolvePrincipal(req);
     } catch (err) {
       return sendError(res, err);
     }
+    // Admission and registration with no await in between, so concurrent initializes cannot overshoot a cap.
+    const address = this.endpoint.clientAddress(req);
+    const refusal = this.endpoint.admit(address);
+    if (refusal) return fail(res, refusal.status, refusal.code, refusal.detail, { 'retry-after': String(refusal.retryAfterSeconds) });
     const channel = new HttpChannel();
-    const session = new McpSession(this.endpoint.path, 'streamable-http', principal, channel.sink, this.endpoint.clientAddress(req));
+    const session = new McpSession(this.endpoint.path, 'streamable-http', principal, channel.sink, address);
     const answer = this.endpoint.protocol.initialize(session, msg);
     this.channels.set(session.id, channel);
     const idle = this.endpoint.limits.idleTimeoutMs;
@@ -189,6 +190,7 @@ export class StreamableHttpTransport {
         this.channels.delete(session.id);
       },
       idle: (now) => !channel.getStream && channel.openPosts === 0 && session.inflight.size === 0 && now - session.lastActivity >= idle,
+      quiet: () => !channel.getStream && channel.openPosts === 0 && session.inflight.size === 0,
     });
     const headers = { 'mcp-session-id': session.id };
     if (accept.json && this.endpoint.limits.httpReplies !== 'sse') return sendJsonRpc(res, 200, answer, headers);

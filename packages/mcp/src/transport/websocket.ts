@@ -35,9 +35,6 @@ export class WebSocketTransport {
     if (offered.length > 0 && !offered.includes(MCP_SUBPROTOCOL)) {
       return rejectUpgrade(socket, 400, 'mcp_subprotocol_required', `the MCP WebSocket endpoint speaks the subprotocol '${MCP_SUBPROTOCOL}'`);
     }
-    if (this.endpoint.full) {
-      return rejectUpgrade(socket, 503, 'mcp_session_limit', `the server holds its maximum of ${this.endpoint.limits.maxSessions} MCP sessions (fw.mcp.max-sessions)`);
-    }
     let principal;
     try {
       await this.endpoint.checkAccess(req);
@@ -47,6 +44,9 @@ export class WebSocketTransport {
       return rejectUpgrade(socket, e.status, e.code, e.message);
     }
     const address = this.endpoint.clientAddress(req);
+    // Admission right before the (synchronous) upgrade and registration: no cap can be overshot.
+    const full = this.endpoint.admit(address);
+    if (full) return rejectUpgrade(socket, full.status, full.code, full.detail);
     this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, principal, address));
   };
 
