@@ -15,6 +15,13 @@ export const MCP_CONFIG: ConfigSchema = {
   'fw.mcp.page-size': { type: 'number', default: 100, description: 'Items per page of tools/list, resources/list, resources/templates/list and prompts/list.' },
   'fw.mcp.max-inflight-requests': { type: 'number', default: 100, description: 'Most requests one session may have running at once; past it a request gets a -32000 error.' },
   'fw.mcp.client-request-timeout': { type: 'duration', default: '60s', description: 'How long a server-to-client request (sampling, elicitation) waits for its answer.' },
+  'fw.mcp.request-state-key': { type: 'string', default: '', description: 'HMAC key that signs the requestState of 2026-07-28 multi round-trip requests; empty: a random key per mounted endpoint (set it when several instances serve one endpoint).' },
+  'fw.mcp.request-state-ttl': { type: 'duration', default: '10m', description: 'How long a requestState handed to a client stays valid for its retry.' },
+  'fw.mcp.list-cache-ttl': { type: 'duration', default: '0', description: 'ttlMs hint on 2026-07-28 server/discover and list results (0: immediately stale).' },
+  'fw.mcp.list-cache-scope': { type: 'string', default: 'public', description: 'cacheScope hint on 2026-07-28 server/discover and list results: `public` or `private`.' },
+  'fw.mcp.read-cache-ttl': { type: 'duration', default: '0', description: 'ttlMs hint on 2026-07-28 resources/read results.' },
+  'fw.mcp.read-cache-scope': { type: 'string', default: 'private', description: 'cacheScope hint on 2026-07-28 resources/read results: `public` or `private`.' },
+  'fw.mcp.max-subscriptions': { type: 'number', default: 1000, description: 'Most open 2026-07-28 subscriptions/listen streams per endpoint; past it the request is refused with 503.' },
 };
 
 /** The resolved limits of one endpoint, read once at mount time. */
@@ -31,6 +38,11 @@ export interface McpLimits {
   pageSize: number;
   maxInflight: number;
   clientRequestTimeoutMs: number;
+  requestStateKey: string;
+  requestStateTtlMs: number;
+  listCache: { ttlMs: number; scope: 'public' | 'private' };
+  readCache: { ttlMs: number; scope: 'public' | 'private' };
+  maxSubscriptions: number;
 }
 
 export function readLimits(get: <T>(key: string) => T): McpLimits {
@@ -49,5 +61,10 @@ export function readLimits(get: <T>(key: string) => T): McpLimits {
     pageSize: Math.max(1, get<number>('fw.mcp.page-size')),
     maxInflight: Math.max(1, get<number>('fw.mcp.max-inflight-requests')),
     clientRequestTimeoutMs: get<number>('fw.mcp.client-request-timeout'),
+    requestStateKey: get<string>('fw.mcp.request-state-key'),
+    requestStateTtlMs: get<number>('fw.mcp.request-state-ttl'),
+    listCache: { ttlMs: Math.max(0, Math.round(get<number>('fw.mcp.list-cache-ttl'))), scope: get<string>('fw.mcp.list-cache-scope') === 'private' ? 'private' : 'public' },
+    readCache: { ttlMs: Math.max(0, Math.round(get<number>('fw.mcp.read-cache-ttl'))), scope: get<string>('fw.mcp.read-cache-scope') === 'public' ? 'public' : 'private' },
+    maxSubscriptions: Math.max(0, get<number>('fw.mcp.max-subscriptions')),
   };
 }

@@ -41,6 +41,20 @@ export interface McpContext {
   broadcaster(id: string): Broadcaster | undefined;
   /** The runtime's read/control view: connections (resources), broadcasters, broadcast, disconnect. */
   readonly runtime: RuntimeView;
-  /** Sends a request to the MCP client (`sampling/createMessage`, `elicitation/create`, `roots/list`). */
+  /**
+   * Sends a request to the MCP client (`sampling/createMessage`, `elicitation/create`,
+   * `roots/list`). Under 2026-07-28 it becomes an input request of a multi round-trip
+   * (keys `fw-1`, `fw-2`… in call order), exactly like {@link McpContext.input}.
+   */
   request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /**
+   * Asks the client for input and resolves with its answer (an ElicitResult, CreateMessageResult
+   * or ListRootsResult). Legacy sessions: a server-to-client request. 2026-07-28: the request
+   * ends with an `input_required` result and the handler runs again, from the top, when the
+   * client retries with the answer — so code before `input` must be safe to repeat. Rejects with
+   * -32021 when the client did not declare the capability the method needs.
+   */
+  input(key: string, method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Several inputs at once (one round trip under 2026-07-28); resolves with the answers by key. */
+  inputs(requests: Record<string, { method: string; params?: Record<string, unknown> }>): Promise<Record<string, Record<string, unknown>>>;
 }

@@ -5,6 +5,8 @@ import type { McpLimits } from './config.js';
 import { McpProtocol, type ServerIdentity } from './protocol/dispatcher.js';
 import { notification } from './protocol/jsonrpc.js';
 import type { McpSession } from './protocol/session.js';
+import { ModernProtocol } from './modern/modern-protocol.js';
+import { SubscriptionHub } from './modern/subscriptions.js';
 
 /**
  * Resolves who makes an HTTP request or WebSocket upgrade (e.g. from its `Authorization`
@@ -67,6 +69,10 @@ export interface EndpointStats {
  */
 export class McpEndpoint {
   readonly protocol: McpProtocol;
+  /** The 2026-07-28 (stateless) side of the same protocol core. */
+  readonly modern: ModernProtocol;
+  /** Open 2026-07-28 `subscriptions/listen` streams. */
+  readonly subscriptions = new SubscriptionHub();
   private readonly sessions = new Map<string, Registered>();
   /** Live sessions per client address, for `fw.mcp.max-sessions-per-address`. */
   private readonly perAddress = new Map<string, number>();
@@ -86,9 +92,14 @@ export class McpEndpoint {
     private readonly access?: AccessCheck,
   ) {
     this.protocol = new McpProtocol(fw, identity, catalog, limits);
+    this.modern = new ModernProtocol(this);
     this.offCatalog = catalog.listen({
-      listChanged: (kind) => this.broadcast(notification(`notifications/${kind}/list_changed`)),
+      listChanged: (kind) => {
+        this.broadcast(notification(`notifications/${kind}/list_changed`));
+        this.subscriptions.listChanged(kind);
+      },
       resourceUpdated: (uri) => {
+        this.subscriptions.resourceUpdated(uri);
         for (const r of this.sessions.values()) {
           if (r.session.subscriptions.has(uri)) r.session.send(notification('notifications/resources/updated', { uri }));
         }
@@ -270,6 +281,7 @@ export class McpEndpoint {
   close(): void {
     this.closed = true;
     for (const id of [...this.sessions.keys()]) this.end(id, 'server closing');
+    this.subscriptions.closeAll();
     this.offCatalog();
     if (this.ticker) clearInterval(this.ticker);
     this.ticker = undefined;

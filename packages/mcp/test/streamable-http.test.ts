@@ -171,8 +171,8 @@ test('GET opens the server stream: keep-alive comments, list_changed, and a reco
   second.close();
 }));
 
-test('GET without a session id is 400, with an unknown one 404', () => withEdge({}, async (port) => {
-  assertProblem(await http(port, 'GET', '/t', { accept: 'text/event-stream' }), 400, 'mcp_missing_session');
+test('GET without a session id is 405 (2026-07-28 has no GET stream), with an unknown one 404', () => withEdge({}, async (port) => {
+  assertProblem(await http(port, 'GET', '/t', { accept: 'text/event-stream' }), 405, 'method_not_allowed', -32600);
   assertProblem(await http(port, 'GET', '/t', { accept: 'text/event-stream', 'mcp-session-id': 'nope' }), 404, 'mcp_unknown_session');
 }));
 

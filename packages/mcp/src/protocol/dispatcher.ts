@@ -8,6 +8,10 @@ import type { ResourceEntry, ToolEntry } from '../registry.js';
 import { checkType } from '../schema.js';
 import { errorResponse, notification, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from './jsonrpc.js';
 import type { McpSession } from './session.js';
+import { InputRequiredSignal, requireCapability, type InputRequest } from '../modern/input.js';
+import { RequestStateSealer } from '../modern/request-state.js';
+import { StatelessSession } from '../modern/stateless-session.js';
+import { INPUT_METHODS } from '../modern/era.js';
 
 /** Newest first. 2025-03-26 is the floor; a client asking for anything else is offered the newest. */
 export const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
@@ -38,6 +42,8 @@ type Handler = (session: McpSession, req: JsonRpcRequest, signal: AbortSignal) =
  */
 export class McpProtocol {
   private readonly methods: Record<string, Handler>;
+  /** Signs the `requestState` of multi round-trip requests (2026-07-28). */
+  readonly sealer: RequestStateSealer;
 
   constructor(
     readonly fw: Framework,
@@ -45,6 +51,7 @@ export class McpProtocol {
     readonly catalog: Catalog,
     readonly limits: McpLimits,
   ) {
+    this.sealer = new RequestStateSealer(limits.requestStateKey, limits.requestStateTtlMs);
     this.methods = {
       ping: () => ({}),
       'tools/list': (s, r) => this.page('tools', r, this.catalog.tools(s).map(toolInfo)),
@@ -92,16 +99,21 @@ export class McpProtocol {
       id: req.id,
       result: {
         protocolVersion: session.protocolVersion,
-        capabilities: {
-          tools: { listChanged: true },
-          resources: { subscribe: true, listChanged: true },
-          prompts: { listChanged: true },
-          logging: {},
-          completions: {},
-        },
+        capabilities: McpProtocol.capabilities(),
         serverInfo: { name: this.identity.name, version: this.identity.version },
         ...(this.identity.instructions ? { instructions: this.identity.instructions } : {}),
       },
+    };
+  }
+
+  /** What fw serves, in both eras (initialize and server/discover). */
+  static capabilities(): Record<string, unknown> {
+    return {
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
+      logging: {},
+      completions: {},
     };
   }
 
@@ -124,11 +136,48 @@ export class McpProtocol {
       return { jsonrpc: '2.0', id: req.id, result };
     } catch (err) {
       if (controller.signal.aborted) return undefined;
+      if (err instanceof InputRequiredSignal && session instanceof StatelessSession && INPUT_METHODS.has(req.method)) {
+        return { jsonrpc: '2.0', id: req.id, result: this.inputRequired(session, req, err) };
+      }
       if (err instanceof McpError) return errorResponse(req.id, err.rpcCode, err.message, err.data);
       return errorResponse(req.id, RpcCode.InternalError, `internal error: ${(err as Error)?.message ?? String(err)}`);
     } finally {
       if (session.inflight.get(req.id) === controller) session.inflight.delete(req.id);
     }
+  }
+
+  /**
+   * The interim result of a multi round-trip request (basic/patterns/mrtr): what the handler
+   * asked for, and a signed requestState carrying the answers gathered so far.
+   */
+  private inputRequired(session: StatelessSession, req: JsonRpcRequest, signal: InputRequiredSignal): Record<string, unknown> {
+    const requestState = this.sealer.seal({ ...stateBinding(session, req), a: session.answers });
+    return { resultType: 'input_required', inputRequests: signal.requests, requestState };
+  }
+
+  /**
+   * Loads a 2026-07-28 retry's answers into the stateless session: the verified requestState's
+   * answers, then the request's `inputResponses`. Throws -32602 on malformed input or a
+   * requestState that fails verification.
+   */
+  loadInputs(session: StatelessSession, req: JsonRpcRequest): void {
+    if (!INPUT_METHODS.has(req.method)) return;
+    const p = req.params ?? {};
+    const answers: Record<string, Record<string, unknown>> = {};
+    if (p.requestState !== undefined) {
+      if (typeof p.requestState !== 'string') throw new InvalidParamsError('requestState must be the string the server sent');
+      const opened = this.sealer.open(p.requestState, stateBinding(session, req));
+      if (typeof opened === 'string') throw new InvalidParamsError(opened);
+      Object.assign(answers, opened.a);
+    }
+    if (p.inputResponses !== undefined) {
+      if (!isObject(p.inputResponses)) throw new InvalidParamsError('inputResponses must be an object keyed by the input request keys');
+      for (const [key, value] of Object.entries(p.inputResponses)) {
+        if (!isObject(value)) throw new InvalidParamsError(`inputResponses['${key}'] must be the client's result object for that input request`);
+        answers[key] = value;
+      }
+    }
+    session.answers = answers;
   }
 
   notification(session: McpSession, n: JsonRpcNotification): void {
@@ -157,6 +206,13 @@ export class McpProtocol {
     const hasToken = typeof token === 'string' || typeof token === 'number';
     const fw = this.fw;
     const timeout = this.limits.clientRequestTimeoutMs;
+    const stateless = session instanceof StatelessSession ? session : undefined;
+    let asked = 0;
+    const ask = async (key: string, r: InputRequest): Promise<Record<string, unknown>> => {
+      if (stateless) return stateless.answer(key, r);
+      requireCapability(session.clientCapabilities, r.method);
+      return session.request(r.method, r.params, timeout, req.id);
+    };
     return {
       fw,
       session,
@@ -173,11 +229,20 @@ export class McpProtocol {
       },
       log(level, data, logger) {
         if (signal.aborted || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(session.logLevel)) return;
+        // 2026-07-28: no notifications/message unless the request set a logLevel in its _meta.
+        if (session instanceof StatelessSession && session.requestLogLevel === undefined) return;
         session.send(notification('notifications/message', { level, data, ...(logger ? { logger } : {}) }), req.id);
       },
       broadcaster: (id) => fw.broadcasters.lookup(id),
       runtime: fw.runtime,
-      request: (method, params) => session.request(method, params, timeout, req.id),
+      request: (method, params) => (stateless ? ask(`fw-${++asked}`, { method, params }) : session.request(method, params, timeout, req.id)),
+      input: (key, method, params) => ask(key, { method, params }),
+      async inputs(requests) {
+        if (stateless) return stateless.answerAll(requests);
+        const out: Record<string, Record<string, unknown>> = {};
+        for (const [key, r] of Object.entries(requests)) out[key] = await ask(key, r);
+        return out;
+      },
     };
   }
 
@@ -192,7 +257,7 @@ export class McpProtocol {
     try {
       value = await tool.handler(raw, this.context(session, req, signal));
     } catch (err) {
-      if (err instanceof McpError || signal.aborted) throw err;
+      if (err instanceof McpError || err instanceof InputRequiredSignal || signal.aborted) throw err;
       return { content: [{ type: 'text', text: `tool '${name}' failed: ${(err as Error)?.message ?? String(err)}` }], isError: true };
     }
     return toolResult(value, session.protocolVersion);
@@ -201,12 +266,13 @@ export class McpProtocol {
   private async readResource(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
     const uri = stringParam(req, 'uri');
     const found = this.catalog.findResource(uri, session);
-    if (!found) throw new ResourceNotFoundError(uri);
+    // 2026-07-28 moved "resource not found" from -32002 to -32602 (changelog, minor change 6).
+    if (!found) throw session instanceof StatelessSession ? new InvalidParamsError(`resource not found: ${uri}`, { uri }) : new ResourceNotFoundError(uri);
     let value: unknown;
     try {
       value = await found.entry.read(found.vars, this.context(session, req, signal));
     } catch (err) {
-      if (err instanceof McpError) throw err;
+      if (err instanceof McpError || err instanceof InputRequiredSignal) throw err;
       throw new McpError(RpcCode.InternalError, 'mcp_resource_failed', `reading ${uri} failed: ${(err as Error)?.message ?? String(err)}`);
     }
     return { contents: [resourceContents(uri, found.entry, value)] };
@@ -298,6 +364,13 @@ function resourceInfo(r: ResourceEntry): Record<string, unknown> {
 
 function templateInfo(r: ResourceEntry): Record<string, unknown> {
   return { uriTemplate: r.uri, name: r.name, description: r.description, mimeType: r.mimeType };
+}
+
+/** What a requestState is bound to: the method, the tool/prompt name or URI, the principal. */
+function stateBinding(session: McpSession, req: JsonRpcRequest): { m: string; n: string; p: string | null } {
+  const p = req.params ?? {};
+  const name = req.method === 'resources/read' ? p.uri : p.name;
+  return { m: req.method, n: typeof name === 'string' ? name : '', p: session.principal?.id ?? null };
 }
 
 function stringParam(req: JsonRpcRequest, key: string): string {

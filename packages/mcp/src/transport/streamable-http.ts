@@ -7,6 +7,8 @@ import { classify, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcRespons
 import { McpSession } from '../protocol/session.js';
 import { checkRequestSource, corsHeaders, preflight } from './origin.js';
 import { SseStream } from './sse.js';
+import { isModernHttpRequest } from '../modern/era.js';
+import { ModernHttpTransport } from './modern-http.js';
 
 const ALLOW = 'GET, POST, DELETE, OPTIONS';
 const SESSION_HEADER = 'mcp-session-id';
@@ -43,8 +45,11 @@ class HttpChannel {
  */
 export class StreamableHttpTransport {
   private readonly channels = new Map<string, HttpChannel>();
+  private readonly modern: ModernHttpTransport;
 
-  constructor(private readonly endpoint: McpEndpoint) {}
+  constructor(private readonly endpoint: McpEndpoint) {
+    this.modern = new ModernHttpTransport(endpoint);
+  }
 
   handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refusal = checkRequestSource(req, this.endpoint.limits);
@@ -59,6 +64,9 @@ export class StreamableHttpTransport {
         return sendError(res, err);
       }
     }
+    // Era dispatch (2026-07-28 basic/versioning): no legacy session named and a modern
+    // MCP-Protocol-Version (or a GET/DELETE, which only legacy sessions may send) → stateless.
+    if (isModernHttpRequest(req)) return this.modern.handle(req, res);
     switch (req.method) {
       case 'POST':
         return this.post(req, res);

@@ -1,0 +1,174 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FwError, readBody, sendError, sendProblem } from '@fw/runtime';
+import type { McpEndpoint } from '../endpoint.js';
+import { RpcCode } from '../errors.js';
+import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { isRefusal, readEnvelope, type Envelope } from '../modern/envelope.js';
+import { ModernCode } from '../modern/era.js';
+import { parseFilter, tagged } from '../modern/subscriptions.js';
+import { checkParamHeaders, checkStandardHeaders, headerParams } from './request-headers.js';
+
+const MAX_SUBSCRIBED_URIS = 1000;
+
+/** An SSE response without event ids: 2026-07-28 removed resumability (changelog, major change 9). */
+class ResponseStream {
+  closed = false;
+
+  constructor(private readonly res: ServerResponse) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.flushHeaders();
+    res.on('close', () => {
+      this.closed = true;
+    });
+  }
+
+  send(message: unknown): boolean {
+    if (this.closed || this.res.writableEnded) return false;
+    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    return true;
+  }
+
+  comment(text: string): void {
+    if (!this.closed && !this.res.writableEnded) this.res.write(`: ${text}\n\n`);
+  }
+
+  end(): void {
+    this.closed = true;
+    if (!this.res.writableEnded) this.res.end();
+  }
+}
+
+/**
+ * Streamable HTTP under 2026-07-28: one POST per request, no session. The reply is JSON, or an
+ * SSE stream opened when the first request-scoped notification (progress, log) arrives, so a
+ * refusal raised by the handler (-32021) still gets its HTTP 400. Closing the response cancels
+ * the request (transports/streamable-http "Cancellation"). `subscriptions/listen` holds its
+ * stream open for list-change and resource-update notifications. GET and DELETE belong to legacy
+ * sessions only: 405 here.
+ */
+export class ModernHttpTransport {
+  constructor(private readonly endpoint: McpEndpoint) {}
+
+  handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method !== 'POST') {
+      req.resume();
+      return problem(res, 405, 'method_not_allowed', `${req.method} is only used by legacy (initialize-based) sessions, named by Mcp-Session-Id; protocol 2026-07-28 uses POST`, { allow: 'POST, OPTIONS' });
+    }
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json') {
+      req.resume();
+      return problem(res, 415, 'mcp_unsupported_media_type', `Content-Type must be application/json, got '${req.headers['content-type'] ?? ''}'`);
+    }
+    const accept = String(req.headers.accept ?? '*/*').toLowerCase();
+    const acceptsSse = accept.includes('text/event-stream') || accept.includes('*/*');
+    if (!acceptsSse && !accept.includes('application/json')) {
+      req.resume();
+      return problem(res, 406, 'mcp_not_acceptable', 'Accept must list application/json and text/event-stream');
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req, this.endpoint.limits.maxBody));
+    } catch (err) {
+      if (err instanceof FwError) return sendError(res, err);
+      return json(res, 400, errorResponse(null, RpcCode.ParseError, `parse error: ${(err as Error).message}`));
+    }
+    if (Array.isArray(body)) return json(res, 400, errorResponse(null, RpcCode.InvalidRequest, 'JSON-RPC batches are not part of protocol 2026-07-28'));
+    const c = classify(body);
+    if (c.kind === 'invalid') return json(res, 400, c.reply);
+    if (c.kind === 'notification') {
+      // No client notification is defined over HTTP in 2026-07-28 (cancellation = closing the stream).
+      res.writeHead(202).end();
+      return;
+    }
+    if (c.kind === 'response') return json(res, 400, errorResponse(c.msg.id, RpcCode.InvalidRequest, 'a client sends no JSON-RPC responses under protocol 2026-07-28 (input travels in inputResponses)'));
+    const msg = c.msg;
+    const envelope = readEnvelope(msg, String(req.headers['mcp-protocol-version']));
+    if (isRefusal(envelope)) return json(res, envelope.status, envelope.reply);
+    const mismatch = this.checkHeaders(req, msg);
+    if (mismatch) return json(res, 400, errorResponse(msg.id, ModernCode.HeaderMismatch, `Header mismatch: ${mismatch}`));
+    let principal;
+    try {
+      principal = await this.endpoint.resolvePrincipal(req);
+    } catch (err) {
+      return sendError(res, err);
+    }
+    if (msg.method === 'subscriptions/listen') return this.listen(res, msg, acceptsSse);
+    return this.reply(req, res, msg, envelope, principal, acceptsSse);
+  };
+
+  private checkHeaders(req: IncomingMessage, msg: JsonRpcRequest): string | undefined {
+    const standard = checkStandardHeaders(req.headers, msg.method, msg.params);
+    if (standard) return standard;
+    if (msg.method !== 'tools/call' || typeof msg.params?.name !== 'string') return undefined;
+    const tool = this.endpoint.catalog.tool(msg.params.name);
+    return tool ? checkParamHeaders(req.headers, headerParams(tool.inputSchema), msg.params.arguments) : undefined;
+  }
+
+  private async reply(req: IncomingMessage, res: ServerResponse, msg: JsonRpcRequest, envelope: Envelope, principal: Awaited<ReturnType<McpEndpoint['resolvePrincipal']>>, acceptsSse: boolean): Promise<void> {
+    const cancel = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) cancel.abort();
+    });
+    const mode = this.endpoint.limits.httpReplies;
+    const streams = acceptsSse && mode !== 'json';
+    let stream: ResponseStream | undefined;
+    let dropKeepAlive: (() => void) | undefined;
+    const open = (): ResponseStream => {
+      const s = new ResponseStream(res);
+      dropKeepAlive = this.endpoint.addKeepAlive({ keepAlive: () => s.comment('keep-alive') });
+      stream = s;
+      return s;
+    };
+    if (streams && mode === 'sse') open();
+    const sink = (message: JsonRpcMessage): boolean => (streams && !cancel.signal.aborted ? (stream ?? open()).send(message) : false);
+    try {
+      const answer = await this.endpoint.modern.serve(msg, envelope, principal, 'streamable-http', sink, cancel.signal, this.endpoint.clientAddress(req));
+      if (cancel.signal.aborted || !answer) return;
+      if (stream) stream.send(answer.response);
+      else json(res, answer.status, answer.response);
+    } finally {
+      dropKeepAlive?.();
+      if (stream) stream.end();
+      else if (!res.headersSent) res.writeHead(204).end();
+    }
+  }
+
+  /** subscriptions/listen (basic/patterns/subscriptions): acknowledged first, every message tagged, until either side closes. */
+  private listen(res: ServerResponse, msg: JsonRpcRequest, acceptsSse: boolean): void {
+    const hub = this.endpoint.subscriptions;
+    if (!acceptsSse) return json(res, 406, errorResponse(msg.id, RpcCode.InvalidRequest, 'subscriptions/listen answers with an SSE stream: Accept must include text/event-stream'));
+    if (hub.size >= this.endpoint.limits.maxSubscriptions) {
+      return json(res, 503, errorResponse(msg.id, RpcCode.ServerError, `the server holds its maximum of ${this.endpoint.limits.maxSubscriptions} subscriptions (fw.mcp.max-subscriptions)`), { 'retry-after': '5' });
+    }
+    const filter = parseFilter(msg.params?.notifications, MAX_SUBSCRIBED_URIS);
+    if (typeof filter === 'string') return json(res, 400, errorResponse(msg.id, RpcCode.InvalidParams, filter));
+    const stream = new ResponseStream(res);
+    stream.send(tagged('notifications/subscriptions/acknowledged', msg.id, { notifications: filter }));
+    const modern = this.endpoint.modern;
+    const off = hub.add({
+      id: msg.id,
+      filter,
+      send: (n) => stream.send(n),
+      end: () => {
+        // Graceful closure: a complete result for the listen request, then the stream ends.
+        stream.send({ jsonrpc: '2.0', id: msg.id, result: modern.decorate('subscriptions/listen', {}, { 'io.modelcontextprotocol/subscriptionId': msg.id }) });
+        stream.end();
+      },
+    });
+    const dropKeepAlive = this.endpoint.addKeepAlive({ keepAlive: () => stream.comment('keep-alive') });
+    res.on('close', () => {
+      off();
+      dropKeepAlive();
+    });
+  }
+}
+
+function json(res: ServerResponse, status: number, value: unknown, headers?: Record<string, string>): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+function problem(res: ServerResponse, status: number, code: string, detail: string, headers?: Record<string, string>): void {
+  sendProblem(res, status, code, detail, { jsonrpc: '2.0', id: null, error: { code: RpcCode.InvalidRequest, message: detail } }, headers);
+}
