@@ -111,6 +111,13 @@ export function createDashboardTab(ctx) {
       },
       { key: 'resourceCount', label: 'Resources', num: true },
       { key: 'messages', label: 'Messages', num: true },
+      // No silent loss (docs/protocol.md, Gaps and recovery): what members missed, what came back.
+      { key: 'lost', label: 'Lost', num: true, title: () => 'Messages members missed, each told to the client with a gap (slow-consumer drops, cluster broadcasts never received)' },
+      { key: 'recovered', label: 'Recovered', num: true, title: () => 'Messages replayed to reconnecting clients or recovered from the replay store after a cluster link outage' },
+      {
+        key: 'replayWindow', label: 'Replay window', sortable: false, sig: (b) => (b.replayWindow ? `${b.replayWindow.first}-${b.replayWindow.last}` : ''),
+        title: () => 'Broadcaster sequences the in-memory replay cache holds', render: (b) => (b.replayWindow ? `${b.replayWindow.first}–${b.replayWindow.last}` : '—'),
+      },
       {
         key: 'actions', label: '', sortable: false, sig: () => '', render: (b) => h('button', {
           type: 'button', class: 'small', text: 'Send…', attrs: { 'aria-label': `Broadcast to ${b.id}` },

@@ -24,7 +24,7 @@ function fakeCluster() {
       return { items: [row('local-1', 'a'), row('remote-1', 'b')], total: 2, offset: q.offset ?? 0, limit: q.limit ?? 100, missing: ['c'] };
     },
     getResource: async (uuid) => ({ ...routed(uuid), ...(uuid === 'remote-1' ? { result: row(uuid, 'b') } : {}) }) as ClusterOutcome<NodeResource>,
-    listBroadcasters: async () => ({ items: [{ id: '/fw/chat/x', node: 'b', resourceCount: 1, createdAt: '', internal: false, messages: 0, replayCacheSize: 0 }], missing: [] }),
+    listBroadcasters: async () => ({ items: [{ id: '/fw/chat/x', node: 'b', resourceCount: 1, createdAt: '', internal: false, messages: 0, replayCacheSize: 0, lost: 0, recovered: 0, replayWindow: null }], missing: [] }),
     disconnect: async (uuid, reason) => {
       calls.push(`disconnect:${uuid}:${reason}`);
       return routed(uuid);

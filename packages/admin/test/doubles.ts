@@ -13,7 +13,7 @@ export class FakeRuntime implements RuntimeView {
 
   addResource(uuid: string, broadcaster: string, transport: ResourceInfo['transport'] = 'websocket'): FakeResource {
     if (!this.bmap.has(broadcaster)) {
-      this.bmap.set(broadcaster, { id: broadcaster, resourceCount: 0, createdAt: new Date().toISOString(), internal: false, messages: 0, replayCacheSize: 0 });
+      this.bmap.set(broadcaster, { id: broadcaster, resourceCount: 0, createdAt: new Date().toISOString(), internal: false, messages: 0, replayCacheSize: 0, lost: 0, recovered: 0, replayWindow: null });
     }
     this.bmap.get(broadcaster)!.resourceCount++;
     const r: FakeResource = {

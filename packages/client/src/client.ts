@@ -12,7 +12,7 @@
 import { backoffDelay, reconnectOptions, type ReconnectOptions } from './backoff.js';
 import { ClientError } from './errors.js';
 import { encodeSince, resolveEndpoint } from './endpoint.js';
-import type { ServerFrame, TransportName, UpstreamKind } from './frames.js';
+import type { Gap, ServerFrame, TransportName, UpstreamKind } from './frames.js';
 import { answerToolCall, parseToolCall, type ToolCall, type ToolHandler } from './tool-bridge.js';
 import type { FetchLike, TransportConnection, TransportOpener, WebSocketConstructor } from './transport.js';
 import { openLongPolling } from './transports/long-polling.js';
@@ -54,7 +54,18 @@ export interface MessageMeta {
 export type MessageListener = (data: string, meta: MessageMeta) => void;
 export type StateListener = (state: ClientState, previous: ClientState) => void;
 export type CloseListener = (reason: string) => void;
-export type GapListener = (lost: number) => void;
+export type GapListener = (gap: Gap) => void;
+
+/** What a reconnect brought back (`onRecovery`). */
+export interface Recovery {
+  /** True when the client has every message it missed while away, exactly once. */
+  recovered: boolean;
+  /** Whether the server still had the resource (a resume); false: a fresh resource caught up with `since`. */
+  resumed: boolean;
+  /** What is missing, and why (empty when `recovered`). */
+  gaps: Gap[];
+}
+export type RecoveryListener = (recovery: Recovery) => void;
 export type ErrorListener = (error: ClientError) => void;
 
 export const DEFAULT_TRANSPORTS: readonly TransportName[] = Object.freeze(['websocket', 'sse', 'long-polling']);
@@ -68,6 +79,8 @@ const MAX_SINCE_LENGTH = 4096;
  * be quiet for up to two intervals; a third means a heartbeat went missing.
  */
 const HEARTBEAT_TOLERANCE = 3;
+/** Gaps remembered to recognise one sent again after a resume (the server repeats those the client may have missed). */
+const GAP_MEMORY = 256;
 
 const OPENERS: Record<TransportName, TransportOpener> = {
   websocket: openWebSocket,
@@ -104,6 +117,13 @@ export class FwClient {
   private readonly cursors = new Map<string, number>();
   /** The server's broadcast-sequence epoch the cursors belong to (from the handshake). */
   private epoch: string | undefined;
+  /** The recovery of the current connection, from its handshake until the server's `rec` frame. */
+  private recovery: Recovery | undefined;
+  /** Whether the current connection was asked to recover (its handshake is followed by a `rec` frame). */
+  private recovering = false;
+  /** The client had a connection before: every later handshake is a reconnect. */
+  private everOpened = false;
+  private readonly seenGaps = new Set<string>();
 
   private conn: TransportConnection | undefined;
   /** Bumped for every connection so late callbacks of a replaced one are ignored. */
@@ -133,6 +153,7 @@ export class FwClient {
   private readonly stateListeners = new Set<StateListener>();
   private readonly closeListeners = new Set<CloseListener>();
   private readonly gapListeners = new Set<GapListener>();
+  private readonly recoveryListeners = new Set<RecoveryListener>();
   private readonly errorListeners = new Set<ErrorListener>();
 
   constructor(url: string | URL | ReadonlyArray<string | URL>, options: ConnectOptions = {}) {
@@ -196,9 +217,21 @@ export class FwClient {
     return add(this.closeListeners, listener);
   }
 
-  /** The server could not replay everything after a reconnect: `lost` messages are missing. */
+  /**
+   * Messages this client will not get, and why: said at the place in the stream where they are
+   * missing (before the next message delivered), during a reconnect's recovery or mid-stream
+   * (a slow-consumer drop, a cluster link outage).
+   */
   onGap(listener: GapListener): () => void {
     return add(this.gapListeners, listener);
+  }
+
+  /**
+   * After every reconnect, once the server has replayed what it could: `recovered` is true when
+   * nothing is missing; otherwise `gaps` says what is (the same gaps `onGap` reports).
+   */
+  onRecovery(listener: RecoveryListener): () => void {
+    return add(this.recoveryListeners, listener);
   }
 
   /** Every transport failure, for logs and diagnostics (the client recovers by itself). */
@@ -256,6 +289,8 @@ export class FwClient {
       params.since = encodeSince(this.cursors, MAX_SINCE_LENGTH);
       params.epoch = this.epoch;
     }
+    // The server answers a resume or a `since` replay with a `rec` frame once it has replayed.
+    this.recovering = params.tracking !== undefined || params.since !== undefined;
     this.handshakeTimer = setTimeout(
       () => this.fail(gen, new ClientError('handshake_timeout', `no handshake within ${this.connectTimeout} ms`)),
       this.connectTimeout,
@@ -352,6 +387,7 @@ export class FwClient {
     this.stateListeners.clear();
     this.closeListeners.clear();
     this.gapListeners.clear();
+    this.recoveryListeners.clear();
     this.errorListeners.clear();
   }
 
@@ -389,8 +425,23 @@ export class FwClient {
         if (call) this.answer(call);
         return;
       }
-      case 'gap':
-        return this.emit(this.gapListeners, frame.lost);
+      case 'gap': {
+        const { t: _, ...gap } = frame;
+        // A resume repeats the gaps placed after `last` (the client may not have had them).
+        const key = `${gap.reason}|${gap.b ?? ''}|${gap.from ?? ''}|${gap.to ?? ''}|${gap.lost ?? ''}`;
+        if (gap.from !== undefined && this.seenGaps.has(key)) return;
+        this.seenGaps.add(key);
+        if (this.seenGaps.size > GAP_MEMORY) this.seenGaps.delete(this.seenGaps.values().next().value!);
+        this.recovery?.gaps.push(gap);
+        return this.emit(this.gapListeners, gap);
+      }
+      case 'rec': {
+        const recovery = this.recovery;
+        if (recovery === undefined) return;
+        this.recovery = undefined;
+        recovery.recovered = frame.recovered && recovery.gaps.length === 0;
+        return this.emit(this.recoveryListeners, recovery);
+      }
       case 'close':
         return this.terminate(frame.reason, false);
       case 'hb':
@@ -401,7 +452,8 @@ export class FwClient {
   private onHandshake(uuid: string, resumed: boolean, heartbeat: number, transport: TransportName, epoch: string | undefined): void {
     // Cursors taken in another epoch (the server restarted) would make us drop its new messages
     // as duplicates; the server replayed its whole cache for them, so start counting afresh.
-    if (epoch !== undefined && this.epoch !== undefined && epoch !== this.epoch) this.cursors.clear();
+    const restarted = epoch !== undefined && this.epoch !== undefined && epoch !== this.epoch;
+    if (restarted) this.cursors.clear();
     if (epoch !== undefined) this.epoch = epoch;
     if (this.opened) {
       this._uuid = uuid;
@@ -410,7 +462,26 @@ export class FwClient {
     clearTimeout(this.handshakeTimer);
     this.handshakeTimer = undefined;
     // A new resource numbers its messages from 1 again.
-    if (!resumed || uuid !== this._uuid) this.lastId = 0;
+    const fresh = !resumed || uuid !== this._uuid;
+    const hadMessages = this.lastId > 0;
+    if (fresh) this.lastId = 0;
+    if (this.everOpened) {
+      const recovery: Recovery = { recovered: true, resumed: !fresh, gaps: [] };
+      if (this.recovering) {
+        this.recovery = recovery; // completed by the server's `rec` frame
+      } else if (fresh) {
+        // Back on a fresh resource with no cursors to catch up with: whatever was sent to the
+        // old one after what we have is gone, and the server cannot say how much.
+        if (hadMessages) {
+          const gap: Gap = { reason: restarted ? 'server-restarted' : 'grace-expired' };
+          recovery.gaps.push(gap);
+          recovery.recovered = false;
+          this.emit(this.gapListeners, gap);
+        }
+        queueMicrotask(() => this.emit(this.recoveryListeners, recovery));
+      }
+    }
+    this.everOpened = true;
     this._uuid = uuid;
     this.resumable = true;
     this._transport = transport;

@@ -9,9 +9,31 @@ export interface MessageFrame { t: 'm'; id: number; d: string; b?: string; bid?:
 /** A bidirectional-tool-bridge call: `d` is the §2.4 `tool-call` JSON; `id` is in the message sequence. */
 export interface ToolCallFrame { t: 'tool-call'; id: number; d: string }
 export interface HeartbeatFrame { t: 'hb' }
-export interface GapFrame { t: 'gap'; lost: number }
+/** Why messages are missing (docs/protocol.md, the `gap` frame); a newer server may name other reasons. */
+export type GapReason =
+  | 'replay-window-exceeded'
+  | 'server-restarted'
+  | 'grace-expired'
+  | 'slow-consumer-dropped'
+  | 'cluster-link-lost';
+
+/**
+ * Messages the client will not get. With `b`, `from`…`to` are that broadcaster's sequences
+ * (`bid`); without it, the resource's own message ids. `lost` (the count) or the range may be
+ * absent when the server cannot know them (a restarted server without a durable store).
+ */
+export interface Gap {
+  reason: GapReason | (string & {});
+  lost?: number;
+  b?: string;
+  from?: number;
+  to?: number;
+}
+export interface GapFrame extends Gap { t: 'gap' }
+/** After a resume or a `since` replay: whether the client now has everything it missed. */
+export interface RecoveryFrame { t: 'rec'; recovered: boolean }
 export interface CloseFrame { t: 'close'; reason: string }
-export type ServerFrame = HandshakeFrame | MessageFrame | ToolCallFrame | HeartbeatFrame | GapFrame | CloseFrame;
+export type ServerFrame = HandshakeFrame | MessageFrame | ToolCallFrame | HeartbeatFrame | GapFrame | RecoveryFrame | CloseFrame;
 
 /** A client → server heartbeat over WebSocket. */
 export const HEARTBEAT = '{"t":"hb"}';
@@ -68,8 +90,16 @@ export function checkFrame(f: Record<string, unknown>, text = JSON.stringify(f))
         resumed: f.resumed === true,
         ...(typeof f.epoch === 'string' ? { epoch: f.epoch } : {}),
       };
-    case 'gap':
-      return { t: 'gap', lost: typeof f.lost === 'number' ? f.lost : 0 };
+    case 'gap': {
+      const gap: GapFrame = { t: 'gap', reason: typeof f.reason === 'string' ? f.reason : 'replay-window-exceeded' };
+      if (Number.isSafeInteger(f.lost)) gap.lost = f.lost as number;
+      if (typeof f.b === 'string') gap.b = f.b;
+      if (Number.isSafeInteger(f.from)) gap.from = f.from as number;
+      if (Number.isSafeInteger(f.to)) gap.to = f.to as number;
+      return gap;
+    }
+    case 'rec':
+      return { t: 'rec', recovered: f.recovered === true };
     case 'close':
       return { t: 'close', reason: typeof f.reason === 'string' ? f.reason : '' };
     default:

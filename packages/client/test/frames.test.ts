@@ -12,7 +12,9 @@ test('frames: every server frame type decodes; unknown types are skipped; junk i
   assert.deepEqual(parseFrame('{"t":"m","id":1,"d":""}'), { t: 'm', id: 1, d: '' });
   assert.deepEqual(parseFrame('{"t":"m","id":2,"d":"x","b":"/fw/a"}'), { t: 'm', id: 2, d: 'x', b: '/fw/a' });
   assert.deepEqual(parseFrame('{"t":"hb"}'), { t: 'hb' });
-  assert.deepEqual(parseFrame('{"t":"gap","lost":12}'), { t: 'gap', lost: 12 });
+  assert.deepEqual(parseFrame('{"t":"gap","lost":12}'), { t: 'gap', reason: 'replay-window-exceeded', lost: 12 });
+  assert.deepEqual(parseFrame('{"t":"gap","lost":2,"reason":"cluster-link-lost","b":"/fw/x","from":4,"to":5}'), { t: 'gap', reason: 'cluster-link-lost', lost: 2, b: '/fw/x', from: 4, to: 5 });
+  assert.deepEqual(parseFrame('{"t":"rec","recovered":true}'), { t: 'rec', recovered: true });
   assert.deepEqual(parseFrame('{"t":"close","reason":"bye"}'), { t: 'close', reason: 'bye' });
   assert.equal(parseFrame('{"t":"future-frame"}'), undefined);
   for (const junk of ['hello', '[1]', 'null', '{"t":"m","id":"1","d":"x"}', '{"t":"m","id":1}', '{"t":"hs","uuid":"u","transport":"pigeon"}', '{"x":1}', '{"t":"m","id":1,"d":"x","bid":3}', '{"t":"m","id":1,"d":"x","b":7}']) {

@@ -135,6 +135,12 @@ export interface BroadcasterInfo {
   internal: boolean;
   messages: number;
   replayCacheSize: number;
+  /** Messages lost on the way to members, each said to the client with a gap frame (slow-consumer drops, cluster broadcasts never received). */
+  lost: number;
+  /** Messages replayed to reconnecting clients or recovered from the replay store after a cluster link outage. */
+  recovered: number;
+  /** The broadcaster sequences (`bid`) its in-memory replay cache holds, or null when empty. */
+  replayWindow: { first: number; last: number } | null;
 }
 
 export interface ResourceInfo {

@@ -14,6 +14,7 @@ import type {
 } from './model.js';
 import { BroadcasterFactory } from './broadcast/factory.js';
 import type { BroadcastAdapter } from './broadcast/adapter.js';
+import type { ReplayStore } from './broadcast/replay-store.js';
 import type { FwBroadcaster } from './broadcast/broadcaster.js';
 import { FlushQueue } from './resource/flush-queue.js';
 import { ResourceRegistry } from './resource/registry.js';
@@ -27,6 +28,7 @@ export interface RuntimeSettings {
   resumeBuffer: number;
   grace: number;
   replayCache: number;
+  sequenceMemory: number;
   destroyEmpty: boolean;
   highWaterMark: number;
   slowConsumerPolicy: 'drop' | 'disconnect';
@@ -47,6 +49,7 @@ export function readSettings(config: Config): RuntimeSettings {
     resumeBuffer: config.get<number>('fw.resume.buffer'),
     grace: config.get<number>('fw.resume.grace'),
     replayCache: config.get<number>('fw.broadcaster.replay-cache'),
+    sequenceMemory: config.get<number>('fw.broadcaster.sequence-memory'),
     destroyEmpty: config.get<boolean>('fw.broadcaster.destroy-empty'),
     highWaterMark: config.get<number>('fw.slow-consumer.high-water-mark'),
     slowConsumerPolicy: policy,
@@ -110,6 +113,11 @@ export class Runtime implements RuntimeView {
   closing = false;
   /** The cluster seam (`@fw/redis` installs it); undefined on a single node. See BroadcastAdapter. */
   adapter: BroadcastAdapter | undefined;
+  /**
+   * A durable replay store (`@fw/redis` installs one on Redis Streams); undefined: the in-memory
+   * replay caches are all there is. See ReplayStore.
+   */
+  replayStore: ReplayStore | undefined;
   /**
    * Names the space the broadcaster sequences (`bid`) live in. A restarted server numbers its
    * broadcasts from 1 again, so a client's cursors from before mean nothing here: the handshake
@@ -330,6 +338,9 @@ function broadcasterInfo(b: FwBroadcaster): BroadcasterInfo {
     internal: b.internal,
     messages: b.messages,
     replayCacheSize: b.cache.size,
+    lost: b.lost,
+    recovered: b.recovered,
+    replayWindow: b.cache.size > 0 ? { first: b.cache.first, last: b.cache.next - 1 } : null,
   };
 }
 

@@ -33,12 +33,17 @@ export function openLongPolling({ endpoint, params, sink, env, heartbeat }: Open
     abort.abort();
     sink.end(error);
   };
-  const accept = (): void => {
+  /**
+   * A resume on long-polling is answered without `hs` and without `rec` (docs/protocol.md): both
+   * are synthesized, the `rec` once the first answer (with any gap it carries) is delivered.
+   */
+  const accept = (answered: boolean): void => {
     clearTimeout(acceptTimer);
     if (handshaken || done || resuming === undefined) return;
     handshaken = true;
     uuid = resuming;
     sink.frame({ t: 'hs', uuid: resuming, transport: 'long-polling', heartbeat, resumed: true });
+    if (!answered) sink.frame({ t: 'rec', recovered: true });
   };
 
   const poll = async (query: Record<string, string | undefined>): Promise<unknown> => {
@@ -63,7 +68,7 @@ export function openLongPolling({ endpoint, params, sink, env, heartbeat }: Open
   const run = async (): Promise<void> => {
     if (!fetchImpl) throw missingFetch();
     let query = params;
-    if (resuming !== undefined) acceptTimer = setTimeout(accept, RESUME_ACCEPTED_AFTER);
+    if (resuming !== undefined) acceptTimer = setTimeout(() => accept(false), RESUME_ACCEPTED_AFTER);
     while (!done) {
       const answer = await poll(query);
       if (done) return;
@@ -74,11 +79,13 @@ export function openLongPolling({ endpoint, params, sink, env, heartbeat }: Open
         const frame = checkFrame(raw as Record<string, unknown>);
         if (frame) frames.push(frame);
       }
+      let accepted = false;
       if (frames.some((f) => f.t === 'hs')) {
         clearTimeout(acceptTimer);
         handshaken = true;
       } else if (!handshaken && frames.every((f) => f.t !== 'close')) {
-        accept();
+        accept(true);
+        accepted = true;
       }
       for (const frame of frames) {
         if (done) return;
@@ -86,6 +93,7 @@ export function openLongPolling({ endpoint, params, sink, env, heartbeat }: Open
         if (frame.t === 'm' && frame.id > last) last = frame.id;
         sink.frame(frame);
       }
+      if (accepted && !done) sink.frame({ t: 'rec', recovered: true });
       if (done) return;
       sink.alive();
       if (uuid === undefined) throw new ClientError('protocol_error', 'long-polling answer without a handshake');

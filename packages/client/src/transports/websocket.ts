@@ -6,6 +6,15 @@ import type { OpenRequest, TransportConnection, WebSocketLike } from '../transpo
 
 /** The code the server closes a resource with on purpose (docs/protocol.md, Resume). */
 export const CLOSE_BY_SERVER = 4000;
+/**
+ * Close codes after which reconnecting cannot help (docs/protocol.md, *Close codes*): the server
+ * ended the resource on purpose (4000, its reason in the close frame), or refused what this
+ * client sends (1002 protocol error, 1003 unsupported data, 1007 invalid payload, 1008 policy
+ * violation, 1009 message too big: sending it again would end the same way). Every other code
+ * (1001 going away, 1006 dropped, 1011 server error, 1012 restart, 1013 try again later, …) is a
+ * drop: the client reconnects and resumes.
+ */
+export const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([CLOSE_BY_SERVER, 1002, 1003, 1007, 1008, 1009]);
 /** The code the client closes an abandoned connection with (browsers allow 1000 and 3000–4999). */
 const CLIENT_RECONNECTING = 4001;
 const OPEN = 1;
@@ -64,7 +73,9 @@ export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): Tra
     else sink.alive();
   };
   ws.onclose = (event) => {
-    if (event.code === CLOSE_BY_SERVER) return finish(new ClientError('closed_by_server', event.reason));
+    if (FINAL_CLOSE_CODES.has(event.code)) {
+      return finish(new ClientError('closed_by_server', event.reason || `closed by the server with code ${event.code}`));
+    }
     if (!opened && params.tracking !== undefined && /\b404\b/.test(lastError)) {
       return finish(new ClientError('unknown_tracking_id', lastError, 404, 'unknown_tracking_id'));
     }

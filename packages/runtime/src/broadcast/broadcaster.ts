@@ -3,6 +3,7 @@ import { FwResource } from '../resource/resource.js';
 import type { Runtime } from '../runtime.js';
 import { FrameRing } from './frame-ring.js';
 import { Outgoing } from './outgoing.js';
+import type { GapReason, ReplayStore } from './replay-store.js';
 
 /**
  * A pub/sub topic. A broadcast is encoded once (`Outgoing`) and handed to each member, which only
@@ -15,6 +16,10 @@ export class FwBroadcaster implements Broadcaster {
   readonly members = new Set<FwResource>();
   readonly cache: FrameRing<Outgoing>;
   messages = 0;
+  /** Messages lost on the way to members, each one said to the client with a gap: slow-consumer drops, cluster broadcasts this node never received. */
+  lost = 0;
+  /** Messages brought back: replayed to reconnecting clients (`since`), or recovered from the replay store after a cluster link outage. */
+  recovered = 0;
   destroyed = false;
 
   constructor(
@@ -131,14 +136,104 @@ export class FwBroadcaster implements Broadcaster {
     for (const r of members) if (r.home === this.id) r.close(`broadcaster ${this.id} ${reason}`);
   }
 
-  /** Replays cached broadcasts after `lastBid` to one resource (a fresh connection's `since`). */
+  /**
+   * Messages `from`…`to` of this broadcaster will never reach this node's members (a cluster
+   * broadcast that never arrived): counted, and every member is told with a gap frame at its
+   * current place in the stream.
+   */
+  lose(from: number, to: number, reason: GapReason): void {
+    const lost = to - from + 1;
+    if (lost <= 0) return;
+    this.lost += lost;
+    for (const r of this.members) r.gap({ b: this.id, from, to, lost, reason });
+  }
+
+  /**
+   * Brings a fresh resource up to date from its `since` cursor (`lastBid`, taken in this epoch
+   * unless `foreign`): replays what is held after it, and says with a gap frame what is not. With
+   * a durable replay store the older part is read from it while this broadcaster's live messages
+   * to the resource wait, so the replay and the live stream join without a hole or a repeat.
+   */
+  recover(resource: FwResource, lastBid: number, foreign: boolean): void {
+    if (foreign) {
+      // The cursor counts in a numbering that is gone (the server restarted without a durable
+      // store): what came after it is unknown. This numbering is replayed from its start.
+      resource.gap({ b: this.id, reason: 'server-restarted' });
+      if (this.cache.first > 1) resource.gap({ b: this.id, from: 1, to: this.cache.first - 1, lost: this.cache.first - 1, reason: 'replay-window-exceeded' });
+      this.replay(resource, 0);
+      return;
+    }
+    const store = this.runtime.replayStore;
+    if (store !== undefined && !this.internal) return this.recoverFromStore(resource, lastBid, store);
+    if (lastBid >= this.cache.next) {
+      // A cursor ahead of this broadcaster: it was recreated and its old numbering forgotten
+      // (beyond fw.broadcaster.sequence-memory). Number on above the cursor so the client never
+      // takes new messages for old ones; what this incarnation sent before is lost to it.
+      if (this.runtime.adapter === undefined) {
+        if (this.cache.size > 0) resource.gap({ b: this.id, lost: this.cache.size, reason: 'grace-expired' });
+        this.cache.startAt(lastBid + 1);
+      }
+      return;
+    }
+    if (lastBid + 1 < this.cache.first) {
+      const lost = this.cache.first - lastBid - 1;
+      resource.gap({ b: this.id, from: lastBid + 1, to: this.cache.first - 1, lost, reason: 'grace-expired' });
+    }
+    this.replay(resource, lastBid);
+  }
+
+  private recoverFromStore(resource: FwResource, lastBid: number, store: ReplayStore): void {
+    resource.holdBroadcaster(this.id);
+    resource.recoveryPending(1);
+    const done = (last: number): void => {
+      resource.release(this.id, last);
+      resource.recoveryPending(-1);
+    };
+    store.read(this.id, lastBid).then(({ entries, first }) => {
+      if (resource.closed) return done(lastBid);
+      let expect = lastBid + 1;
+      if (first > expect) {
+        resource.gap({ b: this.id, from: expect, to: first - 1, lost: first - expect, reason: 'replay-window-exceeded' });
+        expect = first;
+      }
+      for (const e of entries) {
+        if (e.bid < expect) continue;
+        if (e.bid > expect) resource.gap({ b: this.id, from: expect, to: e.bid - 1, lost: e.bid - expect, reason: 'cluster-link-lost' });
+        if (resource.deliver(new Outgoing(e.payload, this.id, e.bid))) this.recovered++;
+        expect = e.bid + 1;
+      }
+      done(expect - 1);
+    }, (err: unknown) => {
+      // The store is unreachable: fall back on what this process holds (its gaps said as usual).
+      console.warn(`[fw] replay store read for ${this.id} failed: ${(err as Error).message}`);
+      let last = lastBid;
+      if (lastBid + 1 < this.cache.first) {
+        resource.gap({ b: this.id, from: lastBid + 1, to: this.cache.first - 1, lost: this.cache.first - lastBid - 1, reason: 'replay-window-exceeded' });
+      }
+      last = Math.max(last, this.replay(resource, lastBid));
+      done(last);
+    });
+  }
+
+  /**
+   * Replays cached broadcasts after `lastBid` to one resource (a fresh connection's `since`); a
+   * hole (a cluster sequence this node never received) becomes a gap. Returns the last sequence
+   * replayed (or `lastBid`).
+   */
   replay(resource: FwResource, lastBid: number): number {
-    let n = 0;
+    let hole = 0;
+    let last = lastBid;
     for (let bid = Math.max(lastBid + 1, this.cache.first); bid < this.cache.next; bid++) {
       const out = this.cache.get(bid);
-      // A hole (a cluster sequence this node never received) is skipped.
-      if (out !== undefined && resource.deliver(out)) n++;
+      if (out === undefined) {
+        hole++;
+        continue;
+      }
+      if (hole > 0) resource.gap({ b: this.id, from: bid - hole, to: bid - 1, lost: hole, reason: 'cluster-link-lost' });
+      hole = 0;
+      if (resource.deliver(out)) this.recovered++;
+      last = bid;
     }
-    return n;
+    return last;
   }
 }

@@ -43,6 +43,14 @@ export class FrameRing<T> {
     while (this.next < id) this.push(undefined as T);
   }
 
+  /** Forgets every item and numbers on from `id` (no holes): a recreated broadcaster continuing its old sequence. */
+  startAt(id: number): void {
+    this.release();
+    this.items = [];
+    this.head = 0;
+    this.first = this.next = id;
+  }
+
   get(id: number): T | undefined {
     if (id < this.first || id >= this.next) return undefined;
     return this.items[(this.head + (id - this.first)) % this.items.length];

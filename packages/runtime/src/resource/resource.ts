@@ -3,6 +3,7 @@ import type { TransportName } from '../events.js';
 import type { Principal, Resource } from '../model.js';
 import { FrameRing } from '../broadcast/frame-ring.js';
 import { Outgoing } from '../broadcast/outgoing.js';
+import { gapFrame, type Gap } from '../broadcast/replay-store.js';
 import type { Connection } from '../transport/connection.js';
 import type { HandlerEntry } from '../handler.js';
 import type { Runtime } from '../runtime.js';
@@ -19,6 +20,18 @@ export interface ResourceInit {
   req: IncomingMessage;
   principal: Principal | undefined;
   attributes: Map<string, unknown> | undefined;
+}
+
+/**
+ * A control frame (a gap, the recovery summary) written before the message with id `at`, so that
+ * it keeps its place among the messages. `keep`: written again when a resume starts before it
+ * (a gap the client may not have received); otherwise forgotten once written.
+ */
+interface Mark {
+  at: number;
+  frame: string;
+  sent: boolean;
+  keep: boolean;
 }
 
 /**
@@ -56,6 +69,16 @@ export class FwResource implements Resource {
   messagesIn = 0;
   messagesOut = 0;
   dropped = 0;
+  /** Gap and recovery frames waiting for (or kept around) their place in the stream; undefined almost always. */
+  private marks: Mark[] | undefined;
+  /** Slow-consumer drops not yet announced: a gap goes out before the next message delivered. */
+  private drops: Gap[] | undefined;
+  /** The last connection was cut because the client read too slowly (the resume's gap says so). */
+  private slowDropped = false;
+  /** Broadcasters whose live messages wait while an older part of their stream is read from the replay store. */
+  private holding: Map<string, Outgoing[]> | undefined;
+  /** A (re)connection's recovery under way: gaps signalled so far, replay-store reads pending. */
+  private recovery: { gaps: number; pending: number } | undefined;
   private attrs: Map<string, unknown> | undefined;
   private graceTimer: NodeJS.Timeout | undefined;
   private messageListeners: ((data: string) => void)[] | undefined;
@@ -102,18 +125,25 @@ export class FwResource implements Resource {
   /** The hot path: one message for this resource, encoded already. */
   deliver(out: Outgoing): boolean {
     if (this.closed) return false;
+    if (this.holding !== undefined && out.broadcaster !== undefined && this.hold(out)) return true;
     const rt = this.runtime;
     const conn = this.connection;
     if (conn !== undefined && conn.bufferedAmount() > rt.settings.highWaterMark) {
       if (rt.settings.slowConsumerPolicy === 'disconnect') {
+        // Cut the connection, keep the resource: the client resumes and gets what it missed
+        // from the resume buffer (a gap, `slow-consumer-dropped`, for what the buffer lost).
         rt.counters.slowConsumerDisconnects++;
-        this.close('slow consumer');
+        this.slowDropped = true;
+        this.detach(conn, 'slow consumer');
+        conn.destroy();
       } else {
         this.dropped++;
         rt.counters.dropped++;
+        this.noteDrop(out);
+        return false;
       }
-      return false;
     }
+    if (this.drops !== undefined) this.announceDrops();
     this.ring.push(out);
     this.messagesOut++;
     rt.counters.messagesOut++;
@@ -138,16 +168,32 @@ export class FwResource implements Resource {
     const to = ring.next;
     let from = this.flushed + 1;
     const lost = from < ring.first ? ring.first - from : 0;
-    if (lead === undefined && from >= to) return;
+    const marks = this.marks;
+    if (lead === undefined && from >= to && marks === undefined) return;
     conn.begin();
     if (lead !== undefined) conn.control(lead);
     if (lost > 0) {
       this.runtime.counters.gaps++;
       this.runtime.counters.lost += lost;
-      if (this.protocol === 'fw') conn.control(`{"t":"gap","lost":${lost}}`);
+      if (this.recovery !== undefined) this.recovery.gaps++;
+      const reason = this.slowDropped ? 'slow-consumer-dropped' : 'replay-window-exceeded';
+      if (this.protocol === 'fw') conn.control(gapFrame({ lost, reason, from, to: ring.first - 1 }));
       from = ring.first;
     }
-    for (; from < to; from++) conn.message(ring.get(from)!, from);
+    this.slowDropped = false;
+    if (marks === undefined) {
+      for (; from < to; from++) conn.message(ring.get(from)!, from);
+    } else {
+      // The rare path: control frames interleaved at their places, then those after the last message.
+      let i = 0;
+      for (; from < to; from++) {
+        for (; i < marks.length && marks[i]!.at <= from; i++) writeMark(conn, marks[i]!);
+        conn.message(ring.get(from)!, from);
+      }
+      for (; i < marks.length && marks[i]!.at <= to; i++) writeMark(conn, marks[i]!);
+      const kept = marks.filter((m) => !m.sent || (m.keep && m.at >= ring.first));
+      this.marks = kept.length > 0 ? kept : undefined;
+    }
     this.flushed = to - 1;
     if (this.protocol === 'raw') ring.release();
     this.wrote = true;
@@ -174,7 +220,11 @@ export class FwResource implements Resource {
     // A (re)connection or a long-poll is a sign of life for the idle timeout.
     this.heard = true;
     if (conn.transport !== this.transport) this.runtime.resources.retransport(this, conn.transport);
-    if (last !== undefined) this.flushed = last;
+    if (last !== undefined) {
+      this.flushed = last;
+      // A resume: gaps placed after what the client has may not have reached it.
+      if (handshake !== undefined && this.marks !== undefined) for (const m of this.marks) if (m.at > last && m.keep) m.sent = false;
+    }
     const hs = handshake && this.protocol === 'fw'
       ? JSON.stringify({ t: 'hs', uuid: this.uuid, transport: this.transport, heartbeat: this.runtime.settings.heartbeat, resumed: handshake.resumed, epoch: this.runtime.epoch })
       : undefined;
@@ -262,6 +312,107 @@ export class FwResource implements Resource {
     return false;
   }
 
+  /**
+   * Tells the client it misses messages: a `gap` frame at the current place in its stream (before
+   * the next message), kept for a resume until the resume buffer moves past it.
+   */
+  gap(gap: Gap): void {
+    if (this.closed) return;
+    const rt = this.runtime;
+    rt.counters.gaps++;
+    if (gap.lost !== undefined) rt.counters.lost += gap.lost;
+    if (this.recovery !== undefined) this.recovery.gaps++;
+    if (this.protocol === 'fw') this.mark(gapFrame(gap), true);
+  }
+
+  /** A (re)connection starts recovering: gaps from here until `endRecovery` make `recovered` false. */
+  beginRecovery(): void {
+    this.recovery ??= { gaps: 0, pending: 0 };
+  }
+
+  /** A replay-store read the recovery must wait for. */
+  recoveryPending(delta: 1 | -1): void {
+    if (this.recovery === undefined) return;
+    this.recovery.pending += delta;
+    if (delta < 0) this.endRecovery();
+  }
+
+  /** Sends the recovery summary (`{"t":"rec","recovered":…}`) once nothing is pending any more. */
+  endRecovery(): void {
+    const rec = this.recovery;
+    if (rec === undefined || rec.pending > 0) return;
+    this.recovery = undefined;
+    if (this.protocol === 'fw') this.mark(`{"t":"rec","recovered":${rec.gaps === 0}}`, false);
+  }
+
+  /**
+   * Holds this broadcaster's live messages back while the older part of its stream is read from
+   * the replay store; `release` delivers them after the replayed ones.
+   */
+  holdBroadcaster(broadcaster: string): void {
+    (this.holding ??= new Map()).set(broadcaster, []);
+  }
+
+  /** Ends a hold: the held messages newer than `after` are delivered, in order. Returns the last sequence delivered. */
+  release(broadcaster: string, after: number): number {
+    const held = this.holding?.get(broadcaster);
+    if (held === undefined) return after;
+    this.holding!.delete(broadcaster);
+    if (this.holding!.size === 0) this.holding = undefined;
+    let last = after;
+    for (const out of held) {
+      if (out.bid !== undefined && out.bid <= last) continue;
+      if (out.bid !== undefined && out.bid > last + 1) {
+        this.gap({ b: broadcaster, from: last + 1, to: out.bid - 1, lost: out.bid - 1 - last, reason: 'replay-window-exceeded' });
+      }
+      this.deliver(out);
+      if (out.bid !== undefined) last = out.bid;
+    }
+    return last;
+  }
+
+  private hold(out: Outgoing): boolean {
+    const held = this.holding!.get(out.broadcaster!);
+    if (held === undefined) return false;
+    held.push(out);
+    return true;
+  }
+
+  private mark(frame: string, keep: boolean): void {
+    const at = this.ring.next;
+    (this.marks ??= []).push({ at, frame, sent: false, keep });
+    if (this.connection !== undefined && !this.scheduled) {
+      this.scheduled = true;
+      this.runtime.flushQueue.add(this);
+    }
+  }
+
+  /** Remembers a slow-consumer drop; consecutive drops of one broadcaster make one gap. */
+  private noteDrop(out: Outgoing): void {
+    const drops = (this.drops ??= []);
+    const b = out.broadcaster;
+    const bid = out.bid;
+    const last = drops.at(-1);
+    if (last !== undefined && last.b === (bid === undefined ? undefined : b) && (bid === undefined || last.to === bid - 1)) {
+      last.lost!++;
+      if (bid !== undefined) last.to = bid;
+    } else {
+      drops.push(bid === undefined ? { lost: 1, reason: 'slow-consumer-dropped' } : { lost: 1, reason: 'slow-consumer-dropped', b, from: bid, to: bid });
+    }
+    if (b !== undefined) {
+      const owner = this.runtime.broadcasters.lookup(b);
+      if (owner !== undefined) owner.lost++;
+    }
+  }
+
+  /** The drops are counted already (`dropped`): only the client is told. */
+  private announceDrops(): void {
+    const drops = this.drops!;
+    this.drops = undefined;
+    if (this.recovery !== undefined) this.recovery.gaps += drops.length;
+    if (this.protocol === 'fw') for (const g of drops) this.mark(gapFrame(g), true);
+  }
+
   /** Called by the heartbeat interceptor's sweep. */
   heartbeat(): void {
     if (this.connection === undefined) return;
@@ -314,6 +465,12 @@ export class FwResource implements Resource {
     this.ring.release();
     rt.events.emit('ResourceDisconnected', { uuid: this.uuid, reason });
   }
+}
+
+function writeMark(conn: Connection, m: Mark): void {
+  if (m.sent) return;
+  m.sent = true;
+  conn.control(m.frame);
 }
 
 function remove<T>(list: T[] | undefined, item: T): void {

@@ -37,7 +37,8 @@ export interface Connection {
 export type ControlFrame =
   | { t: 'hs'; uuid: string; transport: TransportName; heartbeat: number; resumed: boolean; epoch: string }
   | { t: 'hb' }
-  | { t: 'gap'; lost: number }
+  | { t: 'gap'; lost?: number; reason: string; b?: string; from?: number; to?: number }
+  | { t: 'rec'; recovered: boolean }
   | { t: 'close'; reason: string };
 
 export const HEARTBEAT_FRAME = '{"t":"hb"}';

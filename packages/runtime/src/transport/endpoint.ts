@@ -104,8 +104,7 @@ export class Endpoint {
           conn.close('resource expired', 4000);
           return;
         }
-        this.rt.counters.resumes++;
-        target.attach(conn, q.last, { resumed: true });
+        this.resume(target, conn, q.last);
       } else {
         this.open(conn, cc, q);
       }
@@ -146,9 +145,16 @@ export class Endpoint {
     } else if (transport === 'long-polling' && target.transport === 'long-polling') {
       target.attach(conn, q.last, undefined);
     } else {
-      this.rt.counters.resumes++;
-      target.attach(conn, q.last, { resumed: true });
+      this.resume(target, conn, q.last);
     }
+  }
+
+  /** A resume on a new connection: the handshake, what the client missed (or a gap), then the recovery summary. */
+  private resume(target: FwResource, conn: Connection, last: number | undefined): void {
+    this.rt.counters.resumes++;
+    target.beginRecovery();
+    target.attach(conn, last, { resumed: true });
+    target.endRecovery();
   }
 
   private httpConnection(transport: Exclude<TransportName, 'websocket'>, res: ServerResponse, fw: boolean): Connection {
@@ -261,6 +267,8 @@ export class Endpoint {
     });
     rt.resources.add(r);
     this.entry.resourceCount++;
+    // A fresh connection that catches up with `since` ends its replay with a recovery summary (`rec`).
+    if (q.since !== undefined) r.beginRecovery();
     const choose = this.entry.options.broadcaster;
     const home = choose === null ? null : choose ? choose(r) : r.path;
     if (home !== null) {
@@ -294,9 +302,10 @@ export class Endpoint {
       for (const [id, lastBid] of q.since) {
         const b = rt.broadcasters.lookup(id);
         // Only broadcasters the resource belongs to: `since` never reads someone else's topic.
-        if (b !== undefined && b.members.has(r)) b.replay(r, foreign ? 0 : lastBid);
+        if (b !== undefined && b.members.has(r)) b.recover(r, lastBid, foreign);
       }
     }
+    r.endRecovery();
     return r;
   }
 

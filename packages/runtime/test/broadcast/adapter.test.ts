@@ -51,12 +51,14 @@ test('broadcast adapter: a full broadcast goes to the adapter, delivery follows 
     app.fw.broadcasters.create('/fw/internal', { internal: true }).broadcast('x');
     b.broadcast('only you', [...b.resources]);
     assert.deepEqual(published, []);
-    // A fresh connection's `since` replays the cache, skipping the hole at 8.
-    const since = Buffer.from(JSON.stringify({ '/fw/room': 0 })).toString('base64url');
+    // A fresh connection's `since` replays the cache; the hole at 8 (never received) is a gap.
+    const since = Buffer.from(JSON.stringify({ '/fw/room': 6 })).toString('base64url');
     const late = await connectWs(`${app.ws}/fw/room?fw=1&since=${since}`);
     const frames: Frame[] = [];
-    for (let i = 0; i < 4; i++) frames.push(JSON.parse(await late.messages.next()) as Frame);
-    assert.deepEqual(frames.slice(1).map((f) => f.bid), [7, 9, 10]);
+    for (let i = 0; i < 6; i++) frames.push(JSON.parse(await late.messages.next()) as Frame);
+    assert.deepEqual(frames.slice(1).map((f) => f.t === 'm' ? f.bid : f), [
+      7, { t: 'gap', lost: 1, reason: 'cluster-link-lost', b: '/fw/room', from: 8, to: 8 }, 9, 10, { t: 'rec', recovered: false },
+    ]);
     ws.socket.close();
     late.socket.close();
   } finally {
@@ -76,8 +78,10 @@ test('broadcast adapter: remember fills the replay cache without delivering or c
     const since = Buffer.from(JSON.stringify({ '/fw/news': 40 })).toString('base64url');
     const ws = await connectWs(`${app.ws}/fw/news?fw=1&since=${since}`);
     const frames: Frame[] = [];
-    for (let i = 0; i < 3; i++) frames.push(JSON.parse(await ws.messages.next()) as Frame);
-    assert.deepEqual(frames.slice(1).map((f) => [f.d, f.bid]), [['earlier', 41], ['later', 43]]);
+    for (let i = 0; i < 5; i++) frames.push(JSON.parse(await ws.messages.next()) as Frame);
+    assert.deepEqual(frames.slice(1).map((f) => f.t === 'm' ? [f.d, f.bid] : f), [
+      ['earlier', 41], { t: 'gap', lost: 1, reason: 'cluster-link-lost', b: '/fw/news', from: 42, to: 42 }, ['later', 43], { t: 'rec', recovered: false },
+    ]);
     ws.socket.close();
   } finally {
     await app.close();

@@ -15,6 +15,7 @@ test('broadcasters: factory create/lookup/list/destroy with events; explicit one
     assert.equal(b.broadcast('nobody listens'), 0);
     assert.deepEqual(app.fw.runtime.getBroadcaster('/fw/news'), {
       id: '/fw/news', resourceCount: 0, createdAt: new Date(b.createdAt).toISOString(), internal: false, messages: 1, replayCacheSize: 1,
+      lost: 0, recovered: 0, replayWindow: { first: 1, last: 1 },
     });
     assert.equal(app.fw.runtime.destroyBroadcaster('/fw/news'), 0);
     assert.equal(app.fw.broadcasters.lookup('/fw/news'), undefined);
@@ -58,13 +59,18 @@ test('broadcasters: subset broadcast and unicast reach only their targets; since
     // A fresh connection that last saw bid 1: the cache holds only bids 3–5 (replay-cache 3).
     const since = Buffer.from(JSON.stringify({ '/fw/room/1': 1 })).toString('base64url');
     const c = await connectWs(`${app.ws}/fw/room/1?fw=1&since=${since}`);
-    const fc = (await c.messages.take(4)).map((s) => JSON.parse(s) as Frame);
+    const fc = (await c.messages.take(6)).map((s) => JSON.parse(s) as Frame);
     assert.equal(fc[0]!.t, 'hs');
-    assert.deepEqual(fc.slice(1).map((f) => [f.id, f.d, f.bid]), [[1, 'all 3', 3], [2, 'all 4', 4], [3, 'all 5', 5]]);
+    // bid 2 has left the cache: said with a gap in the broadcaster's numbering, before the replay.
+    assert.deepEqual(fc[1], { t: 'gap', lost: 1, reason: 'grace-expired', b: '/fw/room/1', from: 2, to: 2 });
+    assert.deepEqual(fc.slice(2, 5).map((f) => [f.id, f.d, f.bid]), [[1, 'all 3', 3], [2, 'all 4', 4], [3, 'all 5', 5]]);
+    assert.deepEqual(fc[5], { t: 'rec', recovered: false });
+    assert.equal(room.recovered, 3);
     // since on a broadcaster the resource is not a member of replays nothing.
     const other = Buffer.from(JSON.stringify({ '/fw/room/1': 0 })).toString('base64url');
     const d = await connectWs(`${app.ws}/fw/room/2?fw=1&since=${other}`);
     await d.messages.next();
+    assert.deepEqual(JSON.parse(await d.messages.next()), { t: 'rec', recovered: true });
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(d.messages.length, 0);
     for (const x of [a, b, c, d]) x.socket.close(1000);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connectWs, openStream, recordEvents, startFw, waitFor } from '../helpers.js';
 
-type Frame = { t: string; id?: number; d?: string; uuid?: string; resumed?: boolean; lost?: number; reason?: string };
+type Frame = { t: string; id?: number; d?: string; uuid?: string; resumed?: boolean; lost?: number; reason?: string; recovered?: boolean };
 
 test('resume: the server kills the socket in the middle of a 1000-message stream; every message arrives exactly once, in order', async () => {
   const app = await startFw({}, (fw) => fw.handle('/stream', {}));
@@ -10,6 +10,7 @@ test('resume: the server kills the socket in the middle of a 1000-message stream
     const received: string[] = [];
     let last = 0;
     let resumed = 0;
+    let recoveries = 0;
     const base = `${app.ws}/fw/stream?fw=1`;
     let c = await connectWs(base);
     const hs = JSON.parse(await c.messages.next()) as Frame;
@@ -34,6 +35,12 @@ test('resume: the server kills the socket in the middle of a 1000-message stream
         if (f.resumed) resumed++;
         continue;
       }
+      if (f.t === 'rec') {
+        // The resume's summary: everything after `last` was replayed.
+        assert.equal(f.recovered, true);
+        recoveries++;
+        continue;
+      }
       assert.equal(f.t, 'm');
       assert.equal(f.id, last + 1, 'in order, no duplicates');
       last = f.id!;
@@ -43,6 +50,7 @@ test('resume: the server kills the socket in the middle of a 1000-message stream
     await publisher;
     assert.deepEqual(received, Array.from({ length: 1000 }, (_, i) => `msg ${i}`));
     assert.equal(resumed, 1);
+    assert.equal(recoveries, 1);
     assert.equal(app.fw.runtime.stats().resumes, 1);
     assert.equal(app.fw.runtime.stats().connections, 1);
   } finally {
@@ -60,10 +68,12 @@ test('resume: buffer overflow during the outage yields a gap frame with the lost
     await waitFor(() => app.fw.runtime.diagnostics().detachedResources === 1);
     for (let i = 1; i <= 20; i++) app.fw.runtime.broadcast('/fw/stream', `m${i}`);
     const again = await connectWs(`${app.ws}/fw/stream?fw=1&tracking=${hs.uuid}&last=0`);
-    const frames = (await again.messages.take(7)).map((s) => JSON.parse(s) as Frame);
+    const frames = (await again.messages.take(8)).map((s) => JSON.parse(s) as Frame);
     assert.deepEqual(frames[0], { t: 'hs', uuid: hs.uuid, transport: 'websocket', heartbeat: 25000, resumed: true, epoch: app.fw.runtime.epoch });
-    assert.deepEqual(frames[1], { t: 'gap', lost: 15 });
-    assert.deepEqual(frames.slice(2).map((f) => [f.id, f.d]), [[16, 'm16'], [17, 'm17'], [18, 'm18'], [19, 'm19'], [20, 'm20']]);
+    // The gap names the resource's message ids it cannot replay, and why.
+    assert.deepEqual(frames[1], { t: 'gap', lost: 15, reason: 'replay-window-exceeded', from: 1, to: 15 });
+    assert.deepEqual(frames.slice(2, 7).map((f) => [f.id, f.d]), [[16, 'm16'], [17, 'm17'], [18, 'm18'], [19, 'm19'], [20, 'm20']]);
+    assert.deepEqual(frames[7], { t: 'rec', recovered: false });
     assert.equal(app.fw.runtime.stats().gaps, 1);
     assert.equal(app.fw.runtime.stats().lost, 15);
     again.socket.close(1000);

@@ -1,0 +1,53 @@
+/**
+ * Where a broadcaster's past broadcasts are read from when a client comes back with a `since`
+ * cursor older than what this process still holds (a restarted process, another cluster node, a
+ * cursor beyond the in-memory replay cache).
+ *
+ * The default is in memory: each broadcaster's replay cache (`fw.broadcaster.replay-cache`),
+ * read synchronously by `FwBroadcaster.replay`; `Runtime.replayStore` is then undefined. A durable
+ * store (`@fw/redis` installs one on Redis Streams) is written by whoever sequences the broadcasts
+ * (the cluster adapter, in the same atomic step) and read here, asynchronously.
+ */
+export interface ReplayEntry {
+  bid: number;
+  payload: string;
+}
+
+export interface ReplayRead {
+  /** Entries with a sequence above the cursor, oldest first (the store bounds how many it keeps). */
+  entries: ReplayEntry[];
+  /**
+   * The oldest sequence the store still holds for the broadcaster (0 when it holds none): a
+   * cursor below `first - 1` has lost what lies in between.
+   */
+  first: number;
+}
+
+export interface ReplayStore {
+  /** Reads the entries of `broadcaster` with a sequence above `after`, in order. */
+  read(broadcaster: string, after: number): Promise<ReplayRead>;
+}
+
+/** Why a client misses messages (docs/protocol.md, the `gap` frame). */
+export type GapReason =
+  | 'replay-window-exceeded'
+  | 'server-restarted'
+  | 'grace-expired'
+  | 'slow-consumer-dropped'
+  | 'cluster-link-lost';
+
+export interface Gap {
+  /** Messages missing, when known. */
+  lost?: number;
+  reason: GapReason;
+  /** The broadcaster whose sequence (`bid`) the range is in; absent: the range is in the resource's own message ids. */
+  b?: string;
+  /** First and last missing sequence (inclusive), when known. */
+  from?: number;
+  to?: number;
+}
+
+/** The `gap` frame of a gap (a JSON object string). */
+export function gapFrame(gap: Gap): string {
+  return JSON.stringify({ t: 'gap', ...gap });
+}
