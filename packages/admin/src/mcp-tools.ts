@@ -105,10 +105,10 @@ export async function registerMcpTools(options: { write: boolean }): Promise<(()
     }),
     read('fw_list_handlers', 'Real-time handlers', [limitParam], (a, _args, limit) => a.views.runtime.listHandlers().slice(0, limit)),
     read('fw_list_interceptors', 'Interceptors, global and per handler', [limitParam], (a, _args, limit) => a.views.runtime.listInterceptors().slice(0, limit)),
-    read('fw_query_journal', 'Coordination journal events (dispatch, completion, failure, handoff, evaluation)', [opt('coordinationId', 'Coordination id'), opt('agent', 'Agent name'), limitParam], (a, args, limit) => {
+    read('fw_query_journal', 'Coordination journal events (dispatch, completion, failure, handoff, evaluation, interrupted), the newest `limit`', [opt('coordinationId', 'Coordination id'), opt('agent', 'Agent name'), limitParam], async (a, args, limit) => {
       const coordinationId = str(args, 'coordinationId');
       const agent = str(args, 'agent');
-      return a.views.agent.journal({ ...(coordinationId ? { coordinationId } : {}), ...(agent ? { agent } : {}) }).slice(0, limit);
+      return (await a.views.agent.journal({ ...(coordinationId ? { coordinationId } : {}), ...(agent ? { agent } : {}), limit })).slice(-limit);
     }),
     read('fw_list_tasks', 'A2A tasks, filterable by agent and state', [opt('agent', 'Agent name'), opt('state', 'Task state'), limitParam], (a, args, limit) => {
       const agentName = str(args, 'agent');

@@ -35,7 +35,8 @@ export interface CoordinatorInfo {
   fleet: { name: string; location: 'local' | 'remote'; url?: string }[];
 }
 
-export type JournalEventKind = 'dispatch' | 'completion' | 'failure' | 'handoff' | 'evaluation';
+/** `interrupted`: the process stopped while the run was in flight (recorded when the store reopens). */
+export type JournalEventKind = 'dispatch' | 'completion' | 'failure' | 'handoff' | 'evaluation' | 'interrupted';
 
 export interface JournalEvent {
   seq: number;
@@ -55,6 +56,9 @@ export interface JournalEvent {
   evaluator?: string;
   score?: number;
   passed?: boolean;
+  /** interrupted: the protocol and id of the run that was cut off (an A2A task id, an AG-UI run id, …) */
+  protocol?: string;
+  ref?: string;
 }
 
 export interface JournalQuery {
@@ -63,7 +67,41 @@ export interface JournalQuery {
   /** ISO-8601 or epoch ms bounds. */
   from?: string | number;
   to?: string | number;
+  /** Event kinds: the status of a step (`failure`, `completion`, …). */
+  kind?: JournalEventKind | JournalEventKind[];
+  /** The newest `limit` events (default 1000), returned oldest first. */
   limit?: number;
+}
+
+export interface JournalPageQuery extends JournalQuery {
+  limit: number;
+  /** From a previous page's `nextCursor`: continues with older events. */
+  cursor?: string;
+  /** Newest events skipped before the page (offset paging; cursors stay cheap at any depth). */
+  offset?: number;
+  /** Count the matching events (default true). */
+  withTotal?: boolean;
+}
+
+export interface JournalPage {
+  /** Oldest first within the page. */
+  events: JournalEvent[];
+  /** Continues with older events; absent on the last page. */
+  nextCursor?: string;
+  total?: number;
+}
+
+/** One run of an agent on any protocol, as the store keeps it. */
+export interface AgentRunInfo {
+  id: string;
+  agentName: string;
+  protocol: 'a2a' | 'agui' | 'chat';
+  /** The A2A task id, the AG-UI run id or the chat session id. */
+  ref: string | null;
+  state: 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+  startedAt: string;
+  endedAt: string | null;
+  error: string | null;
 }
 
 export interface CoordinationGraph {
@@ -97,10 +135,15 @@ export interface AgentAdminView {
   agent(name: string): AgentInfo | undefined;
   sessions(agentName?: string): AgentSessionInfo[];
   coordinators(): CoordinatorInfo[];
-  journal(query?: JournalQuery): JournalEvent[];
+  /** The newest `query.limit` (default 1000) matching events, oldest first; read from the store. */
+  journal(query?: JournalQuery): JournalEvent[] | Promise<JournalEvent[]>;
+  /** A page of the journal by cursor (the admin API's paging); read from the store. */
+  journalPage?(query: JournalPageQuery): Promise<JournalPage>;
   /** Human-readable log of one coordination, one line per event; undefined when unknown. */
-  journalLog(coordinationId: string): string | undefined;
-  journalGraph(coordinationId: string): CoordinationGraph | undefined;
+  journalLog(coordinationId: string): string | undefined | Promise<string | undefined>;
+  journalGraph(coordinationId: string): CoordinationGraph | undefined | Promise<CoordinationGraph | undefined>;
+  /** Agent runs on every protocol, newest first (the store's record; in-flight ones are `running`). */
+  runs?(query?: { agentName?: string; protocol?: string; state?: string; limit?: number }): Promise<AgentRunInfo[]>;
   tasks(query?: { agentName?: string; state?: string; limit?: number }): TaskInfo[];
   task(id: string): TaskInfo | undefined;
   /** Cancels an in-flight task; throws NotFoundError for an unknown id, FwError code 'task_not_cancelable' (409) for a terminal one. */

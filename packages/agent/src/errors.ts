@@ -43,3 +43,10 @@ export function missingPeer(err: unknown, peer: string, purpose: string): unknow
   const notFound = e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND';
   return notFound && (e.message ?? '').includes(`'${peer}'`) ? new MissingPeerError(peer, purpose) : err;
 }
+
+/** The model kept calling tools past `fw.agent.max-tool-steps` turns: the run fails with this reason. */
+export class ToolStepLimitError extends FwError {
+  constructor(maxSteps: number) {
+    super('tool_step_limit', `the model was still calling tools after fw.agent.max-tool-steps (${maxSteps}) turns`, 422, { maxSteps });
+  }
+}

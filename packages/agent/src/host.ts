@@ -4,10 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { FwError, NotFoundError, type Framework } from '@fw/runtime';
-import type { AgentProtocol } from './admin-view.js';
+import type { FwStore, RunRow } from '@fw/store';
+import type { AgentProtocol, AgentRunInfo } from './admin-view.js';
 import type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
 import { definitionOf, type AgentClass, type AgentDefinition, type PromptResult } from './decorators.js';
-import { NoRuntimeError, NotInFleetError } from './errors.js';
+import { NoRuntimeError, NotInFleetError, ToolStepLimitError } from './errors.js';
 import { CoordinationJournal } from './journal.js';
 import type { RunListener } from './run-event.js';
 import { RuntimeRegistry } from './runtime/registry.js';
@@ -31,7 +32,19 @@ export interface RunInput {
   message: string;
   history?: readonly AiMessage[];
   sessionId?: string;
+  /** The protocol a client started this run on: it is then recorded in the store's runs. */
+  protocol?: AgentRunInfo['protocol'];
+  /** The protocol's id of the run (A2A task id, AG-UI run id, chat session id). */
+  ref?: string;
 }
+
+/** What `recover()` found left in flight by a process that stopped without closing. */
+export interface Recovery {
+  runs: RunRow[];
+  sessions: string[];
+}
+
+export const INTERRUPTED = 'interrupted: the server stopped while this was running';
 
 /** Sends one message to a remote A2A agent and returns its text answer (see remote-agent.ts). */
 export type RemoteCaller = (url: string, message: string, signal: AbortSignal) => Promise<string>;
@@ -45,13 +58,48 @@ export class AgentHost {
   /** Aborted on close: every run in flight stops with it. */
   private readonly root = new AbortController();
 
-  constructor(readonly fw: Framework) {
-    this.journal = new CoordinationJournal(fw.config.get<number>('fw.agent.journal.max-events'));
+  constructor(readonly fw: Framework, readonly store: FwStore) {
+    this.journal = new CoordinationJournal(store, () => ({
+      maxEvents: fw.config.get<number>('fw.agent.journal.max-events'),
+      maxAgeMs: fw.config.get<number>('fw.agent.journal.max-age'),
+    }));
     // Cluster mode (`@fw/redis`): every event also goes to the journal shared by all nodes.
     this.journal.onRecord = (event) => {
       void fw.services.get<{ append(name: string, entry: object): Promise<boolean> }>('cluster')?.append('journal', event).catch(() => false);
     };
-    this.sessions = new SessionTracker(fw.events, () => fw.config.get<number>('fw.agent.sessions.max'));
+    this.sessions = new SessionTracker(fw.events, () => fw.config.get<number>('fw.agent.sessions.max'), store, () => fw.config.get<number>('fw.agent.sessions.history'));
+  }
+
+  /**
+   * At start, before any new run: settles what a process that did not close left in flight. Runs
+   * still `running` become `interrupted` (one journal entry each), open sessions are ended.
+   * A2A tasks are settled by the task store (see BoundedTaskStore.restore).
+   */
+  async recover(): Promise<Recovery> {
+    await this.journal.open();
+    const now = Date.now();
+    const runs = await this.store.runs.interruptRunning(now, INTERRUPTED);
+    for (const r of runs) {
+      this.journal.record({
+        kind: 'interrupted', coordinationId: r.coordination_id ?? r.id, coordinator: r.agent, agent: r.agent,
+        error: INTERRUPTED, protocol: r.protocol, ...(r.ref ? { ref: r.ref } : {}),
+      });
+    }
+    const sessions = await this.store.sessions.endOpen(now, 'interrupted');
+    await this.journal.flush();
+    return { runs, sessions };
+  }
+
+  /** Agent runs in the store, newest first. */
+  async runs(query: { agentName?: string; protocol?: string; state?: string; limit?: number } = {}): Promise<AgentRunInfo[]> {
+    await this.store.writes.flush();
+    const rows = await this.store.runs.list({
+      ...(query.agentName ? { agent: query.agentName } : {}), ...(query.protocol ? { protocol: query.protocol } : {}), ...(query.state ? { state: query.state } : {}),
+    }, query.limit ?? 100);
+    return rows.map((r) => ({
+      id: r.id, agentName: r.agent, protocol: r.protocol as AgentRunInfo['protocol'], ref: r.ref, state: r.state as AgentRunInfo['state'],
+      startedAt: new Date(r.started_at).toISOString(), endedAt: r.ended_at === null ? null : new Date(r.ended_at).toISOString(), error: r.error,
+    }));
   }
 
   /** Registers an agent class (decorated) or an instance of one. */
@@ -109,7 +157,30 @@ export class AgentHost {
     const agent = this.get(name);
     signal = AbortSignal.any([signal, this.root.signal]);
     signal.throwIfAborted();
-    const ctx = this.context(agent, input, signal, listener);
+    const coordinationId = agent.def.kind === 'coordinator' ? randomUUID() : undefined;
+    if (!input.protocol) return this.runAgent(agent, input, signal, listener, coordinationId);
+    // Recorded before it starts, so a crash at any later point leaves a row that says so.
+    const runId = randomUUID();
+    await this.store.runs.start({
+      id: runId, agent: agent.name, protocol: input.protocol, ref: input.ref ?? null, coordination_id: coordinationId ?? null,
+      state: 'running', started_at: Date.now(), ended_at: null, error: null,
+    });
+    const finish = (state: AgentRunInfo['state'], error: string | null): void => {
+      const at = Date.now();
+      this.store.writes.defer(() => this.store.runs.finish(runId, state, at, error));
+    };
+    try {
+      const text = await this.runAgent(agent, input, signal, listener, coordinationId);
+      finish('completed', null);
+      return text;
+    } catch (err) {
+      finish(signal.aborted ? 'cancelled' : 'failed', (err as Error)?.message ?? String(err));
+      throw err;
+    }
+  }
+
+  private async runAgent(agent: MountedAgent, input: RunInput, signal: AbortSignal, listener: RunListener, coordinationId: string | undefined): Promise<string> {
+    const ctx = this.context(agent, input, signal, listener, coordinationId);
     const handler = agent.def.promptMethod ? agent.instance[agent.def.promptMethod] : undefined;
     const result: PromptResult = typeof handler === 'function'
       ? (handler as (m: string, c: AgentContext) => PromptResult).call(agent.instance, input.message, ctx)
@@ -131,7 +202,7 @@ export class AgentHost {
     return text;
   }
 
-  private context(agent: MountedAgent, input: RunInput, signal: AbortSignal, emit: RunListener): AgentContext | CoordinatorContext {
+  private context(agent: MountedAgent, input: RunInput, signal: AbortSignal, emit: RunListener, coordinationId: string = randomUUID()): AgentContext | CoordinatorContext {
     const base: AgentContext = {
       agentName: agent.name,
       signal,
@@ -142,7 +213,6 @@ export class AgentHost {
       emit,
     };
     if (agent.def.kind !== 'coordinator') return base;
-    const coordinationId = randomUUID();
     const coordinator = agent.name;
     const ctx: CoordinatorContext = {
       ...base,
@@ -190,6 +260,9 @@ export class AgentHost {
         messages.push({ role: 'tool', toolCallId: call.toolCallId, toolName: call.toolName, content: output });
       }
     }
+    // Still calling tools after the last allowed turn: the run fails and says why, instead of
+    // ending as if the model had answered.
+    throw new ToolStepLimitError(maxSteps);
   }
 
   /** Runs one tool method; its failure is reported to the model as text, never thrown past the run. */
@@ -219,9 +292,13 @@ export class AgentHost {
   }
 
   private async dispatch(coord: MountedAgent, ctx: CoordinatorContext, to: string, message: string, options: DispatchOptions = {}, emit: RunListener): Promise<DispatchResult> {
-    if (!coord.fleetNames.includes(to)) throw new NotInFleetError(coord.name, to);
     const skill = options.skill ?? 'default';
     const { coordinationId } = ctx;
+    if (!coord.fleetNames.includes(to)) {
+      const err = new NotInFleetError(coord.name, to);
+      this.journal.record({ kind: 'failure', coordinationId, coordinator: coord.name, agent: to, skill, durationMs: 0, error: err.message });
+      throw err;
+    }
     const subagentRunId = randomUUID();
     this.journal.record({ kind: 'dispatch', coordinationId, coordinator: coord.name, agent: to, skill });
     this.fw.events.emit('AgentDispatched', { coordinationId, coordinator: coord.name, agent: to, skill });

@@ -7,12 +7,12 @@ export type { AgentOptions, CoordinatorOptions, ToolOptions, FleetMember, Prompt
 export type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
 export type { RunEvent, RunListener } from './run-event.js';
 export { AgentModule, agentModule, createModule, mountAgent, agentModuleOf, type ProtocolMount } from './module.js';
-export { AgentHost, type MountedAgent, type RunInput, type RemoteCaller } from './host.js';
-export { CoordinationJournal, type JournalEntry } from './journal.js';
+export { AgentHost, type MountedAgent, type RunInput, type RemoteCaller, type Recovery } from './host.js';
+export { CoordinationJournal, isJournalKind, type JournalEntry, type JournalRetention } from './journal.js';
 export { SessionTracker, type AgentSession } from './sessions.js';
 export { BoundedTaskStore } from './a2a/task-store.js';
 export { AGENT_CONFIG } from './config.js';
-export { MissingPeerError, NoRuntimeError, NotInFleetError, RunCancelledError, TaskNotCancelableError } from './errors.js';
+export { MissingPeerError, NoRuntimeError, NotInFleetError, RunCancelledError, TaskNotCancelableError, ToolStepLimitError } from './errors.js';
 export { OfflineRuntime, type OfflineRuntimeOptions } from './runtime/offline.js';
 export { AiSdkRuntime, openAiRuntime, type AiSdkRuntimeOptions, type OpenAiRuntimeOptions } from './runtime/ai-sdk.js';
 export { RuntimeRegistry } from './runtime/registry.js';

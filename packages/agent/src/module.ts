@@ -4,6 +4,7 @@
  * `mountAgent`, registers the runtimes and publishes the admin view as the service `'agent'`.
  */
 import type { Framework, FrameworkModule } from '@fw/runtime';
+import { releaseStore, useStore, type FwStore } from '@fw/store';
 import { A2AEndpoint } from './a2a/endpoint.js';
 import { a2aRemoteCaller } from './a2a/remote-agent.js';
 import { BoundedTaskStore } from './a2a/task-store.js';
@@ -14,7 +15,7 @@ import { mountMcp } from './mcp/endpoint.js';
 import { AGENT_CONFIG } from './config.js';
 import { decoratedAgents, type AgentClass } from './decorators.js';
 import { RunCancelledError } from './errors.js';
-import { AgentHost, type MountedAgent } from './host.js';
+import { AgentHost, INTERRUPTED, type MountedAgent } from './host.js';
 import { openAiRuntime } from './runtime/ai-sdk.js';
 import { OfflineRuntime } from './runtime/offline.js';
 import type { AiRuntime } from './runtime/port.js';
@@ -27,6 +28,11 @@ export class AgentModule implements FrameworkModule {
   readonly name = '@fw/agent';
   host!: AgentHost;
   store!: BoundedTaskStore;
+  /** The durable store (service `'store'`): tasks, sessions, runs, journal. */
+  db!: FwStore;
+  /** What start-up found left in flight by a process that did not close (see docs/agents.md). */
+  recovered: { tasks: string[]; runs: string[]; sessions: string[] } = { tasks: [], runs: [], sessions: [] };
+  private pruneTimer: NodeJS.Timeout | undefined;
   view!: AgentAdminView;
   readonly a2a = new Map<string, A2AEndpoint>();
   private fw!: Framework;
@@ -37,10 +43,11 @@ export class AgentModule implements FrameworkModule {
     this.extraMounts.push(...(options.mounts ?? []));
   }
 
-  install(fw: Framework): void {
+  async install(fw: Framework): Promise<void> {
     this.fw = fw;
     fw.config.declare(AGENT_CONFIG);
-    this.host = new AgentHost(fw);
+    this.db = await useStore(fw);
+    this.host = new AgentHost(fw, this.db);
     this.host.remoteCaller = a2aRemoteCaller();
     this.host.runtimes.add(new OfflineRuntime());
     const baseURL = fw.config.get<string>('fw.ai.base-url');
@@ -51,7 +58,19 @@ export class AgentModule implements FrameworkModule {
     this.store = new BoundedTaskStore(fw.events, () => ({
       max: fw.config.get<number>('fw.agent.tasks.max'),
       terminalTtlMs: fw.config.get<number>('fw.agent.tasks.terminal-ttl'),
-    }));
+    }), this.db.tasks);
+    // Before any endpoint exists: settle what a crashed predecessor left in flight.
+    const recovery = await this.host.recover();
+    const tasks = await this.store.restore(INTERRUPTED);
+    this.recovered = { tasks, runs: recovery.runs.map((r) => r.id), sessions: recovery.sessions };
+    if (tasks.length || recovery.runs.length) {
+      console.warn(`[fw] store ${this.db.location}: ${tasks.length} A2A task(s) and ${recovery.runs.length} run(s) were in flight when the last process stopped; marked failed/interrupted`);
+    }
+    const interval = fw.config.get<number>('fw.agent.journal.prune-interval');
+    if (interval > 0) {
+      this.pruneTimer = setInterval(() => void this.host.journal.prune().catch((err: Error) => console.error('[fw] journal retention failed:', err.message)), interval);
+      this.pruneTimer.unref();
+    }
     this.view = createAdminView(this.host, this.store, this.a2a);
     fw.services.provide('agent', this.view);
     fw.services.provide('agent.module', this);
@@ -98,10 +117,18 @@ export class AgentModule implements FrameworkModule {
     return this.host.runtimes.add(runtime);
   }
 
-  close(): void {
+  /**
+   * Graceful close: every run in flight is stopped, tasks still live fail with the reason, the
+   * writes are flushed, and the store is released (closed by its last user).
+   */
+  async close(): Promise<void> {
+    clearInterval(this.pruneTimer);
     for (const ac of aguiRuns(this.host).values()) ac.abort(new RunCancelledError('the framework is closing'));
     this.host.close();
     for (const off of this.unmounts.splice(0)) off();
+    await this.store.close('the server shut down while this task was running');
+    await this.db.writes.flush();
+    await releaseStore(this.fw);
   }
 }
 

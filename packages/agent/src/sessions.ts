@@ -1,9 +1,12 @@
 /**
  * Agent sessions: one per client conversation with an agent. Counts messages, remembers the start
- * and the last activity, and announces `AgentSessionStarted` / `AgentSessionEnded` on the bus.
+ * and the last activity, keeps the recent turns, and announces `AgentSessionStarted` /
+ * `AgentSessionEnded` on the bus. Every session and every turn is also written to the store (in
+ * order, without making the conversation wait), so its history outlives the process.
  */
 import { randomUUID } from 'node:crypto';
 import { LimitExceededError, type EventBus } from '@fw/runtime';
+import type { FwStore, SessionRow } from '@fw/store';
 import type { AgentSessionInfo } from './admin-view.js';
 import type { AiMessage } from './runtime/port.js';
 
@@ -16,6 +19,8 @@ export interface AgentSession {
   messageCount: number;
   /** Earlier user/assistant turns, bounded by `fw.agent.sessions.history`. */
   readonly history: AiMessage[];
+  /** Messages written to the store so far (the next one's sequence number). */
+  storedMessages: number;
   /** The run in flight, if any. */
   running: AbortController | undefined;
 }
@@ -23,13 +28,20 @@ export interface AgentSession {
 export class SessionTracker {
   private readonly sessions = new Map<string, AgentSession>();
 
-  constructor(private readonly bus: EventBus, private readonly max: () => number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly bus: EventBus,
+    private readonly max: () => number,
+    private readonly store: FwStore,
+    private readonly historyKeep: () => number = () => 20,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   start(agentName: string, resourceUuid: string | null): AgentSession {
     if (this.sessions.size >= this.max()) throw new LimitExceededError('fw.agent.sessions.max', this.max());
     const t = this.now();
-    const s: AgentSession = { id: randomUUID(), agentName, resourceUuid, startedAt: t, lastActivityAt: t, messageCount: 0, history: [], running: undefined };
+    const s: AgentSession = { id: randomUUID(), agentName, resourceUuid, startedAt: t, lastActivityAt: t, messageCount: 0, history: [], storedMessages: 0, running: undefined };
     this.sessions.set(s.id, s);
+    this.persist(s, null);
     this.bus.emit('AgentSessionStarted', { agentName, sessionId: s.id });
     return s;
   }
@@ -38,12 +50,30 @@ export class SessionTracker {
   touch(s: AgentSession): void {
     s.messageCount++;
     s.lastActivityAt = this.now();
+    this.persist(s, null);
+  }
+
+  /** Adds turns to the session's history (bounded in memory; every turn is kept in the store). */
+  remember(s: AgentSession, ...turns: AiMessage[]): void {
+    const keep = this.historyKeep();
+    s.history.push(...turns);
+    while (s.history.length > keep) s.history.shift();
+    const at = this.now();
+    for (const m of turns) {
+      const seq = ++s.storedMessages;
+      this.store.writes.defer(() => this.store.sessions.addMessage({ session_id: s.id, seq, role: m.role, content: m.content, at }));
+    }
   }
 
   end(s: AgentSession): void {
     if (!this.sessions.delete(s.id)) return;
     s.running?.abort();
+    this.persist(s, 'closed');
     this.bus.emit('AgentSessionEnded', { agentName: s.agentName, sessionId: s.id, durationMs: this.now() - s.startedAt, messageCount: s.messageCount });
+  }
+
+  get(id: string): AgentSession | undefined {
+    return this.sessions.get(id);
   }
 
   count(agentName?: string): number {
@@ -66,7 +96,42 @@ export class SessionTracker {
       }));
   }
 
+  /** Sessions in the store, live or ended, newest activity first (ended ones outlive restarts). */
+  async stored(query: { agentName?: string; limit?: number } = {}): Promise<(AgentSessionInfo & { endedAt: string | null; endReason: string | null })[]> {
+    await this.store.writes.flush();
+    const rows = await this.store.sessions.list(query.agentName ? { agent: query.agentName } : {}, query.limit ?? 100);
+    return rows.map(info);
+  }
+
+  /** The stored turns of a session, oldest first (undefined when the store does not know it). */
+  async messages(sessionId: string, limit = 1000): Promise<AiMessage[] | undefined> {
+    await this.store.writes.flush();
+    if (!(await this.store.sessions.get(sessionId))) return undefined;
+    return (await this.store.sessions.messages(sessionId, limit)).map((m) => ({ role: m.role === 'assistant' ? 'assistant' : m.role === 'system' ? 'system' : 'user', content: m.content }));
+  }
+
   endAll(): void {
     for (const s of [...this.sessions.values()]) this.end(s);
   }
+
+  private persist(s: AgentSession, endReason: string | null): void {
+    const row: SessionRow = {
+      id: s.id, agent: s.agentName, resource_uuid: s.resourceUuid, started_at: s.startedAt, last_activity_at: s.lastActivityAt,
+      ended_at: endReason ? this.now() : null, end_reason: endReason, message_count: s.messageCount,
+    };
+    this.store.writes.defer(() => this.store.sessions.put(row));
+  }
+}
+
+function info(r: SessionRow): AgentSessionInfo & { endedAt: string | null; endReason: string | null } {
+  return {
+    id: r.id,
+    agentName: r.agent,
+    resourceUuid: r.resource_uuid,
+    startedAt: new Date(r.started_at).toISOString(),
+    lastActivityAt: new Date(r.last_activity_at).toISOString(),
+    messageCount: r.message_count,
+    endedAt: r.ended_at === null ? null : new Date(r.ended_at).toISOString(),
+    endReason: r.end_reason,
+  };
 }

@@ -45,8 +45,10 @@ export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: M
         }),
       })),
     journal: (query) => host.journal.query(query),
+    journalPage: (query) => host.journal.page(query),
     journalLog: (id) => host.journal.log(id),
     journalGraph: (id) => host.journal.graph(id),
+    runs: (query) => host.runs(query),
     tasks: (query) => store.infos(query),
     task: (id) => store.info(id),
     cancelTask: async (id, reason): Promise<TaskInfo> => {

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { openStore } from '@fw/store';
 import { Agent, Coordinator, CoordinationJournal, OnPrompt, type CoordinatorContext } from '../src/index.js';
 import { startApp } from './helpers.js';
 
@@ -49,7 +50,7 @@ test('a scripted coordination (local + remote A2A fleet): journal, events, queri
     assert.equal(facts, 'facts on tides');
     const view = app.module.view;
 
-    const journal = view.journal({ coordinationId });
+    const journal = (await view.journal({ coordinationId }));
     assert.deepEqual(journal.map((e) => `${e.kind}:${e.agent}`), [
       'dispatch:writer', 'completion:writer', 'dispatch:broken', 'failure:broken', 'handoff:critic', 'evaluation:writer',
       'dispatch:remote-researcher', 'completion:remote-researcher',
@@ -60,14 +61,14 @@ test('a scripted coordination (local + remote A2A fleet): journal, events, queri
     assert.deepEqual({ from: journal[4]!.from, to: journal[4]!.to, reason: journal[4]!.reason }, { from: 'writer', to: 'critic', reason: 'needs review' });
     assert.deepEqual({ e: journal[5]!.evaluator, s: journal[5]!.score, p: journal[5]!.passed }, { e: 'critic', s: 0.8, p: true });
 
-    assert.deepEqual(view.journal({ agent: 'writer' }).map((e) => e.kind), ['dispatch', 'completion', 'handoff', 'evaluation']);
-    assert.deepEqual(view.journal({ agent: 'critic' }).map((e) => e.kind), ['handoff', 'evaluation']);
-    assert.deepEqual(view.journal({ agent: 'writer', limit: 2 }).map((e) => e.kind), ['handoff', 'evaluation']);
-    assert.equal(view.journal({ from: Date.now() + 60_000 }).length, 0);
-    assert.equal(view.journal({ to: new Date(Date.now() - 60_000).toISOString() }).length, 0);
-    assert.equal(view.journal({ coordinationId: 'nope' }).length, 0);
+    assert.deepEqual((await view.journal({ agent: 'writer' })).map((e) => e.kind), ['dispatch', 'completion', 'handoff', 'evaluation']);
+    assert.deepEqual((await view.journal({ agent: 'critic' })).map((e) => e.kind), ['handoff', 'evaluation']);
+    assert.deepEqual((await view.journal({ agent: 'writer', limit: 2 })).map((e) => e.kind), ['handoff', 'evaluation']);
+    assert.equal((await view.journal({ from: Date.now() + 60_000 })).length, 0);
+    assert.equal((await view.journal({ to: new Date(Date.now() - 60_000).toISOString() })).length, 0);
+    assert.equal((await view.journal({ coordinationId: 'nope' })).length, 0);
 
-    const log = view.journalLog(coordinationId!)!;
+    const log = (await view.journalLog(coordinationId!))!;
     const lines = log.split('\n');
     assert.equal(lines.length, 9);
     assert.match(lines[0]!, /coordination .* \(coordinator conductor, 8 events\)/);
@@ -75,9 +76,9 @@ test('a scripted coordination (local + remote A2A fleet): journal, events, queri
     assert.match(lines[4]!, /failure\s+broken\s+skill=fact-check\s+\d+ ms\s+error: source unavailable/);
     assert.match(lines[5]!, /handoff\s+writer → critic\s+reason: needs review/);
     assert.match(lines[6]!, /evaluation\s+critic rated writer: score 0.8 \(passed\)/);
-    assert.equal(view.journalLog('nope'), undefined);
+    assert.equal((await view.journalLog('nope')), undefined);
 
-    const graph = view.journalGraph(coordinationId!)!;
+    const graph = (await view.journalGraph(coordinationId!))!;
     assert.deepEqual(graph.nodes.map((n) => `${n.id}:${n.kind}`), ['conductor:coordinator', 'writer:agent', 'broken:agent', 'critic:agent', 'remote-researcher:agent']);
     const edge = (from: string, to: string) => graph.edges.find((e) => e.from === from && e.to === to)!;
     assert.deepEqual({ ...edge('conductor', 'writer'), totalDurationMs: 0 }, { from: 'conductor', to: 'writer', kind: 'dispatch', count: 1, failures: 0, totalDurationMs: 0, outcome: 'success' });
@@ -113,12 +114,29 @@ test('a scripted coordination (local + remote A2A fleet): journal, events, queri
   }
 });
 
-test('the journal is bounded: oldest events go first, at the configured edge', async () => {
-  const j = new CoordinationJournal(3);
+test('journal retention: by count and by age, at the configured edges; nothing is capped in between', async () => {
+  const store = await openStore({});
+  let now = 1_000_000;
+  const retention = { maxEvents: 3, maxAgeMs: 0 };
+  const j = new CoordinationJournal(store, () => retention, () => now);
+  await j.open();
   for (let i = 0; i < 5; i++) j.record({ kind: 'dispatch', coordinationId: 'c', coordinator: 'k', agent: `a${i}` });
-  assert.equal(j.size, 3);
-  assert.equal(j.dropped, 2);
-  assert.deepEqual(j.query().map((e) => e.agent), ['a2', 'a3', 'a4']);
+  assert.equal(await j.size(), 5, 'no cap between retention runs');
+  assert.equal(await j.prune(), 2);
+  assert.deepEqual((await j.query()).map((e) => e.agent), ['a2', 'a3', 'a4']);
+  // By age: an event older than max-age goes, one exactly at the edge stays.
+  retention.maxEvents = 0;
+  retention.maxAgeMs = 1000;
+  now += 1000;
+  j.record({ kind: 'completion', coordinationId: 'c', coordinator: 'k', agent: 'a5' });
+  now += 1;
+  assert.equal(await j.prune(), 3);
+  assert.deepEqual((await j.query()).map((e) => e.agent), ['a5']);
+  // Numbering continues across a reopen of the same store.
+  const again = new CoordinationJournal(store, () => retention, () => now);
+  await again.open();
+  assert.equal(again.record({ kind: 'dispatch', coordinationId: 'c', coordinator: 'k', agent: 'a6' }).seq, 7);
+  await store.close();
 
   class Tiny {
     @OnPrompt()
@@ -132,25 +150,28 @@ test('the journal is bounded: oldest events go first, at the configured edge', a
   const app = await startApp((m) => [Writer, Tiny].forEach((c) => m.mount(c)), { 'fw.agent.journal.max-events': 3 });
   try {
     await app.module.host.run('tiny', { message: 'go' }, new AbortController().signal);
-    assert.deepEqual(app.module.view.journal().map((e) => e.kind), ['completion', 'dispatch', 'completion']);
+    await app.module.host.journal.prune();
+    assert.deepEqual((await app.module.view.journal()).map((e) => e.kind), ['completion', 'dispatch', 'completion']);
     await assert.rejects(app.module.host.run('tiny', { message: 'go' }, AbortSignal.abort()));
   } finally {
     await app.close();
   }
 });
 
-test('dispatching outside the fleet is refused with a typed error and journals nothing', async () => {
+test('dispatching outside the fleet is refused with a typed error and journaled as a failure', async () => {
   class Rogue {
     @OnPrompt()
     async prompt(_m: string, ctx: CoordinatorContext): Promise<string> {
-      return (await ctx.dispatch('researcher', 'x')).text;
+      return (await ctx.dispatch('researcher', 'x', { skill: 'search' })).text;
     }
   }
   Coordinator({ name: 'rogue', fleet: ['writer'] })(Rogue);
   const app = await startApp((m) => [Writer, Researcher, Rogue].forEach((c) => m.mount(c)));
   try {
     await assert.rejects(app.module.host.run('rogue', { message: 'go' }, new AbortController().signal), (e: { code?: string }) => e.code === 'not_in_fleet');
-    assert.equal(app.module.view.journal().length, 0);
+    const journal = await app.module.view.journal();
+    assert.deepEqual(journal.map((e) => [e.kind, e.coordinator, e.agent, e.skill]), [['failure', 'rogue', 'researcher', 'search']]);
+    assert.match(journal[0]!.error ?? '', /not in the fleet of coordinator 'rogue'/);
   } finally {
     await app.close();
   }

@@ -1,12 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework } from '@fw/runtime';
-import { AgentHost } from '../src/index.js';
+import { openStore } from '@fw/store';
+import { AGENT_CONFIG, AgentHost } from '../src/index.js';
 
 test('cluster mode: every journal event is also appended to the shared journal of the cluster service', async () => {
   const fw = new Framework({ configFile: false, env: {}, 'fw.modules.autoload': false });
-  fw.config.declare({ 'fw.agent.journal.max-events': { type: 'number', default: 100, description: '' }, 'fw.agent.sessions.max': { type: 'number', default: 100, description: '' } });
-  const host = new AgentHost(fw);
+  fw.config.declare(AGENT_CONFIG);
+  const store = await openStore({});
+  const host = new AgentHost(fw, store);
+  await host.recover();
   // Alone: recording works and nothing is sent anywhere.
   host.journal.record({ kind: 'dispatch', coordinationId: 'k', coordinator: 'lead', agent: 'x', skill: 's' });
   const shared: [string, object][] = [];
@@ -17,4 +20,5 @@ test('cluster mode: every journal event is also appended to the shared journal o
   fw.services.provide('cluster', { append: async () => { throw new Error('down'); } });
   assert.equal(host.journal.record({ kind: 'dispatch', coordinationId: 'k2', coordinator: 'lead', agent: 'y' }).seq, 3);
   await fw.close();
+  await store.close();
 });

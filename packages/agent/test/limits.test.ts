@@ -62,7 +62,9 @@ test('the model gets at most fw.agent.max-tool-steps turns when it keeps calling
   const looper = new Looper();
   const app = await startApp((m) => m.mount(Lim), { 'fw.agent.max-tool-steps': 3 }, [looper]);
   try {
-    await app.module.host.run('lim', { message: 'go' }, new AbortController().signal);
+    // The limit is a failure that says why, not a silent end (issue 16).
+    await assert.rejects(app.module.host.run('lim', { message: 'go' }, new AbortController().signal),
+      (e: { code?: string; message?: string }) => e.code === 'tool_step_limit' && /fw\.agent\.max-tool-steps \(3\)/.test(e.message ?? ''));
     assert.equal(looper.calls, 3);
   } finally {
     await app.close();

@@ -15,7 +15,7 @@ export interface AdminRequest {
 
 export type Reply =
   | { kind: 'json'; body: unknown; status?: number }
-  | { kind: 'list'; items: unknown[]; total: number; missing?: string[] }
+  | { kind: 'list'; items: unknown[]; total: number; missing?: string[]; /** cursor of the next page (X-Next-Cursor) */ next?: string }
   | { kind: 'text'; body: string; contentType: string };
 
 export interface AdminRoute {
@@ -66,7 +66,8 @@ async function serve(route: AdminRoute, req: IncomingMessage, res: ServerRespons
           'x-total-count': String(reply.total),
           // Cluster mode: the nodes that did not answer in time (the list leaves them out).
           ...(reply.missing?.length ? { 'x-missing-nodes': reply.missing.join(',') } : {}),
-          'access-control-expose-headers': 'X-Total-Count, X-Missing-Nodes',
+          ...(reply.next ? { 'x-next-cursor': reply.next } : {}),
+          'access-control-expose-headers': 'X-Total-Count, X-Missing-Nodes, X-Next-Cursor',
         });
         break;
       case 'text':

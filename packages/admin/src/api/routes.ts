@@ -25,6 +25,7 @@ export interface RouteDeps {
 }
 
 const TRANSPORTS: readonly TransportName[] = ['websocket', 'sse', 'long-polling', 'streaming'];
+const JOURNAL_KINDS = ['dispatch', 'completion', 'failure', 'handoff', 'evaluation', 'interrupted'] as const;
 const json = (body: unknown, status?: number): Reply => ({ kind: 'json', body, ...(status ? { status } : {}) });
 
 /** The REST API of the admin plane (docs/admin.md lists every route). */
@@ -226,9 +227,11 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
         const agent = strParam(r.url, 'agent');
         const from = timeParam(r.url, 'from');
         const to = timeParam(r.url, 'to');
+        const kind = enumParam(r.url, 'kind', JOURNAL_KINDS);
+        const cursor = strParam(r.url, 'cursor');
         const query = {
           ...(coordinationId ? { coordinationId } : {}), ...(agent ? { agent } : {}),
-          ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}),
+          ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), ...(kind ? { kind } : {}),
         };
         // Cluster mode: the journal every node writes to in Redis (each event with its node), in
         // time order; this node's own journal when Redis cannot be read.
@@ -239,27 +242,34 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
           return newestPage(r, events, d.pageMax);
         }
         // Spec: without filters all events are returned, so the journal pages at the maximum by default.
-        return newestPage(r, views.agent.journal(query), d.pageMax);
+        // The agent layer's journal lives in the store: a page is one indexed query, and
+        // `cursor` (from X-Next-Cursor) continues with older events at any depth.
+        if (views.agent.journalPage) {
+          const { offset, limit } = pageOf(r, d.pageMax);
+          const page = await views.agent.journalPage({ ...query, limit, ...(cursor ? { cursor } : { offset }) });
+          return { kind: 'list', items: page.events, total: page.total ?? page.events.length, ...(page.nextCursor ? { next: page.nextCursor } : {}) };
+        }
+        return newestPage(r, await views.agent.journal(query), d.pageMax);
       },
     },
     {
-      method: 'GET', path: '/journal/{coordinationId}', handle: (r) => {
+      method: 'GET', path: '/journal/{coordinationId}', handle: async (r) => {
         const id = param(r, 'coordinationId');
-        const events = views.agent.journal({ coordinationId: id });
+        const events = await views.agent.journal({ coordinationId: id, limit: 10_000 });
         if (events.length === 0) throw new NotFoundError('coordination', id);
         return newestPage(r, events, d.pageMax);
       },
     },
     {
-      method: 'GET', path: '/journal/{coordinationId}/log', handle: (r) => {
-        const log = views.agent.journalLog(param(r, 'coordinationId'));
+      method: 'GET', path: '/journal/{coordinationId}/log', handle: async (r) => {
+        const log = await views.agent.journalLog(param(r, 'coordinationId'));
         if (log === undefined) throw new NotFoundError('coordination', param(r, 'coordinationId'));
         return { kind: 'text', body: log, contentType: 'text/plain; charset=utf-8' };
       },
     },
     {
-      method: 'GET', path: '/journal/{coordinationId}/graph', handle: (r) => {
-        const graph = views.agent.journalGraph(param(r, 'coordinationId'));
+      method: 'GET', path: '/journal/{coordinationId}/graph', handle: async (r) => {
+        const graph = await views.agent.journalGraph(param(r, 'coordinationId'));
         if (!graph) throw new NotFoundError('coordination', param(r, 'coordinationId'));
         return json(graph);
       },

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { A2A_VERSION_HEADER, type Task } from '@a2a-js/sdk';
-import { TaskNotCancelableError as A2ATaskNotCancelable, TaskNotFoundError as A2ATaskNotFound } from '@a2a-js/sdk/errors';
+import { TaskNotCancelableError as A2ATaskNotCancelable, TaskNotFoundError as A2ATaskNotFound, toJsonRpcError } from '@a2a-js/sdk/errors';
 import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
@@ -33,7 +33,7 @@ export class A2AEndpoint {
 
   constructor(private readonly host: AgentHost, private readonly agent: MountedAgent, private readonly store: BoundedTaskStore) {
     this.path = `${agent.path}/a2a`;
-    this.executor = new FwAgentExecutor(host, agent.name);
+    this.executor = new FwAgentExecutor(host, agent.name, store);
     this.handler = new DefaultRequestHandler(agentCard(agent, this.path), store.forAgent(agent.name), this.executor);
     this.v1 = new JsonRpcTransportHandler(this.handler);
     this.legacy = new LegacyJsonRpcTransportHandler(this.handler);
@@ -103,6 +103,9 @@ export class A2AEndpoint {
     if (envelope.params !== undefined && (typeof envelope.params !== 'object' || envelope.params === null || Array.isArray(envelope.params))) {
       return rpcError(res, id, JSONRPC.INVALID_PARAMS, 'Invalid params: expected an object');
     }
+    if (SENDS.has(envelope.method) && !hasPrompt(envelope.params)) {
+      return rpcError(res, id, JSONRPC.INVALID_PARAMS, 'Invalid params: the message has no content (an empty prompt)');
+    }
     if (SENDS.has(envelope.method) && this.store.isFull()) {
       // Refused before the agent starts: a task that cannot be stored must not run.
       return rpcError(res, id, JSONRPC.INTERNAL_ERROR, 'the task store is full (fw.agent.tasks.max live tasks); try again later', { code: 'limit_exceeded' });
@@ -113,17 +116,38 @@ export class A2AEndpoint {
       sendJson(res, 200, out);
       return;
     }
-    await streamSse(res, out, id);
+    await streamSse(res, out, id, legacy);
   }
 }
 
-async function streamSse(res: ServerResponse, stream: AsyncGenerator<unknown, void, undefined>, id: RpcId): Promise<void> {
+/**
+ * The JSON-RPC error of a streaming method keeps the A2A code of the error (TaskNotFound -32001,
+ * UnsupportedOperation -32004, …), as the non-streaming path does. A2A 0.3 errors carry no `data`.
+ */
+function streamError(err: unknown, legacy: boolean): { code: number; message: string; data?: unknown } {
+  const e = toJsonRpcError(err);
+  return legacy ? { code: e.code, message: e.message } : e;
+}
+
+/** A message has a prompt when some part is non-empty text, a file or data (A2A 1.0 and 0.3 shapes). */
+function hasPrompt(params: unknown): boolean {
+  const parts = (params as { message?: { parts?: unknown } } | undefined)?.message?.parts;
+  if (!Array.isArray(parts)) return true; // malformed: the SDK's own validation answers
+  return parts.some((p: unknown) => {
+    if (!p || typeof p !== 'object') return false;
+    const part = p as { kind?: unknown; text?: unknown };
+    if (typeof part.text === 'string') return part.text.trim().length > 0;
+    return part.kind !== 'text';
+  });
+}
+
+async function streamSse(res: ServerResponse, stream: AsyncGenerator<unknown, void, undefined>, id: RpcId, legacy: boolean): Promise<void> {
   const it = stream[Symbol.asyncIterator]();
   let first: IteratorResult<unknown>;
   try {
     first = await it.next();
   } catch (err) {
-    sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: -32603, message: (err as Error).message } });
+    sendJson(res, 200, { jsonrpc: '2.0', id, error: streamError(err, legacy) });
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
@@ -140,7 +164,7 @@ async function streamSse(res: ServerResponse, stream: AsyncGenerator<unknown, vo
       if (!r.done && !gone) res.write(`data: ${JSON.stringify(r.value)}\n\n`);
     }
   } catch (err) {
-    if (!gone) res.write(`event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: (err as Error).message } })}\n\n`);
+    if (!gone) res.write(`event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: streamError(err, legacy) })}\n\n`);
   } finally {
     res.off('close', onClose);
     if (!res.writableEnded) res.end();

@@ -1,33 +1,28 @@
 /**
  * Runs an fw agent for the A2A request handler: one task per message, the answer streamed as an
- * artifact, the final text as the completed status message. Each task owns an AbortController;
- * `cancelTask` (reached by the protocol's CancelTask and by the admin plane alike) aborts it, which
- * aborts the runtime call.
+ * artifact (its last chunk flagged `lastChunk`), the final text as the completed status message.
+ * A message in an existing context continues that conversation: the earlier tasks of the context
+ * (their messages and answers) are the run's history. Each task owns an AbortController;
+ * `cancelTask` (reached by the protocol's CancelTask and by the admin plane alike) aborts it,
+ * which aborts the runtime call.
  */
 import { randomUUID } from 'node:crypto';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { Role, TaskState, type Message, type Part } from '@a2a-js/sdk';
+import { Role, TaskState, type Task } from '@a2a-js/sdk';
 import type { AgentHost } from '../host.js';
+import type { AiMessage } from '../runtime/port.js';
 import { RunCancelledError } from '../errors.js';
+import { agentMessage, textOf, textPart } from './messages.js';
+import type { BoundedTaskStore } from './task-store.js';
 
-export function textPart(text: string): Part {
-  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
-}
-
-export function textOf(parts: readonly Part[] | undefined): string {
-  return (parts ?? []).map((p) => (p.content?.$case === 'text' ? p.content.value : p.content?.$case === 'data' ? JSON.stringify(p.content.value) : '')).join('');
-}
-
-function agentMessage(taskId: string, contextId: string, text: string): Message {
-  return { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [textPart(text)], metadata: undefined, extensions: [], referenceTaskIds: [] };
-}
+export { textOf, textPart } from './messages.js';
 
 export class FwAgentExecutor implements AgentExecutor {
   private readonly running = new Map<string, { ac: AbortController; contextId: string }>();
   /** Why a task is being cancelled (the admin plane's reason), shown as its final status message. */
   readonly reasons = new Map<string, string>();
 
-  constructor(private readonly host: AgentHost, private readonly agentName: string) {}
+  constructor(private readonly host: AgentHost, private readonly agentName: string, private readonly tasks?: BoundedTaskStore) {}
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = ctx;
@@ -46,22 +41,44 @@ export class FwAgentExecutor implements AgentExecutor {
       }));
       status(TaskState.TASK_STATE_WORKING);
       const artifactId = randomUUID();
-      let first = true;
-      const text = await this.host.run(this.agentName, { message: textOf(ctx.userMessage.parts) }, ac.signal, (ev) => {
-        if (ev.type !== 'text' || ac.signal.aborted) return;
+      // One chunk is held back so that the last one can carry `lastChunk: true` (A2A 1.0,
+      // TaskArtifactUpdateEvent: "the final chunk of the artifact").
+      let held: string | undefined;
+      let sent = 0;
+      const chunk = (delta: string, last: boolean): void => {
         bus.publish(AgentEvent.artifactUpdate({
-          taskId, contextId, append: !first, lastChunk: false, metadata: undefined,
-          artifact: { artifactId, name: 'response', description: '', parts: [textPart(ev.delta)], metadata: undefined, extensions: [] },
+          taskId, contextId, append: sent > 0, lastChunk: last, metadata: undefined,
+          artifact: { artifactId, name: 'response', description: '', parts: [textPart(delta)], metadata: undefined, extensions: [] },
         }));
-        first = false;
+        sent++;
+      };
+      const text = await this.host.run(this.agentName, {
+        message: textOf(ctx.userMessage.parts), history: this.contextHistory(taskId, contextId), protocol: 'a2a', ref: taskId,
+      }, ac.signal, (ev) => {
+        if (ev.type !== 'text' || ev.subagentRunId || ac.signal.aborted) return;
+        if (held !== undefined) chunk(held, false);
+        held = ev.delta;
       });
-      if (!ac.signal.aborted) status(TaskState.TASK_STATE_COMPLETED, text);
+      if (ac.signal.aborted) return;
+      if (held !== undefined) chunk(held, true);
+      status(TaskState.TASK_STATE_COMPLETED, text);
     } catch (err) {
       // A cancelled run was already settled by cancelTask; anything else fails the task with its message.
       if (!ac.signal.aborted) status(TaskState.TASK_STATE_FAILED, (err as Error)?.message ?? String(err));
     } finally {
       this.running.delete(taskId);
     }
+  }
+
+  /** The earlier turns of a context: each earlier task's user messages and final answer. */
+  private contextHistory(taskId: string, contextId: string): AiMessage[] {
+    if (!this.tasks || !contextId) return [];
+    const out: AiMessage[] = [];
+    for (const task of this.tasks.inContext(this.agentName, contextId)) {
+      if (task.id === taskId) continue;
+      out.push(...turnsOf(task));
+    }
+    return out;
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
@@ -78,4 +95,20 @@ export class FwAgentExecutor implements AgentExecutor {
   get inFlight(): number {
     return this.running.size;
   }
+}
+
+/** A finished task as conversation turns: its user messages, then its answer when it completed. */
+function turnsOf(task: Task): AiMessage[] {
+  const out: AiMessage[] = [];
+  for (const m of task.history ?? []) {
+    const text = textOf(m.parts);
+    if (!text) continue;
+    out.push({ role: m.role === Role.ROLE_AGENT ? 'assistant' : 'user', content: text });
+  }
+  if (task.status?.state === TaskState.TASK_STATE_COMPLETED) {
+    const answer = textOf(task.status.message?.parts) || task.artifacts.map((a) => textOf(a.parts)).join('');
+    const last = out[out.length - 1];
+    if (answer && !(last?.role === 'assistant' && last.content === answer)) out.push({ role: 'assistant', content: answer });
+  }
+  return out;
 }

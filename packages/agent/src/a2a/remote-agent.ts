@@ -8,7 +8,7 @@ import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
 import { FwError } from '@fw/runtime';
 import type { RemoteCaller } from '../host.js';
-import { textOf, textPart } from './executor.js';
+import { textOf, textPart } from './messages.js';
 
 export function a2aRemoteCaller(): RemoteCaller {
   const clients = new Map<string, Promise<Client>>();

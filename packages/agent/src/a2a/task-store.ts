@@ -1,14 +1,19 @@
 /**
- * The A2A task store of one framework, shared by every agent. Bounded (`fw.agent.tasks.max`: the
- * oldest terminal tasks are evicted first; a store full of live tasks refuses new ones) and
- * terminal tasks expire after `fw.agent.tasks.terminal-ttl`. Every save that changes a task's
- * state announces `TaskStateChanged`: the request handler saves on every transition, so this is
- * the one place that sees them all.
+ * The A2A task store of one framework, shared by every agent: the tasks live in the store (so
+ * they outlive the process) with a bounded cache in front for the synchronous admin reads.
+ * Bounded (`fw.agent.tasks.max`: the oldest terminal tasks are evicted first; a store full of live
+ * tasks refuses new ones) and terminal tasks expire after `fw.agent.tasks.terminal-ttl`. Every save
+ * is written to the store before the request handler goes on, and every save that changes a
+ * task's state announces `TaskStateChanged`: the request handler saves on every transition, so
+ * this is the one place that sees them all.
  */
-import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
+import { TaskState, type ListTasksRequest, type ListTasksResponse, type Task } from '@a2a-js/sdk';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { LimitExceededError, type EventBus } from '@fw/runtime';
+import type { TaskRecords, TaskRow } from '@fw/store';
 import type { TaskInfo } from '../admin-view.js';
+import { agentMessage } from './messages.js';
 import { isTerminal, stateName } from './task-state.js';
 
 interface Entry {
@@ -22,12 +27,54 @@ interface Entry {
 
 export class BoundedTaskStore {
   private readonly entries = new Map<string, Entry>();
+  /** After close: saves still arriving from runs being torn down change nothing. */
+  private closed = false;
 
   constructor(
     private readonly bus: EventBus,
     private readonly limits: () => { max: number; terminalTtlMs: number },
+    private readonly records: TaskRecords,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /**
+   * Loads the tasks of the store at start. A task that is not finished was cut off when the
+   * process stopped without closing: it fails with `reason` (A2A has no "interrupted" state;
+   * failed with a message is what the spec offers), and its ids are returned.
+   */
+  async restore(reason: string): Promise<string[]> {
+    const t = this.now();
+    await this.records.deleteExpired(t);
+    const rows = await this.records.list({}, this.limits().max);
+    const interrupted: string[] = [];
+    for (const row of rows.reverse()) {
+      let task: Task;
+      try {
+        task = JSON.parse(row.body) as Task;
+      } catch {
+        continue;
+      }
+      this.entries.set(row.id, { task, agentName: row.agent, createdAt: row.created_at, updatedAt: row.updated_at, expiresAt: row.expires_at ?? undefined });
+      if (!isTerminal(task.status?.state)) {
+        interrupted.push(row.id);
+        await this.save(row.agent, {
+          ...task,
+          status: { state: TaskState.TASK_STATE_FAILED, message: agentMessage(task.id, task.contextId, reason), timestamp: new Date(t).toISOString() },
+        });
+      }
+    }
+    return interrupted;
+  }
+
+  /** Fails every task still live with `reason` (a graceful shutdown), then ignores later saves. */
+  async close(reason: string): Promise<void> {
+    const t = new Date(this.now()).toISOString();
+    for (const e of [...this.entries.values()]) {
+      if (isTerminal(e.task.status?.state)) continue;
+      await this.save(e.agentName, { ...e.task, status: { state: TaskState.TASK_STATE_FAILED, message: agentMessage(e.task.id, e.task.contextId, reason), timestamp: t } });
+    }
+    this.closed = true;
+  }
 
   /** The SDK-facing store of one agent: saves are tagged with the agent, reads see only its tasks. */
   forAgent(agentName: string): TaskStore {
@@ -41,7 +88,8 @@ export class BoundedTaskStore {
     };
   }
 
-  save(agentName: string, task: Task): void {
+  async save(agentName: string, task: Task): Promise<void> {
+    if (this.closed) return;
     this.sweep();
     const t = this.now();
     const prev = this.entries.get(task.id);
@@ -49,18 +97,34 @@ export class BoundedTaskStore {
     const oldState = prev ? stateName(prev.task.status?.state) : null;
     const newState = stateName(task.status?.state);
     const ttl = this.limits().terminalTtlMs;
-    this.entries.set(task.id, {
+    const entry: Entry = {
       task: structuredClone(task),
       agentName,
       createdAt: prev?.createdAt ?? t,
       updatedAt: t,
       expiresAt: isTerminal(task.status?.state) ? t + ttl : undefined,
-    });
+    };
+    this.entries.set(task.id, entry);
+    await this.records.put(toRow(task.id, entry));
     if (oldState !== newState) this.bus.emit('TaskStateChanged', { taskId: task.id, agentName, oldState, newState });
   }
 
   agentOf(id: string): string | undefined {
     return this.entry(id)?.agentName;
+  }
+
+  task(id: string): Task | undefined {
+    const e = this.entry(id);
+    return e ? structuredClone(e.task) : undefined;
+  }
+
+  /** Tasks of one agent's context, oldest first (the conversation a new message continues). */
+  inContext(agentName: string, contextId: string): Task[] {
+    this.sweep();
+    return [...this.entries.values()]
+      .filter((e) => e.agentName === agentName && e.task.contextId === contextId)
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map((e) => e.task);
   }
 
   info(id: string): TaskInfo | undefined {
@@ -93,19 +157,31 @@ export class BoundedTaskStore {
     return this.entries.size;
   }
 
+  /**
+   * ListTasks (A2A 1.0 §"List Tasks"): newest status first; `contextId`, `status` and
+   * `statusTimestampAfter` filters; artifacts only with `includeArtifacts`; `historyLength` is
+   * applied by the SDK's request handler. The page token is opaque and checked: one this store did
+   * not issue is InvalidParams, never silently page one.
+   */
   private list(agentName: string, params: ListTasksRequest): ListTasksResponse {
     this.sweep();
+    const after = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
     const all = [...this.entries.values()]
       .filter((e) => e.agentName === agentName)
       .filter((e) => !params.contextId || e.task.contextId === params.contextId)
       .filter((e) => !params.status || e.task.status?.state === params.status)
+      .filter((e) => after === undefined || (e.task.status?.timestamp !== undefined && Date.parse(e.task.status.timestamp) >= after))
       .reverse();
     const pageSize = Math.min(Math.max(params.pageSize ?? 50, 1), 100);
-    const offset = Number(params.pageToken || 0) || 0;
-    const page = all.slice(offset, offset + pageSize).map((e) => structuredClone(e.task));
+    const offset = params.pageToken ? decodePageToken(params.pageToken) : 0;
+    const page = all.slice(offset, offset + pageSize).map((e) => {
+      const task = structuredClone(e.task);
+      if (!params.includeArtifacts) task.artifacts = [];
+      return task;
+    });
     return {
       tasks: page,
-      nextPageToken: offset + pageSize < all.length ? String(offset + pageSize) : '',
+      nextPageToken: offset + pageSize < all.length ? encodePageToken(offset + pageSize) : '',
       pageSize,
       totalSize: all.length,
     };
@@ -114,7 +190,7 @@ export class BoundedTaskStore {
   private entry(id: string): Entry | undefined {
     const e = this.entries.get(id);
     if (e?.expiresAt !== undefined && e.expiresAt <= this.now()) {
-      this.entries.delete(id);
+      this.forget([id]);
       return undefined;
     }
     return e;
@@ -122,7 +198,14 @@ export class BoundedTaskStore {
 
   private sweep(): void {
     const t = this.now();
-    for (const [id, e] of this.entries) if (e.expiresAt !== undefined && e.expiresAt <= t) this.entries.delete(id);
+    const gone: string[] = [];
+    for (const [id, e] of this.entries) if (e.expiresAt !== undefined && e.expiresAt <= t) gone.push(id);
+    if (gone.length) this.forget(gone);
+  }
+
+  private forget(ids: string[]): void {
+    for (const id of ids) this.entries.delete(id);
+    void this.records.delete(ids).catch((err: Error) => console.error('[fw] deleting expired tasks failed:', err.message));
   }
 
   /** Evicts the oldest terminal task when full; refuses when every task is still live. */
@@ -131,12 +214,32 @@ export class BoundedTaskStore {
     if (this.entries.size < max) return;
     for (const [id, e] of this.entries) {
       if (e.expiresAt !== undefined) {
-        this.entries.delete(id);
+        this.forget([id]);
         return;
       }
     }
     throw new LimitExceededError('fw.agent.tasks.max', max, `the task store is full (${max} live tasks)`);
   }
+}
+
+const TOKEN_PREFIX = 'fw-tasks:';
+
+function encodePageToken(offset: number): string {
+  return Buffer.from(`${TOKEN_PREFIX}${offset}`).toString('base64url');
+}
+
+function decodePageToken(token: string): number {
+  const text = Buffer.from(token, 'base64url').toString('utf8');
+  const m = /^fw-tasks:(\d{1,9})$/.exec(text);
+  if (!m || Buffer.from(text).toString('base64url') !== token) throw new RequestMalformedError(`invalid pageToken '${token.slice(0, 40)}'`);
+  return Number(m[1]);
+}
+
+function toRow(id: string, e: Entry): TaskRow {
+  return {
+    id, agent: e.agentName, context_id: e.task.contextId, state: stateName(e.task.status?.state), created_at: e.createdAt, updated_at: e.updatedAt,
+    expires_at: e.expiresAt ?? null, body: JSON.stringify(e.task),
+  };
 }
 
 function toInfo(e: Entry): TaskInfo {

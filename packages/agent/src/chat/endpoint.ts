@@ -61,12 +61,10 @@ async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, 
   const ac = new AbortController();
   session.running = ac;
   try {
-    const answer = await host.run(agent.name, { message: text, history: [...session.history], sessionId: session.id }, ac.signal, (ev) => {
+    const answer = await host.run(agent.name, { message: text, history: [...session.history], sessionId: session.id, protocol: 'chat', ref: session.id }, ac.signal, (ev) => {
       if (ev.type === 'text' && !ev.subagentRunId) resource.write({ type: 'token', delta: ev.delta });
     });
-    const keep = host.fw.config.get<number>('fw.agent.sessions.history');
-    session.history.push({ role: 'user', content: text }, { role: 'assistant', content: answer });
-    while (session.history.length > keep) session.history.shift();
+    host.sessions.remember(session, { role: 'user', content: text }, { role: 'assistant', content: answer });
     resource.write({ type: 'done', text: answer });
   } catch (err) {
     if (!ac.signal.aborted || !(ac.signal.reason instanceof RunCancelledError)) {

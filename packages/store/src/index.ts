@@ -1,0 +1,14 @@
+/**
+ * @fw/store: fw's durable state on embedded SQLite (libSQL) or PostgreSQL, one schema and one set
+ * of migrations (Kysely). See docs/agents.md ("Durable state") and docs/architecture.md.
+ */
+export { openStore, useStore, releaseStore, storeOptions, dataDir, type FwStore, type StoreKind, type StoreOptions } from './store.js';
+export { STORE_CONFIG } from './config.js';
+export { MIGRATIONS, migrate } from './migrations.js';
+export { LibsqlDialect } from './libsql-dialect.js';
+export { WriteQueue } from './write-queue.js';
+export { TaskRecords, type TaskRow, type TaskFilter } from './tasks.js';
+export { SessionRecords, type SessionRow, type SessionMessageRow } from './sessions.js';
+export { RunRecords, type RunRow } from './runs.js';
+export { JournalRecords, type JournalRow, type JournalFilter, type JournalPageRequest, type JournalRowPage } from './journal.js';
+export type * from './schema.js';

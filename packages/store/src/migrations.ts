@@ -1,0 +1,98 @@
+/**
+ * The store's versioned migrations: one list for both dialects, applied in order at start by
+ * Kysely's Migrator (which records them in `fw_migrations` and takes a lock, so a second process
+ * starting at the same moment waits instead of applying twice). Never edit a released migration:
+ * add the next one. Tables for MCP tasks and audit records come as later migrations.
+ */
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+const initial: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema.createTable('fw_a2a_tasks')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('agent', 'text', (c) => c.notNull())
+      .addColumn('context_id', 'text', (c) => c.notNull())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint')
+      .addColumn('body', 'text', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('fw_a2a_tasks_agent_updated').on('fw_a2a_tasks').columns(['agent', 'updated_at']).execute();
+    await db.schema.createIndex('fw_a2a_tasks_context').on('fw_a2a_tasks').columns(['context_id', 'created_at']).execute();
+    await db.schema.createIndex('fw_a2a_tasks_state').on('fw_a2a_tasks').column('state').execute();
+
+    await db.schema.createTable('fw_agent_sessions')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('agent', 'text', (c) => c.notNull())
+      .addColumn('resource_uuid', 'text')
+      .addColumn('started_at', 'bigint', (c) => c.notNull())
+      .addColumn('last_activity_at', 'bigint', (c) => c.notNull())
+      .addColumn('ended_at', 'bigint')
+      .addColumn('end_reason', 'text')
+      .addColumn('message_count', 'integer', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('fw_agent_sessions_agent').on('fw_agent_sessions').columns(['agent', 'last_activity_at']).execute();
+    await db.schema.createIndex('fw_agent_sessions_open').on('fw_agent_sessions').column('ended_at').execute();
+
+    await db.schema.createTable('fw_agent_session_messages')
+      .addColumn('session_id', 'text', (c) => c.notNull())
+      .addColumn('seq', 'integer', (c) => c.notNull())
+      .addColumn('role', 'text', (c) => c.notNull())
+      .addColumn('content', 'text', (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('fw_agent_session_messages_pk', ['session_id', 'seq'])
+      .execute();
+
+    await db.schema.createTable('fw_agent_journal')
+      .addColumn('id', 'bigint', (c) => c.primaryKey())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('coordination_id', 'text', (c) => c.notNull())
+      .addColumn('coordinator', 'text', (c) => c.notNull())
+      .addColumn('agent', 'text', (c) => c.notNull())
+      .addColumn('other', 'text')
+      .addColumn('body', 'text', (c) => c.notNull())
+      .execute();
+    // Every filter of a journal page walks one of these backwards by id (newest first).
+    await db.schema.createIndex('fw_agent_journal_at').on('fw_agent_journal').column('at').execute();
+    await db.schema.createIndex('fw_agent_journal_coordination').on('fw_agent_journal').columns(['coordination_id', 'id']).execute();
+    await db.schema.createIndex('fw_agent_journal_agent').on('fw_agent_journal').columns(['agent', 'id']).execute();
+    await db.schema.createIndex('fw_agent_journal_coordinator').on('fw_agent_journal').columns(['coordinator', 'id']).execute();
+    await db.schema.createIndex('fw_agent_journal_other').on('fw_agent_journal').columns(['other', 'id']).execute();
+    await db.schema.createIndex('fw_agent_journal_kind').on('fw_agent_journal').columns(['kind', 'id']).execute();
+
+    await db.schema.createTable('fw_agent_runs')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('agent', 'text', (c) => c.notNull())
+      .addColumn('protocol', 'text', (c) => c.notNull())
+      .addColumn('ref', 'text')
+      .addColumn('coordination_id', 'text')
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('started_at', 'bigint', (c) => c.notNull())
+      .addColumn('ended_at', 'bigint')
+      .addColumn('error', 'text')
+      .execute();
+    await db.schema.createIndex('fw_agent_runs_state').on('fw_agent_runs').column('state').execute();
+    await db.schema.createIndex('fw_agent_runs_agent').on('fw_agent_runs').columns(['agent', 'started_at']).execute();
+  },
+};
+
+/** Every migration, by name; names sort in the order they apply. */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0001-initial': initial,
+};
+
+class StaticProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return { ...MIGRATIONS };
+  }
+}
+
+/** Applies the migrations not applied yet; returns the names applied now (empty when up to date). */
+export async function migrate(db: Kysely<unknown>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new StaticProvider(), migrationTableName: 'fw_migrations', migrationLockTableName: 'fw_migrations_lock' });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,81 @@
+/**
+ * The tables of the store, as Kysely sees them. Times are epoch milliseconds (`bigint` columns,
+ * read back as numbers on both dialects). JSON documents are stored as text so that one schema
+ * serves SQLite and PostgreSQL alike.
+ */
+import type { Generated } from 'kysely';
+
+export interface A2aTaskTable {
+  id: string;
+  agent: string;
+  context_id: string;
+  /** A2A state name: submitted, working, completed, failed, canceled, … */
+  state: string;
+  created_at: number;
+  updated_at: number;
+  /** When a finished task stops being readable; null while it is live. */
+  expires_at: number | null;
+  /** The whole A2A Task (status, history, artifacts) as JSON. */
+  body: string;
+}
+
+export interface AgentSessionTable {
+  id: string;
+  agent: string;
+  resource_uuid: string | null;
+  started_at: number;
+  last_activity_at: number;
+  ended_at: number | null;
+  /** Why it ended: `closed` (the client left), `interrupted` (the server stopped). */
+  end_reason: string | null;
+  message_count: number;
+}
+
+export interface AgentSessionMessageTable {
+  session_id: string;
+  seq: number;
+  role: string;
+  content: string;
+  at: number;
+}
+
+export interface AgentJournalTable {
+  /** Monotonic per store: the cursor of journal pages. */
+  id: number;
+  at: number;
+  kind: string;
+  coordination_id: string;
+  coordinator: string;
+  agent: string;
+  /** The third party of an event: a handoff's origin or an evaluator (the agent filter matches it too). */
+  other: string | null;
+  /** The remaining fields (skill, durationMs, error, reason, score, …) as JSON. */
+  body: string;
+}
+
+export interface AgentRunTable {
+  id: string;
+  agent: string;
+  /** `a2a`, `agui` or `chat`. */
+  protocol: string;
+  /** The protocol's own id: the A2A task id, the AG-UI run id or the chat session id. */
+  ref: string | null;
+  /** A coordinator's run: its coordination id (the journal's key). */
+  coordination_id: string | null;
+  /** running, completed, failed, cancelled, interrupted */
+  state: string;
+  started_at: number;
+  ended_at: number | null;
+  error: string | null;
+}
+
+export interface StoreSchema {
+  fw_a2a_tasks: A2aTaskTable;
+  fw_agent_sessions: AgentSessionTable;
+  fw_agent_session_messages: AgentSessionMessageTable;
+  fw_agent_journal: AgentJournalTable;
+  fw_agent_runs: AgentRunTable;
+}
+
+/** Kysely's row type helper for generated columns, re-exported for repositories added later. */
+export type { Generated };

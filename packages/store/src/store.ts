@@ -1,0 +1,169 @@
+/**
+ * The store seam: one interface for everything fw must not forget on restart (A2A tasks, agent
+ * sessions and their messages, agent runs, the coordination journal; MCP tasks and audit records
+ * are later migrations on the same seam). Two backends behind it, one schema and one set of
+ * migrations (Kysely):
+ *
+ * - embedded (default): a SQLite file through libSQL in `fw.data-dir` (`fw.store.file`);
+ *   `fw.data-dir` = '' keeps it in memory (the test runner's setting);
+ * - PostgreSQL through `pg` when `fw.store.postgres-url` is set.
+ *
+ * A store belongs to one fw process at a time: at start it settles what that process left in
+ * flight (see the agent module's recovery).
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createClient } from '@libsql/client';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { FwError, type Framework } from '@fw/runtime';
+import { STORE_CONFIG } from './config.js';
+import { JournalRecords } from './journal.js';
+import { LibsqlDialect } from './libsql-dialect.js';
+import { migrate } from './migrations.js';
+import { RunRecords } from './runs.js';
+import type { StoreSchema } from './schema.js';
+import { SessionRecords } from './sessions.js';
+import { TaskRecords } from './tasks.js';
+import { WriteQueue } from './write-queue.js';
+
+export type StoreKind = 'sqlite' | 'memory' | 'postgres';
+
+export interface StoreOptions {
+  /** PostgreSQL connection string; when set, the store is PostgreSQL. */
+  postgresUrl?: string;
+  postgresPool?: number;
+  /** Path of the embedded SQLite file; absent (and no postgresUrl): in memory. */
+  file?: string;
+}
+
+export interface FwStore {
+  readonly kind: StoreKind;
+  /** The file path, `:memory:`, or the PostgreSQL URL without its password. */
+  readonly location: string;
+  /** Migrations applied when this store opened (empty when the schema was up to date). */
+  readonly migrated: readonly string[];
+  readonly tasks: TaskRecords;
+  readonly sessions: SessionRecords;
+  readonly runs: RunRecords;
+  readonly journal: JournalRecords;
+  /** Ordered writes nobody waits for; `flush()` before reads that must see them and before close. */
+  readonly writes: WriteQueue;
+  /** The query builder itself, for repositories that later migrations add. */
+  readonly db: Kysely<StoreSchema>;
+  close(): Promise<void>;
+}
+
+export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
+  let db: Kysely<StoreSchema>;
+  let kind: StoreKind;
+  let location: string;
+  if (options.postgresUrl) {
+    kind = 'postgres';
+    location = redact(options.postgresUrl);
+    const pool = new pg.Pool({
+      connectionString: options.postgresUrl,
+      max: options.postgresPool ?? 10,
+      // int8 columns (epoch ms, journal ids) fit a double: read them as numbers, as SQLite does.
+      types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+    });
+    pool.on('error', (err) => console.error('[fw] store connection error:', err.message));
+    db = new Kysely<StoreSchema>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    kind = options.file ? 'sqlite' : 'memory';
+    location = options.file ?? ':memory:';
+    const client = createClient({ url: options.file ? `file:${options.file}` : ':memory:', intMode: 'number' });
+    if (options.file) {
+      // WAL: readers do not block the writer; NORMAL sync is durable across a process crash
+      // (only an OS crash can lose the last transactions).
+      await client.execute('PRAGMA journal_mode = WAL');
+      await client.execute('PRAGMA synchronous = NORMAL');
+      await client.execute('PRAGMA busy_timeout = 5000');
+    }
+    db = new Kysely<StoreSchema>({ dialect: new LibsqlDialect(client) });
+  }
+  let migrated: string[];
+  try {
+    await sql`select 1`.execute(db);
+    migrated = await migrate(db as Kysely<unknown>);
+  } catch (err) {
+    await db.destroy().catch(() => undefined);
+    throw new FwError('store_unavailable', `the store at ${location} could not be opened: ${(err as Error).message}`, 503);
+  }
+  const writes = new WriteQueue();
+  let closed: Promise<void> | undefined;
+  return {
+    kind,
+    location,
+    migrated,
+    tasks: new TaskRecords(db),
+    sessions: new SessionRecords(db),
+    runs: new RunRecords(db),
+    journal: new JournalRecords(db),
+    writes,
+    db,
+    close: () => (closed ??= writes.flush().then(() => db.destroy())),
+  };
+}
+
+/** The store options `fw`'s configuration asks for. */
+export function storeOptions(fw: Framework): StoreOptions {
+  fw.config.declare(STORE_CONFIG);
+  const postgresUrl = fw.config.get<string>('fw.store.postgres-url');
+  if (postgresUrl) return { postgresUrl, postgresPool: fw.config.get<number>('fw.store.postgres-pool') };
+  const dir = dataDir(fw);
+  if (!dir) return {};
+  const abs = resolve(dir);
+  mkdirSync(abs, { recursive: true, mode: 0o700 });
+  return { file: resolve(abs, fw.config.get<string>('fw.store.file')) };
+}
+
+/**
+ * `fw.data-dir`. Under the test runner (FW_TEST=1), a framework built with its own `env` (most
+ * tests do, to be independent of the machine) still gets the runner's FW_DATA_DIR (empty: in
+ * memory) unless the test sets the key itself: tests never write into the working directory.
+ */
+export function dataDir(fw: Framework): string {
+  const value = fw.config.get<string>('fw.data-dir');
+  const declared = fw.config.entries().find((e) => e.key === 'fw.data-dir');
+  const runnerDir = process.env.FW_TEST === '1' ? process.env.FW_DATA_DIR : undefined;
+  return runnerDir !== undefined && value === declared?.default ? runnerDir : value;
+}
+
+interface Shared {
+  store: Promise<FwStore>;
+  users: number;
+}
+const shared = new WeakMap<Framework, Shared>();
+
+/**
+ * The store of `fw`, opened (and migrated) by its first user and published as the service
+ * `'store'`; each user calls `releaseStore` when it closes, and the last one closes the store.
+ */
+export function useStore(fw: Framework): Promise<FwStore> {
+  let s = shared.get(fw);
+  if (!s) {
+    const store = openStore(storeOptions(fw));
+    shared.set(fw, (s = { store, users: 0 }));
+    store.then((st) => fw.services.provide('store', st), () => shared.delete(fw));
+  }
+  s.users++;
+  return s.store;
+}
+
+export async function releaseStore(fw: Framework): Promise<void> {
+  const s = shared.get(fw);
+  if (!s || --s.users > 0) return;
+  shared.delete(fw);
+  await (await s.store).close();
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres';
+  }
+}

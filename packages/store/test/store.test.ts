@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { openStore, MIGRATIONS, type FwStore, type StoreOptions } from '../src/index.js';
+import { createTestDatabase } from './postgres.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'fw-store-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const backends: { name: string; options: () => Promise<{ options: StoreOptions; cleanup(): Promise<void> }> }[] = [
+  { name: 'embedded SQLite file', options: async () => ({ options: { file: join(dir, `t-${Math.random().toString(36).slice(2)}.db`) }, cleanup: async () => {} }) },
+  {
+    name: 'PostgreSQL',
+    options: async () => {
+      const db = await createTestDatabase();
+      return { options: { postgresUrl: db.url }, cleanup: () => db.drop() };
+    },
+  },
+];
+
+for (const backend of backends) {
+  describe(`store on ${backend.name}`, () => {
+    test('migrations apply once: a second open finds the schema up to date and the data in place', async () => {
+      const { options, cleanup } = await backend.options();
+      try {
+        const a = await openStore(options);
+        assert.deepEqual(a.migrated, Object.keys(MIGRATIONS));
+        await a.tasks.put({ id: 't1', agent: 'echo', context_id: 'c1', state: 'working', created_at: 1, updated_at: 2, expires_at: null, body: '{"id":"t1"}' });
+        await a.close();
+        // Two opens at once: the migration lock makes one wait, neither fails.
+        const [b, c] = await Promise.all([openStore(options), openStore(options)]);
+        assert.deepEqual(b.migrated, []);
+        assert.deepEqual(c.migrated, []);
+        assert.equal((await b.tasks.get('t1'))?.state, 'working');
+        assert.equal((await b.tasks.get('t1'))?.updated_at, 2, 'bigint columns read back as numbers');
+        await Promise.all([b.close(), c.close()]);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    test('journal pages: newest first, cursor, filters by agent, coordination, kind and time', async () => {
+      const { options, cleanup } = await backend.options();
+      const store: FwStore = await openStore(options);
+      try {
+        const rows = Array.from({ length: 1200 }, (_, i) => ({
+          id: i + 1, at: 1000 + i, kind: i % 3 === 0 ? 'failure' : 'dispatch', coordination_id: `k${i % 10}`,
+          coordinator: 'lead', agent: i % 2 === 0 ? 'even' : 'odd', other: i === 7 ? 'judge' : null, body: '{}',
+        }));
+        await store.journal.append(rows);
+        assert.equal(await store.journal.count(), 1200);
+        assert.equal(await store.journal.maxId(), 1200);
+        const p1 = await store.journal.page({ agent: 'even', limit: 50 });
+        assert.equal(p1.rows.length, 50);
+        assert.equal(p1.rows[0]!.id, 1199);
+        assert.ok(p1.rows.every((r) => r.agent === 'even'));
+        const p2 = await store.journal.page({ agent: 'even', limit: 50, before: p1.next });
+        assert.equal(p2.rows[0]!.id, p1.rows[49]!.id - 2);
+        const judge = await store.journal.page({ agent: 'judge', limit: 10 });
+        assert.deepEqual(judge.rows.map((r) => r.id), [8]);
+        const filtered = await store.journal.page({ coordinationId: 'k3', kinds: ['failure'], from: 1100, to: 1199, limit: 100 });
+        assert.ok(filtered.rows.length > 0);
+        assert.ok(filtered.rows.every((r) => r.coordination_id === 'k3' && r.kind === 'failure' && r.at >= 1100 && r.at <= 1199));
+        assert.equal(filtered.next, undefined);
+        // Retention by age, then by count.
+        assert.equal(await store.journal.prune(1100, undefined), 100);
+        assert.equal(await store.journal.prune(undefined, 500), 600);
+        assert.equal(await store.journal.count(), 500);
+        assert.equal((await store.journal.page({ limit: 1, order: 'asc' })).rows[0]!.id, 701);
+      } finally {
+        await store.close();
+        await cleanup();
+      }
+    });
+
+    test('runs still running at open are interrupted; sessions still open are ended', async () => {
+      const { options, cleanup } = await backend.options();
+      const store = await openStore(options);
+      try {
+        await store.runs.start({ id: 'r1', agent: 'a', protocol: 'a2a', ref: 't1', coordination_id: null, state: 'running', started_at: 1, ended_at: null, error: null });
+        await store.runs.start({ id: 'r2', agent: 'a', protocol: 'agui', ref: 'x', coordination_id: 'k', state: 'running', started_at: 2, ended_at: null, error: null });
+        await store.runs.finish('r2', 'completed', 3);
+        const cut = await store.runs.interruptRunning(10, 'interrupted');
+        assert.deepEqual(cut.map((r) => r.id), ['r1']);
+        assert.equal((await store.runs.get('r1'))?.state, 'interrupted');
+        assert.equal((await store.runs.get('r2'))?.state, 'completed');
+        await store.sessions.put({ id: 's1', agent: 'a', resource_uuid: null, started_at: 1, last_activity_at: 1, ended_at: null, end_reason: null, message_count: 0 });
+        await store.sessions.addMessage({ session_id: 's1', seq: 1, role: 'user', content: 'hi', at: 1 });
+        await store.sessions.addMessage({ session_id: 's1', seq: 2, role: 'assistant', content: 'hello', at: 2 });
+        assert.deepEqual(await store.sessions.endOpen(5, 'interrupted'), ['s1']);
+        assert.equal((await store.sessions.get('s1'))?.end_reason, 'interrupted');
+        assert.deepEqual((await store.sessions.messages('s1')).map((m) => m.content), ['hi', 'hello']);
+      } finally {
+        await store.close();
+        await cleanup();
+      }
+    });
+  });
+}
+
+test('in memory: nothing outlives the store', async () => {
+  const a = await openStore({});
+  assert.equal(a.kind, 'memory');
+  await a.tasks.put({ id: 't', agent: 'x', context_id: 'c', state: 'working', created_at: 1, updated_at: 1, expires_at: null, body: '{}' });
+  await a.close();
+  const b = await openStore({});
+  assert.equal(await b.tasks.get('t'), undefined);
+  await b.close();
+});
+
+test('a PostgreSQL URL that cannot be reached fails the open with store_unavailable', async () => {
+  await assert.rejects(openStore({ postgresUrl: 'postgres://postgres@127.0.0.1:1/nope' }), (err: Error & { code?: string }) => err.code === 'store_unavailable');
+});
