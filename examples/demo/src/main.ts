@@ -1,5 +1,7 @@
+import { relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Framework } from '@fw/runtime';
+import type { FwStore } from '@fw/store';
 import { installAgentDemo } from './agent-demo.js';
 import { installChat } from './chat/index.js';
 import { installChatPage } from './chat/page.js';
@@ -30,6 +32,13 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   return { url: `http://${host}:${address.port}/`, fw, close: () => fw.close() };
 }
 
+/** Where the agent state lives: `./.fw-data/fw.db` unless configured (delete it to start fresh). */
+function storeLocation(fw: Framework): string {
+  const store = fw.services.get<FwStore>('store');
+  if (!store) return 'none';
+  return store.kind === 'sqlite' ? `${relative(process.cwd(), store.location) || store.location} (kept across restarts; delete to start fresh)` : store.location;
+}
+
 function portFromArgs(argv: readonly string[]): number | undefined {
   const i = argv.findIndex((a) => a === '--port' || a.startsWith('--port='));
   if (i < 0) return undefined;
@@ -46,6 +55,7 @@ async function main(): Promise<void> {
   admin       ${demo.url}fw/admin/
   client      ${demo.url}fw/client.js
   chat socket ${demo.url.replace(/^http/, 'ws')}fw/chat/lobby
+  state       ${storeLocation(demo.fw)}
 Press Ctrl+C to stop.`);
   let stopping = false;
   const stop = (): void => {

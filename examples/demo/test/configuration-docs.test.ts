@@ -8,6 +8,7 @@ import { MCP_CONFIG } from '@fw/mcp';
 import { AGENT_CONFIG } from '@fw/agent';
 import { ADMIN_CONFIG } from '@fw/admin';
 import { CLUSTER_CONFIG } from '@fw/redis';
+import { STORE_CONFIG } from '@fw/store';
 
 const doc = readFileSync(new URL('../../../../docs/configuration.md', import.meta.url), 'utf8');
 const rows = new Map<string, string[]>();
@@ -22,7 +23,7 @@ function shown(value: unknown): string {
 }
 
 const schemas: Record<string, ConfigSchema> = {
-  '@fw/runtime': RUNTIME_CONFIG, '@fw/mcp': MCP_CONFIG, '@fw/agent': AGENT_CONFIG, '@fw/admin': ADMIN_CONFIG, '@fw/redis': CLUSTER_CONFIG,
+  '@fw/runtime': RUNTIME_CONFIG, '@fw/mcp': MCP_CONFIG, '@fw/agent': AGENT_CONFIG, '@fw/admin': ADMIN_CONFIG, '@fw/redis': CLUSTER_CONFIG, '@fw/store': STORE_CONFIG,
 };
 
 for (const [pkg, schema] of Object.entries(schemas)) {

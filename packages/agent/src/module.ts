@@ -126,7 +126,7 @@ export class AgentModule implements FrameworkModule {
     for (const ac of aguiRuns(this.host).values()) ac.abort(new RunCancelledError('the framework is closing'));
     this.host.close();
     for (const off of this.unmounts.splice(0)) off();
-    await this.store.close('the server shut down while this task was running');
+    await this.store.close('the framework is closing');
     await this.db.writes.flush();
     await releaseStore(this.fw);
   }

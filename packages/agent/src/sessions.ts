@@ -14,6 +14,8 @@ export interface AgentSession {
   readonly id: string;
   readonly agentName: string;
   readonly resourceUuid: string | null;
+  /** The authenticated principal of the client (only it may resume the session later). */
+  readonly owner: string | null;
   readonly startedAt: number;
   lastActivityAt: number;
   messageCount: number;
@@ -36,13 +38,39 @@ export class SessionTracker {
     private readonly now: () => number = Date.now,
   ) {}
 
-  start(agentName: string, resourceUuid: string | null): AgentSession {
+  start(agentName: string, resourceUuid: string | null, owner: string | null = null): AgentSession {
     if (this.sessions.size >= this.max()) throw new LimitExceededError('fw.agent.sessions.max', this.max());
     const t = this.now();
-    const s: AgentSession = { id: randomUUID(), agentName, resourceUuid, startedAt: t, lastActivityAt: t, messageCount: 0, history: [], storedMessages: 0, running: undefined };
+    const s: AgentSession = { id: randomUUID(), agentName, resourceUuid, owner, startedAt: t, lastActivityAt: t, messageCount: 0, history: [], storedMessages: 0, running: undefined };
     this.sessions.set(s.id, s);
     this.persist(s, null);
     this.bus.emit('AgentSessionStarted', { agentName, sessionId: s.id });
+    return s;
+  }
+
+  /**
+   * Continues a stored session on a new connection (a page reloaded, a server restarted): its
+   * recent turns become the history again. Undefined when the store does not know the session,
+   * it belongs to another agent or owner, or it is live on another connection.
+   */
+  async resume(id: string, agentName: string, resourceUuid: string | null, owner: string | null): Promise<AgentSession | undefined> {
+    if (this.sessions.has(id)) return undefined;
+    await this.store.writes.flush();
+    const row = await this.store.sessions.get(id);
+    if (!row || row.agent !== agentName || (row.owner ?? null) !== owner) return undefined;
+    if (this.sessions.has(id)) return undefined;
+    if (this.sessions.size >= this.max()) throw new LimitExceededError('fw.agent.sessions.max', this.max());
+    const keep = this.historyKeep();
+    const [messages, lastSeq] = await Promise.all([this.store.sessions.messages(id, keep), this.store.sessions.lastSeq(id)]);
+    if (this.sessions.has(id)) return undefined;
+    const t = this.now();
+    const s: AgentSession = {
+      id, agentName, resourceUuid, owner, startedAt: row.started_at, lastActivityAt: t, messageCount: row.message_count,
+      history: messages.map(toAiMessage), storedMessages: lastSeq, running: undefined,
+    };
+    this.sessions.set(id, s);
+    this.persist(s, null);
+    this.bus.emit('AgentSessionStarted', { agentName, sessionId: id });
     return s;
   }
 
@@ -107,7 +135,7 @@ export class SessionTracker {
   async messages(sessionId: string, limit = 1000): Promise<AiMessage[] | undefined> {
     await this.store.writes.flush();
     if (!(await this.store.sessions.get(sessionId))) return undefined;
-    return (await this.store.sessions.messages(sessionId, limit)).map((m) => ({ role: m.role === 'assistant' ? 'assistant' : m.role === 'system' ? 'system' : 'user', content: m.content }));
+    return (await this.store.sessions.messages(sessionId, limit)).map(toAiMessage);
   }
 
   endAll(): void {
@@ -116,11 +144,15 @@ export class SessionTracker {
 
   private persist(s: AgentSession, endReason: string | null): void {
     const row: SessionRow = {
-      id: s.id, agent: s.agentName, resource_uuid: s.resourceUuid, started_at: s.startedAt, last_activity_at: s.lastActivityAt,
+      id: s.id, agent: s.agentName, resource_uuid: s.resourceUuid, owner: s.owner, started_at: s.startedAt, last_activity_at: s.lastActivityAt,
       ended_at: endReason ? this.now() : null, end_reason: endReason, message_count: s.messageCount,
     };
     this.store.writes.defer(() => this.store.sessions.put(row));
   }
+}
+
+function toAiMessage(m: { role: string; content: string }): AiMessage {
+  return { role: m.role === 'assistant' ? 'assistant' : m.role === 'system' ? 'system' : 'user', content: m.content };
 }
 
 function info(r: SessionRow): AgentSessionInfo & { endedAt: string | null; endReason: string | null } {

@@ -26,6 +26,7 @@ const initial: Migration = {
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('agent', 'text', (c) => c.notNull())
       .addColumn('resource_uuid', 'text')
+      .addColumn('owner', 'text')
       .addColumn('started_at', 'bigint', (c) => c.notNull())
       .addColumn('last_activity_at', 'bigint', (c) => c.notNull())
       .addColumn('ended_at', 'bigint')

@@ -23,6 +23,8 @@ export interface AgentSessionTable {
   id: string;
   agent: string;
   resource_uuid: string | null;
+  /** The authenticated principal that owns the conversation; only it may resume the session. */
+  owner: string | null;
   started_at: number;
   last_activity_at: number;
   ended_at: number | null;

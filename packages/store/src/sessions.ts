@@ -40,6 +40,12 @@ export class SessionRecords {
     return rows.reverse();
   }
 
+  /** The highest message sequence number of a session (0 when it has none). */
+  async lastSeq(sessionId: string): Promise<number> {
+    const r = await this.db.selectFrom('fw_agent_session_messages').select((eb) => eb.fn.max('seq').as('max')).where('session_id', '=', sessionId).executeTakeFirst();
+    return Number(r?.max ?? 0);
+  }
+
   /** Ends every session still open (the server stopped under them); returns their ids. */
   async endOpen(at: number, reason: string): Promise<string[]> {
     const open = await this.db.selectFrom('fw_agent_sessions').select('id').where('ended_at', 'is', null).execute();

@@ -86,7 +86,7 @@ for (const backend of backends) {
         assert.deepEqual(cut.map((r) => r.id), ['r1']);
         assert.equal((await store.runs.get('r1'))?.state, 'interrupted');
         assert.equal((await store.runs.get('r2'))?.state, 'completed');
-        await store.sessions.put({ id: 's1', agent: 'a', resource_uuid: null, started_at: 1, last_activity_at: 1, ended_at: null, end_reason: null, message_count: 0 });
+        await store.sessions.put({ id: 's1', agent: 'a', resource_uuid: null, owner: null, started_at: 1, last_activity_at: 1, ended_at: null, end_reason: null, message_count: 0 });
         await store.sessions.addMessage({ session_id: 's1', seq: 1, role: 'user', content: 'hi', at: 1 });
         await store.sessions.addMessage({ session_id: 's1', seq: 2, role: 'assistant', content: 'hello', at: 2 });
         assert.deepEqual(await store.sessions.endOpen(5, 'interrupted'), ['s1']);

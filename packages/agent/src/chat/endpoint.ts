@@ -1,8 +1,13 @@
 /**
  * The chat session endpoint of a non-headless agent: a real-time handler at `/fw/agent/{name}`
- * over fw's transports. One connection (resource) is one agent session. Each client message is a
- * prompt (plain text, or JSON `{"text": "…"}`); the answer streams back to that client only as
- * `{type:'token', delta}` messages, then `{type:'done', text}` (or `{type:'error', code, message}`).
+ * over fw's transports. One connection (resource) is one agent session, announced first as
+ * `{type:'session', id, resumed, history}`. Each client message is a prompt (plain text, or JSON
+ * `{"text": "…"}`); the answer streams back to that client only as `{type:'token', delta}`
+ * messages, then `{type:'done', text}` (or `{type:'error', code, message}`).
+ *
+ * Sessions are kept in the store: a client that reconnects with `?session=<id>` (a reloaded page,
+ * a restarted server) continues that conversation and gets its recent turns back in `history`.
+ * The id is the conversation's secret; with authentication on, only the same principal resumes it.
  */
 import type { Framework, Handler, HandlerOptions, Resource } from '@fw/runtime';
 import type { AgentHost, MountedAgent } from '../host.js';
@@ -13,6 +18,18 @@ import { RunCancelledError } from '../errors.js';
 type HandleFn = (path: string, handler: Handler, options?: HandlerOptions) => (() => void) | void;
 
 const SESSION = 'fw.agent.session';
+const OPENING = 'fw.agent.session.opening';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A resumed session when `?session=` names one this client may continue, else a new one. */
+async function openSession(host: AgentHost, agent: MountedAgent, resource: Resource): Promise<AgentSession> {
+  const asked = resource.query.get('session');
+  const owner = resource.principal?.id ?? null;
+  const resumed = asked && UUID.test(asked) ? await host.sessions.resume(asked, agent.name, resource.uuid, owner) : undefined;
+  const session = resumed ?? host.sessions.start(agent.name, resource.uuid, owner);
+  resource.write({ type: 'session', id: session.id, resumed: resumed !== undefined, history: session.history.map((m) => ({ role: m.role, content: m.content })) });
+  return session;
+}
 
 export function chatAvailable(fw: Framework): boolean {
   return typeof (fw as unknown as { handle?: unknown }).handle === 'function';
@@ -23,19 +40,30 @@ export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): 
   if (typeof handle !== 'function') return undefined;
   const handler: Handler = {
     open(resource) {
-      try {
-        resource.attributes.set(SESSION, host.sessions.start(agent.name, resource.uuid));
-      } catch (err) {
-        resource.close((err as Error).message);
-      }
+      const opened = openSession(host, agent, resource).then((session) => {
+        if (resource.closed) {
+          host.sessions.end(session);
+          return undefined;
+        }
+        resource.attributes.set(SESSION, session);
+        return session;
+      }, (err: Error) => {
+        resource.close(err.message);
+        return undefined;
+      });
+      resource.attributes.set(OPENING, opened);
     },
     message(resource, data) {
-      const session = resource.attributes.get(SESSION) as AgentSession | undefined;
-      if (session) void prompt(host, agent, resource, session, data);
+      const opening = resource.attributes.get(OPENING) as Promise<AgentSession | undefined> | undefined;
+      void opening?.then((session) => {
+        if (session) return prompt(host, agent, resource, session, data);
+      });
     },
     close(resource) {
-      const session = resource.attributes.get(SESSION) as AgentSession | undefined;
-      if (session) host.sessions.end(session);
+      const opening = resource.attributes.get(OPENING) as Promise<AgentSession | undefined> | undefined;
+      void opening?.then((session) => {
+        if (session) host.sessions.end(session);
+      });
     },
   };
   const off = handle.call(fw, `/agent/${encodeURIComponent(agent.name)}`, handler, { broadcaster: null, description: `agent ${agent.name} chat sessions` });
