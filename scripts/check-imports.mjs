@@ -13,7 +13,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-export const PUBLISHED = ['runtime', 'client', 'mcp', 'agent', 'admin', 'redis'];
+export const PUBLISHED = ['runtime', 'client', 'store', 'mcp', 'agent', 'admin', 'redis'];
 
 /** `@scope/name/sub/path` → `@scope/name`; `name/sub` → `name`. */
 function packageName(specifier) {
@@ -59,7 +59,11 @@ function shipsTypes(name, fromDir) {
     const manifest = join(dir, 'node_modules', name, 'package.json');
     if (existsSync(manifest)) {
       const pkg = JSON.parse(readFileSync(manifest, 'utf8'));
-      return Boolean(pkg.types || pkg.typings || JSON.stringify(pkg.exports ?? {}).includes('"types"') || existsSync(join(dir, 'node_modules', name, 'index.d.ts')));
+      // TypeScript also finds a declaration file next to the entry point (kysely ships that way).
+      const dot = pkg.exports?.['.'];
+      const entry = typeof dot === 'string' ? dot : dot?.import ?? dot?.default ?? pkg.module ?? pkg.main;
+      const sibling = typeof entry === 'string' && existsSync(join(dir, 'node_modules', name, entry.replace(/\.[cm]?js$/, '.d.ts')));
+      return Boolean(pkg.types || pkg.typings || JSON.stringify(pkg.exports ?? {}).includes('"types"') || existsSync(join(dir, 'node_modules', name, 'index.d.ts')) || sibling);
     }
     if (dir === root || dir === join(dir, '..')) return true; // not installed here: nothing to say
   }
