@@ -3,7 +3,7 @@
  * the coordination journal and the run harness every protocol endpoint goes through.
  */
 import { randomUUID } from 'node:crypto';
-import { FwError, NotFoundError, type Framework } from '@fw/runtime';
+import { FwError, NotFoundError, type CallOutcome, type Framework } from '@fw/runtime';
 import type { FwStore, RunRow } from '@fw/store';
 import type { AgentProtocol, AgentRunInfo } from './admin-view.js';
 import type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
@@ -154,6 +154,20 @@ export class AgentHost {
    * Text deltas and tool activity go to `listener`; resolves with the whole answer text.
    */
   async run(name: string, input: RunInput, signal: AbortSignal, listener: RunListener = () => {}): Promise<string> {
+    this.get(name);
+    const started = performance.now();
+    const observe = (outcome: CallOutcome): void => this.fw.metrics.observeAgentRun(name, outcome, (performance.now() - started) / 1000);
+    try {
+      const text = await this.runRecorded(name, input, signal, listener);
+      observe('ok');
+      return text;
+    } catch (err) {
+      observe(signal.aborted || this.root.signal.aborted ? 'cancelled' : 'error');
+      throw err;
+    }
+  }
+
+  private async runRecorded(name: string, input: RunInput, signal: AbortSignal, listener: RunListener): Promise<string> {
     const agent = this.get(name);
     signal = AbortSignal.any([signal, this.root.signal]);
     signal.throwIfAborted();

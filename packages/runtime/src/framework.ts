@@ -13,6 +13,8 @@ import { mountClientAssets } from './http/client-assets.js';
 import { Runtime } from './runtime.js';
 import { Readiness } from './health/readiness.js';
 import { mountProbes, probePaths, type LifecyclePhase } from './health/probes.js';
+import { FwMetrics } from './metrics/fw-metrics.js';
+import { mountMetrics } from './metrics/endpoint.js';
 import type { BroadcasterFactory } from './broadcast/factory.js';
 import type { ResourceRegistry } from './resource/registry.js';
 import type { Handler, HandlerOptions, Interceptor } from './model.js';
@@ -53,8 +55,13 @@ export class Framework {
     this.config = new Config(props, { ...(env ? { env } : {}), ...(configFile !== undefined ? { configFile } : {}) });
     this.config.declare(RUNTIME_CONFIG);
     this.runtime = new Runtime(this);
+    this.metrics = new FwMetrics(this.runtime, this.events, {
+      enabled: this.config.get<boolean>('fw.metrics.enabled'),
+      processMetrics: this.config.get<boolean>('fw.metrics.process'),
+    });
     mountClientAssets(this);
     mountProbes(this);
+    mountMetrics(this);
     this.probes = new Set(Object.values(probePaths(this.path)));
     this.onClose(() => this.runtime.close());
   }
@@ -64,6 +71,12 @@ export class Framework {
    * (paged and filterable), handlers, interceptors; broadcast, unicast, destroy, disconnect.
    */
   readonly runtime: Runtime;
+
+  /**
+   * fw's Prometheus metrics (a registry of its own, served at `<fw>/metrics`); modules and the
+   * app may add theirs to `metrics.registry`. See docs/operations.md.
+   */
+  readonly metrics: FwMetrics;
 
   /** The broadcaster factory: lookup / create / destroy / list. */
   get broadcasters(): BroadcasterFactory {
@@ -173,6 +186,7 @@ export class Framework {
       }
       const m = url ? this.httpRoutes.match(req.method ?? 'GET', url.pathname) : { kind: 'none' as const };
       if (m.kind === 'found' && url) {
+        if (this.metrics.enabled) this.timeRequest(req, res, m.route);
         try {
           const r = m.handler(req, res, { params: m.params, url });
           if (r && typeof (r as Promise<void>).catch === 'function') (r as Promise<void>).catch((err) => sendError(res, err));
@@ -224,6 +238,18 @@ export class Framework {
       for (const l of appUpgrade) server.on('upgrade', l);
     });
     return this;
+  }
+
+  /** Observes the request's duration once its response is finished (or its connection gone). */
+  private timeRequest(req: IncomingMessage, res: ServerResponse, route: string): void {
+    const started = performance.now();
+    const done = (): void => {
+      res.off('finish', done);
+      res.off('close', done);
+      this.metrics.observeHttp(route, req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000);
+    };
+    res.on('finish', done);
+    res.on('close', done);
   }
 
   /** Creates a server, attaches, and listens (default port `fw.port`, host `fw.host`). */

@@ -25,3 +25,4 @@ export { originCheck, OriginPolicy } from './interceptor/origin.js';
 export { parseConnectQuery, type ConnectQuery } from './transport/query.js';
 export { Readiness, type ReadinessCheck, type ReadinessContributor, type ReadinessReport } from './health/readiness.js';
 export { probePaths, type LifecyclePhase } from './health/probes.js';
+export { FwMetrics, type CallOutcome } from './metrics/fw-metrics.js';

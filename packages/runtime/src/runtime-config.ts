@@ -19,5 +19,9 @@ export const RUNTIME_CONFIG: ConfigSchema = {
   'fw.idle-timeout': { type: 'duration', default: 0, description: 'Close resources that sent nothing for this long (a global idle-timeout interceptor); 0 switches it off' },
   'fw.origin.allow': { type: 'string', default: '', description: 'Comma-separated Origins allowed to connect besides same-origin and non-browser clients; `*` allows any' },
   'fw.long-polling.timeout': { type: 'duration', default: 25000, description: 'How long a long-polling GET is held open when there is nothing to send' },
+  'fw.metrics.enabled': { type: 'boolean', default: true, description: 'Serve Prometheus metrics at <fw.path>/metrics and record the histograms behind them' },
+  'fw.metrics.token': { type: 'string', default: '', description: 'Bearer token a non-loopback Prometheus scraper must send to <fw.path>/metrics (separate from every admin credential); empty: loopback scrapers only' },
+  'fw.metrics.allow-loopback': { type: 'boolean', default: true, description: 'Let loopback scrapers read <fw.path>/metrics without the token; switch off when a reverse proxy on the same host forwards it' },
+  'fw.metrics.process': { type: 'boolean', default: false, description: "Also export prom-client's default process_* and nodejs_* metrics (CPU, memory, event-loop lag, GC) in fw's registry" },
   'fw.close.drain-timeout': { type: 'duration', default: 2000, description: 'How long close() waits for connections to end before destroying them' },
 };

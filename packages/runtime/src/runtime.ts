@@ -111,6 +111,8 @@ export class Runtime implements RuntimeView {
   private readonly startedAt = new Date().toISOString();
   private server: WebSocketServer | undefined;
   closing = false;
+  /** Set by the metrics (when on): receives each broadcast's fan-out time in seconds. */
+  fanoutObserver: ((seconds: number) => void) | undefined;
   /** The cluster seam (`@fw/redis` installs it); undefined on a single node. See BroadcastAdapter. */
   adapter: BroadcastAdapter | undefined;
   /**

@@ -1,4 +1,4 @@
-import type { Framework } from '@fw/runtime';
+import type { CallOutcome, Framework } from '@fw/runtime';
 import type { Catalog } from '../catalog.js';
 import type { McpLimits } from '../config.js';
 import { LOG_LEVELS, type LogLevel, type McpContext } from '../context.js';
@@ -254,12 +254,16 @@ export class McpProtocol {
     if (!isObject(raw)) throw new InvalidParamsError('arguments must be an object');
     validateArgs(tool, raw);
     let value: unknown;
+    const started = performance.now();
+    const observe = (outcome: CallOutcome): void => this.fw.metrics.observeMcpToolCall(name, outcome, (performance.now() - started) / 1000);
     try {
       value = await tool.handler(raw, this.context(session, req, signal));
     } catch (err) {
+      observe(signal.aborted ? 'cancelled' : err instanceof InputRequiredSignal ? 'input-required' : 'error');
       if (err instanceof McpError || err instanceof InputRequiredSignal || signal.aborted) throw err;
       return { content: [{ type: 'text', text: `tool '${name}' failed: ${(err as Error)?.message ?? String(err)}` }], isError: true };
     }
+    observe('ok');
     return toolResult(value, session.protocolVersion);
   }
 

@@ -43,6 +43,8 @@ export class FwBroadcaster implements Broadcaster {
 
   broadcast(message: string | object, only?: Iterable<Resource>): number {
     if (this.destroyed) return 0;
+    const observe = this.runtime.fanoutObserver;
+    const started = observe === undefined ? 0 : performance.now();
     let n = 0;
     let out: Outgoing;
     if (only === undefined) {
@@ -64,6 +66,7 @@ export class FwBroadcaster implements Broadcaster {
     this.messages++;
     const rt = this.runtime;
     rt.counters.broadcasts++;
+    if (observe !== undefined) observe((performance.now() - started) / 1000);
     if (!this.internal && rt.events.wants('MessageBroadcast')) {
       // A subset broadcast has no broadcaster sequence: its event carries id 0.
       rt.events.emit('MessageBroadcast', { broadcasterId: this.id, id: out.bid ?? 0, resourceCount: n });
@@ -78,6 +81,8 @@ export class FwBroadcaster implements Broadcaster {
    */
   deliverSequenced(payload: string, bid: number): number {
     if (this.destroyed || bid < this.cache.next) return 0;
+    const observe = this.runtime.fanoutObserver;
+    const started = observe === undefined ? 0 : performance.now();
     this.cache.skipTo(bid);
     const out = new Outgoing(payload, this.id, bid);
     this.cache.push(out);
@@ -86,6 +91,7 @@ export class FwBroadcaster implements Broadcaster {
     this.messages++;
     const rt = this.runtime;
     rt.counters.broadcasts++;
+    if (observe !== undefined) observe((performance.now() - started) / 1000);
     if (!this.internal && rt.events.wants('MessageBroadcast')) {
       rt.events.emit('MessageBroadcast', { broadcasterId: this.id, id: bid, resourceCount: n });
     }

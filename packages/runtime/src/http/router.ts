@@ -22,7 +22,7 @@ interface Entry<H> {
 }
 
 export type Match<H> =
-  | { kind: 'found'; handler: H; params: Record<string, string> }
+  | { kind: 'found'; handler: H; params: Record<string, string>; route: string }
   | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'none' };
 
@@ -54,7 +54,7 @@ export class RouteTable<H> {
     if (list) {
       for (const e of list) {
         if (e.method === '*' || e.method === method || (method === 'HEAD' && e.method === 'GET')) {
-          return { kind: 'found', handler: e.handler, params: NO_PARAMS };
+          return { kind: 'found', handler: e.handler, params: NO_PARAMS, route: e.pattern.source };
         }
         allow.add(e.method);
       }
@@ -63,7 +63,7 @@ export class RouteTable<H> {
       const params = e.pattern.match(path);
       if (!params) continue;
       if (e.method === '*' || e.method === method || (method === 'HEAD' && e.method === 'GET')) {
-        return { kind: 'found', handler: e.handler, params };
+        return { kind: 'found', handler: e.handler, params, route: e.pattern.source };
       }
       allow.add(e.method);
     }

@@ -1,0 +1,150 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EventBus, TransportName } from '../events.js';
+import type { Runtime, RuntimeCounters } from '../runtime.js';
+
+/** How a timed call ended; `input-required`: an MCP tool paused to ask the client for input (MCP 2026-07-28). */
+export type CallOutcome = 'ok' | 'error' | 'cancelled' | 'input-required';
+
+const TRANSPORTS: readonly TransportName[] = ['websocket', 'sse', 'long-polling', 'streaming'];
+
+/** The runtime's counters as Prometheus counters; a counter the runtime gains later is exported as `fw_runtime_<name>_total`. */
+const COUNTER_NAMES: Record<keyof RuntimeCounters, [name: string, help: string]> = {
+  messagesIn: ['fw_messages_in_total', 'Messages received from clients'],
+  messagesOut: ['fw_messages_out_total', 'Messages written to clients'],
+  broadcasts: ['fw_broadcasts_total', 'Broadcasts (one per broadcast call, whatever its fan-out)'],
+  dropped: ['fw_messages_dropped_total', 'Messages not delivered to a slow consumer (policy drop), each also reported to its client'],
+  slowConsumerDisconnects: ['fw_slow_consumer_disconnects_total', 'Resources closed by the slow-consumer policy disconnect'],
+  resumes: ['fw_resumes_total', 'Reconnects that resumed a resource from its tracking id'],
+  gaps: ['fw_gaps_total', 'Gap frames sent: a client was told that messages it should have had are gone'],
+  lost: ['fw_messages_lost_total', 'Messages a client could not be given on resume (counted in the gap frames)'],
+};
+
+/** Methods kept as labels; any other (a `*` route sees every method a client invents) is `OTHER`. */
+const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const SECONDS_SHORT = [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1];
+const SECONDS_CALL = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const QUEUE_BYTES = [0, 1024, 8192, 65536, 262144, 1048576, 4194304, 16777216];
+const QUEUE_FRAMES = [0, 1, 4, 16, 64, 256, 1024, 4096];
+
+/**
+ * fw's Prometheus metrics, in a registry of their own (never prom-client's global one, so two
+ * frameworks in one process, or the app's own metrics, never collide). Gauges and the runtime's
+ * counters are read at scrape time from state fw already keeps; the hot paths only add to a
+ * histogram where a duration cannot be read later (a broadcast's fan-out, an HTTP request, an MCP
+ * call, an agent run). Every label is bounded: transports, route patterns, status codes, tool and
+ * agent names as registered — never a connection, a session or a user.
+ *
+ * Modules and applications add their own metrics to `registry`.
+ */
+export class FwMetrics {
+  readonly registry = new Registry();
+  readonly enabled: boolean;
+  private readonly fanout: Histogram;
+  private readonly http: Histogram<'route' | 'method' | 'status'>;
+  private readonly mcpCalls: Histogram<'tool' | 'outcome'>;
+  private readonly agentRuns: Histogram<'agent' | 'outcome'>;
+
+  constructor(runtime: Runtime, events: EventBus, options: { enabled: boolean; processMetrics: boolean }) {
+    this.enabled = options.enabled;
+    const registers = [this.registry];
+
+    new Gauge({
+      name: 'fw_connections', help: 'Live resources (connections, and dropped ones kept for resume) by transport', labelNames: ['transport'], registers,
+      collect() {
+        for (const t of TRANSPORTS) this.set({ transport: t }, runtime.resources.ofTransport(t).size);
+      },
+    });
+    new Gauge({
+      name: 'fw_broadcasters', help: 'Live broadcasters', registers,
+      collect() {
+        this.set(runtime.broadcasters.size);
+      },
+    });
+    // Each runtime counter is advanced at scrape time by what it grew since the last scrape.
+    for (const key of Object.keys(runtime.counters) as (keyof RuntimeCounters)[]) {
+      const [name, help] = COUNTER_NAMES[key] ?? [`fw_runtime_${snake(key)}_total`, `Runtime counter ${key}`];
+      let last = 0;
+      new Counter({
+        name, help, registers,
+        collect() {
+          const value = runtime.counters[key];
+          if (value > last) this.inc(value - last);
+          last = value;
+        },
+      });
+    }
+    const created = Date.now();
+    new Gauge({
+      name: 'fw_uptime_seconds', help: 'Seconds since this framework was created', registers,
+      collect() {
+        this.set((Date.now() - created) / 1000);
+      },
+    });
+
+    this.fanout = new Histogram({ name: 'fw_broadcast_fanout_seconds', help: 'Time one broadcast takes to reach every member (encode once, queue for each)', buckets: SECONDS_SHORT, registers });
+    new Histogram({
+      name: 'fw_socket_queue_bytes', help: 'Bytes buffered per connection, sampled at scrape time over every live connection', buckets: QUEUE_BYTES, registers,
+      collect() {
+        this.reset();
+        for (const r of runtime.resources.values()) if (r.connection) this.observe(r.connection.bufferedAmount());
+      },
+    });
+    new Histogram({
+      name: 'fw_socket_queue_frames', help: 'Frames written but not yet handed to the connection, per resource, sampled at scrape time', buckets: QUEUE_FRAMES, registers,
+      collect() {
+        this.reset();
+        for (const r of runtime.resources.values()) this.observe(Math.max(0, r.ring.next - 1 - r.flushed));
+      },
+    });
+    this.http = new Histogram({ name: 'fw_http_request_duration_seconds', help: 'fw-owned HTTP requests by route pattern, method and status (held SSE/long-poll requests count their whole life)', labelNames: ['route', 'method', 'status'], registers });
+    this.mcpCalls = new Histogram({ name: 'fw_mcp_tool_call_duration_seconds', help: 'MCP tools/call duration by tool and outcome', labelNames: ['tool', 'outcome'], buckets: SECONDS_CALL, registers });
+    this.agentRuns = new Histogram({ name: 'fw_agent_run_duration_seconds', help: 'Agent runs (one user message to the whole answer) by agent and outcome', labelNames: ['agent', 'outcome'], buckets: SECONDS_CALL, registers });
+
+    // Rare events come from the bus. MessageBroadcast and ResourceConnected are never listened
+    // to here: a listener would make every broadcast and connect build an event object.
+    const dispatches = new Histogram({ name: 'fw_agent_dispatch_duration_seconds', help: 'Coordinator dispatches to an agent by coordinator, agent and outcome', labelNames: ['coordinator', 'agent', 'outcome'], buckets: SECONDS_CALL, registers });
+    const sessions = new Counter({ name: 'fw_agent_sessions_ended_total', help: 'Agent chat sessions ended, by agent', labelNames: ['agent'], registers });
+    const controls = new Counter({ name: 'fw_admin_control_actions_total', help: 'Admin control actions by action and success', labelNames: ['action', 'success'], registers });
+    const cluster = new Counter({ name: 'fw_cluster_changes_total', help: 'Cluster changes seen by this node (redis-down, redis-up, node-joined, node-left, messages-lost)', labelNames: ['change'], registers });
+    const clusterLost = new Counter({ name: 'fw_cluster_messages_lost_total', help: 'Cross-node broadcasts this node reported lost', registers });
+    if (this.enabled) {
+      events.on('AgentCompleted', (e) => dispatches.observe({ coordinator: e.coordinator, agent: e.agent, outcome: e.success ? 'ok' : 'error' }, e.durationMs / 1000));
+      events.on('AgentSessionEnded', (e) => sessions.inc({ agent: e.agentName }));
+      events.on('ControlActionExecuted', (e) => controls.inc({ action: e.action, success: String(e.success) }));
+      events.on('ClusterChanged', (e) => {
+        cluster.inc({ change: e.change });
+        if (e.change === 'messages-lost' && e.lost) clusterLost.inc(e.lost);
+      });
+      runtime.fanoutObserver = (seconds) => this.fanout.observe(seconds);
+    }
+    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Records one fw-owned HTTP request (`route` is the registered pattern, never the raw path). */
+  observeHttp(route: string, method: string, status: number, seconds: number): void {
+    if (this.enabled) this.http.observe({ route, method: HTTP_METHODS.has(method) ? method : 'OTHER', status: String(status) }, seconds);
+  }
+
+  /** Records one MCP `tools/call` of a registered tool. */
+  observeMcpToolCall(tool: string, outcome: CallOutcome, seconds: number): void {
+    if (this.enabled) this.mcpCalls.observe({ tool, outcome }, seconds);
+  }
+
+  /** Records one agent run of a registered agent. */
+  observeAgentRun(agent: string, outcome: CallOutcome, seconds: number): void {
+    if (this.enabled) this.agentRuns.observe({ agent, outcome }, seconds);
+  }
+
+  /** The exposition text (Prometheus text format 0.0.4). */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
+
+function snake(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/[^a-z0-9_]/g, '_');
+}
