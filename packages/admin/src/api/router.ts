@@ -4,6 +4,7 @@ import type { ControlAction } from '../authorizer.js';
 import type { AuditSource } from '../audit.js';
 import type { ControlPlane } from '../control.js';
 import type { AdminGate } from '../gate.js';
+import type { RouteDoc } from './route-doc.js';
 
 export interface AdminRequest {
   req: IncomingMessage;
@@ -24,6 +25,8 @@ export interface AdminRoute {
   path: string;
   /** Set on write routes: the action, and the path parameter naming its target (for auditing refusals). */
   write?: { action: ControlAction; target?: string };
+  /** What the route does: the OpenAPI document (`/openapi.json`) is generated from these. */
+  doc: RouteDoc;
   handle(r: AdminRequest): Reply | Promise<Reply>;
 }
 
@@ -50,7 +53,8 @@ async function serve(route: AdminRoute, req: IncomingMessage, res: ServerRespons
       sendProblem(res, 403, 'origin_not_allowed', `origin '${String(req.headers.origin)}' may not use the admin API`);
       return;
     }
-    const gate = await deps.gate.check(req, url);
+    // A public route (the API description) is the same for everyone and carries no live data.
+    const gate = route.doc.public && !route.write ? { ok: true as const, principal: undefined } : await deps.gate.check(req, url);
     if (!gate.ok) {
       if (route.write) deps.control.refuseUnauthenticated(route.write.action, target, source, gate.detail);
       sendProblem(res, gate.status, gate.code, gate.detail, undefined, gate.headers);

@@ -11,6 +11,8 @@ import { FW_VERSION, overview } from '../overview.js';
 import type { JournalEvent } from '../peer-types.js';
 import type { Views } from '../views.js';
 import { asObject, enumParam, intParam, requireMessage, requireString, strParam, timeParam } from './params.js';
+import { openApiDocument } from './openapi.js';
+import { MESSAGE_SCHEMA, REASON_BODY, TIME_SCHEMA } from './route-doc.js';
 import type { AdminRequest, AdminRoute, Reply } from './router.js';
 
 export interface RouteDeps {
@@ -70,17 +72,17 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
   const caller = (r: AdminRequest) => ({ principal: r.principal, source: r.source });
   const param = (r: AdminRequest, name: string): string => r.params[name] ?? '';
 
-  return [
+  const routes: AdminRoute[] = [
     // --- overview, session, nodes, metrics ---------------------------------------------------
     {
       // Cluster mode adds `cluster`: the sums, each node's figures, and the nodes that did not answer.
-      method: 'GET', path: '/overview', handle: async () => {
+      method: 'GET', path: '/overview', doc: { tag: 'overview', reply: 'object', summary: 'Status, uptime and counters of this node (and, in cluster mode, of every node)' }, handle: async () => {
         const cluster = clusterOf(views);
         return json(cluster ? { ...overview(views), cluster: await cluster.overview() } : overview(views));
       },
     },
     {
-      method: 'GET', path: '/session', handle: async (r) => {
+      method: 'GET', path: '/session', doc: { tag: 'overview', reply: 'object', summary: 'Who is asking: principal, roles and which control actions it may perform' }, handle: async (r) => {
         const permissions = {} as Record<ControlAction, boolean>;
         for (const action of CONTROL_ACTIONS) permissions[action] = await control.permitted(action, '*', r.principal);
         return json({
@@ -93,7 +95,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
     {
-      method: 'GET', path: '/nodes', handle: async (r) => {
+      method: 'GET', path: '/nodes', doc: { tag: 'overview', reply: 'list', summary: 'The nodes of the cluster (this one alone on a single node)' }, handle: async (r) => {
         // In cluster mode (`@fw/redis`) the cluster service knows every node; alone, this is the only one.
         const cluster = d.views.service<{ nodes(): Promise<object[]> }>('cluster');
         if (cluster && typeof cluster.nodes === 'function') {
@@ -111,13 +113,13 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
         return { kind: 'list', items: [node], total: 1 };
       },
     },
-    { method: 'GET', path: '/metrics', handle: () => json(collectMetrics(views, d.events.stats(), d.audit.size)) },
+    { method: 'GET', path: '/metrics', doc: { tag: 'overview', reply: 'object', summary: 'Runtime, event stream, audit, agent and MCP figures as JSON' }, handle: () => json(collectMetrics(views, d.events.stats(), d.audit.size)) },
     {
-      method: 'GET', path: '/metrics/prometheus',
+      method: 'GET', path: '/metrics/prometheus', doc: { tag: 'overview', reply: 'text', textType: 'text/plain; version=0.0.4', summary: 'The same figures in Prometheus text format (behind the admin gate; scrapers use /fw/metrics)' },
       handle: () => ({ kind: 'text', body: toPrometheus(collectMetrics(views, d.events.stats(), d.audit.size)), contentType: 'text/plain; version=0.0.4; charset=utf-8' }),
     },
     {
-      method: 'GET', path: '/events/recent', handle: (r) => {
+      method: 'GET', path: '/events/recent', doc: { tag: 'events', reply: 'list', summary: 'The most recent framework events, oldest first', query: { limit: { description: 'How many (at most fw.admin.page.max-limit)', schema: { type: 'integer', minimum: 1 } } } }, handle: (r) => {
         const limit = intParam(r.url, 'limit', { min: 1, max: Math.max(1, d.pageMax), default: Math.max(1, d.pageMax) });
         const items = d.events.recent(limit);
         return { kind: 'list', items, total: items.length };
@@ -125,26 +127,26 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
     },
 
     // --- agents ------------------------------------------------------------------------------
-    { method: 'GET', path: '/agents', handle: (r) => paged(r, views.agent.agents()) },
+    { method: 'GET', path: '/agents', doc: { tag: 'agents', reply: 'list', paged: true, summary: 'Agents and coordinators' }, handle: (r) => paged(r, views.agent.agents()) },
     {
-      method: 'GET', path: '/agents/{agentName}', handle: (r) => {
+      method: 'GET', path: '/agents/{agentName}', doc: { tag: 'agents', reply: 'object', summary: 'One agent or coordinator' }, handle: (r) => {
         const a = views.agent.agent(param(r, 'agentName'));
         if (!a) throw new NotFoundError('agent', param(r, 'agentName'));
         return json(a);
       },
     },
     {
-      method: 'GET', path: '/agents/{agentName}/sessions', handle: (r) => {
+      method: 'GET', path: '/agents/{agentName}/sessions', doc: { tag: 'agents', reply: 'list', paged: true, summary: 'Live chat sessions of an agent' }, handle: (r) => {
         const name = param(r, 'agentName');
         if (!views.agent.agent(name)) throw new NotFoundError('agent', name);
         return paged(r, views.agent.sessions(name));
       },
     },
-    { method: 'GET', path: '/coordinators', handle: (r) => paged(r, views.agent.coordinators()) },
+    { method: 'GET', path: '/coordinators', doc: { tag: 'agents', reply: 'list', paged: true, summary: 'Coordinators with their fleets' }, handle: (r) => paged(r, views.agent.coordinators()) },
 
     // --- broadcasters ------------------------------------------------------------------------
     {
-      method: 'GET', path: '/broadcasters', handle: async (r) => {
+      method: 'GET', path: '/broadcasters', doc: { tag: 'broadcasters', reply: 'list', paged: true, summary: 'Broadcasters (every node in cluster mode)', query: { search: { description: 'Only ids containing this text', schema: { type: 'string' } } } }, handle: async (r) => {
         const search = strParam(r.url, 'search');
         const cluster = clusterOf(views);
         if (cluster) {
@@ -157,26 +159,26 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
     {
-      method: 'POST', path: '/broadcasters/broadcast', write: { action: 'broadcast' }, handle: async (r) => {
+      method: 'POST', path: '/broadcasters/broadcast', doc: { tag: 'broadcasters', reply: 'object', summary: 'Broadcast a message to every member of a broadcaster', body: { required: true, schema: { type: 'object', required: ['broadcasterId', 'message'], properties: { broadcasterId: { type: 'string', minLength: 1 }, message: MESSAGE_SCHEMA } } } }, write: { action: 'broadcast' }, handle: async (r) => {
         const b = await body(r);
         return json(await control.broadcast(requireString(b, 'broadcasterId'), requireMessage(b), caller(r)));
       },
     },
     {
-      method: 'GET', path: '/broadcasters/{id}', handle: (r) => {
+      method: 'GET', path: '/broadcasters/{id}', doc: { tag: 'broadcasters', reply: 'object', summary: 'One broadcaster' }, handle: (r) => {
         const b = views.runtime.getBroadcaster(param(r, 'id'));
         if (!b) throw new NotFoundError('broadcaster', param(r, 'id'));
         return json(b);
       },
     },
     {
-      method: 'DELETE', path: '/broadcasters/{id}', write: { action: 'destroy', target: 'id' },
+      method: 'DELETE', path: '/broadcasters/{id}', doc: { tag: 'broadcasters', reply: 'object', summary: 'Destroy a broadcaster (its own resources are closed)' }, write: { action: 'destroy', target: 'id' },
       handle: async (r) => json(await control.destroy(param(r, 'id'), caller(r))),
     },
 
     // --- resources ---------------------------------------------------------------------------
     {
-      method: 'GET', path: '/resources', handle: async (r) => {
+      method: 'GET', path: '/resources', doc: { tag: 'resources', reply: 'list', paged: true, summary: 'Connected resources, filtered', query: { broadcaster: { description: 'Members of this broadcaster', schema: { type: 'string' } }, transport: { description: 'Only this transport', schema: { enum: TRANSPORTS } }, search: { description: 'uuid, path or remote address containing this text', schema: { type: 'string' } } } }, handle: async (r) => {
         const { offset, limit } = pageOf(r);
         const broadcaster = strParam(r.url, 'broadcaster');
         const transport = enumParam(r.url, 'transport', TRANSPORTS);
@@ -193,7 +195,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
     {
-      method: 'GET', path: '/resources/{uuid}', handle: async (r) => {
+      method: 'GET', path: '/resources/{uuid}', doc: { tag: 'resources', reply: 'object', summary: 'One resource (looked up on every node in cluster mode)' }, handle: async (r) => {
         const cluster = clusterOf(views);
         if (cluster && !views.runtime.getResource(param(r, 'uuid'))) {
           return json(settled(await cluster.getResource(param(r, 'uuid')), 'resource', param(r, 'uuid')).result);
@@ -204,25 +206,25 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
     {
-      method: 'DELETE', path: '/resources/{uuid}', write: { action: 'disconnect', target: 'uuid' }, handle: async (r) => {
+      method: 'DELETE', path: '/resources/{uuid}', doc: { tag: 'resources', reply: 'object', summary: 'Disconnect a resource; the client is told the reason', query: { reason: { description: 'Why (or `reason` in the body)', schema: { type: 'string', maxLength: 1024 } } }, body: { required: false, schema: REASON_BODY } }, write: { action: 'disconnect', target: 'uuid' }, handle: async (r) => {
         const reason = reasonOf(r, await optionalBody(r), 'disconnected by the administrator');
         return json(await control.disconnect(param(r, 'uuid'), reason, caller(r)));
       },
     },
     {
-      method: 'POST', path: '/resources/{uuid}/message', write: { action: 'unicast', target: 'uuid' }, handle: async (r) => {
+      method: 'POST', path: '/resources/{uuid}/message', doc: { tag: 'resources', reply: 'object', summary: 'Send one message to one resource', body: { required: true, schema: { type: 'object', required: ['message'], properties: { message: MESSAGE_SCHEMA } } } }, write: { action: 'unicast', target: 'uuid' }, handle: async (r) => {
         const b = await body(r);
         return json(await control.unicast(param(r, 'uuid'), requireMessage(b), caller(r)));
       },
     },
 
     // --- handlers, interceptors --------------------------------------------------------------
-    { method: 'GET', path: '/handlers', handle: (r) => paged(r, views.runtime.listHandlers()) },
-    { method: 'GET', path: '/interceptors', handle: (r) => paged(r, views.runtime.listInterceptors()) },
+    { method: 'GET', path: '/handlers', doc: { tag: 'runtime', reply: 'list', paged: true, summary: 'Real-time handlers with their interceptors' }, handle: (r) => paged(r, views.runtime.listHandlers()) },
+    { method: 'GET', path: '/interceptors', doc: { tag: 'runtime', reply: 'list', paged: true, summary: 'Global and per-handler interceptors in order' }, handle: (r) => paged(r, views.runtime.listInterceptors()) },
 
     // --- journal -----------------------------------------------------------------------------
     {
-      method: 'GET', path: '/journal', handle: async (r) => {
+      method: 'GET', path: '/journal', doc: { tag: 'journal', reply: 'list', paged: true, summary: 'Coordination journal events, newest page first, oldest first within it', query: { coordinationId: { description: 'One coordination', schema: { type: 'string' } }, agent: { description: 'Events involving this agent', schema: { type: 'string' } }, from: { description: 'Not before', schema: TIME_SCHEMA }, to: { description: 'Not after', schema: TIME_SCHEMA } } }, handle: async (r) => {
         const coordinationId = strParam(r.url, 'coordinationId');
         const agent = strParam(r.url, 'agent');
         const from = timeParam(r.url, 'from');
@@ -253,7 +255,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
     {
-      method: 'GET', path: '/journal/{coordinationId}', handle: async (r) => {
+      method: 'GET', path: '/journal/{coordinationId}', doc: { tag: 'journal', reply: 'list', paged: true, summary: 'The events of one coordination' }, handle: async (r) => {
         const id = param(r, 'coordinationId');
         const events = await views.agent.journal({ coordinationId: id, limit: 10_000 });
         if (events.length === 0) throw new NotFoundError('coordination', id);
@@ -261,14 +263,14 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
     {
-      method: 'GET', path: '/journal/{coordinationId}/log', handle: async (r) => {
+      method: 'GET', path: '/journal/{coordinationId}/log', doc: { tag: 'journal', reply: 'text', textType: 'text/plain', summary: 'One coordination as a readable log' }, handle: async (r) => {
         const log = await views.agent.journalLog(param(r, 'coordinationId'));
         if (log === undefined) throw new NotFoundError('coordination', param(r, 'coordinationId'));
         return { kind: 'text', body: log, contentType: 'text/plain; charset=utf-8' };
       },
     },
     {
-      method: 'GET', path: '/journal/{coordinationId}/graph', handle: async (r) => {
+      method: 'GET', path: '/journal/{coordinationId}/graph', doc: { tag: 'journal', reply: 'object', summary: 'One coordination as an execution graph (nodes and edges)' }, handle: async (r) => {
         const graph = await views.agent.journalGraph(param(r, 'coordinationId'));
         if (!graph) throw new NotFoundError('coordination', param(r, 'coordinationId'));
         return json(graph);
@@ -277,30 +279,30 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
 
     // --- tasks -------------------------------------------------------------------------------
     {
-      method: 'GET', path: '/tasks', handle: (r) => {
+      method: 'GET', path: '/tasks', doc: { tag: 'tasks', reply: 'list', paged: true, summary: 'A2A tasks', query: { agent: { description: 'Tasks of this agent', schema: { type: 'string' } }, state: { description: 'Tasks in this state', schema: { type: 'string' } } } }, handle: (r) => {
         const agentName = strParam(r.url, 'agent');
         const state = strParam(r.url, 'state');
         return paged(r, views.agent.tasks({ ...(agentName ? { agentName } : {}), ...(state ? { state } : {}) }));
       },
     },
     {
-      method: 'GET', path: '/tasks/{taskId}', handle: (r) => {
+      method: 'GET', path: '/tasks/{taskId}', doc: { tag: 'tasks', reply: 'object', summary: 'One A2A task' }, handle: (r) => {
         const t = views.agent.task(param(r, 'taskId'));
         if (!t) throw new NotFoundError('task', param(r, 'taskId'));
         return json(t);
       },
     },
     {
-      method: 'POST', path: '/tasks/{taskId}/cancel', write: { action: 'cancel', target: 'taskId' }, handle: async (r) => {
+      method: 'POST', path: '/tasks/{taskId}/cancel', doc: { tag: 'tasks', reply: 'object', summary: 'Cancel a running task', query: { reason: { description: 'Why (or `reason` in the body)', schema: { type: 'string', maxLength: 1024 } } }, body: { required: false, schema: REASON_BODY } }, write: { action: 'cancel', target: 'taskId' }, handle: async (r) => {
         const reason = reasonOf(r, await optionalBody(r), 'canceled by the administrator');
         return json(await control.cancel(param(r, 'taskId'), reason, caller(r)));
       },
     },
 
     // --- AI runtimes -------------------------------------------------------------------------
-    { method: 'GET', path: '/runtimes', handle: (r) => paged(r, views.agent.runtimes()) },
+    { method: 'GET', path: '/runtimes', doc: { tag: 'runtimes', reply: 'list', paged: true, summary: 'AI runtimes' }, handle: (r) => paged(r, views.agent.runtimes()) },
     {
-      method: 'GET', path: '/runtimes/active', handle: () => {
+      method: 'GET', path: '/runtimes/active', doc: { tag: 'runtimes', reply: 'object', summary: 'The AI runtime in use' }, handle: () => {
         const active = views.agent.activeRuntime();
         if (!active) throw new NotFoundError('runtime', 'active');
         return json(active);
@@ -308,16 +310,16 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
     },
 
     // --- MCP ---------------------------------------------------------------------------------
-    { method: 'GET', path: '/mcp/servers', handle: (r) => paged(r, views.mcp.servers()) },
-    { method: 'GET', path: '/mcp/tools', handle: (r) => paged(r, views.mcp.tools()) },
-    { method: 'GET', path: '/mcp/resources', handle: (r) => paged(r, views.mcp.resources()) },
-    { method: 'GET', path: '/mcp/prompts', handle: (r) => paged(r, views.mcp.prompts()) },
-    { method: 'GET', path: '/mcp/sessions', handle: (r) => paged(r, views.mcp.sessions()) },
-    { method: 'GET', path: '/mcp/bridge/pending', handle: (r) => paged(r, views.mcp.pendingBridgeCalls()) },
+    { method: 'GET', path: '/mcp/servers', doc: { tag: 'mcp', reply: 'list', paged: true, summary: 'MCP servers and their endpoints' }, handle: (r) => paged(r, views.mcp.servers()) },
+    { method: 'GET', path: '/mcp/tools', doc: { tag: 'mcp', reply: 'list', paged: true, summary: 'MCP tools' }, handle: (r) => paged(r, views.mcp.tools()) },
+    { method: 'GET', path: '/mcp/resources', doc: { tag: 'mcp', reply: 'list', paged: true, summary: 'MCP resources and templates' }, handle: (r) => paged(r, views.mcp.resources()) },
+    { method: 'GET', path: '/mcp/prompts', doc: { tag: 'mcp', reply: 'list', paged: true, summary: 'MCP prompts' }, handle: (r) => paged(r, views.mcp.prompts()) },
+    { method: 'GET', path: '/mcp/sessions', doc: { tag: 'mcp', reply: 'list', paged: true, summary: 'Live MCP sessions' }, handle: (r) => paged(r, views.mcp.sessions()) },
+    { method: 'GET', path: '/mcp/bridge/pending', doc: { tag: 'mcp', reply: 'list', paged: true, summary: 'Tool calls waiting on a connected client (the tool bridge)' }, handle: (r) => paged(r, views.mcp.pendingBridgeCalls()) },
 
     // --- audit -------------------------------------------------------------------------------
     {
-      method: 'GET', path: '/audit', handle: async (r) => {
+      method: 'GET', path: '/audit', doc: { tag: 'audit', reply: 'list', paged: true, summary: 'The audit log of control actions', query: { action: { description: 'One action', schema: { type: 'string' } }, principal: { description: 'One principal', schema: { type: 'string' } }, outcome: { description: 'One outcome', schema: { enum: ['allowed', 'refused', 'failed'] } }, from: { description: 'Not before', schema: TIME_SCHEMA }, to: { description: 'Not after', schema: TIME_SCHEMA } } }, handle: async (r) => {
         const action = strParam(r.url, 'action');
         const principal = strParam(r.url, 'principal');
         const outcome = enumParam(r.url, 'outcome', ['allowed', 'refused', 'failed'] as const);
@@ -334,6 +336,14 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
   ];
+  // The API's own description, generated from this table (itself included); the base is the
+  // mount point, read from the request path.
+  let document: Record<string, unknown> | undefined;
+  routes.push({
+    method: 'GET', path: '/openapi.json', doc: { tag: 'overview', reply: 'object', public: true, summary: 'This document: the OpenAPI 3.1 description of the admin API' },
+    handle: (r) => json(document ??= openApiDocument(routes, { base: r.url.pathname.replace(/\/openapi\.json$/, ''), version: FW_VERSION })),
+  });
+  return routes;
 }
 
 /** The journal query of the agent layer, applied to the cluster's shared journal. */
