@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EventBus, TransportName } from '../events.js';
 import type { Runtime, RuntimeCounters } from '../runtime.js';
+import { HotHistogram } from './hot-histogram.js';
 
 /** How a timed call ended; `input-required`: an MCP tool paused to ask the client for input (MCP 2026-07-28). */
 export type CallOutcome = 'ok' | 'error' | 'cancelled' | 'input-required';
@@ -39,7 +40,7 @@ const QUEUE_FRAMES = [0, 1, 4, 16, 64, 256, 1024, 4096];
 export class FwMetrics {
   readonly registry = new Registry();
   readonly enabled: boolean;
-  private readonly fanout: Histogram;
+  private readonly fanout: HotHistogram;
   private readonly http: Histogram<'route' | 'method' | 'status'>;
   private readonly mcpCalls: Histogram<'tool' | 'outcome'>;
   private readonly agentRuns: Histogram<'agent' | 'outcome'>;
@@ -81,7 +82,7 @@ export class FwMetrics {
       },
     });
 
-    this.fanout = new Histogram({ name: 'fw_broadcast_fanout_seconds', help: 'Time one broadcast takes to reach every member (encode once, queue for each)', buckets: SECONDS_SHORT, registers });
+    this.fanout = new HotHistogram({ name: 'fw_broadcast_fanout_seconds', help: 'Time one broadcast takes to reach every member (encode once, queue for each)', buckets: SECONDS_SHORT, registers });
     new Histogram({
       name: 'fw_socket_queue_bytes', help: 'Bytes buffered per connection, sampled at scrape time over every live connection', buckets: QUEUE_BYTES, registers,
       collect() {
@@ -115,7 +116,8 @@ export class FwMetrics {
         cluster.inc({ change: e.change });
         if (e.change === 'messages-lost' && e.lost) clusterLost.inc(e.lost);
       });
-      runtime.fanoutObserver = (seconds) => this.fanout.observe(seconds);
+      const fanout = this.fanout;
+      runtime.fanoutObserver = (seconds) => fanout.record(seconds);
     }
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
   }
