@@ -11,6 +11,9 @@ export const MCP_CONFIG: ConfigSchema = {
   'fw.mcp.allowed-origins': { type: 'string', default: '', description: 'Comma-separated Origins allowed besides same-host/loopback ones; `*` allows any.' },
   'fw.mcp.allowed-hosts': { type: 'string', default: '', description: 'Comma-separated Host names accepted; empty: any, except that a loopback listener only accepts loopback Host names (DNS-rebinding protection).' },
   'fw.mcp.keep-alive-interval': { type: 'duration', default: '15s', description: 'Interval of SSE keep-alive comments and WebSocket pings; 0 disables.' },
+  'fw.mcp.replay-buffer': { type: 'number', default: 200, description: 'SSE events each Streamable HTTP session keeps (across all its streams, oldest dropped first) so a client that reconnects with Last-Event-ID gets what it missed; 0 disables replay.' },
+  'fw.mcp.sse-retry': { type: 'duration', default: '1s', description: 'The SSE `retry` hint (sessions at 2025-11-25+): how long a client waits before reconnecting a dropped or polled stream.' },
+  'fw.mcp.sse-poll-interval': { type: 'duration', default: '0', description: 'SSE polling (sessions at 2025-11-25+): end each SSE connection this long after it opened, without ending its stream; the client reconnects with Last-Event-ID. 0: connections stay open.' },
   'fw.mcp.http-replies': { type: 'string', default: 'auto', description: '`auto` (SSE for tools/call when the client accepts it, else JSON), `json` or `sse`.' },
   'fw.mcp.page-size': { type: 'number', default: 100, description: 'Items per page of tools/list, resources/list, resources/templates/list and prompts/list.' },
   'fw.mcp.max-inflight-requests': { type: 'number', default: 100, description: 'Most requests one session may have running at once; past it a request gets a -32000 error.' },
@@ -34,6 +37,9 @@ export interface McpLimits {
   allowedOrigins: string[];
   allowedHosts: string[];
   keepAliveMs: number;
+  replayBuffer: number;
+  sseRetryMs: number;
+  ssePollIntervalMs: number;
   httpReplies: 'auto' | 'json' | 'sse';
   pageSize: number;
   maxInflight: number;
@@ -57,6 +63,9 @@ export function readLimits(get: <T>(key: string) => T): McpLimits {
     allowedOrigins: list('fw.mcp.allowed-origins'),
     allowedHosts: list('fw.mcp.allowed-hosts').map((h) => h.toLowerCase()),
     keepAliveMs: get<number>('fw.mcp.keep-alive-interval'),
+    replayBuffer: Math.max(0, get<number>('fw.mcp.replay-buffer')),
+    sseRetryMs: Math.max(0, get<number>('fw.mcp.sse-retry')),
+    ssePollIntervalMs: Math.max(0, get<number>('fw.mcp.sse-poll-interval')),
     httpReplies: replies === 'json' || replies === 'sse' ? replies : 'auto',
     pageSize: Math.max(1, get<number>('fw.mcp.page-size')),
     maxInflight: Math.max(1, get<number>('fw.mcp.max-inflight-requests')),

@@ -41,6 +41,24 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 @McpServer({ name: 'edge', version: '2.0.0', path: '/t' })
 export class EdgeServer {
   static aborted = 0;
+  /** Calls of `gated` so far, and the releases of those still waiting. */
+  static gatedCalls = 0;
+  static readonly gates: (() => void)[] = [];
+
+  /** Lets every waiting `gated` call finish. */
+  static openGates(): void {
+    for (const g of EdgeServer.gates.splice(0)) g();
+  }
+
+  @McpTool({ name: 'gated', description: 'waits until the test opens the gate (or it is cancelled)' })
+  async gated(ctx: McpContext): Promise<string> {
+    EdgeServer.gatedCalls++;
+    await new Promise<void>((resolve) => {
+      EdgeServer.gates.push(resolve);
+      ctx.signal.addEventListener('abort', () => resolve());
+    });
+    return `gated-ok-${EdgeServer.gatedCalls}`;
+  }
 
   @McpTool({ name: 'echo', description: 'echoes its text' })
   echo(@McpParam({ name: 'text', description: 'what to echo', type: 'string' }) text: string): string {

@@ -46,7 +46,7 @@ test('POST with Accept: text/event-stream only answers as SSE', () => withEdge({
   const r = await http(port, 'POST', '/t', { 'content-type': 'application/json', accept: 'text/event-stream' }, initBody());
   assert.equal(r.status, 200);
   assert.match(String(r.headers['content-type']), /text\/event-stream/);
-  assert.match(r.text, /event: message\nid: \d+\ndata: \{"jsonrpc":"2.0","id":1,"result"/);
+  assert.match(r.text, /event: message\nid: 1-1\ndata: \{"jsonrpc":"2.0","id":1,"result"/);
 }));
 
 test('auto replies: tools/call streams as SSE when both are accepted, other methods are JSON', () => withEdge({}, async (port) => {
@@ -80,10 +80,13 @@ test('405 with Allow for other methods', () => withEdge({}, async (port) => {
   assert.equal(r.headers.allow, 'GET, POST, DELETE, OPTIONS');
 }));
 
-test('406 for a POST whose Accept allows neither JSON nor SSE, and for a GET without SSE', () => withEdge({}, async (port) => {
+test('406 for a POST whose Accept allows neither JSON nor SSE or is missing, and for a GET without SSE or without Accept', () => withEdge({}, async (port) => {
   assertProblem(await http(port, 'POST', '/t', { 'content-type': 'application/json', accept: 'text/html' }, initBody()), 406, 'mcp_not_acceptable');
+  assertProblem(await http(port, 'POST', '/t', { 'content-type': 'application/json' }, initBody()), 406, 'mcp_not_acceptable');
   const id = await openSession(port);
+  assertProblem(await http(port, 'POST', '/t', { 'content-type': 'application/json', 'mcp-session-id': id }, rpc('tools/list')), 406, 'mcp_not_acceptable');
   assertProblem(await http(port, 'GET', '/t', { accept: 'application/json', 'mcp-session-id': id }), 406, 'mcp_not_acceptable');
+  assertProblem(await http(port, 'GET', '/t', { 'mcp-session-id': id }), 406, 'mcp_not_acceptable');
 }));
 
 test('415 for a POST that is not application/json', () => withEdge({}, async (port) => {
@@ -95,8 +98,7 @@ test('413 past fw.mcp.max-body, accepted at exactly the limit', () => withEdge({
   const exact = body + ' '.repeat(300 - Buffer.byteLength(body));
   assert.equal((await http(port, 'POST', '/t', JSON_HEADERS, exact)).status, 200);
   const r = await http(port, 'POST', '/t', JSON_HEADERS, exact + ' ');
-  assert.equal(r.status, 413);
-  assert.equal(r.json().code, 'payload_too_large');
+  assertProblem(r, 413, 'payload_too_large', -32600);
 }));
 
 test('400 with a JSON-RPC parse error for a body that is not JSON', () => withEdge({}, async (port) => {
@@ -176,7 +178,7 @@ test('GET without a session id is 405 (2026-07-28 has no GET stream), with an un
   assertProblem(await http(port, 'GET', '/t', { accept: 'text/event-stream', 'mcp-session-id': 'nope' }), 404, 'mcp_unknown_session');
 }));
 
-test('notifications/cancelled aborts the running tool; nothing is answered for it', () => withEdge({}, async (port) => {
+test('notifications/cancelled aborts the running tool; in JSON mode the POST gets a -32800 error, never 202 (a request POST must be answered with JSON or SSE)', () => withEdge({}, async (port) => {
   const id = await openSession(port);
   const before = EdgeServer.aborted;
   const call = http(port, 'POST', '/t', { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': id }, rpc('tools/call', { name: 'slow', arguments: {} }, 77));
@@ -185,8 +187,23 @@ test('notifications/cancelled aborts the running tool; nothing is answered for i
   assert.equal(c.status, 202);
   const r = await call;
   assert.equal(EdgeServer.aborted, before + 1);
-  assert.equal(r.status, 202);
-  assert.equal(r.text, '');
+  assert.equal(r.status, 200);
+  assert.match(String(r.headers['content-type']), /application\/json/);
+  assert.deepEqual(r.json(), { jsonrpc: '2.0', id: 77, error: { code: -32800, message: 'the client cancelled this request (notifications/cancelled)' } });
+}));
+
+test('notifications/cancelled in SSE mode: the stream ends without an answer; resuming it is 405 (nothing follows), not a poll loop', () => withEdge({}, async (port) => {
+  const id = await openSession(port, '2025-11-25');
+  const s = await openSse(port, '/t', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id }, 'POST', rpc('tools/call', { name: 'slow', arguments: {} }, 78));
+  const primed = await s.waitFor(/id: (\d+-0)\nretry: \d+\ndata: \n\n/);
+  const c = await http(port, 'POST', '/t', withSession(id), JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 78 } }));
+  assert.equal(c.status, 202);
+  await s.ended;
+  assert.doesNotMatch(s.text(), /"id":78/);
+  const lastId = /id: (\d+-0)/.exec(primed)![1]!;
+  const resume = await http(port, 'GET', '/t', { accept: 'text/event-stream', 'mcp-session-id': id, 'last-event-id': lastId });
+  assert.equal(resume.status, 405);
+  assert.equal((resume.json() as { code: string }).code, 'mcp_stream_finished');
 }));
 
 test('tools/call: a missing required argument and a wrong type are -32602; an unknown tool too', () => withEdge({}, async (port) => {
@@ -214,7 +231,7 @@ test('pagination: fw.mcp.page-size pages with opaque cursors; a bad cursor is -3
     cursor = r.nextCursor;
     pages++;
   } while (cursor);
-  assert.deepEqual(names.sort(), ['ask', 'chatty', 'echo', 'slow', 'whoami']);
+  assert.deepEqual(names.sort(), ['ask', 'chatty', 'echo', 'gated', 'slow', 'whoami']);
   assert.equal(pages, 3);
   assert.equal((await http(port, 'POST', '/t', h, rpc('tools/list', { cursor: 'garbage' }))).json().error?.code, -32602);
 }));

@@ -1,18 +1,15 @@
 import type { ServerResponse } from 'node:http';
 
-/** One open SSE response: JSON-RPC messages as `message` events, keep-alive comments. */
-const STREAM_PREFIX = Date.now().toString(36);
-let streams = 0;
-
+/**
+ * One open SSE response (an HTTP connection): writes `message` events with the ids it is given,
+ * the priming event, `retry` hints and keep-alive comments. Which stream an event belongs to, and
+ * its id, is decided by the caller (see ReplayableStream); a connection may carry a stream for a
+ * while and another connection may carry it on after a resume.
+ */
 export class SseStream {
-  private seq = 0;
   closed = false;
 
-  /**
-   * `prime` (protocol 2025-11-25+): start with an event that has an id, a `retry` hint and no
-   * data, as that revision asks, so clients know the stream's position from the first byte.
-   */
-  constructor(readonly res: ServerResponse, headers: Record<string, string>, prime = false) {
+  constructor(readonly res: ServerResponse, headers: Record<string, string>) {
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache, no-transform',
@@ -21,20 +18,41 @@ export class SseStream {
       ...headers,
     });
     res.flushHeaders();
-    if (prime) res.write(`id: ${STREAM_PREFIX}-${++streams}-0\nretry: 1000\ndata: \n\n`);
     res.on('close', () => {
       this.closed = true;
     });
   }
 
-  send(message: unknown): boolean {
-    if (this.closed || this.res.writableEnded) return false;
-    this.res.write(`event: message\nid: ${++this.seq}\ndata: ${JSON.stringify(message)}\n\n`);
+  get open(): boolean {
+    return !this.closed && !this.res.writableEnded;
+  }
+
+  /**
+   * The priming event of MCP 2025-11-25 (basic/transports, "Sending Messages to the Server" 6):
+   * an id, a `retry` hint and no data, so the client can resume from the first byte on.
+   */
+  prime(id: string, retryMs: number): void {
+    if (this.open) this.res.write(`id: ${id}\nretry: ${retryMs}\ndata: \n\n`);
+  }
+
+  /** A JSON-RPC message as a `message` event; `id` undefined for events that cannot be resumed. */
+  event(data: string, id?: string): boolean {
+    if (!this.open) return false;
+    this.res.write(id === undefined ? `event: message\ndata: ${data}\n\n` : `event: message\nid: ${id}\ndata: ${data}\n\n`);
     return true;
   }
 
+  send(message: unknown): boolean {
+    return this.event(JSON.stringify(message));
+  }
+
+  /** A bare `retry` field: how long the client waits before it reconnects (SSE polling). */
+  retry(ms: number): void {
+    if (this.open) this.res.write(`retry: ${ms}\n\n`);
+  }
+
   comment(text: string): void {
-    if (!this.closed && !this.res.writableEnded) this.res.write(`: ${text}\n\n`);
+    if (this.open) this.res.write(`: ${text}\n\n`);
   }
 
   end(): void {

@@ -7,33 +7,52 @@ import { classify, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcRespons
 import { McpSession } from '../protocol/session.js';
 import { checkRequestSource, corsHeaders, preflight } from './origin.js';
 import { SseStream } from './sse.js';
+import { ReplayableStream, SessionReplayLog } from './replayable-stream.js';
 import { isModernHttpRequest } from '../modern/era.js';
 import { ModernHttpTransport } from './modern-http.js';
 
 const ALLOW = 'GET, POST, DELETE, OPTIONS';
 const SESSION_HEADER = 'mcp-session-id';
 
-/** The HTTP side of one session: its standalone GET stream and the SSE streams of POSTs in progress. */
+/** JSON-RPC error code of the answer a cancelled request gets in JSON mode (as LSP's RequestCancelled). */
+const REQUEST_CANCELLED = -32800;
+
+/**
+ * The HTTP side of one session: its SSE streams (the standalone GET stream and those of POSTs in
+ * progress), each resumable with `Last-Event-ID` from the session's replay buffer.
+ */
 class HttpChannel {
-  getStream: SseStream | undefined;
-  dropGetKeepAlive: (() => void) | undefined;
-  readonly postStreams = new Map<RequestId, SseStream>();
+  readonly log: SessionReplayLog;
+  standalone: ReplayableStream | undefined;
+  readonly postStreams = new Map<RequestId, ReplayableStream>();
   openPosts = 0;
 
+  constructor(replayBuffer: number) {
+    this.log = new SessionReplayLog(replayBuffer);
+  }
+
+  /**
+   * A message goes on the stream of the request it belongs to while that request is open, even
+   * when the stream's connection dropped (it is held for the resume); otherwise on the standalone
+   * stream. Each message is sent on exactly one stream (basic/transports, "Multiple Connections").
+   */
   sink = (message: JsonRpcMessage, related?: RequestId): boolean => {
     if (related !== undefined) {
       const s = this.postStreams.get(related);
-      if (s && !s.closed) return s.send(message);
+      if (s && !s.finished) return s.send(message);
     }
-    return this.getStream ? this.getStream.send(message) : false;
+    return this.standalone && !this.standalone.finished ? this.standalone.send(message) : false;
   };
 
+  /** Whether any HTTP connection is open on this session (its streams or POSTs). */
+  get busy(): boolean {
+    return this.openPosts > 0 || this.log.connected().length > 0;
+  }
+
   close(): void {
-    this.dropGetKeepAlive?.();
-    this.getStream?.end();
-    this.getStream = undefined;
-    for (const s of new Set(this.postStreams.values())) s.end();
+    this.standalone = undefined;
     this.postStreams.clear();
+    this.log.close();
   }
 }
 
@@ -91,14 +110,17 @@ export class StreamableHttpTransport {
     const accept = parseAccept(req.headers.accept);
     if (!accept.json && !accept.sse) {
       req.resume();
-      return fail(res, 406, 'mcp_not_acceptable', 'Accept must include application/json or text/event-stream');
+      // basic/transports: the client MUST send an Accept listing application/json and
+      // text/event-stream; one that accepts neither (or sends none) cannot read any answer.
+      return fail(res, 406, 'mcp_not_acceptable', req.headers.accept === undefined ? 'Accept is required: application/json, text/event-stream' : 'Accept must include application/json or text/event-stream');
     }
     let body: unknown;
     try {
       const text = await readBody(req, this.endpoint.limits.maxBody);
       body = JSON.parse(text);
     } catch (err) {
-      if (err instanceof FwError) return sendError(res, err);
+      // A refused body (413 past fw.mcp.max-body) carries a JSON-RPC error too, like every refusal here.
+      if (err instanceof FwError) return fail(res, err.status, err.code, err.message, undefined, err.status === 413 ? RpcCode.InvalidRequest : RpcCode.ServerError);
       return fail(res, 400, 'mcp_parse_error', `body is not valid JSON: ${(err as Error).message}`, undefined, RpcCode.ParseError);
     }
     const batch = Array.isArray(body);
@@ -149,18 +171,21 @@ export class StreamableHttpTransport {
 
   private async replyJson(res: ServerResponse, session: McpSession, requests: JsonRpcRequest[], errors: JsonRpcResponse[], batch: boolean): Promise<void> {
     const answers = await Promise.all(requests.map((r) => this.endpoint.protocol.request(session, r)));
-    const out = [...errors, ...answers.filter((a): a is JsonRpcResponse => a !== undefined)];
-    if (out.length === 0) {
-      // Everything was cancelled: nothing is owed, but the HTTP exchange must end.
-      res.writeHead(202).end();
-      return;
-    }
+    // A cancelled request gets no result (basic/utilities/cancellation), but a POST carrying a
+    // request MUST be answered with JSON or SSE (basic/transports), never 202: in JSON mode the
+    // answer is an error saying so, which the cancelling client ignores as the spec asks.
+    const out = [...errors, ...answers.map((a, i) => a ?? cancelledAnswer(requests[i]!.id))];
     sendJsonRpc(res, 200, batch ? out : out[0], { 'mcp-session-id': session.id });
   }
 
+  /**
+   * The POST's own SSE stream: resumable (its events have ids; a GET with `Last-Event-ID` carries
+   * it on if this connection drops), ended once every request of the POST is answered. A
+   * cancelled request's answer is left out (SSE mode), so the stream just ends.
+   */
   private async replySse(res: ServerResponse, session: McpSession, channel: HttpChannel, requests: JsonRpcRequest[], errors: JsonRpcResponse[]): Promise<void> {
-    const stream = new SseStream(res, { 'mcp-session-id': session.id }, primes(session));
-    const dropKeepAlive = this.endpoint.addKeepAlive({ keepAlive: () => stream.comment('keep-alive') });
+    const stream = channel.log.open('post');
+    this.carry(stream, new SseStream(res, { 'mcp-session-id': session.id }), session, 0);
     for (const r of requests) channel.postStreams.set(r.id, stream);
     try {
       for (const e of errors) stream.send(e);
@@ -170,8 +195,38 @@ export class StreamableHttpTransport {
       }));
     } finally {
       for (const r of requests) if (channel.postStreams.get(r.id) === stream) channel.postStreams.delete(r.id);
+      stream.finish();
+    }
+  }
+
+  /**
+   * Puts a stream on an SSE connection: priming event (2025-11-25+), keep-alives, replay after
+   * `afterSeq`, and with `fw.mcp.sse-poll-interval` the connection's planned end (a `retry`, then
+   * the close; the client polls with Last-Event-ID, basic/transports "SSE polling").
+   */
+  private carry(stream: ReplayableStream, conn: SseStream, session: McpSession, afterSeq: number): void {
+    const limits = this.endpoint.limits;
+    const modern = primes(session);
+    const dropKeepAlive = this.endpoint.addKeepAlive({ keepAlive: () => conn.comment('keep-alive') });
+    let poll: NodeJS.Timeout | undefined;
+    const onClose = (): void => {
+      if (stream.connection === conn) stream.detach();
+      else cleanup();
+    };
+    const cleanup = (): void => {
       dropKeepAlive();
-      stream.end();
+      if (poll) clearTimeout(poll);
+      poll = undefined;
+      conn.res.off('close', onClose);
+      session.lastActivity = Date.now();
+    };
+    conn.res.on('close', onClose);
+    stream.attach(conn, afterSeq, cleanup, modern ? limits.sseRetryMs : undefined);
+    if (modern && limits.ssePollIntervalMs > 0 && stream.connection === conn) {
+      poll = setTimeout(() => {
+        poll = undefined;
+        if (stream.connection === conn) stream.release(limits.sseRetryMs);
+      }, limits.ssePollIntervalMs);
     }
   }
 
@@ -186,7 +241,7 @@ export class StreamableHttpTransport {
     const address = this.endpoint.clientAddress(req);
     const refusal = this.endpoint.admit(address);
     if (refusal) return fail(res, refusal.status, refusal.code, refusal.detail, { 'retry-after': String(refusal.retryAfterSeconds) });
-    const channel = new HttpChannel();
+    const channel = new HttpChannel(this.endpoint.limits.replayBuffer);
     const session = new McpSession(this.endpoint.path, 'streamable-http', principal, channel.sink, address);
     const answer = this.endpoint.protocol.initialize(session, msg);
     this.channels.set(session.id, channel);
@@ -197,14 +252,16 @@ export class StreamableHttpTransport {
         channel.close();
         this.channels.delete(session.id);
       },
-      idle: (now) => !channel.getStream && channel.openPosts === 0 && session.inflight.size === 0 && now - session.lastActivity >= idle,
-      quiet: () => !channel.getStream && channel.openPosts === 0 && session.inflight.size === 0,
+      idle: (now) => !channel.busy && session.inflight.size === 0 && now - session.lastActivity >= idle,
+      quiet: () => !channel.busy && session.inflight.size === 0,
     });
     const headers = { 'mcp-session-id': session.id };
     if (accept.json && this.endpoint.limits.httpReplies !== 'sse') return sendJsonRpc(res, 200, answer, headers);
-    const stream = new SseStream(res, headers);
+    // As SSE, the answer is the one event of a stream of its own, with an id like every other.
+    const stream = channel.log.open('post');
+    this.carry(stream, new SseStream(res, headers), session, 0);
     stream.send(answer);
-    stream.end();
+    stream.finish();
   }
 
   /** The session a request names, or undefined after answering 400/404/403. */
@@ -246,6 +303,11 @@ export class StreamableHttpTransport {
     return { session, channel };
   }
 
+  /**
+   * GET: without `Last-Event-ID` it opens the standalone stream (replacing an earlier one); with
+   * it, it resumes the stream that id came from, whether a POST's or the standalone one,
+   * replaying what followed it (basic/transports, "Resumability and Redelivery").
+   */
   private async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const accept = parseAccept(req.headers.accept);
     if (!accept.sseExplicit && !accept.wildcard) {
@@ -254,22 +316,32 @@ export class StreamableHttpTransport {
     const found = await this.existingSession(req, res);
     if (!found) return;
     const { session, channel } = found;
-    // A reconnect replaces a stale stream: only one GET stream per session.
-    channel.dropGetKeepAlive?.();
-    channel.getStream?.end();
-    const stream = new SseStream(res, { 'mcp-session-id': session.id }, primes(session));
-    channel.getStream = stream;
-    const drop = this.endpoint.addKeepAlive({ keepAlive: () => stream.comment('keep-alive') });
-    channel.dropGetKeepAlive = drop;
     session.lastActivity = Date.now();
-    res.on('close', () => {
-      drop();
-      if (channel.getStream === stream) {
-        channel.getStream = undefined;
-        channel.dropGetKeepAlive = undefined;
-        session.lastActivity = Date.now();
+    const lastEventId = req.headers['last-event-id'];
+    if (typeof lastEventId === 'string' && lastEventId !== '') {
+      const at = channel.log.find(lastEventId);
+      if (!at) {
+        return fail(res, 400, 'mcp_replay_unavailable', `Last-Event-ID '${lastEventId.slice(0, 40)}' names no stream this session still holds (the replay buffer keeps fw.mcp.replay-buffer = ${this.endpoint.limits.replayBuffer} events)`, undefined, RpcCode.InvalidRequest);
       }
-    });
+      if (at === 'finished') {
+        return fail(res, 405, 'mcp_stream_finished', `the stream of '${lastEventId}' is finished and nothing of it is held any more (fw.mcp.replay-buffer)`, { allow: ALLOW });
+      }
+      const { stream, seq } = at;
+      if (stream.finished && !stream.held.some((e) => e.seq > seq)) {
+        // Nothing left to replay and nothing more will come: per the spec a GET is answered with
+        // an SSE stream or 405, and 405 stops a client from polling a finished stream forever.
+        const lost = stream.written > seq ? ` (${stream.written - seq} later event(s) were dropped from the replay buffer, fw.mcp.replay-buffer)` : '';
+        return fail(res, 405, 'mcp_stream_finished', `stream ${stream.no} is finished; nothing follows '${lastEventId}'${lost}`, { allow: ALLOW });
+      }
+      if (stream.hasGapAfter(seq)) console.warn(`[fw] mcp: session ${session.id} resumed stream ${stream.no} after events were dropped from its replay buffer (fw.mcp.replay-buffer)`);
+      this.carry(stream, new SseStream(res, { 'mcp-session-id': session.id }), session, seq);
+      return;
+    }
+    // A new standalone stream replaces the old one: only one per session.
+    channel.standalone?.finish();
+    const stream = channel.log.open('standalone');
+    channel.standalone = stream;
+    this.carry(stream, new SseStream(res, { 'mcp-session-id': session.id }), session, 0);
   }
 
   private async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -289,7 +361,8 @@ interface Accept {
 }
 
 function parseAccept(header: string | undefined): Accept {
-  if (header === undefined || header.trim() === '') return { json: true, sse: true, sseExplicit: false, wildcard: true };
+  // No Accept at all accepts nothing here: basic/transports requires the client to list the types.
+  if (header === undefined || header.trim() === '') return { json: false, sse: false, sseExplicit: false, wildcard: false };
   const types = header.split(',').map((t) => {
     const [type = '', ...params] = t.split(';');
     const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
@@ -318,4 +391,8 @@ function sendJsonRpc(res: ServerResponse, status: number, value: unknown, header
 
 function primes(session: McpSession): boolean {
   return session.protocolVersion >= '2025-11-25';
+}
+
+function cancelledAnswer(id: RequestId): JsonRpcResponse {
+  return { jsonrpc: '2.0', id, error: { code: REQUEST_CANCELLED, message: 'the client cancelled this request (notifications/cancelled)' } };
 }
