@@ -12,11 +12,15 @@
 //     the README app, @fw/client/node, the admin REST API and dashboard, an MCP client listing and
 //     calling a tool, the stdio bridge bin, an @Agent over A2A, a missing optional peer, and
 //     @fw/redis on the local Redis (FW_PACK_CHECK_REDIS_URL, default redis://127.0.0.1:6379).
+//  4. Each package README's quick start is copied out and run the same way (port 0 instead of
+//     8080): every server must print its address and serve there; the client's quick start talks
+//     to the runtime's.
 //
 // Usage: node scripts/pack-check.mjs [--keep]   (--keep leaves the scratch directory for a look)
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +51,24 @@ function run(command, args, options = {}) {
   });
 }
 
+const redisUrl = new URL(process.env.FW_PACK_CHECK_REDIS_URL ?? 'redis://127.0.0.1:6379');
+/** Every Redis key and channel of this run starts with it; they are deleted at the end. */
+const redisPrefix = `fw-pack-check-${randomBytes(8).toString('hex')}`;
+
+/** Deletes this run's Redis keys (one EVAL over a plain RESP connection; no client library here). */
+function deleteRedisKeys() {
+  const script = "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do redis.call('DEL', k) end return 1";
+  const args = ['EVAL', script, '0', `${redisPrefix}*`];
+  const frame = `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
+  return new Promise((resolve) => {
+    const socket = connectTcp(Number(redisUrl.port || 6379), redisUrl.hostname, () => socket.end(frame));
+    socket.setTimeout(5000, () => socket.destroy());
+    socket.on('data', () => socket.destroy());
+    socket.on('error', () => resolve());
+    socket.on('close', () => resolve());
+  });
+}
+
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 const installedVersion = (name) => readJson(join(root, 'node_modules', name, 'package.json')).version;
 
@@ -66,6 +88,69 @@ function readmeApp() {
   if (!code) throw new Error("README.md: no ```ts block under '## A 20-line app'");
   if (!code.includes('server.listen(8080)')) throw new Error('README.md: the 20-line app no longer ends with server.listen(8080); update scripts/pack-check.mjs');
   return `${code.replace('server.listen(8080)', "server.listen(0, '127.0.0.1')")}\nexport { fw, server };\n`;
+}
+
+/** The first ```js or ```ts block under a package README's "Quick start" heading. */
+function quickStart(pkg) {
+  const readme = readFileSync(join(root, 'packages', pkg, 'README.md'), 'utf8');
+  const section = readme.split(/^## /m).find((s) => s.startsWith('Quick start'));
+  const m = section && /```(js|ts)\n([\s\S]*?)```/.exec(section);
+  if (!m) throw new Error(`packages/${pkg}/README.md: no \`\`\`js or \`\`\`ts block under '## Quick start'`);
+  return { lang: m[1], code: m[2].replaceAll('listen(8080)', 'listen(0)') };
+}
+
+/** Starts `node file`, resolves with the first stdout match of `pattern` (the child keeps running). */
+function startUntil(file, pattern, env, children) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [file], { cwd: dirname(file), env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let out = '';
+    const limit = setTimeout(() => reject(new Error(`${file}: no line matching ${pattern} within 30 s\n${out}`)), 30_000);
+    const onData = (d) => {
+      out += d;
+      const m = pattern.exec(out);
+      if (m) {
+        clearTimeout(limit);
+        resolve(m);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d) => (out += d));
+    child.on('exit', (code) => {
+      clearTimeout(limit);
+      reject(new Error(`${file} exited (${code}) before printing ${pattern}\n${out}`));
+    });
+  });
+}
+
+async function runQuickStarts(app, env) {
+  const t0 = Date.now();
+  const children = [];
+  const address = /http:\/\/127\.0\.0\.1:(\d+)/;
+  const file = (pkg) => join(app, `quickstart-${pkg}.${quickStart(pkg).lang === 'ts' ? 'js' : 'mjs'}`);
+  try {
+    const servers = ['runtime', 'admin', 'mcp', 'agent', 'redis'];
+    const envOf = (pkg) => pkg === 'redis'
+      ? { ...env, FW_CLUSTER_REDIS_URL: env.PACK_CHECK_REDIS_URL, FW_CLUSTER_PREFIX: `${redisPrefix}-quickstart` }
+      : env;
+    const origins = Object.fromEntries(await Promise.all(servers.map(async (pkg) => {
+      const m = await startUntil(file(pkg), address, envOf(pkg), children);
+      return [pkg, `http://127.0.0.1:${m[1]}`];
+    })));
+    for (const [pkg, origin] of Object.entries(origins)) {
+      const res = await fetch(`${origin}/fw/client.js`);
+      await res.body?.cancel();
+      if (res.status !== 200) throw new Error(`packages/${pkg}/README.md quick start: ${origin}/fw/client.js gave ${res.status}`);
+    }
+    const overview = await fetch(`${origins.admin}/api/admin/overview`, { headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` } });
+    await overview.body?.cancel();
+    if (overview.status !== 200) throw new Error(`packages/admin/README.md quick start: the overview gave ${overview.status}`);
+    writeFileSync(file('client'), quickStart('client').code.replaceAll('http://127.0.0.1:8080', origins.runtime));
+    await startUntil(file('client'), /got .*welcome to lobby/, env, children);
+  } finally {
+    for (const child of children) child.kill();
+  }
+  timings.push(`README quick starts ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
 function checkTarball(file, listing) {
@@ -122,24 +207,30 @@ async function main() {
     // 3. The README app and the smoke test, compiled against the tarballs' types, then run.
     writeFileSync(join(app, 'readme-app.ts'), readmeApp());
     copyFileSync(join(here, 'smoke.ts'), join(app, 'smoke.ts'));
-    copyFileSync(join(here, 'tsconfig.json'), join(app, 'tsconfig.json'));
+    const tsconfig = readJson(join(here, 'tsconfig.json'));
+    for (const pkg of PUBLISHED) {
+      const { lang, code } = quickStart(pkg);
+      writeFileSync(join(app, `quickstart-${pkg}.${lang === 'ts' ? 'ts' : 'mjs'}`), code);
+      if (lang === 'ts') tsconfig.files.push(`quickstart-${pkg}.ts`);
+    }
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
     copyFileSync(join(here, 'mcp-check.mjs'), join(mcpClient, 'check.mjs'));
     copyFileSync(join(here, 'mcp-check.d.mts'), join(mcpClient, 'check.d.mts'));
     await run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], { cwd: app, label: 'tsc' });
-    const out = await run(process.execPath, ['smoke.js'], {
-      cwd: app,
-      label: 'smoke',
-      timeoutMs: 120_000,
-      env: {
-        ...process.env,
-        ADMIN_TOKEN: randomBytes(16).toString('hex'),
-        PACK_CHECK_REDIS_URL: process.env.FW_PACK_CHECK_REDIS_URL ?? 'redis://127.0.0.1:6379',
-        FW_DATA_DIR: '',
-        NODE_ENV: 'production',
-      },
-    });
+    const env = {
+      ...process.env,
+      ADMIN_TOKEN: randomBytes(16).toString('hex'),
+      PACK_CHECK_REDIS_URL: redisUrl.href,
+      PACK_CHECK_REDIS_PREFIX: `${redisPrefix}-smoke`,
+      FW_DATA_DIR: '',
+      NODE_ENV: 'production',
+    };
+    const out = await run(process.execPath, ['smoke.js'], { cwd: app, label: 'smoke', timeoutMs: 120_000, env });
     process.stdout.write(out);
+    await runQuickStarts(app, env);
+    console.log('pack-check: every package README quick start runs');
   } finally {
+    await deleteRedisKeys();
     if (keep) console.log(`pack-check: scratch directory kept at ${work}`);
     else rmSync(work, { recursive: true, force: true });
   }

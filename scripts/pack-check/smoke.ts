@@ -153,7 +153,7 @@ async function checkBridge(mcpUrl: string): Promise<void> {
 }
 
 async function checkCluster(): Promise<void> {
-  const prefix = `fw-pack-check-${randomUUID()}`;
+  const prefix = process.env.PACK_CHECK_REDIS_PREFIX ?? `fw-pack-check-${randomUUID()}`;
   const node = (): Framework => new Framework({
     configFile: false,
     'fw.cluster.redis-url': redisUrl,
