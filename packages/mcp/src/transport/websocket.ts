@@ -8,6 +8,8 @@ import { allowsBatches } from '../protocol/dispatcher.js';
 import { classify, errorResponse, type JsonRpcMessage, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { McpSession } from '../protocol/session.js';
 import { checkRequestSource } from './origin.js';
+import { hasModernEnvelope } from '../modern/era.js';
+import { ModernMessageChannel } from '../modern/message-channel.js';
 
 export const MCP_SUBPROTOCOL = 'mcp';
 
@@ -18,6 +20,7 @@ export const MCP_SUBPROTOCOL = 'mcp';
  */
 export class WebSocketTransport {
   private readonly wss: WebSocketServer;
+  private readonly modern = new WeakMap<McpSession, ModernMessageChannel>();
 
   constructor(private readonly endpoint: McpEndpoint) {
     this.wss = new WebSocketServer({
@@ -57,6 +60,9 @@ export class WebSocketTransport {
       return true;
     };
     const session = new McpSession(this.endpoint.path, 'websocket', principal, (m) => send(m), address);
+    // Requests with the 2026-07-28 _meta envelope on a socket that sent no initialize are served statelessly.
+    const modern = new ModernMessageChannel(this.endpoint, principal, address, (m) => send(m));
+    this.modern.set(session, modern);
     let alive = true;
     ws.on('pong', () => {
       alive = true;
@@ -77,6 +83,8 @@ export class WebSocketTransport {
     });
     ws.on('close', () => {
       dropKeepAlive();
+      modern.close();
+      this.modern.delete(session);
       this.endpoint.end(session.id, 'socket closed');
     });
     ws.on('error', () => ws.terminate());
@@ -107,12 +115,14 @@ export class WebSocketTransport {
         case 'invalid':
           return c.reply;
         case 'notification':
-          protocol.notification(session, c.msg);
+          if (!session.protocolVersion) this.modern.get(session)?.notification(c.msg);
+          else protocol.notification(session, c.msg);
           return undefined;
         case 'response':
           protocol.response(session, c.msg);
           return undefined;
         case 'request':
+          if (!session.protocolVersion && !batch && hasModernEnvelope(c.msg)) return this.modern.get(session)?.request(c.msg);
           if (c.msg.method === 'initialize') {
             if (batch) return errorResponse(c.msg.id, RpcCode.InvalidRequest, 'initialize must not be part of a batch');
             if (session.protocolVersion) return errorResponse(c.msg.id, RpcCode.InvalidRequest, 'the session is already initialized');
