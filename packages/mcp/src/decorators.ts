@@ -1,6 +1,7 @@
 import type { McpContext } from './context.js';
 import { ToolRegistry } from './registry.js';
 import { typeFromConstructor, type JsonSchema, type ParamSpec } from './schema.js';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 
 export interface McpServerOptions {
   name: string;
@@ -17,8 +18,9 @@ export interface McpToolOptions {
   description?: string;
   title?: string;
   /** A complete input schema, when the one generated from the `@McpParam`s is not enough. */
-  inputSchema?: JsonSchema;
-  outputSchema?: JsonSchema;
+  /** JSON Schema or Standard Schema (zod 4, valibot, arktype…): see ToolDefinition.inputSchema. */
+  inputSchema?: JsonSchema | StandardSchemaV1;
+  outputSchema?: JsonSchema | StandardSchemaV1;
   annotations?: Record<string, unknown>;
 }
 

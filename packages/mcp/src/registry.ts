@@ -3,6 +3,8 @@ import { McpRegistrationError } from './errors.js';
 import type { McpMessage } from './message.js';
 import { objectSchema, resolveParam, type JsonSchema, type ParamSpec, type ResolvedParam } from './schema.js';
 import { UriTemplate } from './uri-template.js';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { isStandardSchema, standardJsonSchema } from './validation.js';
 
 export type Origin = 'decorated' | 'programmatic';
 export type Awaitable<T> = T | Promise<T>;
@@ -13,9 +15,14 @@ export interface ToolDefinition {
   title?: string;
   /** Parameters (name, description, required flag, optional type/schema). */
   params?: ParamSpec[];
-  /** A complete input schema; overrides the one generated from `params`. */
-  inputSchema?: JsonSchema;
-  outputSchema?: JsonSchema;
+  /**
+   * A complete input schema; overrides the one generated from `params`. A JSON Schema (2020-12
+   * unless its `$schema` says otherwise), or a Standard Schema (zod 4, valibot, arktype…) whose
+   * parsed value the handler then receives. Arguments are validated before the handler runs.
+   */
+  inputSchema?: JsonSchema | StandardSchemaV1;
+  /** The shape of `structuredContent`; results that do not conform become `isError` results. */
+  outputSchema?: JsonSchema | StandardSchemaV1;
   annotations?: Record<string, unknown>;
   /** Receives the argument map and the context; may return any serialisable value. */
   handler: (args: Record<string, unknown>, ctx: McpContext) => unknown;
@@ -47,6 +54,10 @@ export interface ToolEntry {
   outputSchema: JsonSchema | undefined;
   annotations: Record<string, unknown> | undefined;
   handler: ToolDefinition['handler'];
+  /** The Standard Schema that validates (and parses) the arguments, when one was declared. */
+  inputValidator?: StandardSchemaV1 | undefined;
+  /** The Standard Schema that validates `structuredContent`, when one was declared. */
+  outputValidator?: StandardSchemaV1 | undefined;
   origin: Origin;
 }
 
@@ -97,10 +108,12 @@ export class ToolRegistry {
       description: def.description ?? '',
       title: def.title,
       params,
-      inputSchema: def.inputSchema ?? objectSchema(params),
-      outputSchema: def.outputSchema,
+      inputSchema: isStandardSchema(def.inputSchema) ? (standardJsonSchema(def.inputSchema, 'input') ?? objectSchema(params)) : (def.inputSchema ?? objectSchema(params)),
+      outputSchema: isStandardSchema(def.outputSchema) ? (standardJsonSchema(def.outputSchema, 'output') ?? { type: 'object' }) : def.outputSchema,
       annotations: def.annotations,
       handler: def.handler,
+      inputValidator: isStandardSchema(def.inputSchema) ? def.inputSchema : undefined,
+      outputValidator: isStandardSchema(def.outputSchema) ? def.outputSchema : undefined,
       origin: this.origin,
     };
     this.toolMap.set(def.name, entry);

@@ -44,22 +44,3 @@ export function typeFromConstructor(ctor: unknown): ParamType | undefined {
   if (ctor === Object) return 'object';
   return undefined;
 }
-
-/**
- * Checks one argument against the simple `type` of its schema. Returns what is wrong, or
- * undefined. Deeper validation is the tool's business: fw only guards the binding.
- */
-export function checkType(value: unknown, schema: JsonSchema): string | undefined {
-  const t = schema.type;
-  if (typeof t !== 'string') return undefined;
-  const ok =
-    t === 'string' ? typeof value === 'string'
-    : t === 'integer' ? typeof value === 'number' && Number.isInteger(value)
-    : t === 'number' ? typeof value === 'number' && Number.isFinite(value)
-    : t === 'boolean' ? typeof value === 'boolean'
-    : t === 'array' ? Array.isArray(value)
-    : t === 'object' ? value !== null && typeof value === 'object' && !Array.isArray(value)
-    : t === 'null' ? value === null
-    : true;
-  return ok ? undefined : `expected ${t}, got ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}`;
-}

@@ -33,7 +33,9 @@ async function exercise(client: Client): Promise<void> {
   assert.deepEqual(templates.resourceTemplates.map((t) => t.uriTemplate), ['test://template/{id}/data']);
   const prompt = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } });
   assert.deepEqual(prompt.messages, [{ role: 'user', content: { type: 'text', text: "Prompt with arguments: arg1='a', arg2='b'" } }]);
-  await assert.rejects(client.callTool({ name: 'test_sampling', arguments: {} }), /missing required argument 'prompt'/);
+  const invalid = await client.callTool({ name: 'test_sampling', arguments: {} });
+  assert.equal(invalid.isError, true, 'schema violations are tool execution errors the model can read');
+  assert.match(JSON.stringify(invalid.content), /argument 'prompt' is required/);
   await assert.rejects(client.readResource({ uri: 'test://nope' }), (err: { code?: number }) => err.code === -32002);
   const progress: number[] = [];
   await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) });

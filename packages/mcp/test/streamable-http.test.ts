@@ -206,14 +206,15 @@ test('notifications/cancelled in SSE mode: the stream ends without an answer; re
   assert.equal((resume.json() as { code: string }).code, 'mcp_stream_finished');
 }));
 
-test('tools/call: a missing required argument and a wrong type are -32602; an unknown tool too', () => withEdge({}, async (port) => {
+test('tools/call: a missing required argument and a wrong type are isError results naming the field; an unknown tool is -32602', () => withEdge({}, async (port) => {
   const id = await openSession(port);
   const h = { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': id };
   const missing = (await http(port, 'POST', '/t', h, rpc('tools/call', { name: 'echo', arguments: {} }))).json();
-  assert.equal(missing.error?.code, -32602);
-  assert.match(String(missing.error?.message), /missing required argument 'text'/);
+  assert.equal(missing.result?.isError, true);
+  assert.match(JSON.stringify(missing.result?.content), /argument 'text' is required/);
   const wrong = (await http(port, 'POST', '/t', h, rpc('tools/call', { name: 'echo', arguments: { text: 5 } }))).json();
-  assert.equal(wrong.error?.code, -32602);
+  assert.equal(wrong.result?.isError, true);
+  assert.match(JSON.stringify(wrong.result?.content), /argument 'text' must be string/);
   assert.equal((await http(port, 'POST', '/t', h, rpc('tools/call', { name: 'nope' }))).json().error?.code, -32602);
   assert.equal((await http(port, 'POST', '/t', h, rpc('no/such/method'))).json().error?.code, -32601);
 }));

@@ -5,7 +5,8 @@ import { LOG_LEVELS, type LogLevel, type McpContext } from '../context.js';
 import { InvalidParamsError, McpError, ResourceNotFoundError, RpcCode } from '../errors.js';
 import { McpMessage, McpToolResult } from '../message.js';
 import type { ResourceEntry, ToolEntry } from '../registry.js';
-import { checkType } from '../schema.js';
+import type { JsonSchema } from '../schema.js';
+import { InvalidSchemaError, jsonSchemaProblems, standardProblems } from '../validation.js';
 import { errorResponse, notification, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from './jsonrpc.js';
 import type { McpSession } from './session.js';
 import { InputRequiredSignal, requireCapability, type InputRequest } from '../modern/input.js';
@@ -252,19 +253,55 @@ export class McpProtocol {
     if (!tool) throw new InvalidParamsError(`unknown tool: ${name}`);
     const raw = req.params?.arguments ?? {};
     if (!isObject(raw)) throw new InvalidParamsError('arguments must be an object');
-    validateArgs(tool, raw);
+    // Arguments are checked against the declared schema before the handler runs; a violation is
+    // a tool execution error the model can read and correct (server/tools "Error Handling").
+    let args: Record<string, unknown> = raw;
+    try {
+      if (tool.inputValidator) {
+        const checked = await standardProblems(tool.inputValidator, raw);
+        if ('problems' in checked) return toolError(`invalid arguments for tool '${name}': ${checked.problems.join('; ')}`);
+        if (isObject(checked.value)) args = checked.value;
+      } else {
+        const problems = jsonSchemaProblems(tool.inputSchema, raw);
+        if (problems.length) return toolError(`invalid arguments for tool '${name}': ${problems.join('; ')}`);
+      }
+    } catch (err) {
+      if (err instanceof InvalidSchemaError) return toolError(`tool '${name}' declares an inputSchema that cannot be compiled: ${err.message}`);
+      throw err;
+    }
     let value: unknown;
     const started = performance.now();
     const observe = (outcome: CallOutcome): void => this.fw.metrics.observeMcpToolCall(name, outcome, (performance.now() - started) / 1000);
     try {
-      value = await tool.handler(raw, this.context(session, req, signal));
+      value = await tool.handler(args, this.context(session, req, signal));
     } catch (err) {
       observe(signal.aborted ? 'cancelled' : err instanceof InputRequiredSignal ? 'input-required' : 'error');
       if (err instanceof McpError || err instanceof InputRequiredSignal || signal.aborted) throw err;
-      return { content: [{ type: 'text', text: `tool '${name}' failed: ${(err as Error)?.message ?? String(err)}` }], isError: true };
+      return toolError(`tool '${name}' failed: ${(err as Error)?.message ?? String(err)}`);
     }
     observe('ok');
-    return toolResult(value, session.protocolVersion);
+    const result = toolResult(value, session.protocolVersion);
+    return await this.checkOutput(tool, result, session.protocolVersion);
+  }
+
+  /** A declared outputSchema binds structuredContent (2025-06-18+); a result that breaks it is an error result. */
+  private async checkOutput(tool: ToolEntry, result: Record<string, unknown>, version: string): Promise<Record<string, unknown>> {
+    if (result.isError || (!tool.outputSchema && !tool.outputValidator) || version < '2025-06-18') return result;
+    if (!('structuredContent' in result)) return toolError(`tool '${tool.name}' declares an outputSchema but returned no structuredContent`);
+    try {
+      let problems: string[];
+      if (tool.outputValidator) {
+        const checked = await standardProblems(tool.outputValidator, result.structuredContent, 'field');
+        problems = 'problems' in checked ? checked.problems : [];
+      } else {
+        problems = jsonSchemaProblems(tool.outputSchema as JsonSchema, result.structuredContent, 'field');
+      }
+      if (problems.length) return toolError(`tool '${tool.name}' returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`);
+    } catch (err) {
+      if (err instanceof InvalidSchemaError) return toolError(`tool '${tool.name}' declares an outputSchema that cannot be compiled: ${err.message}`);
+      throw err;
+    }
+    return result;
   }
 
   private async readResource(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
@@ -317,16 +354,8 @@ export class McpProtocol {
   }
 }
 
-function validateArgs(tool: ToolEntry, args: Record<string, unknown>): void {
-  for (const p of tool.params) {
-    const v = args[p.name];
-    if (v === undefined) {
-      if (p.required) throw new InvalidParamsError(`missing required argument '${p.name}' of tool '${tool.name}'`);
-      continue;
-    }
-    const wrong = checkType(v, p.schema);
-    if (wrong) throw new InvalidParamsError(`argument '${p.name}' of tool '${tool.name}': ${wrong}`);
-  }
+function toolError(text: string): Record<string, unknown> {
+  return { content: [{ type: 'text', text }], isError: true };
 }
 
 /** Any return value → a CallToolResult. Plain objects also travel as structuredContent (2025-06-18+). */
