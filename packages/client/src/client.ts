@@ -52,6 +52,21 @@ export interface MessageMeta {
 }
 
 export type MessageListener = (data: string, meta: MessageMeta) => void;
+
+/**
+ * The message types of one endpoint, for TypeScript: `in` what the server sends (JSON), `out`
+ * what the client sends. `connect<ChatMessages>(url)` then types `send` and `onJson`. Types are
+ * not checked at run time: validate messages from a server you do not trust.
+ */
+export interface MessageMap {
+  in?: unknown;
+  out?: unknown;
+}
+/** What `send` takes: the map's `out`, else any string or JSON value. */
+export type MessageOut<M extends MessageMap> = M extends { out: infer O } ? O : string | object;
+/** What `onJson` listeners get: the map's `in`, else `unknown`. */
+export type MessageIn<M extends MessageMap> = M extends { in: infer I } ? I : unknown;
+export type JsonListener<T> = (data: T, meta: MessageMeta) => void;
 export type StateListener = (state: ClientState, previous: ClientState) => void;
 export type CloseListener = (reason: string) => void;
 export type GapListener = (gap: Gap) => void;
@@ -99,7 +114,7 @@ function report(e: unknown): void {
   console.error('fw client listener failed:', e);
 }
 
-export class FwClient {
+export class FwClient<M extends MessageMap = MessageMap> {
   private _state: ClientState = 'connecting';
   private _uuid: string | undefined;
   private _transport: TransportName | undefined;
@@ -192,10 +207,10 @@ export class FwClient {
   }
 
   /** Sends a message (objects are JSON-encoded). Queued, in order, while (re)connecting. */
-  send(data: string | object): void {
+  send(data: MessageOut<M>): void {
     if (this._state === 'closed') throw new ClientError('client_closed', 'the client is closed');
     if (this.outbox.length >= this.maxQueue) throw new ClientError('send_queue_full', `send queue is full (${this.maxQueue} messages)`);
-    this.outbox.push({ data: typeof data === 'string' ? data : JSON.stringify(data), kind: 'm' });
+    this.outbox.push({ data: typeof data === 'string' ? data : JSON.stringify(data as object), kind: 'm' });
     void this.flush();
   }
 
@@ -206,6 +221,23 @@ export class FwClient {
 
   onMessage(listener: MessageListener): () => void {
     return add(this.messageListeners, listener);
+  }
+
+  /**
+   * Messages parsed as JSON, typed by the connection's message map (`connect<Map>(…)`). A message
+   * that is not JSON is not passed on: error listeners get `invalid_message`.
+   */
+  onJson(listener: JsonListener<MessageIn<M>>): () => void {
+    return this.onMessage((data, meta) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(data);
+      } catch {
+        this.emit(this.errorListeners, new ClientError('invalid_message', `message ${meta.id} is not JSON`));
+        return;
+      }
+      listener(value as MessageIn<M>, meta);
+    });
   }
 
   onStateChange(listener: StateListener): () => void {
@@ -596,6 +628,6 @@ function add<T>(set: Set<T>, listener: T): () => void {
 }
 
 /** Opens a client to one endpoint (or several, tried in order for failover). */
-export function connect(url: string | URL | ReadonlyArray<string | URL>, options?: ConnectOptions): FwClient {
-  return new FwClient(url, options);
+export function connect<M extends MessageMap = MessageMap>(url: string | URL | ReadonlyArray<string | URL>, options?: ConnectOptions): FwClient<M> {
+  return new FwClient<M>(url, options);
 }

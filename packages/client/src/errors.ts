@@ -25,7 +25,9 @@ export type ClientErrorCode =
   /** The server closed the resource on purpose (close frame or WebSocket code 4000). */
   | 'closed_by_server'
   /** `registerTool()` for a name that already has a handler. */
-  | 'duplicate_tool';
+  | 'duplicate_tool'
+  /** `onJson()`: a message that is not JSON (it is not passed on). */
+  | 'invalid_message';
 
 export class ClientError extends Error {
   readonly code: ClientErrorCode;

@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// Builds the browser bundles of @fw/client from its compiled ES modules (run after `tsc -b`;
+// `npm run build` does both): dist/browser/client.js, one minified ES module, and
+// dist/browser/client.global.js, an IIFE for a plain <script> that defines `fw` (fw.connect).
+// The runtime serves them at <fw>/client.js and <fw>/client.global.js. Prints the sizes, and
+// fails when the gzipped ES module exceeds the budget (FW_CLIENT_BUDGET bytes, default 8 KB).
+import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const entry = `${root}dist/src/index.js`;
+const out = `${root}dist/browser/`;
+const BUDGET = Number(process.env.FW_CLIENT_BUDGET ?? 8192);
+
+const common = {
+  entryPoints: [entry],
+  bundle: true,
+  minify: true,
+  sourcemap: 'linked',
+  platform: 'browser',
+  target: ['es2022'],
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
+await build({ ...common, format: 'esm', outfile: `${out}client.js` });
+await build({ ...common, format: 'iife', globalName: 'fw', outfile: `${out}client.global.js` });
+
+let over = false;
+for (const name of ['client.js', 'client.global.js']) {
+  const code = readFileSync(out + name);
+  const gzip = gzipSync(code, { level: 9 }).length;
+  const brotli = brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
+  console.log(`@fw/client ${name}: ${code.length} bytes, ${gzip} gzipped, ${brotli} brotli (budget ${BUDGET} gzipped)`);
+  if (gzip > BUDGET) over = true;
+}
+if (over) {
+  console.error(`@fw/client: the browser bundle is over its ${BUDGET}-byte gzip budget`);
+  process.exit(1);
+}
