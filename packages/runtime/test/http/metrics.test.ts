@@ -37,6 +37,7 @@ async function openWs(url: string): Promise<WebSocket> {
 
 test('/fw/metrics after real traffic: a Prometheus scrape, parsed, with connections, messages, fan-out and HTTP histograms', { skip: skipNoParser }, async () => {
   const app = await startFw({}, (fw) => {
+    fw.route('GET', '/fw/items/{id}', (_req, res) => void res.writeHead(404).end());
     fw.handle('/room', {
       message(resource, data) {
         fw.broadcasters.lookup(resource.path)?.broadcast(`echo:${data}`);
@@ -66,7 +67,7 @@ test('/fw/metrics after real traffic: a Prometheus scrape, parsed, with connecti
     // The response's head is written once the resource is registered and a member.
     const reader = sse.body!.getReader();
     assert.equal((await fetch(`${app.base}/fw/health`)).status, 200);
-    assert.equal((await fetch(`${app.base}/fw/client/nope.js`)).status, 404);
+    assert.equal((await fetch(`${app.base}/fw/items/nope.js`)).status, 404);
 
     const m = await scrape(`${app.base}/fw/metrics`);
     assert.equal(value(m, 'fw_connections', { transport: 'websocket' }), 3);
@@ -87,7 +88,7 @@ test('/fw/metrics after real traffic: a Prometheus scrape, parsed, with connecti
     assert.equal(value(m, 'fw_socket_queue_bytes_count'), 4);
     assert.equal(value(m, 'fw_socket_queue_frames_count'), 4);
     assert.equal(value(m, 'fw_http_request_duration_seconds_count', { route: '/fw/health', method: 'GET', status: '200' }), 1);
-    assert.equal(value(m, 'fw_http_request_duration_seconds_count', { route: '/fw/client/{file*}', method: 'GET', status: '404' }), 1);
+    assert.equal(value(m, 'fw_http_request_duration_seconds_count', { route: '/fw/items/{id}', method: 'GET', status: '404' }), 1);
     // Labels are bounded: no per-connection or per-path label anywhere.
     const labelValues = m.flatMap((f) => f.samples.flatMap((s) => Object.values(s.labels)));
     assert.ok(!labelValues.some((v) => v.includes('nope.js') || /[0-9a-f]{8}-[0-9a-f]{4}/.test(v)), 'no raw path or uuid as a label');
