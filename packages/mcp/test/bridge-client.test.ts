@@ -183,3 +183,48 @@ test('POST with an unknown frame kind is 400 invalid_query, and nothing reaches 
     await fw.close();
   }
 });
+
+for (const transport of ['websocket', 'sse'] as const) {
+  test(`a call written while the fw client's connection is down is replayed on resume and answered once (${transport}); client close rejects at once`, async () => {
+    const { fw, url, connected } = await serve();
+    const sockets = new Set<import('node:net').Socket>();
+    for (const s of fw.listeningServers) s.on('connection', (socket: import('node:net').Socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    const client = connect(url, { transports: [transport], reconnect: { minDelay: 10, maxDelay: 50 } });
+    let answered = 0;
+    try {
+      client.registerTool('count', () => String(++answered));
+      const resource = await connected();
+      // The client has the handshake (so it will resume this resource, not open another).
+      for (let i = 0; i < 2000 && client.state !== 'open'; i++) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(client.state, 'open');
+      const bridge = new BiDirectionalToolBridge(10_000);
+      const reconnected = new Promise<void>((resolve) => {
+        const off = client.onStateChange((s, previous) => {
+          if (s === 'open' && previous !== 'open') {
+            off();
+            resolve();
+          }
+        });
+      });
+      for (const s of sockets) s.destroy(); // a network drop: the resource waits for the resume
+      const call = bridge.callClientTool(resource, 'count');
+      await reconnected;
+      assert.equal(await call, '1');
+      assert.equal(answered, 1, 'answered exactly once');
+
+      const never = new BiDirectionalToolBridge(30_000);
+      client.registerTool('hang', () => new Promise(() => undefined));
+      const pending = never.callClientTool(resource, 'hang');
+      await new Promise((r) => setTimeout(r, 50));
+      client.close();
+      await assert.rejects(pending, (e: unknown) => e instanceof BridgeDisconnectedError && e.code === 'bridge_disconnected');
+      assert.equal(never.pendingCount(), 0);
+    } finally {
+      client.close();
+      await fw.close();
+    }
+  });
+}
