@@ -7,7 +7,6 @@ export const ADMIN_CONFIG: ConfigSchema = {
   'fw.admin.mcp-write-tools': { type: 'boolean', default: false, description: 'Register the write admin MCP tools (fw_broadcast, …); dangerous, opt-in' },
   'fw.admin.auth.token': { type: 'string', default: '', description: 'Bearer token required on every admin surface when set (REST: Authorization header; sockets: ?access_token=)' },
   'fw.admin.allow-remote-unauthenticated': { type: 'boolean', default: false, description: 'Let non-loopback clients use the admin plane while no authentication is configured (warned at startup)' },
-  'fw.admin.allowed-origins': { type: 'string', default: '', description: 'Comma-separated extra Origins allowed on the event stream socket (same-origin is always allowed; * allows any)' },
   'fw.admin.audit.max-entries': { type: 'number', default: 10_000, description: 'Audit entries kept in memory (oldest dropped first)' },
   'fw.admin.audit.file': { type: 'string', default: '', description: 'Optional JSON Lines file the audit log is appended to and reloaded from at start' },
   'fw.admin.events.recent': { type: 'number', default: 200, description: 'Size of the ring of recent events served by GET /api/admin/events/recent' },

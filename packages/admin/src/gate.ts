@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { Principal } from '@fw/runtime';
-import { bearerTokenResolver, isLoopback, type PrincipalResolver } from './principal.js';
+import { clientAddress, isLoopback, type Principal } from '@fw/runtime';
+import { bearerTokenResolver, type PrincipalResolver } from './principal.js';
 
 export type GateResult =
   | { ok: true; principal: Principal | undefined }
@@ -10,8 +10,6 @@ export interface GateOptions {
   token: string;
   resolver: PrincipalResolver | undefined;
   allowRemoteUnauthenticated: boolean;
-  /** Extra Origins allowed on browser sockets; `*` allows any. */
-  allowedOrigins: readonly string[];
 }
 
 /**
@@ -43,11 +41,11 @@ export class AdminGate {
     return token ? await token(req, url) : undefined;
   }
 
-  /** `socket`: the request opens a socket, so `?access_token=` is accepted and Origin checked. */
+  /**
+   * `socket`: the request opens a socket, so `?access_token=` is accepted. Host and Origin were
+   * checked by the framework before any admin route ran (fw.security.*).
+   */
   async check(req: IncomingMessage, url: URL, socket = false): Promise<GateResult> {
-    if (socket && !this.originAllowed(req)) {
-      return { ok: false, status: 403, code: 'origin_not_allowed', detail: `origin '${String(req.headers.origin)}' may not open the admin event stream` };
-    }
     let principal: Principal | undefined;
     try {
       principal = await this.resolve(req, url, socket);
@@ -63,25 +61,12 @@ export class AdminGate {
       }
       return { ok: true, principal };
     }
-    if (!this.options.allowRemoteUnauthenticated && !isLoopback(req.socket.remoteAddress)) {
+    if (!this.options.allowRemoteUnauthenticated && !isLoopback(clientAddress(req))) {
       return {
         ok: false, status: 403, code: 'remote_access_refused',
         detail: 'without authentication the admin plane answers loopback clients only (set fw.admin.auth.token)',
       };
     }
     return { ok: true, principal };
-  }
-
-  /** No Origin (not a browser), the same origin as the Host, or one of the allowed origins. */
-  originAllowed(req: IncomingMessage): boolean {
-    const origin = req.headers.origin;
-    if (origin === undefined) return true;
-    const allowed = this.options.allowedOrigins;
-    if (allowed.includes('*') || allowed.includes(origin)) return true;
-    try {
-      return new URL(origin).host === req.headers.host;
-    } catch {
-      return false;
-    }
   }
 }

@@ -42,7 +42,6 @@ export class AdminModule implements FrameworkModule {
     fw.config.declare(ADMIN_CONFIG);
     if (!fw.config.get<boolean>('fw.admin.enabled')) return;
     const get = <T>(key: string): T => fw.config.get<T>(key);
-    const list = (key: string): string[] => get<string>(key).split(',').map((s) => s.trim()).filter(Boolean);
 
     const resolver = this.options.principalResolver
       ?? fw.services.get<PrincipalResolver>('admin.principal-resolver')
@@ -57,7 +56,6 @@ export class AdminModule implements FrameworkModule {
       token: get<string>('fw.admin.auth.token'),
       resolver: typeof resolver === 'function' ? resolver : undefined,
       allowRemoteUnauthenticated: get<boolean>('fw.admin.allow-remote-unauthenticated'),
-      allowedOrigins: list('fw.admin.allowed-origins'),
     });
     if (!gate.authRequired && get<boolean>('fw.admin.allow-remote-unauthenticated')) {
       console.warn('[fw] WARNING: the admin plane accepts unauthenticated requests from any address ' +

@@ -30,14 +30,5 @@ function digest(s: string): Buffer {
   return createHash('sha256').update(s).digest();
 }
 
-/**
- * True for loopback addresses (127.0.0.0/8, ::1, and their IPv4-mapped IPv6 forms). While no
- * authentication is configured, only these may use the admin plane.
- */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const a = address.toLowerCase().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (a === '::1' || a === '0:0:0:0:0:0:0:1') return true;
-  const v4 = a.startsWith('::ffff:') ? a.slice(7) : a;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
-}
+/** The runtime's loopback test (IPv4 127/8, IPv6 ::1 with brackets and zone ids, IPv4-mapped). */
+export { isLoopback } from '@fw/runtime';

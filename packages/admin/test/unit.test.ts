@@ -20,17 +20,17 @@ test('isLoopback accepts 127/8 and ::1 (also IPv4-mapped) and nothing else', () 
 
 test('without authentication the gate admits loopback only, unless remote access is opted in', async () => {
   const url = new URL('http://x/api/admin/overview');
-  const strict = new AdminGate({ token: '', resolver: undefined, allowRemoteUnauthenticated: false, allowedOrigins: [] });
+  const strict = new AdminGate({ token: '', resolver: undefined, allowRemoteUnauthenticated: false });
   assert.equal(strict.authRequired, false);
   assert.deepEqual(await strict.check(fakeReq('127.0.0.1'), url), { ok: true, principal: undefined });
   const remote = await strict.check(fakeReq('192.168.1.20'), url);
   assert.equal(remote.ok, false);
   assert.equal(!remote.ok && remote.status, 403);
   assert.equal(!remote.ok && remote.code, 'remote_access_refused');
-  const open = new AdminGate({ token: '', resolver: undefined, allowRemoteUnauthenticated: true, allowedOrigins: [] });
+  const open = new AdminGate({ token: '', resolver: undefined, allowRemoteUnauthenticated: true });
   assert.equal((await open.check(fakeReq('192.168.1.20'), url)).ok, true);
   // with a token, a remote client with the token is fine and a loopback one without it is not
-  const token = new AdminGate({ token: 't', resolver: undefined, allowRemoteUnauthenticated: false, allowedOrigins: [] });
+  const token = new AdminGate({ token: 't', resolver: undefined, allowRemoteUnauthenticated: false });
   assert.deepEqual(await token.check(fakeReq('10.0.0.5', { authorization: 'Bearer t' }), url), { ok: true, principal: TOKEN_PRINCIPAL });
   const noToken = await token.check(fakeReq('127.0.0.1'), url);
   assert.equal(!noToken.ok && noToken.status, 401);
@@ -38,7 +38,7 @@ test('without authentication the gate admits loopback only, unless remote access
 
 test('a custom principal resolver comes first and makes authentication required', async () => {
   const gate = new AdminGate({
-    token: '', allowRemoteUnauthenticated: false, allowedOrigins: [],
+    token: '', allowRemoteUnauthenticated: false,
     resolver: (req) => (req.headers['x-user'] ? { id: String(req.headers['x-user']), roles: ['ops'] } : undefined),
   });
   const url = new URL('http://x/');
@@ -46,15 +46,6 @@ test('a custom principal resolver comes first and makes authentication required'
   assert.deepEqual(await gate.check(fakeReq('10.1.1.1', { 'x-user': 'ann' }), url), { ok: true, principal: { id: 'ann', roles: ['ops'] } });
   const anon = await gate.check(fakeReq('127.0.0.1'), url);
   assert.equal(!anon.ok && anon.status, 401);
-});
-
-test('Origin: absent, same host and listed origins pass; others do not', () => {
-  const gate = new AdminGate({ token: '', resolver: undefined, allowRemoteUnauthenticated: false, allowedOrigins: ['https://ops.example'] });
-  assert.equal(gate.originAllowed(fakeReq('127.0.0.1', { host: 'a:1' })), true);
-  assert.equal(gate.originAllowed(fakeReq('127.0.0.1', { host: 'a:1', origin: 'http://a:1' })), true);
-  assert.equal(gate.originAllowed(fakeReq('127.0.0.1', { host: 'a:1', origin: 'https://ops.example' })), true);
-  assert.equal(gate.originAllowed(fakeReq('127.0.0.1', { host: 'a:1', origin: 'http://evil:1' })), false);
-  assert.equal(gate.originAllowed(fakeReq('127.0.0.1', { host: 'a:1', origin: 'null' })), false);
 });
 
 test('bearer tokens: header always, query only for sockets', async () => {

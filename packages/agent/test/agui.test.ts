@@ -137,6 +137,7 @@ test('a client that disconnects cancels its run (the agent sees the abort)', asy
   const ac = new AbortController();
   const res = await fetch(`${app.base}/fw/agent/slowpoke/agui`, {
     method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ threadId: 't', runId: 'gone', messages: [{ id: 'm', role: 'user', content: 'go' }], tools: [], context: [] }),
     signal: ac.signal,
   });

@@ -31,10 +31,10 @@ test('request bodies are capped at fw.agent.max-body-bytes (413 problem+json) on
   try {
     const ok = a2a('x'.repeat(10));
     assert.ok(Buffer.byteLength(ok) <= 400);
-    const res = await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'A2A-Version': '1.0' }, body: ok });
+    const res = await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: ok });
     assert.equal(((await res.json()) as { result?: unknown }).result !== undefined, true);
     for (const path of ['a2a', 'agui']) {
-      const big = await fetch(`${app.base}/fw/agent/lim/${path}`, { method: 'POST', headers: { 'A2A-Version': '1.0' }, body: a2a('x'.repeat(400)) });
+      const big = await fetch(`${app.base}/fw/agent/lim/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: a2a('x'.repeat(400)) });
       assert.equal(big.status, 413);
       assert.equal(big.headers.get('content-type'), 'application/problem+json');
       assert.equal(((await big.json()) as { code: string }).code, 'payload_too_large');
@@ -80,14 +80,14 @@ test('AG-UI runs are capped at fw.agent.agui.max-runs (429) and the slot frees w
     const running = agent.runAgent({ runId: 'one' }, { onRunStartedEvent: () => { started = true; } });
     await until(() => started);
     const input = { threadId: 't', runId: 'two', messages: [{ id: 'm', role: 'user', content: 'hi' }], tools: [], context: [], state: {}, forwardedProps: {} };
-    const second = await fetch(`${app.base}/fw/agent/sleepy/agui`, { method: 'POST', body: JSON.stringify(input) });
+    const second = await fetch(`${app.base}/fw/agent/sleepy/agui`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
     assert.equal(second.status, 429);
     assert.equal(((await second.json()) as { code: string }).code, 'limit_exceeded');
     assert.equal((await fetch(`${app.base}/fw/agent/sleepy/agui/runs/one/cancel`, { method: 'POST' })).status, 202);
     await running;
     const third = await fetch(`${app.base}/fw/agent/sleepy/agui/runs/none/cancel`, { method: 'POST' });
     assert.equal(third.status, 404);
-    const again = await fetch(`${app.base}/fw/agent/sleepy/agui`, { method: 'POST', body: JSON.stringify({ ...input, runId: 'three' }) });
+    const again = await fetch(`${app.base}/fw/agent/sleepy/agui`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...input, runId: 'three' }) });
     assert.equal(again.status, 200);
     await fetch(`${app.base}/fw/agent/sleepy/agui/runs/three/cancel`, { method: 'POST' });
     assert.match(await again.text(), /"outcome":\{"type":"cancelled"\}/);
@@ -100,9 +100,9 @@ test('the task store refuses a new task past fw.agent.tasks.max live tasks; the 
   const probe = new ProbeRuntime();
   const app = await startApp((m) => m.mount(Lim), { 'fw.agent.tasks.max': 1 }, [probe]);
   try {
-    const stream = await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'A2A-Version': '1.0' }, body: a2a('slow', 'SendStreamingMessage') });
+    const stream = await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: a2a('slow', 'SendStreamingMessage') });
     await until(() => app.module.view.tasks()[0]?.state === 'working');
-    const refused = (await (await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'A2A-Version': '1.0' }, body: a2a('hello') })).json()) as { error?: { code: number; data?: { code: string } } };
+    const refused = (await (await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: a2a('hello') })).json()) as { error?: { code: number; data?: { code: string } } };
     assert.equal(refused.error?.code, -32603);
     assert.equal(refused.error?.data?.code, 'limit_exceeded');
     assert.equal(probe.requests.length, 1, 'the refused task never ran');
@@ -110,7 +110,7 @@ test('the task store refuses a new task past fw.agent.tasks.max live tasks; the 
     const id = app.module.view.tasks()[0]!.id;
     await app.module.view.cancelTask(id);
     await stream.text();
-    const ok = (await (await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'A2A-Version': '1.0' }, body: a2a('hello') })).json()) as { result?: { task: { status: { state: string } } } };
+    const ok = (await (await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: a2a('hello') })).json()) as { result?: { task: { status: { state: string } } } };
     assert.equal(ok.result?.task.status.state, 'TASK_STATE_COMPLETED');
   } finally {
     await app.close();

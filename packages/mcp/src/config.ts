@@ -8,8 +8,6 @@ export const MCP_CONFIG: ConfigSchema = {
   'fw.mcp.evict-when-full': { type: 'boolean', default: true, description: 'At a session cap, end a session that never finished initialization, else the longest-idle one (no stream, no request running), to admit the new one; false: refuse the new one instead.' },
   'fw.mcp.session-idle-timeout': { type: 'duration', default: '30m', description: 'An HTTP session with no request and no open stream for this long is ended by the reaper.' },
   'fw.mcp.max-body': { type: 'number', default: 4 * 1024 * 1024, description: 'Largest POST body / WebSocket message in bytes (413 / close 1009 past it).' },
-  'fw.mcp.allowed-origins': { type: 'string', default: '', description: 'Comma-separated Origins allowed besides same-host/loopback ones; `*` allows any.' },
-  'fw.mcp.allowed-hosts': { type: 'string', default: '', description: 'Comma-separated Host names accepted; empty: any, except that a loopback listener only accepts loopback Host names (DNS-rebinding protection).' },
   'fw.mcp.keep-alive-interval': { type: 'duration', default: '15s', description: 'Interval of SSE keep-alive comments and WebSocket pings; 0 disables.' },
   'fw.mcp.replay-buffer': { type: 'number', default: 200, description: 'SSE events each Streamable HTTP session keeps (across all its streams, oldest dropped first) so a client that reconnects with Last-Event-ID gets what it missed; 0 disables replay.' },
   'fw.mcp.sse-retry': { type: 'duration', default: '1s', description: 'The SSE `retry` hint (sessions at 2025-11-25+): how long a client waits before reconnecting a dropped or polled stream.' },
@@ -34,8 +32,8 @@ export interface McpLimits {
   evictWhenFull: boolean;
   idleTimeoutMs: number;
   maxBody: number;
-  allowedOrigins: string[];
-  allowedHosts: string[];
+  /** `fw.limits.json-depth` (the runtime's key): deeper messages are a -32600 before parsing. */
+  jsonDepth: number;
   keepAliveMs: number;
   replayBuffer: number;
   sseRetryMs: number;
@@ -52,7 +50,6 @@ export interface McpLimits {
 }
 
 export function readLimits(get: <T>(key: string) => T): McpLimits {
-  const list = (k: string): string[] => get<string>(k).split(',').map((s) => s.trim()).filter(Boolean);
   const replies = get<string>('fw.mcp.http-replies');
   return {
     maxSessions: get<number>('fw.mcp.max-sessions'),
@@ -60,8 +57,7 @@ export function readLimits(get: <T>(key: string) => T): McpLimits {
     evictWhenFull: get<boolean>('fw.mcp.evict-when-full'),
     idleTimeoutMs: get<number>('fw.mcp.session-idle-timeout'),
     maxBody: get<number>('fw.mcp.max-body'),
-    allowedOrigins: list('fw.mcp.allowed-origins'),
-    allowedHosts: list('fw.mcp.allowed-hosts').map((h) => h.toLowerCase()),
+    jsonDepth: get<number>('fw.limits.json-depth'),
     keepAliveMs: get<number>('fw.mcp.keep-alive-interval'),
     replayBuffer: Math.max(0, get<number>('fw.mcp.replay-buffer')),
     sseRetryMs: Math.max(0, get<number>('fw.mcp.sse-retry')),

@@ -105,13 +105,23 @@ test('400 with a JSON-RPC parse error for a body that is not JSON', () => withEd
   assertProblem(await http(port, 'POST', '/t', JSON_HEADERS, '{"jsonrpc":'), 400, 'mcp_parse_error', -32700);
 }));
 
-test('403 for a foreign Host on a loopback listener and for a foreign Origin (DNS rebinding)', () => withEdge({}, async (port) => {
-  assertProblem(await http(port, 'POST', '/t', { ...JSON_HEADERS, host: 'evil.example:80' }, initBody()), 403, 'mcp_host_not_allowed');
-  assertProblem(await http(port, 'POST', '/t', { ...JSON_HEADERS, origin: 'http://evil.example' }, initBody()), 403, 'mcp_origin_not_allowed');
-  assert.equal((await http(port, 'POST', '/t', { ...JSON_HEADERS, origin: `http://localhost:${port}` }, initBody())).status, 200);
+/** A refusal by the framework's screening (before the MCP route): problem+json with fw's code. */
+function assertRefused(r: Awaited<ReturnType<typeof http>>, status: number, code: string): void {
+  assert.equal(r.status, status, r.text);
+  assert.match(String(r.headers['content-type']), /application\/problem\+json/);
+  assert.equal((r.json() as { code: string }).code, code);
+}
+
+test('421 for a foreign Host on a loopback listener and 403 for a foreign Origin (DNS rebinding)', () => withEdge({}, async (port) => {
+  assertRefused(await http(port, 'POST', '/t', { ...JSON_HEADERS, host: 'evil.example:80' }, initBody()), 421, 'host_not_allowed');
+  assertRefused(await http(port, 'POST', '/t', { ...JSON_HEADERS, origin: 'http://evil.example' }, initBody()), 403, 'origin_not_allowed');
+  // Another loopback origin is another site too (a different port is a different origin).
+  assertRefused(await http(port, 'POST', '/t', { ...JSON_HEADERS, origin: `http://localhost:${port + 1}` }, initBody()), 403, 'origin_not_allowed');
+  assert.equal((await http(port, 'POST', '/t', { ...JSON_HEADERS, origin: `http://127.0.0.1:${port}` }, initBody())).status, 200);
+  assert.equal((await http(port, 'POST', '/t', { ...JSON_HEADERS, host: `localhost:${port}`, origin: `http://localhost:${port}` }, initBody())).status, 200);
 }));
 
-test('fw.mcp.allowed-origins admits an origin; CORS exposes Mcp-Session-Id; OPTIONS preflight is 204', () => withEdge({ 'fw.mcp.allowed-origins': 'https://app.example' }, async (port) => {
+test('fw.security.allowed-origins admits an origin; CORS exposes Mcp-Session-Id; OPTIONS preflight is 204', () => withEdge({ 'fw.security.allowed-origins': 'https://app.example' }, async (port) => {
   const r = await http(port, 'POST', '/t', { ...JSON_HEADERS, origin: 'https://app.example' }, initBody());
   assert.equal(r.status, 200);
   assert.equal(r.headers['access-control-allow-origin'], 'https://app.example');
@@ -120,12 +130,20 @@ test('fw.mcp.allowed-origins admits an origin; CORS exposes Mcp-Session-Id; OPTI
   assert.equal(p.status, 204);
   assert.match(String(p.headers['access-control-allow-headers']), /Mcp-Session-Id/);
   assert.match(String(p.headers['access-control-allow-methods']), /DELETE/);
-  assertProblem(await http(port, 'POST', '/t', { ...JSON_HEADERS, origin: 'https://other.example' }, initBody()), 403, 'mcp_origin_not_allowed');
+  assertRefused(await http(port, 'POST', '/t', { ...JSON_HEADERS, origin: 'https://other.example' }, initBody()), 403, 'origin_not_allowed');
+  assertRefused(await http(port, 'OPTIONS', '/t', { origin: 'https://other.example', 'access-control-request-method': 'POST' }), 403, 'origin_not_allowed');
 }));
 
-test('fw.mcp.allowed-hosts admits a listed Host name only', () => withEdge({ 'fw.mcp.allowed-hosts': 'mcp.example' }, async (port) => {
+test('fw.security.allowed-hosts admits a listed Host name besides the loopback names', () => withEdge({ 'fw.security.allowed-hosts': 'mcp.example' }, async (port) => {
   assert.equal((await http(port, 'POST', '/t', { ...JSON_HEADERS, host: 'mcp.example' }, initBody())).status, 200);
-  assertProblem(await http(port, 'POST', '/t', JSON_HEADERS, initBody()), 403, 'mcp_host_not_allowed');
+  assert.equal((await http(port, 'POST', '/t', JSON_HEADERS, initBody())).status, 200);
+  assertRefused(await http(port, 'POST', '/t', { ...JSON_HEADERS, host: 'other.example' }, initBody()), 421, 'host_not_allowed');
+}));
+
+test('a message nested deeper than fw.limits.json-depth is a 400 invalid request (-32600), never a -32603', () => withEdge({}, async (port) => {
+  const deep = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
+  assertProblem(await http(port, 'POST', '/t', JSON_HEADERS, deep), 400, 'json_too_deep', -32600);
+  assertProblem(await http(port, 'POST', '/t', { ...JSON_HEADERS, 'content-type': 'text/plain' }, initBody()), 415, 'mcp_unsupported_media_type');
 }));
 
 test('202 with no body for notification-only and response-only POSTs', () => withEdge({}, async (port) => {

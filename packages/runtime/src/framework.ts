@@ -15,6 +15,7 @@ import { Readiness } from './health/readiness.js';
 import { mountProbes, probePaths, type LifecyclePhase } from './health/probes.js';
 import { FwMetrics } from './metrics/fw-metrics.js';
 import { mountMetrics } from './metrics/endpoint.js';
+import { SecurityPolicy, type Refusal } from './security/security-policy.js';
 import type { BroadcasterFactory } from './broadcast/factory.js';
 import type { ResourceRegistry } from './resource/registry.js';
 import type { Handler, HandlerOptions, Interceptor } from './model.js';
@@ -54,6 +55,7 @@ export class Framework {
     const { configFile, env, ...props } = options;
     this.config = new Config(props, { ...(env ? { env } : {}), ...(configFile !== undefined ? { configFile } : {}) });
     this.config.declare(RUNTIME_CONFIG);
+    this.security = SecurityPolicy.fromConfig(this.config);
     this.runtime = new Runtime(this);
     this.metrics = new FwMetrics(this.runtime, this.events, {
       enabled: this.config.get<boolean>('fw.metrics.enabled'),
@@ -65,6 +67,12 @@ export class Framework {
     this.probes = new Set(Object.values(probePaths(this.path)));
     this.onClose(() => this.runtime.close());
   }
+
+  /**
+   * Host allow-list, Origin policy, trusted proxies, public URL and JSON limits (docs/security.md).
+   * Every request and upgrade to an fw route is screened with it before the route runs.
+   */
+  readonly security: SecurityPolicy;
 
   /**
    * The real-time runtime's read/control interface (RuntimeView): stats, broadcasters, resources
@@ -184,8 +192,20 @@ export class Framework {
         this.start().then(() => onRequest(req, res), (err) => sendError(res, err));
         return;
       }
+      // OPTIONS on any fw path is a CORS preflight fw answers from its policy, whatever the route.
+      const methods = url && req.method === 'OPTIONS' ? this.httpRoutes.methods(url.pathname) : [];
+      if (url && methods.length > 0) {
+        const refusal = this.security.screen(req);
+        if (refusal) return this.refuse(req, res, url, refusal);
+        this.security.preflight(req, res, methods);
+        return;
+      }
       const m = url ? this.httpRoutes.match(req.method ?? 'GET', url.pathname) : { kind: 'none' as const };
       if (m.kind === 'found' && url) {
+        // Probes are exempt: orchestrators call them by IP address, and they reveal nothing.
+        const refusal = this.probes.has(url.pathname) ? undefined : this.security.screen(req);
+        if (refusal) return this.refuse(req, res, url, refusal);
+        for (const [k, v] of Object.entries(this.security.corsHeaders(req))) res.setHeader(k, v);
         if (this.metrics.enabled) this.timeRequest(req, res, m.route);
         try {
           const r = m.handler(req, res, { params: m.params, url });
@@ -214,6 +234,13 @@ export class Framework {
       const url = parseUrl(req);
       const m = url ? this.upgradeRoutes.match('GET', url.pathname) : { kind: 'none' as const };
       if (m.kind === 'found' && url) {
+        // Refused before the handshake: a foreign Host or Origin never gets a socket.
+        const refusal = this.security.screen(req);
+        if (refusal) {
+          rejectUpgrade(socket, refusal.status, refusal.code, refusal.detail);
+          this.security.refused(req, url, refusal);
+          return;
+        }
         try {
           const r = m.handler(req, socket, head, { params: m.params, url });
           if (r && typeof (r as Promise<void>).catch === 'function') (r as Promise<void>).catch(() => socket.destroy());
@@ -250,6 +277,12 @@ export class Framework {
     };
     res.on('finish', done);
     res.on('close', done);
+  }
+
+  private refuse(req: IncomingMessage, res: ServerResponse, url: URL, refusal: Refusal): void {
+    req.resume();
+    sendProblem(res, refusal.status, refusal.code, refusal.detail, undefined, { connection: 'close' });
+    this.security.refused(req, url, refusal);
   }
 
   /** Creates a server, attaches, and listens (default port `fw.port`, host `fw.host`). */

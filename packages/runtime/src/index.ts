@@ -7,7 +7,20 @@ export { Services } from './services.js';
 export { RUNTIME_CONFIG } from './runtime-config.js';
 export { FwError, NotFoundError, BadRequestError, LimitExceededError } from './errors.js';
 export { problem, sendProblem, sendError, type Problem } from './http/problem.js';
-export { readBody, readJson, sendJson, PayloadTooLargeError } from './http/body.js';
+export { readBody, sendJson, PayloadTooLargeError } from './http/body.js';
+export { isLoopback, isLoopbackHostname } from './security/loopback.js';
+export { normalizeIp } from './security/ip-address.js';
+export { parseHostHeader, type HostHeader } from './security/host-header.js';
+export { HostAllowList } from './security/host-allow-list.js';
+export { OriginPolicy } from './security/origin-policy.js';
+export { TrustedProxies } from './security/trusted-proxies.js';
+export { clientAddress, requestHost, requestProtocol, requestSource, DEFAULT_JSON_DEPTH, type RequestSource } from './security/request-source.js';
+export { jsonDepthExceeds } from './security/json-depth.js';
+export {
+  readJson, readJsonBody, parseJson, requireJsonContentType, isJsonContentType, JsonTooDeepError, InvalidJsonError,
+  UnsupportedMediaTypeError, type JsonBodyLimits,
+} from './security/json-body.js';
+export { SecurityPolicy, type Refusal, type RefusalListener, type SecuritySettings, type SecurityCounters } from './security/security-policy.js';
 export { PathPattern } from './http/path-pattern.js';
 export { RouteTable, type HttpRouteHandler, type UpgradeRouteHandler, type RouteContext, type Method } from './http/router.js';
 export type * from './model.js';
@@ -21,7 +34,6 @@ export { FwResource } from './resource/resource.js';
 export { ResourceRegistry } from './resource/registry.js';
 export { heartbeat } from './interceptor/heartbeat.js';
 export { idleTimeout } from './interceptor/idle-timeout.js';
-export { originCheck, OriginPolicy } from './interceptor/origin.js';
 export { parseConnectQuery, type ConnectQuery } from './transport/query.js';
 export { Readiness, type ReadinessCheck, type ReadinessContributor, type ReadinessReport } from './health/readiness.js';
 export { probePaths, type LifecyclePhase } from './health/probes.js';

@@ -7,7 +7,6 @@ import { HandlerEntry } from './handler.js';
 import type { HttpRouteHandler, Method, UpgradeRouteHandler } from './http/router.js';
 import { heartbeat } from './interceptor/heartbeat.js';
 import { idleTimeout } from './interceptor/idle-timeout.js';
-import { OriginPolicy, originCheck } from './interceptor/origin.js';
 import type {
   BroadcasterInfo, Handler, HandlerInfo, HandlerOptions, Interceptor, InterceptorInfo, Page,
   ResourceInfo, ResourceQuery, RuntimeStats, RuntimeView,
@@ -34,7 +33,7 @@ export interface RuntimeSettings {
   slowConsumerPolicy: 'drop' | 'disconnect';
   heartbeat: number;
   idleTimeout: number;
-  originAllow: string;
+  jsonDepth: number;
   longPollTimeout: number;
   drainTimeout: number;
 }
@@ -55,7 +54,7 @@ export function readSettings(config: Config): RuntimeSettings {
     slowConsumerPolicy: policy,
     heartbeat: config.get<number>('fw.heartbeat.interval'),
     idleTimeout: config.get<number>('fw.idle-timeout'),
-    originAllow: config.get<string>('fw.origin.allow'),
+    jsonDepth: config.get<number>('fw.limits.json-depth'),
     longPollTimeout: config.get<number>('fw.long-polling.timeout'),
     drainTimeout: config.get<number>('fw.close.drain-timeout'),
   };
@@ -103,7 +102,6 @@ export class Runtime implements RuntimeView {
   readonly resources = new ResourceRegistry();
   readonly broadcasters: BroadcasterFactory;
   readonly events: EventBus;
-  readonly origins: OriginPolicy;
   /** Open WebSockets, for draining on close. */
   readonly sockets = new Set<WebSocket>();
   readonly handlers: HandlerEntry[] = [];
@@ -132,8 +130,6 @@ export class Runtime implements RuntimeView {
     this.settings = readSettings(host.config);
     this.events = host.events;
     this.broadcasters = new BroadcasterFactory(this);
-    this.origins = OriginPolicy.parse(this.settings.originAllow);
-    this.intercept(originCheck(this.origins));
     if (this.settings.heartbeat > 0) this.intercept(heartbeat({ interval: this.settings.heartbeat }));
     if (this.settings.idleTimeout > 0) this.intercept(idleTimeout({ timeout: this.settings.idleTimeout }));
   }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendError, sendJson, sendProblem, type Framework, type Principal } from '@fw/runtime';
+import { RouteTable, requestHost, requireJsonContentType, sendError, sendJson, sendProblem, type Framework, type Principal } from '@fw/runtime';
 import type { ControlAction } from '../authorizer.js';
 import type { AuditSource } from '../audit.js';
 import type { ControlPlane } from '../control.js';
@@ -40,6 +40,15 @@ export interface RouterDeps {
 /** Mounts the routes under `base` on fw's route table. Returns a function that removes them. */
 export function mountRoutes(fw: Framework, base: string, routes: readonly AdminRoute[], deps: RouterDeps): () => void {
   const removers = routes.map((route) => fw.route(route.method, base + route.path, (req, res, ctx) => serve(route, req, res, ctx.url, ctx.params, deps)));
+  // Writes the framework refused for their Host or Origin (before any route ran) are audited too.
+  const writes = new RouteTable<AdminRoute>();
+  for (const route of routes) if (route.write) writes.add(route.method, base + route.path, route);
+  removers.push(fw.security.onRefusal((req, url, refusal) => {
+    const m = writes.match(req.method ?? 'GET', url.pathname);
+    if (m.kind !== 'found' || !m.handler.write) return;
+    const { action, target } = m.handler.write;
+    deps.control.refuseUnauthenticated(action, (target ? m.params[target] : undefined) ?? '*', sourceOf(req, deps.dashboardPrefixes()), refusal.code === 'origin_not_allowed' ? 'origin not allowed' : 'host not allowed');
+  }));
   return () => removers.forEach((r) => r());
 }
 
@@ -47,12 +56,10 @@ async function serve(route: AdminRoute, req: IncomingMessage, res: ServerRespons
   try {
     const source = sourceOf(req, deps.dashboardPrefixes());
     const target = route.write ? (route.write.target ? params[route.write.target] : undefined) ?? '*' : '';
-    // A write from another site's page (CSRF against a loopback admin) carries a foreign Origin.
-    if (route.write && !deps.gate.originAllowed(req)) {
-      deps.control.refuseUnauthenticated(route.write.action, target, source, 'origin not allowed');
-      sendProblem(res, 403, 'origin_not_allowed', `origin '${String(req.headers.origin)}' may not use the admin API`);
-      return;
-    }
+    // A write from another site's page (CSRF against a loopback admin) carries a foreign Origin:
+    // the framework refused it (403 origin_not_allowed) before this route ran. A form or
+    // text/plain write (no preflight needed) is refused here, before the gate and the handler.
+    if (route.write) requireJsonContentType(req);
     // A public route (the API description) is the same for everyone and carries no live data.
     const gate = route.doc.public && !route.write ? { ok: true as const, principal: undefined } : await deps.gate.check(req, url);
     if (!gate.ok) {
@@ -91,7 +98,7 @@ export function sourceOf(req: IncomingMessage, dashboardPrefixes: readonly strin
   if (typeof referer === 'string') {
     try {
       const u = new URL(referer);
-      if (u.host === req.headers.host && dashboardPrefixes.some((p) => u.pathname.startsWith(p))) return 'dashboard';
+      if (u.host === requestHost(req) && dashboardPrefixes.some((p) => u.pathname.startsWith(p))) return 'dashboard';
     } catch {
       // not a URL: not the dashboard
     }

@@ -10,7 +10,7 @@ import { TaskNotCancelableError as A2ATaskNotCancelable, TaskNotFoundError as A2
 import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
-import { NotFoundError, readBody, sendError, sendJson, type Framework } from '@fw/runtime';
+import { FwError, NotFoundError, parseJson, readBody, requireJsonContentType, sendError, sendJson, type Framework } from '@fw/runtime';
 import type { AgentHost, MountedAgent } from '../host.js';
 import { agentCard, legacyAgentCard } from './card.js';
 import { FwAgentExecutor } from './executor.js';
@@ -66,7 +66,9 @@ export class A2AEndpoint {
   }
 
   private card(req: IncomingMessage, res: ServerResponse): void {
-    const url = `${origin(req)}${this.path}`;
+    // fw.public-url (or the listening address), never the request's Host: a DNS-rebinding page
+    // must not get a card that advertises its own host.
+    const url = `${this.host.fw.security.baseUrl(req)}${this.path}`;
     const version = header(req, A2A_VERSION_HEADER);
     const body = version && version !== '0.3' ? agentCard(this.agent, url) : legacyAgentCard(this.agent, url);
     sendJson(res, 200, body, { vary: A2A_VERSION_HEADER });
@@ -75,6 +77,8 @@ export class A2AEndpoint {
   private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let text: string;
     try {
+      // A form or text/plain POST (what another site's page may send without a preflight) is a 415.
+      requireJsonContentType(req);
       text = await readBody(req, this.host.fw.config.get<number>('fw.agent.max-body-bytes'));
     } catch (err) {
       sendError(res, err);
@@ -82,8 +86,12 @@ export class A2AEndpoint {
     }
     let body: unknown;
     try {
-      body = JSON.parse(text);
-    } catch {
+      body = parseJson(text, this.host.fw.security.jsonDepth);
+    } catch (err) {
+      // Too deep is checked before parsing and is an invalid request, never a -32603 stack overflow.
+      if (err instanceof FwError && err.code === 'json_too_deep') {
+        return rpcError(res, null, JSONRPC.INVALID_REQUEST, `Invalid Request: ${err.message}`, { code: 'json_too_deep' });
+      }
       return rpcError(res, null, JSONRPC.PARSE_ERROR, 'Parse error: the body is not valid JSON');
     }
     const version = header(req, A2A_VERSION_HEADER) ?? '0.3';
@@ -188,9 +196,3 @@ function header(req: IncomingMessage, name: string): string | undefined {
   const s = Array.isArray(v) ? v[0] : v;
   return s ? s.trim() : undefined;
 }
-
-function origin(req: IncomingMessage): string {
-  const proto = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  return `${proto}://${req.headers.host ?? 'localhost'}`;
-}
-

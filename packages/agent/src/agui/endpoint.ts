@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
-import { BadRequestError, LimitExceededError, NotFoundError, readJson, sendError, sendJson, type Framework } from '@fw/runtime';
+import { BadRequestError, LimitExceededError, NotFoundError, readJson, requireJsonContentType, sendError, sendJson, type Framework } from '@fw/runtime';
 import type { AgentHost, MountedAgent } from '../host.js';
 import type { AiMessage } from '../runtime/port.js';
 import type { RunEvent } from '../run-event.js';
@@ -29,7 +29,8 @@ export function mountAgui(fw: Framework, host: AgentHost, agent: MountedAgent): 
   const path = `${agent.path}/agui`;
   return [
     fw.route('POST', path, (req, res) => run(host, agent, req, res)),
-    fw.route('POST', `${path}/runs/{runId}/cancel`, (_req, res, ctx) => {
+    fw.route('POST', `${path}/runs/{runId}/cancel`, (req, res, ctx) => {
+      requireJsonContentType(req);
       const ac = aguiRuns(host).get(`${agent.name}:${ctx.params.runId}`);
       if (!ac) return sendError(res, new NotFoundError('run', ctx.params.runId ?? ''));
       ac.abort(new RunCancelledError('run cancelled by the client'));
@@ -39,6 +40,7 @@ export function mountAgui(fw: Framework, host: AgentHost, agent: MountedAgent): 
 }
 
 async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // JSON only (415 for a form or text/plain POST), size, and depth (400 json_too_deep) before parsing.
   const body = await readJson(req, host.fw.config.get<number>('fw.agent.max-body-bytes'));
   const parsed = RunAgentInputSchema.safeParse(body);
   if (!parsed.success) {

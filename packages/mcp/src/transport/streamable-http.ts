@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FwError, readBody, sendError, sendProblem } from '@fw/runtime';
+import { FwError, readBody, parseJson, requireJsonContentType, sendError, sendProblem } from '@fw/runtime';
 import type { McpEndpoint } from '../endpoint.js';
 import { RpcCode } from '../errors.js';
 import { allowsBatches, SUPPORTED_VERSIONS } from '../protocol/dispatcher.js';
 import { classify, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.js';
 import { McpSession } from '../protocol/session.js';
-import { checkRequestSource, corsHeaders, preflight } from './origin.js';
 import { SseStream } from './sse.js';
 import { ReplayableStream, SessionReplayLog } from './replayable-stream.js';
 import { isModernHttpRequest } from '../modern/era.js';
@@ -71,17 +70,13 @@ export class StreamableHttpTransport {
   }
 
   handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const refusal = checkRequestSource(req, this.endpoint.limits);
-    if (refusal) return fail(res, refusal.status, refusal.code, refusal.detail);
-    const cors = corsHeaders(req);
-    for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
-    if (req.method !== 'OPTIONS') {
-      try {
-        await this.endpoint.checkAccess(req);
-      } catch (err) {
-        req.resume();
-        return sendError(res, err);
-      }
+    // Host, Origin (DNS-rebinding protection, MCP transports §Security Warning) and CORS
+    // preflights are the framework's: it screened this request before the route ran.
+    try {
+      await this.endpoint.checkAccess(req);
+    } catch (err) {
+      req.resume();
+      return sendError(res, err);
     }
     // Era dispatch (2026-07-28 basic/versioning): no legacy session named and a modern
     // MCP-Protocol-Version (or a GET/DELETE, which only legacy sessions may send) → stateless.
@@ -93,8 +88,6 @@ export class StreamableHttpTransport {
         return this.get(req, res);
       case 'DELETE':
         return this.delete(req, res);
-      case 'OPTIONS':
-        return preflight(req, res);
       default:
         req.resume();
         return fail(res, 405, 'method_not_allowed', `${req.method} is not allowed on an MCP endpoint`, { allow: ALLOW });
@@ -102,10 +95,10 @@ export class StreamableHttpTransport {
   };
 
   private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-    if (type !== 'application/json') {
-      req.resume();
-      return fail(res, 415, 'mcp_unsupported_media_type', `Content-Type must be application/json, got '${req.headers['content-type'] ?? ''}'`);
+    try {
+      requireJsonContentType(req);
+    } catch (err) {
+      return fail(res, 415, 'mcp_unsupported_media_type', (err as Error).message);
     }
     const accept = parseAccept(req.headers.accept);
     if (!accept.json && !accept.sse) {
@@ -117,8 +110,11 @@ export class StreamableHttpTransport {
     let body: unknown;
     try {
       const text = await readBody(req, this.endpoint.limits.maxBody);
-      body = JSON.parse(text);
+      body = parseJson(text, this.endpoint.limits.jsonDepth);
     } catch (err) {
+      // Too deep is an invalid request (checked before parsing), never a -32603 from a blown stack.
+      if (err instanceof FwError && err.code === 'json_too_deep') return fail(res, 400, 'json_too_deep', err.message, undefined, RpcCode.InvalidRequest);
+      if (err instanceof FwError && err.code === 'invalid_json') return fail(res, 400, 'mcp_parse_error', err.message, undefined, RpcCode.ParseError);
       // A refused body (413 past fw.mcp.max-body) carries a JSON-RPC error too, like every refusal here.
       if (err instanceof FwError) return fail(res, err.status, err.code, err.message, undefined, err.status === 413 ? RpcCode.InvalidRequest : RpcCode.ServerError);
       return fail(res, 400, 'mcp_parse_error', `body is not valid JSON: ${(err as Error).message}`, undefined, RpcCode.ParseError);

@@ -1,13 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { FwError, rejectUpgrade } from '@fw/runtime';
+import { FwError, jsonDepthExceeds, rejectUpgrade } from '@fw/runtime';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { McpEndpoint } from '../endpoint.js';
 import { RpcCode } from '../errors.js';
 import { allowsBatches } from '../protocol/dispatcher.js';
 import { classify, errorResponse, type JsonRpcMessage, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { McpSession } from '../protocol/session.js';
-import { checkRequestSource } from './origin.js';
 import { hasModernEnvelope } from '../modern/era.js';
 import { ModernMessageChannel } from '../modern/message-channel.js';
 
@@ -32,8 +31,7 @@ export class WebSocketTransport {
   }
 
   handleUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
-    const refusal = checkRequestSource(req, this.endpoint.limits);
-    if (refusal) return rejectUpgrade(socket, refusal.status, refusal.code, refusal.detail);
+    // Host and Origin were checked by the framework before the handshake (DNS-rebinding protection).
     const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     if (offered.length > 0 && !offered.includes(MCP_SUBPROTOCOL)) {
       return rejectUpgrade(socket, 400, 'mcp_subprotocol_required', `the MCP WebSocket endpoint speaks the subprotocol '${MCP_SUBPROTOCOL}'`);
@@ -95,6 +93,10 @@ export class WebSocketTransport {
   }
 
   private async onMessage(session: McpSession, text: string, send: (m: JsonRpcMessage | JsonRpcResponse[]) => boolean): Promise<void> {
+    if (jsonDepthExceeds(text, this.endpoint.limits.jsonDepth)) {
+      send(errorResponse(null, RpcCode.InvalidRequest, `the message nests deeper than ${this.endpoint.limits.jsonDepth} levels (fw.limits.json-depth)`));
+      return;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

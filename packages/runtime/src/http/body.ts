@@ -27,16 +27,6 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<str
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Reads and parses a JSON body; a parse failure is a 400 that says where it broke. */
-export async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
-  const text = await readBody(req, limit);
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new FwError('invalid_json', `request body is not valid JSON: ${(err as Error).message}`, 400);
-  }
-}
-
 export function sendJson(res: import('node:http').ServerResponse, status: number, value: unknown, headers?: Record<string, string>): void {
   const body = JSON.stringify(value);
   res.writeHead(status, {

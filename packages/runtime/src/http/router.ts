@@ -70,6 +70,21 @@ export class RouteTable<H> {
     return allow.size > 0 ? { kind: 'method-not-allowed', allow: [...allow] } : { kind: 'none' };
   }
 
+  /**
+   * The methods registered for a path (`*` routes count as GET, POST, PUT, PATCH, DELETE), or an
+   * empty list when the path is not one of these routes. Answers CORS preflights.
+   */
+  methods(path: string): string[] {
+    const out = new Set<string>();
+    const add = (m: Method): void => {
+      if (m === '*') for (const x of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) out.add(x);
+      else out.add(m);
+    };
+    for (const e of this.exact.get(normalize(path)) ?? []) add(e.method);
+    for (const e of this.patterned) if (e.pattern.match(path)) add(e.method);
+    return [...out];
+  }
+
   /** Registered routes, for the admin plane's handler listing. */
   list(): { method: Method; path: string }[] {
     const out: { method: Method; path: string }[] = [];

@@ -50,15 +50,9 @@ export class Endpoint {
   ) {}
 
   readonly http = async (req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> => {
-    const cors = this.rt.origins.corsOrigin(req);
-    if (cors !== undefined) {
-      res.setHeader('access-control-allow-origin', cors);
-      res.setHeader('vary', 'Origin');
-    }
+    // Host, Origin and CORS preflights were handled by the framework before this route ran.
     try {
       switch (req.method) {
-        case 'OPTIONS':
-          return this.preflight(req, res, cors);
         case 'GET':
           return await this.get(req, res, ctx);
         case 'POST':
@@ -201,19 +195,6 @@ export class Endpoint {
     r.terminate('client closed');
     conn?.close('client closed', 1000);
     res.writeHead(204, { 'cache-control': 'no-store' });
-    res.end();
-  }
-
-  private preflight(req: IncomingMessage, res: ServerResponse, cors: string | undefined): void {
-    if (req.headers.origin !== undefined && cors === undefined) {
-      sendProblem(res, 403, 'origin_not_allowed', `origin '${req.headers.origin}' is not allowed`);
-      return;
-    }
-    res.writeHead(204, {
-      'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-      'access-control-allow-headers': 'content-type',
-      'access-control-max-age': '600',
-    });
     res.end();
   }
 

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import type { Outgoing } from '../broadcast/outgoing.js';
 import type { FwResource } from '../resource/resource.js';
+import { jsonDepthExceeds } from '../security/json-depth.js';
 import { closeFrame, HEARTBEAT_FRAME, type Connection } from './connection.js';
 
 const OPEN = 1;
@@ -53,6 +54,11 @@ export class WebSocketConnection implements Connection {
     const text = data.toString('utf8');
     if (!this.fw) {
       r.receive(text);
+      return;
+    }
+    // Checked before parsing (fw.limits.json-depth): a deep frame costs one scan, never a stack.
+    if (jsonDepthExceeds(text, r.runtime.settings.jsonDepth)) {
+      r.close('malformed frame: JSON nests too deep (fw.limits.json-depth)', 1007);
       return;
     }
     let frame: { t?: unknown; d?: unknown } | undefined;

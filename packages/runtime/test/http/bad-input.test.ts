@@ -52,7 +52,7 @@ test('bad input on HTTP transports gets 4xx problem+json and leaves no resource 
 });
 
 test('CORS: allowed cross origins get headers and preflights; others are refused', async () => {
-  const app = await startFw({ 'fw.origin.allow': 'https://app.example' }, (fw) => fw.handle('/chat/{room}', {}));
+  const app = await startFw({ 'fw.security.allowed-origins': 'https://app.example' }, (fw) => fw.handle('/chat/{room}', {}));
   try {
     const ok = await fetch(`${app.base}/fw/chat/x`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
     assert.equal(ok.status, 204);

@@ -39,7 +39,7 @@ test('idle-timeout: a silent resource is closed with the reason; client heartbea
       clearInterval(beat);
     }
     assert.deepEqual(events.filter((e) => e.type === 'ResourceDisconnected').map((e) => e.reason), ['idle timeout']);
-    assert.deepEqual(app.fw.runtime.listInterceptors().map((i) => i.name), ['origin', 'idle-timeout']);
+    assert.deepEqual(app.fw.runtime.listInterceptors().map((i) => i.name), ['idle-timeout']);
     chatty.socket.close(1000);
   } finally {
     await app.close();
@@ -88,10 +88,10 @@ test('interceptors run in order (global, then per handler), can refuse with a st
     c.socket.send('fine');
     assert.equal(await c.messages.next(), 'fine');
     assert.deepEqual(app.fw.runtime.listHandlers(), [{
-      path: '/fw/secure', interceptors: ['origin', 'heartbeat', 'global-log', 'auth', 'no-swearing'], description: 'auth demo', resourceCount: 1,
+      path: '/fw/secure', interceptors: ['heartbeat', 'global-log', 'auth', 'no-swearing'], description: 'auth demo', resourceCount: 1,
     }]);
     assert.deepEqual(app.fw.runtime.listInterceptors().map((i) => [i.name, i.scope, i.handler, i.order]), [
-      ['origin', 'global', null, 0], ['heartbeat', 'global', null, 1], ['global-log', 'global', null, 2],
+      ['heartbeat', 'global', null, 0], ['global-log', 'global', null, 1],
       ['auth', 'handler', '/fw/secure', 0], ['no-swearing', 'handler', '/fw/secure', 1],
     ]);
     c.socket.close(1000);

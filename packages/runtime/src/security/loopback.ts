@@ -1,0 +1,23 @@
+import { BlockList } from 'node:net';
+import { normalizeIp } from './ip-address.js';
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * True for a loopback address: IPv4 127.0.0.0/8, IPv6 `::1` in any spelling, with or without
+ * brackets and a zone id (`[::1%lo0]`), and IPv4-mapped IPv6 (`::ffff:127.0.0.1`, `::ffff:7f00:1`;
+ * node's BlockList matches those against the IPv4 rule). Names (`localhost`) are not addresses
+ * and answer false: see `isLoopbackHostname`.
+ */
+export function isLoopback(address: string | undefined | null): boolean {
+  const ip = normalizeIp(address);
+  return ip !== undefined && LOOPBACK.check(ip.address, ip.family);
+}
+
+/** The Host names that always mean "this machine": `localhost`, `127.0.0.1` and `[::1]` (issue 11, item 2). */
+export function isLoopbackHostname(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  return h === 'localhost' || h === '127.0.0.1' || h === '[::1]' || h === '::1';
+}
