@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Framework } from '@fw/runtime';
+import { Framework, type FrameworkOptions } from '@fw/runtime';
 import type { FwStore } from '@fw/store';
 import { installAgentDemo } from './agent-demo.js';
 import { installChat } from './chat/index.js';
@@ -12,6 +12,8 @@ export interface DemoOptions {
   port?: number;
   /** Host (default `fw.host`: 127.0.0.1). */
   host?: string;
+  /** Configuration on top of the environment and `fw.config.json` (e.g. `{'fw.admin.auth.token': …}`). */
+  config?: FrameworkOptions;
 }
 
 export interface Demo {
@@ -22,7 +24,7 @@ export interface Demo {
 
 /** The demo app: chat rooms on the real-time runtime, the MCP server, agents and admin (autoloaded). */
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
-  const fw = new Framework();
+  const fw = new Framework(options.config);
   installChat(fw);
   installChatPage(fw);
   await installMcpDemo(fw);

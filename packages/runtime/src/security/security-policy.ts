@@ -145,7 +145,8 @@ export class SecurityPolicy {
     const allow = [...new Set([...methods, 'OPTIONS'])].join(', ');
     const headers: Record<string, string> = { allow, 'cache-control': 'no-store', 'content-length': '0' };
     if (first(req.headers.origin) !== undefined) {
-      const asked = first(req.headers['access-control-request-headers']);
+      const raw = req.headers['access-control-request-headers'];
+      const asked = Array.isArray(raw) ? raw.join(', ') : raw;
       Object.assign(headers, this.corsHeaders(req), {
         'access-control-allow-methods': allow,
         'access-control-allow-headers': asked && /^[\w-]+(\s*,\s*[\w-]+)*$/.test(asked.trim()) ? asked.trim() : DEFAULT_ALLOWED_HEADERS,
