@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Framework, Principal } from '@fw/runtime';
+import { clientAddress, type Framework, type Principal } from '@fw/runtime';
 import type { Catalog } from './catalog.js';
 import type { McpLimits } from './config.js';
 import { McpProtocol, type ServerIdentity } from './protocol/dispatcher.js';
@@ -192,7 +192,8 @@ export class McpEndpoint {
 
   clientAddress(req: IncomingMessage): string | undefined {
     const resolve = this.fw.services.get<ClientAddressResolver>(CLIENT_ADDRESS_SERVICE);
-    return resolve ? resolve(req) : req.socket.remoteAddress;
+    // The runtime's answer applies fw.security.trusted-proxies (X-Forwarded-For only from a proxy).
+    return resolve ? resolve(req) : clientAddress(req);
   }
 
   add(registered: Registered): void {

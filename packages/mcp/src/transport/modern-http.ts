@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FwError, readBody, sendError, sendProblem } from '@fw/runtime';
+import { FwError, parseJson, readBody, sendError, sendProblem } from '@fw/runtime';
 import type { McpEndpoint } from '../endpoint.js';
 import { RpcCode } from '../errors.js';
 import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
@@ -67,10 +67,12 @@ export class ModernHttpTransport {
     }
     let body: unknown;
     try {
-      body = JSON.parse(await readBody(req, this.endpoint.limits.maxBody));
+      body = parseJson(await readBody(req, this.endpoint.limits.maxBody), this.endpoint.limits.jsonDepth);
     } catch (err) {
-      if (err instanceof FwError) return sendError(res, err);
-      return json(res, 400, errorResponse(null, RpcCode.ParseError, `parse error: ${(err as Error).message}`));
+      // Too deep (checked before parsing) is an invalid request, never a -32603 from a blown stack.
+      if (err instanceof FwError && err.code === 'json_too_deep') return json(res, 400, errorResponse(null, RpcCode.InvalidRequest, err.message));
+      if (err instanceof FwError && err.code === 'invalid_json') return json(res, 400, errorResponse(null, RpcCode.ParseError, `parse error: ${err.message}`));
+      return sendError(res, err);
     }
     if (Array.isArray(body)) return json(res, 400, errorResponse(null, RpcCode.InvalidRequest, 'JSON-RPC batches are not part of protocol 2026-07-28'));
     const c = classify(body);
