@@ -196,8 +196,20 @@ export class BiDirectionalToolBridge {
     }
     this.settle(call.id);
     this.counters.completed++;
-    if (!hasResult) call.reject(new BridgeClientError(call.id, call.toolName, error as string));
-    else call.resolve(typeof result === 'string' ? result : JSON.stringify(result) ?? '');
+    if (!hasResult) {
+      call.reject(new BridgeClientError(call.id, call.toolName, error as string));
+      return true;
+    }
+    // A result nested too deep for JSON.stringify (a stack overflow) fails the call; it must not
+    // leave it pending forever (it is already settled, so no timeout would end it).
+    let text: string;
+    try {
+      text = typeof result === 'string' ? result : JSON.stringify(result) ?? '';
+    } catch {
+      call.reject(new BridgeClientError(call.id, call.toolName, 'the answer nests too deep to serialize'));
+      return true;
+    }
+    call.resolve(text);
     return true;
   }
 

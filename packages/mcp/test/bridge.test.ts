@@ -145,3 +145,16 @@ test('maxPending bounds the pending calls', async () => {
   for (const h of held) await assert.rejects(h, BridgeDisconnectedError);
   assert.equal(r.listeners, 0);
 });
+
+test('an answer nested 10,000 levels deep fails its call (never left pending) and the bridge keeps working', async () => {
+  const bridge = new BiDirectionalToolBridge();
+  const r = new FakeResource('deep');
+  const p = bridge.callClientTool(asResource(r), 'deep');
+  const id = r.written[0]!.id;
+  r.send(`{"type":"tool-response","id":"${id}","result":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+  await assert.rejects(p, (e: unknown) => e instanceof BridgeClientError && /nests too deep/.test(e.message));
+  assert.equal(bridge.pendingCount(), 0);
+  const next = bridge.callClientTool(asResource(r), 'ok');
+  r.send({ type: 'tool-response', id: r.written[1]!.id, result: 'fine' });
+  assert.equal(await next, 'fine');
+});
