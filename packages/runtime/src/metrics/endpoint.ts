@@ -2,7 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config.js';
 import { sendProblem } from '../http/problem.js';
-import { isLoopbackAddress } from '../http/loopback.js';
+import { isLoopback } from '../security/loopback.js';
+import { clientAddress } from '../security/request-source.js';
 import type { HttpRouteHandler, Method } from '../http/router.js';
 import type { FwMetrics } from './fw-metrics.js';
 
@@ -47,7 +48,7 @@ interface Denial {
 
 function checkAccess(req: IncomingMessage, config: Config): Denial | undefined {
   const token = config.get<string>('fw.metrics.token');
-  if (config.get<boolean>('fw.metrics.allow-loopback') && isLoopbackAddress(req.socket.remoteAddress)) return undefined;
+  if (config.get<boolean>('fw.metrics.allow-loopback') && isLoopback(clientAddress(req))) return undefined;
   if (!token) {
     return { status: 403, code: 'metrics_forbidden', detail: 'without fw.metrics.token the metrics endpoint answers loopback scrapers only' };
   }

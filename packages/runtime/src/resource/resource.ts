@@ -7,6 +7,7 @@ import { gapFrame, type Gap } from '../broadcast/replay-store.js';
 import type { Connection } from '../transport/connection.js';
 import type { HandlerEntry } from '../handler.js';
 import type { Runtime } from '../runtime.js';
+import { clientAddress } from '../security/request-source.js';
 
 export interface ResourceInit {
   transport: TransportName;
@@ -99,7 +100,8 @@ export class FwResource implements Resource {
     this.params = init.params;
     this.search = init.search ?? '';
     this.parsedQuery = init.query;
-    this.remoteAddress = init.req.socket.remoteAddress ?? '';
+    // The client behind a trusted proxy (fw.security.trusted-proxies), not the proxy.
+    this.remoteAddress = clientAddress(init.req) ?? '';
     this.principal = init.principal;
     this.attrs = init.attributes;
     this.ring = new FrameRing(runtime.settings.resumeBuffer);

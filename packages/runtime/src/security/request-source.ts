@@ -29,7 +29,7 @@ export function recordSource(req: IncomingMessage, source: RequestSource): void 
 export function requestSource(req: IncomingMessage): RequestSource {
   return sources.get(req) ?? {
     clientAddress: req.socket?.remoteAddress,
-    host: req.headers.host?.toLowerCase(),
+    host: req.headers?.host?.toLowerCase(),
     protocol: (req.socket as { encrypted?: boolean } | undefined)?.encrypted ? 'https' : 'http',
     viaProxy: false,
     jsonDepth: DEFAULT_JSON_DEPTH,
@@ -46,7 +46,8 @@ export const DEFAULT_JSON_DEPTH = 64;
  * decision about the caller (the admin plane's loopback rule, per-address caps).
  */
 export function clientAddress(req: IncomingMessage): string | undefined {
-  return requestSource(req).clientAddress;
+  const recorded = sources.get(req);
+  return recorded ? recorded.clientAddress : req.socket?.remoteAddress;
 }
 
 /** The Host the client addressed (see `RequestSource.host`). */
