@@ -31,6 +31,10 @@ export interface ClusterStatus {
   unpublished: number;
   /** Broadcasts of other nodes that never reached this node. */
   lost: number;
+  /** Broadcasts missed while Redis was away and read back from the replay streams. */
+  recovered: number;
+  /** Local broadcasts waiting in the outbox for Redis. */
+  queued: number;
   pendingRequests: number;
 }
 
@@ -179,6 +183,8 @@ export class Cluster implements ClusterService {
       received: c.received,
       unpublished: c.unpublished,
       lost: c.lost,
+      recovered: c.recovered,
+      queued: c.queued,
       pendingRequests: rpc.pendingCount,
     };
   }

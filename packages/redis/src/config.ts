@@ -12,6 +12,8 @@ export const CLUSTER_CONFIG: ConfigSchema = {
   'fw.cluster.gap-timeout': { type: 'duration', default: 1000, description: 'How long a node holds back later broadcasts while waiting for a missing sequence before counting it lost' },
   'fw.cluster.reconnect-max-delay': { type: 'duration', default: 5000, description: 'Upper bound of the exponential backoff between Redis reconnect attempts' },
   'fw.cluster.shadow-broadcasters': { type: 'number', default: 1000, description: 'Broadcasters without local members whose recent cluster broadcasts (fw.broadcaster.replay-cache each) a node keeps, so clients failing over to it replay what they missed; 0 turns this off' },
+  'fw.cluster.replay-retention': { type: 'number', default: 10000, description: 'Broadcasts kept per broadcaster in its Redis Stream (XADD MAXLEN ~), read back by clients that resume on a restarted process or another node and by nodes recovering from a Redis outage; 0: no streams' },
+  'fw.cluster.outbox': { type: 'number', default: 10000, description: 'Local broadcasts a node holds while Redis is away and publishes, in order, once it is back (with replay streams); beyond it they reach only local members (counted unpublished); 0: off' },
   'fw.cluster.max-pending-requests': { type: 'number', default: 1000, description: 'Cross-node requests this node may have waiting for answers; more are refused' },
   'fw.cluster.shared-log.max-entries': { type: 'number', default: 10000, description: 'Entries kept in each shared log in Redis (audit log, coordination journal)' },
 };
@@ -29,4 +31,6 @@ export interface ClusterSettings {
   maxPendingRequests: number;
   shadowBroadcasters: number;
   sharedLogMaxEntries: number;
+  replayRetention: number;
+  outbox: number;
 }

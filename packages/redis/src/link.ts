@@ -40,7 +40,10 @@ export class RedisLink {
       },
     };
     this.cmd = new Redis(options.url, { ...base, enableAutoPipelining: true, connectionName: 'fw-cmd' });
-    this.sub = new Redis(options.url, { ...base, commandTimeout: undefined, connectionName: 'fw-sub' });
+    // No autoResubscribe: ioredis re-subscribes without handling a failure, and a Redis that goes
+    // away again at that moment crashes the process (an unhandled MaxRetriesPerRequestError).
+    // The cluster module subscribes again itself once the link is up (with the failure handled).
+    this.sub = new Redis(options.url, { ...base, commandTimeout: undefined, connectionName: 'fw-sub', autoResubscribe: false });
     for (const client of [this.cmd, this.sub]) {
       client.on('ready', () => this.update());
       client.on('close', () => this.update());

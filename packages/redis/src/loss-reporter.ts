@@ -5,12 +5,18 @@
 export class LossReporter {
   private unpublished = new Map<string, number>();
   private lost = new Map<string, number>();
+  private recovered = new Map<string, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly report: (detail: string, count: number) => void, private readonly every = 1000) {}
+  constructor(
+    private readonly report: (detail: string, count: number) => void,
+    private readonly every = 1000,
+    /** Recoveries are reported the same way (a `messages-recovered` event). */
+    private readonly reportRecovered: (detail: string, count: number) => void = () => {},
+  ) {}
 
-  add(kind: 'unpublished' | 'lost', broadcaster: string, count: number): void {
-    const map = kind === 'unpublished' ? this.unpublished : this.lost;
+  add(kind: 'unpublished' | 'lost' | 'recovered', broadcaster: string, count: number): void {
+    const map = kind === 'unpublished' ? this.unpublished : kind === 'lost' ? this.lost : this.recovered;
     map.set(broadcaster, (map.get(broadcaster) ?? 0) + count);
     this.timer ??= setTimeout(() => this.flush(), this.every);
   }
@@ -29,6 +35,13 @@ export class LossReporter {
       map.clear();
     }
     if (total > 0) this.report(parts.join('; '), total);
+    if (this.recovered.size > 0) {
+      let n = 0;
+      for (const c of this.recovered.values()) n += c;
+      const ids = [...this.recovered.keys()];
+      this.recovered.clear();
+      this.reportRecovered(`${n} broadcast(s) missed while Redis was away recovered from the replay streams on ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`, n);
+    }
   }
 
   close(): void {

@@ -37,7 +37,12 @@ export function readClusterSettings(fw: Framework): ClusterSettings {
     maxPendingRequests: c.get<number>('fw.cluster.max-pending-requests'),
     shadowBroadcasters: c.get<number>('fw.cluster.shadow-broadcasters'),
     sharedLogMaxEntries: c.get<number>('fw.cluster.shared-log.max-entries'),
+    replayRetention: c.get<number>('fw.cluster.replay-retention'),
+    outbox: c.get<number>('fw.cluster.outbox'),
   };
+  for (const key of ['replayRetention', 'outbox'] as const) {
+    if (!Number.isInteger(settings[key]) || settings[key] < 0) throw new ClusterConfigError(`fw.cluster: ${key} must be a non-negative integer, got ${settings[key]}`);
+  }
   if (!Number.isInteger(settings.shadowBroadcasters) || settings.shadowBroadcasters < 0) {
     throw new ClusterConfigError(`fw.cluster.shadow-broadcasters must be a non-negative integer, got ${settings.shadowBroadcasters}`);
   }
@@ -73,13 +78,14 @@ export class ClusterModule implements FrameworkModule {
     const s = readClusterSettings(fw);
     this.runtime = fw.runtime;
     this.epochKey = `${s.prefix}:epoch`;
-    const emit = (change: 'redis-down' | 'redis-up' | 'node-joined' | 'node-left' | 'messages-lost', detail: string, lost?: number): void => {
-      fw.events.emit('ClusterChanged', { node: s.nodeId, change, detail, ...(lost !== undefined ? { lost } : {}) });
+    const emit = (change: 'redis-down' | 'redis-up' | 'node-joined' | 'node-left' | 'messages-lost' | 'messages-recovered', detail: string, count?: number): void => {
+      const n = count === undefined ? {} : change === 'messages-recovered' ? { recovered: count } : { lost: count };
+      fw.events.emit('ClusterChanged', { node: s.nodeId, change, detail, ...n });
     };
     const reporter = (this.reporter = new LossReporter((detail, lost) => {
       console.warn(`[fw] cluster ${s.nodeId}: ${detail}`);
       emit('messages-lost', detail, lost);
-    }));
+    }, 1000, (detail, recovered) => emit('messages-recovered', detail, recovered)));
     const link = (this.link = new RedisLink({
       url: s.redisUrl,
       requestTimeout: s.requestTimeout,
@@ -92,7 +98,10 @@ export class ClusterModule implements FrameworkModule {
       gapTimeout: s.gapTimeout,
       shadowSize: fw.config.get<number>('fw.broadcaster.replay-cache'),
       shadowBroadcasters: s.shadowBroadcasters,
+      retention: s.replayRetention,
+      outboxLimit: s.outbox,
       onLoss: (kind, id, n) => reporter.add(kind, id, n),
+      onRecovered: (id, n) => reporter.add('recovered', id, n),
     }));
     const rpc = (this.rpc = new Rpc(link, { prefix: s.prefix, nodeId: s.nodeId, timeout: s.requestTimeout, maxPending: s.maxPendingRequests }));
     const startedAt = new Date().toISOString();
@@ -142,6 +151,8 @@ export class ClusterModule implements FrameworkModule {
       log: <T extends object>(name: string) => this.log(s, name) as SharedLog<Stamped<T>>,
     });
     fw.runtime.adapter = broadcast;
+    // Clients that come back with `since` (a restarted process, another node) read the streams.
+    fw.runtime.replayStore = broadcast.store;
     fw.services.provide('cluster', this.service);
     // Not ready while Redis is away: a balancer then sends new clients to a node that can reach
     // the rest of the cluster (this one goes on delivering locally meanwhile).

@@ -10,7 +10,10 @@ export interface SequencerSink {
   /** The next sequence the local broadcaster expects, or undefined when this node has none. */
   expected(broadcaster: string): number | undefined;
   deliver(broadcaster: string, payload: string, bid: number): void;
-  lost(broadcaster: string, count: number, why: 'gap' | 'stale'): void;
+  /** `from`/`to`: the missing sequences of a gap (a stale message has none: it was counted as a gap already). */
+  lost(broadcaster: string, count: number, why: 'gap' | 'stale', from?: number, to?: number): void;
+  /** Whether this sequence was delivered here already (a repeat, not a loss). */
+  delivered?(broadcaster: string, bid: number): boolean;
 }
 
 interface Stream {
@@ -21,6 +24,8 @@ interface Stream {
 
 export class Sequencer {
   private readonly streams = new Map<string, Stream>();
+  /** While paused (Redis away, a recovery under way) nothing is given up on: gaps may still be filled. */
+  private paused = false;
 
   constructor(private readonly sink: SequencerSink, private readonly gapTimeout: number, private readonly maxHeld = 10_000) {}
 
@@ -41,11 +46,14 @@ export class Sequencer {
       this.streams.set(broadcaster, s);
     }
     if (expected > s.next) this.catchUp(broadcaster, s, expected);
-    if (bid < s.next) return this.sink.lost(broadcaster, 1, 'stale');
+    if (bid < s.next) {
+      if (this.sink.delivered?.(broadcaster, bid)) return; // a repeat (a recovery read, a retried publish)
+      return this.sink.lost(broadcaster, 1, 'stale');
+    }
     if (bid > s.next) {
       s.held.set(bid, payload);
       if (s.held.size > this.maxHeld) return this.skipGap(broadcaster, s);
-      s.timer ??= setTimeout(() => this.skipGap(broadcaster, s), this.gapTimeout);
+      if (!this.paused) s.timer ??= setTimeout(() => this.skipGap(broadcaster, s), this.gapTimeout);
       return;
     }
     this.sink.deliver(broadcaster, payload, bid);
@@ -78,15 +86,43 @@ export class Sequencer {
     if (!s) this.streams.set(broadcaster, (s = { next: expected, held: new Map(), timer: undefined }));
     if (expected > s.next) this.catchUp(broadcaster, s, expected);
     if (upTo < s.next) return;
-    const missing = upTo + 1 - s.next - [...s.held.keys()].filter((bid) => bid <= upTo).length;
-    if (missing > 0) this.sink.lost(broadcaster, missing, 'gap');
-    s.next = upTo + 1;
-    for (const bid of [...s.held.keys()].sort((x, y) => x - y)) {
-      if (bid > upTo) break;
-      this.sink.deliver(broadcaster, s.held.get(bid)!, bid);
+    let missingFrom = 0;
+    for (let bid = s.next; bid <= upTo; bid++) {
+      const payload = s.held.get(bid);
+      if (payload === undefined) {
+        if (missingFrom === 0) missingFrom = bid;
+        continue;
+      }
+      if (missingFrom > 0) this.sink.lost(broadcaster, bid - missingFrom, 'gap', missingFrom, bid - 1);
+      missingFrom = 0;
       s.held.delete(bid);
+      this.sink.deliver(broadcaster, payload, bid);
     }
+    if (missingFrom > 0) this.sink.lost(broadcaster, upTo + 1 - missingFrom, 'gap', missingFrom, upTo);
+    s.next = upTo + 1;
     this.drain(broadcaster, s);
+  }
+
+  /** Stops giving up on gaps (Redis is away: a recovery from the replay store may still fill them). */
+  pause(): void {
+    this.paused = true;
+    for (const s of this.streams.values()) {
+      clearTimeout(s.timer);
+      s.timer = undefined;
+    }
+  }
+
+  /** Gives up on gaps again, a gap timeout from now. */
+  resume(): void {
+    this.paused = false;
+    for (const [id, s] of this.streams) {
+      if (s.held.size > 0) s.timer ??= setTimeout(() => this.skipGap(id, s), this.gapTimeout);
+    }
+  }
+
+  /** The next sequence this node waits for on a broadcaster (undefined: it has none). */
+  nextOf(broadcaster: string): number | undefined {
+    return this.streams.get(broadcaster)?.next ?? this.sink.expected(broadcaster);
   }
 
   /** Releases everything held back, counting the gaps (Redis went away: they will not come). */
@@ -139,10 +175,10 @@ export class Sequencer {
     do {
       if (s.held.size === 0) return;
       const oldest = Math.min(...s.held.keys());
-      if (oldest > s.next) this.sink.lost(broadcaster, oldest - s.next, 'gap');
+      if (oldest > s.next) this.sink.lost(broadcaster, oldest - s.next, 'gap', s.next, oldest - 1);
       s.next = oldest;
       this.drain(broadcaster, s);
     } while (all);
-    if (s.held.size > 0) s.timer = setTimeout(() => this.skipGap(broadcaster, s), this.gapTimeout);
+    if (s.held.size > 0 && !this.paused) s.timer = setTimeout(() => this.skipGap(broadcaster, s), this.gapTimeout);
   }
 }

@@ -1,7 +1,10 @@
 /** Shared helpers of the cluster tests: real Redis, fw nodes in child processes, a throwaway Redis. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect as netConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REDIS_URL = process.env.FW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -40,8 +43,8 @@ export interface FwNode {
   exited: Promise<number | null>;
 }
 
-export async function startNode(redisUrl: string, prefix: string, id: string, extra: string[] = []): Promise<FwNode> {
-  const proc = spawn(process.execPath, [FIXTURE, redisUrl, prefix, id, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startNode(redisUrl: string, prefix: string, id: string, extra: string[] = [], listenPort = 0): Promise<FwNode> {
+  const proc = spawn(process.execPath, [FIXTURE, redisUrl, prefix, id, ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FW_TEST_PORT: String(listenPort) } });
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
@@ -109,15 +112,27 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** A throwaway redis-server (no persistence) the test may kill and restart. */
+/**
+ * A throwaway redis-server the test may kill and restart: without persistence by default, or
+ * (`persistent`) with an append-only file fsynced on every write in a temporary directory, so a
+ * restarted Redis has every key and stream it had.
+ */
 export class ThrowawayRedis {
   private proc: ChildProcess | undefined;
+  private dir: string | undefined;
   private constructor(readonly port: number) {}
 
-  static async start(): Promise<ThrowawayRedis> {
+  static async start(persistent = false): Promise<ThrowawayRedis> {
     const r = new ThrowawayRedis(await freePort());
+    if (persistent) r.dir = mkdtempSync(join(tmpdir(), 'fw-redis-'));
     await r.start();
     return r;
+  }
+
+  /** Stops it for good and removes its files. */
+  async dispose(): Promise<void> {
+    await this.stop();
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
   }
 
   get url(): string {
@@ -125,7 +140,8 @@ export class ThrowawayRedis {
   }
 
   async start(): Promise<void> {
-    this.proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const persistence = this.dir ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.dir] : ['--appendonly', 'no'];
+    this.proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...persistence], { stdio: 'ignore' });
     await waitFor('throwaway redis', async () => ((await redisAvailable(this.url)) ? true : undefined), 5000);
   }
 

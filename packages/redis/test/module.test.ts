@@ -36,8 +36,8 @@ test('bad cluster configuration is refused at install with invalid_config', asyn
   await ok.close();
 });
 
-test('Redis unreachable at start: the node starts alone, local delivery goes on, counted as unpublished', async () => {
-  const fw = framework({ 'fw.cluster.redis-url': `redis://127.0.0.1:${await freePort()}`, 'fw.cluster.request-timeout': 100, 'fw.cluster.node-id': 'alone' });
+test('Redis unreachable at start: the node starts alone; its broadcasts wait in the outbox, or beyond it (here: off) go local only, counted as unpublished', async () => {
+  const fw = framework({ 'fw.cluster.redis-url': `redis://127.0.0.1:${await freePort()}`, 'fw.cluster.request-timeout': 100, 'fw.cluster.node-id': 'alone', 'fw.cluster.outbox': 1 });
   const warn = console.warn;
   console.warn = () => undefined;
   try {
@@ -48,7 +48,10 @@ test('Redis unreachable at start: the node starts alone, local delivery goes on,
     const events: string[] = [];
     fw.events.on('ClusterChanged', (e) => events.push(`${e.change}:${e.lost}`));
     b.deliverSequenced('first', 1);
-    b.broadcast('local only');
+    b.broadcast('queued');
+    assert.equal(b.cache.get(2), undefined, 'held for Redis, not delivered yet');
+    assert.equal(cluster.status().queued, 1);
+    b.broadcast('local only'); // the outbox (1) is full
     assert.equal(b.cache.get(2)?.payload, 'local only', 'delivered locally with the next sequence');
     assert.equal(cluster.status().unpublished, 1);
     assert.deepEqual((await cluster.disconnect('3f1c6a7e-0000-4000-8000-000000000000')).outcome, 'not_found');

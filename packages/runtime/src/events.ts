@@ -23,7 +23,7 @@ export interface FwEventMap {
    * Not in the spec's eleven: cluster mode (`@fw/redis`) reports Redis going down / coming back,
    * nodes joining / leaving, and cross-node messages lost, so no loss is ever silent.
    */
-  ClusterChanged: { node: string; change: 'redis-down' | 'redis-up' | 'node-joined' | 'node-left' | 'messages-lost'; detail: string; lost?: number };
+  ClusterChanged: { node: string; change: 'redis-down' | 'redis-up' | 'node-joined' | 'node-left' | 'messages-lost' | 'messages-recovered'; detail: string; lost?: number; recovered?: number };
 }
 
 export type FwEventType = keyof FwEventMap;

@@ -191,11 +191,15 @@ export class FwBroadcaster implements Broadcaster {
   private recoverFromStore(resource: FwResource, lastBid: number, store: ReplayStore): void {
     resource.holdBroadcaster(this.id);
     resource.recoveryPending(1);
+    // The hold ends before the replay is delivered (the replay must not be held itself); the
+    // held live messages follow it.
+    let held: Outgoing[] = [];
     const done = (last: number): void => {
-      resource.release(this.id, last);
+      resource.deliverHeld(this.id, held, last);
       resource.recoveryPending(-1);
     };
     store.read(this.id, lastBid).then(({ entries, first }) => {
+      held = resource.endHold(this.id);
       if (resource.closed) return done(lastBid);
       let expect = lastBid + 1;
       if (first > expect) {
@@ -211,6 +215,7 @@ export class FwBroadcaster implements Broadcaster {
       done(expect - 1);
     }, (err: unknown) => {
       // The store is unreachable: fall back on what this process holds (its gaps said as usual).
+      held = resource.endHold(this.id);
       console.warn(`[fw] replay store read for ${this.id} failed: ${(err as Error).message}`);
       let last = lastBid;
       if (lastBid + 1 < this.cache.first) {

@@ -355,12 +355,17 @@ export class FwResource implements Resource {
     (this.holding ??= new Map()).set(broadcaster, []);
   }
 
-  /** Ends a hold: the held messages newer than `after` are delivered, in order. Returns the last sequence delivered. */
-  release(broadcaster: string, after: number): number {
+  /** Ends a hold, returning what was held (to deliver after the replay with `deliverHeld`). */
+  endHold(broadcaster: string): Outgoing[] {
     const held = this.holding?.get(broadcaster);
-    if (held === undefined) return after;
+    if (held === undefined) return [];
     this.holding!.delete(broadcaster);
     if (this.holding!.size === 0) this.holding = undefined;
+    return held;
+  }
+
+  /** Delivers held live messages newer than `after`, in order; a jump past `after` + 1 is a gap. */
+  deliverHeld(broadcaster: string, held: readonly Outgoing[], after: number): void {
     let last = after;
     for (const out of held) {
       if (out.bid !== undefined && out.bid <= last) continue;
@@ -370,7 +375,6 @@ export class FwResource implements Resource {
       this.deliver(out);
       if (out.bid !== undefined) last = out.bid;
     }
-    return last;
   }
 
   private hold(out: Outgoing): boolean {

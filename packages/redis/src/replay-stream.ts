@@ -1,0 +1,52 @@
+import type { ReplayEntry, ReplayRead, ReplayStore } from '@fw/runtime';
+import type { Redis } from 'ioredis';
+import { decodeEnvelope } from './envelope.js';
+
+/**
+ * The durable replay store of a cluster: one Redis Stream per broadcaster (`<prefix>:stream:<id>`),
+ * written by the publish script in the same atomic step that assigns the broadcast its sequence
+ * (`XADD … MAXLEN ~ <retention> <bid>-1`), so the stream holds exactly what the cluster
+ * published, in order, under stream ids that are the sequences. A client that comes back on a
+ * restarted process or on another node reads what it missed with `XRANGE <cursor+1>-0 +`.
+ */
+export class StreamReplayStore implements ReplayStore {
+  constructor(private readonly redis: Redis, private readonly prefix: string, private readonly retention: number) {}
+
+  key(broadcaster: string): string {
+    return streamKey(this.prefix, broadcaster);
+  }
+
+  async read(broadcaster: string, after: number): Promise<ReplayRead> {
+    const key = this.key(broadcaster);
+    const [oldest, rows] = await Promise.all([
+      this.redis.xrange(key, '-', '+', 'COUNT', 1),
+      this.redis.xrange(key, `${after + 1}-0`, '+', 'COUNT', this.retention),
+    ]);
+    const entries: ReplayEntry[] = [];
+    for (const [id, fields] of rows) {
+      const entry = toEntry(id, fields);
+      if (entry !== undefined) entries.push(entry);
+    }
+    return { entries, first: oldest.length > 0 ? sequenceOf(oldest[0]![0]) : 0 };
+  }
+}
+
+export function streamKey(prefix: string, broadcaster: string): string {
+  return `${prefix}:stream:${broadcaster}`;
+}
+
+/** The broadcaster sequence of a stream id (`<bid>-1`). */
+export function sequenceOf(id: string): number {
+  return Number(id.slice(0, id.indexOf('-')));
+}
+
+/** A stream entry: field `e` is the channel envelope's body (`<node> <id length> <id><payload>`). */
+export function toEntry(id: string, fields: string[]): ReplayEntry | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (fields[i] !== 'e') continue;
+    const bid = sequenceOf(id);
+    const e = decodeEnvelope(`${bid} ${fields[i + 1]}`);
+    return e && { bid, payload: e.payload };
+  }
+  return undefined;
+}
