@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport, type VersionNegotiationMode } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startFixture } from './fixtures/conformance-server.js';
 
 /**
@@ -52,6 +54,31 @@ for (const [label, mode, expected] of modes) {
 
       const prompt = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } });
       assert.deepEqual(prompt.messages, [{ role: 'user', content: { type: 'text', text: "Prompt with arguments: arg1='a', arg2='b'" } }]);
+    } finally {
+      await client.close();
+      await fw.close();
+    }
+  });
+}
+
+const bridge = fileURLToPath(new URL('../src/bin/stdio-bridge.js', import.meta.url));
+
+for (const [label, mode, expected] of modes) {
+  test(`SDK v2 client (${label}) over stdio through fw-mcp-stdio-bridge`, async () => {
+    const { fw, url } = await startFixture();
+    const client = new Client({ name: 'sdk-v2-stdio', version: '1.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode } });
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }));
+    try {
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [bridge, url], stderr: 'pipe' }));
+      assert.equal(client.getNegotiatedProtocolVersion(), expected);
+      const call = await client.callTool({ name: 'test_simple_text', arguments: {} });
+      assert.deepEqual(call.content, [{ type: 'text', text: 'This is a simple text response for testing.' }]);
+      const hello = await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
+      assert.deepEqual(hello.content, [{ type: 'text', text: 'Hello, Grace!' }]);
+      const read = await client.readResource({ uri: 'test://static-text' });
+      assert.equal((read.contents[0] as { text?: string }).text, 'This is the content of the static text resource.');
+      const prompt = await client.getPrompt({ name: 'test_simple_prompt' });
+      assert.equal(prompt.messages.length, 1);
     } finally {
       await client.close();
       await fw.close();

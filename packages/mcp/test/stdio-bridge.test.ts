@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { McpRegistry } from '../src/index.js';
+import { FwError } from '@fw/runtime';
+import { McpRegistry, ToolRegistry } from '../src/index.js';
 import { initBody, rpc, startEdge } from './helpers.js';
 
 const bridge = fileURLToPath(new URL('../src/bin/stdio-bridge.js', import.meta.url));
 
-function startBridge(url: string) {
-  const child = spawn(process.execPath, [bridge, url], { stdio: ['pipe', 'pipe', 'pipe'] });
+function startBridge(url: string, args: string[] = [], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [bridge, ...args, url], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const lines: string[] = [];
   let stderr = '';
   let buf = '';
@@ -58,7 +59,7 @@ function startBridge(url: string) {
 
 test('stdio bridge: stdout carries only JSON-RPC lines; GET-stream messages are forwarded; a 404 re-initializes transparently', async () => {
   const { fw, port, mounted } = await startEdge();
-  const b = startBridge(`http://127.0.0.1:${port}/t`);
+  const b = startBridge(`http://127.0.0.1:${port}/t`, ['--verbose']);
   try {
     b.send(initBody('2025-06-18', 1));
     await b.waitFor((m) => m.id === 1);
@@ -139,4 +140,91 @@ test('stdio bridge: exit 3 with a message when the server is unreachable', async
   clearTimeout(timer);
   assert.match(b.stderr(), /cannot reach http:\/\/127\.0\.0\.1:\d+\/mcp: ECONNREFUSED/);
   assert.deepEqual(b.lines, []);
+});
+
+test('stdio bridge: --help on stdout (exit 0); a malformed --header is a usage error (exit 2)', async () => {
+  const help = spawn(process.execPath, [bridge, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  help.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  assert.equal(await new Promise((r) => help.on('exit', r)), 0);
+  assert.match(out, /--header 'Name: value'/);
+  assert.match(out, /FW_MCP_BRIDGE_TOKEN/);
+  for (const bad of [['--header', 'no-colon'], ['--header', 'mcp-session-id: x'], ['--bogus']]) {
+    const child = spawn(process.execPath, [bridge, ...bad, 'http://127.0.0.1:1/mcp'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    assert.equal(await new Promise((r) => child.on('exit', r)), 2, bad.join(' '));
+    assert.match(err, /fw-mcp-stdio-bridge: /);
+  }
+});
+
+test('stdio bridge: a credential by --header or FW_MCP_BRIDGE_TOKEN reaches the server; quiet by default', async () => {
+  const seen: string[] = [];
+  const { fw, port } = await startEdge({}, {
+    principalResolver: (req) => {
+      const auth = req.headers.authorization;
+      seen.push(String(auth));
+      if (auth !== 'Bearer s3cret') throw new FwError('unauthorized', 'a bearer token is required', 401);
+      return { id: 'bridge-user', roles: [] };
+    },
+  });
+  try {
+    for (const [args, env] of [[['--header', 'Authorization: Bearer s3cret'], {}], [[], { FW_MCP_BRIDGE_TOKEN: 's3cret' }]] as [string[], Record<string, string>][]) {
+      const b = startBridge(`http://127.0.0.1:${port}/t`, args, env);
+      b.send(initBody('2025-11-25', 1));
+      assert.ok((await b.waitFor((m) => m.id === 1)).result);
+      b.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+      b.send(rpc('tools/call', { name: 'echo', arguments: { text: 'auth' } }, 2));
+      assert.match(JSON.stringify(await b.waitFor((m) => m.id === 2)), /"text":"auth"/);
+      b.end();
+      assert.equal(await b.exited, 0);
+      assert.equal(b.stderr(), '', 'nothing on stderr without --verbose');
+    }
+    const anonymous = startBridge(`http://127.0.0.1:${port}/t`);
+    anonymous.send(initBody('2025-11-25', 1));
+    const refused = await anonymous.waitFor((m) => m.id === 1);
+    assert.match(String((refused.error as { message: string }).message), /HTTP 401/);
+    anonymous.end();
+    await anonymous.exited;
+    assert.ok(seen.includes('Bearer s3cret'));
+  } finally {
+    await fw.close();
+  }
+});
+
+test('stdio bridge: 2026-07-28 requests go statelessly with the metadata headers (Mcp-Name in Base64 when needed, x-mcp-header learnt on a HeaderMismatch); cancel closes the stream', async () => {
+  const { fw, port, mounted } = await startEdge();
+  const registry = new ToolRegistry('programmatic');
+  let cancelled = 0;
+  let started!: () => void;
+  const waitStarted = new Promise<void>((r) => (started = r));
+  registry.registerTool({ name: 'wo', params: [{ name: 'city', schema: { type: 'string', 'x-mcp-header': 'City' } }], handler: (args) => `weather in ${String(args.city)}` });
+  registry.registerTool({ name: 'outil_é', handler: () => 'accentué' });
+  registry.registerTool({ name: 'wait', handler: (_a, ctx) => new Promise((resolve) => { ctx.signal.addEventListener('abort', () => { cancelled++; resolve('x'); }); started(); }) });
+  mounted.endpoint.catalog.add(registry);
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+  const b = startBridge(`http://127.0.0.1:${port}/t`);
+  try {
+    b.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } }));
+    const discovered = (await b.waitFor((m) => m.id === 1)).result as { supportedVersions: string[] };
+    assert.ok(discovered.supportedVersions.includes('2026-07-28'));
+    b.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'wo', arguments: { city: 'Zürich' }, _meta: meta } }));
+    assert.match(JSON.stringify(await b.waitFor((m) => m.id === 2)), /weather in Zürich/);
+    b.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'outil_é', arguments: {}, _meta: meta } }));
+    const accent = await b.waitFor((m) => m.id === 3);
+    assert.equal((accent.result as { resultType: string }).resultType, 'complete');
+    b.send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping', params: { _meta: meta } }));
+    assert.equal(((await b.waitFor((m) => m.id === 4)).error as { code: number }).code, -32601);
+    b.send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'wait', arguments: {}, _meta: meta } }));
+    await waitStarted;
+    b.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } }));
+    for (let i = 0; i < 100 && cancelled === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(cancelled, 1);
+    assert.equal(mounted.endpoint.stats().sessions, 0, 'no session was opened');
+    b.end();
+    assert.equal(await b.exited, 0);
+    assert.ok(!b.lines.some((l) => (JSON.parse(l) as { id?: unknown }).id === 5), 'a cancelled request gets no answer');
+  } finally {
+    await fw.close();
+  }
 });

@@ -1,13 +1,21 @@
 #!/usr/bin/env node
 /**
- * fw-mcp-stdio-bridge <url>: lets a stdio-only MCP client (a desktop assistant) talk to an fw
- * Streamable HTTP endpoint. One JSON-RPC message per stdin line is POSTed; every message the
- * server sends back (JSON or SSE, and the GET stream's server-initiated messages) is written to
- * stdout, one per line, and nothing else ever is. Diagnostics go to stderr.
+ * fw-mcp-stdio-bridge [options] <url>: lets a stdio-only MCP client (a desktop assistant) talk
+ * to an fw Streamable HTTP endpoint, in both eras. One JSON-RPC message per stdin line is
+ * POSTed; every message the server sends back (JSON or SSE, and a legacy session's GET-stream
+ * messages) is written to stdout, one per line, and nothing else ever is. Quiet by default:
+ * stderr carries fatal errors only, diagnostics with --verbose. `--header` and
+ * FW_MCP_BRIDGE_TOKEN carry a credential. `--help` explains all of it.
+ *
+ * A message with the 2026-07-28 `_meta` envelope is sent statelessly with the request metadata
+ * headers that revision requires; `notifications/cancelled` for it closes its HTTP stream, which
+ * is how Streamable HTTP cancels. An `initialize` opens a legacy session as before.
  *
  * Exit codes: 0 stdin closed, 2 bad usage or URL, 3 server unreachable.
  */
 import { createInterface } from 'node:readline';
+import { parseArgs, USAGE } from './bridge-options.js';
+import { ModernHeaders } from './modern-headers.js';
 
 const EXIT_USAGE = 2;
 const EXIT_UNREACHABLE = 3;
@@ -19,19 +27,27 @@ function fail(code: number, text: string): never {
   process.exit(code);
 }
 
-function parseTarget(arg: string | undefined): URL {
-  if (!arg) fail(EXIT_USAGE, 'usage: fw-mcp-stdio-bridge <http(s)://host:port/mcp>');
-  let url: URL;
-  try {
-    url = new URL(arg);
-  } catch {
-    fail(EXIT_USAGE, `not a URL: '${arg}'`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(EXIT_USAGE, `the URL must be http:// or https://, got '${arg}'`);
-  return url;
+const parsed = parseArgs(process.argv.slice(2), process.env);
+if (parsed.kind === 'help') {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+if (parsed.kind === 'error') {
+  process.stderr.write(`fw-mcp-stdio-bridge: ${parsed.message}\n`);
+  fail(EXIT_USAGE, 'usage: fw-mcp-stdio-bridge [--header \'Name: value\'] [--verbose] <http(s)://host:port/mcp> (--help for details)');
+}
+const { url, headers: extraHeaders, verbose } = parsed.options;
+
+/** A diagnostic: on stderr with --verbose, dropped otherwise (stdout is the protocol's). */
+function log(text: string): void {
+  if (verbose) process.stderr.write(`fw-mcp-stdio-bridge: ${text}\n`);
 }
 
-const url = parseTarget(process.argv[2]);
+const modernHeaders = new ModernHeaders();
+/** 2026-07-28 requests (and subscriptions) in flight, by id: cancelling one aborts its HTTP exchange. */
+const modernInFlight = new Map<string | number, AbortController>();
+/** Ids of open subscriptions/listen requests. */
+const listens = new Set<string | number>();
 let sessionId: string | undefined;
 let protocolVersion: string | undefined;
 let initRequest: Message | undefined;
@@ -49,6 +65,7 @@ function emit(message: unknown): void {
 
 function headers(): Record<string, string> {
   return {
+    ...extraHeaders,
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
     ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
@@ -78,10 +95,11 @@ async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<st
 }
 
 /** Forwards a response body (JSON or SSE) to stdout; `swallow` drops the answer to one id. */
-async function forward(res: Response, swallow?: string | number): Promise<void> {
+async function forward(res: Response, swallow?: string | number, tap?: (m: unknown) => void): Promise<void> {
   const type = res.headers.get('content-type') ?? '';
   const out = (m: unknown) => {
     if (swallow !== undefined && (m as Message)?.id === swallow && !('method' in (m as Message))) return;
+    tap?.(m);
     emit(m);
   };
   if (type.includes('text/event-stream') && res.body) {
@@ -89,7 +107,7 @@ async function forward(res: Response, swallow?: string | number): Promise<void> 
       try {
         out(JSON.parse(data));
       } catch {
-        process.stderr.write(`fw-mcp-stdio-bridge: ignored a non-JSON SSE event\n`);
+        log('ignored a non-JSON SSE event');
       }
     }
   } else if (type.includes('json')) {
@@ -123,7 +141,7 @@ async function post(message: Message | Message[], allowReinit = true): Promise<R
 /** The server forgot our session (restart, reaper): open a new one with the client's own initialize. */
 function reinitialize(): Promise<void> {
   reinitializing ??= (async () => {
-    process.stderr.write('fw-mcp-stdio-bridge: session expired; re-initializing\n');
+    log('session expired; re-initializing');
     sessionId = undefined;
     getStream?.abort();
     const id = `fw-bridge-reinit-${++reinitCount}`;
@@ -163,6 +181,69 @@ function openGetStream(): void {
   })();
 }
 
+function isModern(m: Message | undefined): boolean {
+  const meta = (m?.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  return !!meta && typeof meta === 'object' && typeof meta['io.modelcontextprotocol/protocolVersion'] === 'string';
+}
+
+function modernPost(message: Message, signal: AbortSignal): Promise<Response> {
+  const h = { ...extraHeaders, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...modernHeaders.for(message) };
+  return fetch(url, { method: 'POST', headers: h, body: JSON.stringify(message), signal });
+}
+
+/** A 2026-07-28 request: no session; cancelled by aborting its exchange. */
+async function handleModern(message: Message): Promise<void> {
+  const id = message.id;
+  const controller = new AbortController();
+  if (id !== undefined) modernInFlight.set(id, controller);
+  if (id !== undefined && message.method === 'subscriptions/listen') listens.add(id);
+  try {
+    let res = await modernPost(message, controller.signal);
+    const name = (message.params as { name?: unknown } | undefined)?.name;
+    if (res.status === 400 && message.method === 'tools/call' && typeof name === 'string' && !modernHeaders.knows(name)) {
+      // A HeaderMismatch for a tool whose x-mcp-header parameters we never saw: learn them from
+      // tools/list and retry once (transports/streamable-http "Client Behavior").
+      const body = await res.clone().json().catch(() => undefined) as { error?: { code?: number } } | undefined;
+      if (body?.error?.code === -32020) {
+        await res.arrayBuffer();
+        await learnTools(message, controller.signal);
+        res = await modernPost(message, controller.signal);
+      }
+    }
+    await respond(res, message, (m) => {
+      if (message.method === 'tools/list' && (m as Message).id === id) modernHeaders.learn((m as { result?: unknown }).result);
+    });
+  } catch (err) {
+    if (controller.signal.aborted) return;
+    fail(EXIT_UNREACHABLE, `cannot reach ${url.href}: ${describe(err)}`);
+  } finally {
+    if (id !== undefined && modernInFlight.get(id) === controller) modernInFlight.delete(id);
+    if (id !== undefined) listens.delete(id);
+  }
+}
+
+let learnCount = 0;
+async function learnTools(like: Message, signal: AbortSignal): Promise<void> {
+  const meta = (like.params as { _meta?: unknown })._meta;
+  const request: Message = { jsonrpc: '2.0', id: `fw-bridge-tools-${++learnCount}`, method: 'tools/list', params: { _meta: meta } };
+  const res = await modernPost(request, signal);
+  if (!res.ok) {
+    await res.arrayBuffer();
+    return;
+  }
+  const type = res.headers.get('content-type') ?? '';
+  const answer = type.includes('text/event-stream') && res.body
+    ? await (async () => {
+      for await (const data of sseMessages(res.body as ReadableStream<Uint8Array>)) {
+        const m = JSON.parse(data) as Message;
+        if (m.id === request.id) return m;
+      }
+      return undefined;
+    })()
+    : (await res.json()) as Message;
+  modernHeaders.learn((answer as { result?: unknown } | undefined)?.result);
+}
+
 async function handle(line: string): Promise<void> {
   let message: Message | Message[];
   try {
@@ -172,6 +253,16 @@ async function handle(line: string): Promise<void> {
     return;
   }
   const single = Array.isArray(message) ? undefined : message;
+  if (single?.method === 'notifications/cancelled') {
+    const target = (single.params as { requestId?: unknown } | undefined)?.requestId;
+    const controller = typeof target === 'string' || typeof target === 'number' ? modernInFlight.get(target) : undefined;
+    if (controller) {
+      // Streamable HTTP under 2026-07-28: closing the request's stream is the cancellation.
+      controller.abort();
+      return;
+    }
+  }
+  if (single && !sessionId && single.method !== 'initialize' && isModern(single)) return handleModern(single);
   if (single?.method === 'initialize') {
     initRequest = single;
     let release!: () => void;
@@ -196,7 +287,7 @@ async function handle(line: string): Promise<void> {
   }
 }
 
-async function respond(res: Response, request: Message | undefined): Promise<void> {
+async function respond(res: Response, request: Message | undefined, tap?: (m: unknown) => void): Promise<void> {
   if (res.status === 202) {
     await res.arrayBuffer();
     return;
@@ -207,7 +298,7 @@ async function respond(res: Response, request: Message | undefined): Promise<voi
       const match = /"protocolVersion"\s*:\s*"([^"]+)"/.exec(text);
       if (match) protocolVersion = match[1];
     }
-    await forward(res);
+    await forward(res, undefined, tap);
     return;
   }
   const text = await res.text();
@@ -225,7 +316,7 @@ async function respond(res: Response, request: Message | undefined): Promise<voi
   } catch {
     // not JSON: keep the text
   }
-  process.stderr.write(`fw-mcp-stdio-bridge: HTTP ${res.status}: ${detail}\n`);
+  log(`HTTP ${res.status}: ${detail}`);
   // A request must get an answer, or the client waits forever.
   if (request?.id !== undefined && request.method) emit({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: `HTTP ${res.status}: ${detail}` } });
 }
@@ -235,7 +326,7 @@ const inFlight = new Set<Promise<void>>();
 rl.on('line', (line) => {
   if (!line.trim()) return;
   const p = handle(line).catch((err: Error) => {
-    process.stderr.write(`fw-mcp-stdio-bridge: ${err.message}\n`);
+    log(err.message);
   });
   inFlight.add(p);
   void p.finally(() => inFlight.delete(p));
@@ -243,6 +334,8 @@ rl.on('line', (line) => {
 rl.on('close', () => {
   closing = true;
   void (async () => {
+    // Open subscriptions/listen streams never end by themselves: stdin closing ends them.
+    for (const id of listens) modernInFlight.get(id)?.abort();
     await Promise.allSettled([...inFlight]);
     getStream?.abort();
     if (sessionId) {
