@@ -95,3 +95,29 @@ for (const { name, config, auth } of CONFIGURATIONS) {
     });
   });
 }
+
+describe('fw.limits.json-depth at its edge', () => {
+  let target: Target;
+  before(async () => {
+    target = await startTarget({ 'fw.limits.json-depth': 4 });
+  });
+  after(() => target.close());
+
+  it('a body nested exactly at the limit is read; one level more is 400 json_too_deep (HTTP and JSON-RPC)', async () => {
+    const at = JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'x', meta: [[[]]] }); // 1 + 3 levels
+    const over = JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'x', meta: [[[[]]]] });
+    const ok = await send(target, 'POST', '/api/admin/broadcasters/broadcast', JSON_TYPE, at);
+    assert.notEqual(ok.json().code, 'json_too_deep', ok.text);
+    assert.ok(ok.status < 500, ok.text);
+    const refused = await send(target, 'POST', '/api/admin/broadcasters/broadcast', JSON_TYPE, over);
+    assert.equal(refused.status, 400);
+    assert.equal(refused.json().code, 'json_too_deep');
+    // JSON-RPC: 4 levels in all (envelope, params, x, b) pass; 5 do not.
+    const initialize = (inner: unknown): string => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'edge', version: '1' }, x: inner } });
+    const mcpOk = await send(target, 'POST', '/mcp', MCP_HEADERS, initialize({ b: [] }));
+    assert.equal(mcpOk.status, 200, mcpOk.text);
+    const mcpOver = await send(target, 'POST', '/mcp', MCP_HEADERS, initialize({ b: [[]] }));
+    assert.equal(mcpOver.status, 400);
+    assert.equal(mcpOver.json<{ error: { code: number } }>().error.code, -32600);
+  });
+});

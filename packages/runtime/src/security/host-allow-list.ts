@@ -1,3 +1,4 @@
+import { ConfigError } from '../config.js';
 import type { HostHeader } from './host-header.js';
 import { parseHostHeader } from './host-header.js';
 import { isLoopbackHostname } from './loopback.js';
@@ -23,7 +24,7 @@ export class HostAllowList {
     for (const e of list) {
       if (e === '*') continue;
       const h = parseHostHeader(e);
-      if (!h) continue;
+      if (!h) throw new ConfigError(`fw.security.allowed-hosts: '${e}' is not a host name (IPv6 in brackets: '[fd00::1]')`);
       if (h.port === undefined) this.names.add(h.hostname);
       else this.hostPorts.add(h.host);
     }

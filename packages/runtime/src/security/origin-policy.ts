@@ -1,3 +1,5 @@
+import { ConfigError } from '../config.js';
+
 /**
  * Which browser origins may use fw's routes (`fw.security.allowed-origins`, `fw.public-url`).
  * A request without `Origin` is not a cross-origin browser request (a non-browser client, or a
@@ -14,7 +16,11 @@ export class OriginPolicy {
   constructor(entries: readonly string[], publicUrl: URL | undefined) {
     const list = entries.map((e) => e.trim()).filter(Boolean);
     this.any = list.includes('*');
-    for (const e of list) if (e !== '*') this.allowed.add(normalizeOrigin(e));
+    for (const e of list) {
+      if (e === '*') continue;
+      if (!isOrigin(e)) throw new ConfigError(`fw.security.allowed-origins: '${e}' is not an origin (scheme://host[:port], e.g. 'https://app.example.com')`);
+      this.allowed.add(normalizeOrigin(e));
+    }
     if (publicUrl) this.allowed.add(publicUrl.origin.toLowerCase());
   }
 
@@ -40,4 +46,15 @@ export class OriginPolicy {
 /** `HTTPS://App.Example/` → `https://app.example` (origins compare case-insensitively, without a trailing slash). */
 function normalizeOrigin(origin: string): string {
   return origin.trim().toLowerCase().replace(/\/+$/, '');
+}
+
+/** `scheme://host[:port]` and nothing else (no path, query or credentials); `null` too. */
+function isOrigin(value: string): boolean {
+  const v = normalizeOrigin(value);
+  if (v === 'null') return true;
+  try {
+    return new URL(v).origin === v;
+  } catch {
+    return false;
+  }
 }

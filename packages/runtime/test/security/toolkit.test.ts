@@ -46,6 +46,8 @@ test('HostAllowList: loopback names on a loopback arrival only; configured names
   assert.equal(named.allows(parseHostHeader('public.example'), false), true);
   assert.equal(named.allows(parseHostHeader('evil.example'), false), false);
   assert.equal(new HostAllowList(['*'], undefined).allows(parseHostHeader('anything.example'), false), true);
+  assert.equal(new HostAllowList(['[fd00::1]'], undefined).allows(parseHostHeader('[fd00::1]:80'), false), true);
+  for (const bad of ['fd00::1', 'http://app.example', 'app example']) assert.throws(() => new HostAllowList([bad], undefined), { code: 'invalid_config' }, bad);
 });
 
 test('OriginPolicy: no Origin, same origin, the public URL and listed origins pass; null and others do not', () => {
@@ -58,6 +60,7 @@ test('OriginPolicy: no Origin, same origin, the public URL and listed origins pa
   assert.equal(p.allows('http://evil.example', 'a:1'), false);
   assert.equal(p.allows('null', 'a:1'), false);
   assert.equal(new OriginPolicy(['*'], undefined).allows('null', 'a:1'), true);
+  for (const bad of ['ops.example', 'https://ops.example/path', 'https://user@ops.example']) assert.throws(() => new OriginPolicy([bad], undefined), { code: 'invalid_config' }, bad);
 });
 
 test('jsonDepthExceeds: a linear scan that skips strings and escapes; 10,000 levels answer at once', () => {
