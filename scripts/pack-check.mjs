@@ -17,7 +17,7 @@
 //     8080): every server must print its address and serve there; the client's quick start talks
 //     to the runtime's; the store's runs to completion.
 //
-// Usage: node scripts/pack-check.mjs [--keep]   (--keep leaves the scratch directory for a look)
+// Usage: npm run pack-check, or after `npm run build`: node scripts/pack-check.mjs [--keep]   (--keep leaves the scratch directory for a look)
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -156,9 +156,16 @@ async function runQuickStarts(app, env) {
 }
 
 /** What `npm pack --json` says one tarball holds (paths relative to the package). */
-function checkTarball(file, entries) {
+function checkTarball(file, entries, declared) {
   for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/src/index.js', 'dist/src/index.d.ts']) {
     if (!entries.includes(needed)) throw new Error(`${file} lacks ${needed}`);
+  }
+  // Every `files` entry must have produced something (a build step that did not run, e.g. the
+  // client's browser bundle, would otherwise ship a package that fails at run time).
+  for (const entry of declared) {
+    if (!entries.some((e) => e === entry || e.startsWith(`${entry.replace(/\/$/, '')}/`))) {
+      throw new Error(`${file} lacks '${entry}' (in its package.json files): run \`npm run build\` first`);
+    }
   }
   const tests = entries.filter((e) => /(^|\/)test\/|\.test\.js$/.test(e));
   if (tests.length > 0) throw new Error(`${file} ships tests: ${tests.slice(0, 3).join(', ')}`);
@@ -181,7 +188,10 @@ async function main() {
     // 1. Pack.
     const packed = JSON.parse(await run('npm', ['pack', '--json', '--pack-destination', tarballs, ...PUBLISHED.flatMap((p) => ['-w', `packages/${p}`])], { cwd: root, label: 'npm pack' }));
     const files = Object.fromEntries(packed.map((p) => [p.name, p.filename]));
-    for (const p of packed) checkTarball(p.filename, p.files.map((f) => f.path));
+    for (const p of packed) {
+      const dir = PUBLISHED.find((d) => readJson(join(root, 'packages', d, 'package.json')).name === p.name);
+      checkTarball(p.filename, p.files.map((f) => f.path), readJson(join(root, 'packages', dir, 'package.json')).files ?? []);
+    }
 
     // 2. The scratch app and its installs (the MCP client's beside it, at the same time).
     writeFileSync(join(app, 'package.json'), `${JSON.stringify({

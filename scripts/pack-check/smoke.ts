@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   if (!mcp.tools.some((t) => t.startsWith('fw_'))) fail(`tools/list lacks the admin fw_* tools: ${mcp.tools.join(', ')}`);
   if (mcp.sum !== '5') fail(`pack_check_add(2, 3) answered ${mcp.sum}`);
 
-  step('fw-mcp-stdio-bridge from the packed @fw/mcp answers initialize');
+  step('fw-mcp-stdio-bridge from the packed @fw/mcp: --help, then initialize through it');
   await checkBridge(`${base}/mcp`);
 
   step('an @Agent over A2A (JSON-RPC message/send)');
@@ -136,7 +136,16 @@ async function main(): Promise<void> {
 }
 
 async function checkBridge(mcpUrl: string): Promise<void> {
-  const bridge = spawn('npx', ['--no-install', 'fw-mcp-stdio-bridge', mcpUrl], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const help = spawn('npx', ['--no-install', 'fw-mcp-stdio-bridge', '--help'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let usage = '';
+  help.stdout.setEncoding('utf8').on('data', (chunk: string) => (usage += chunk));
+  const [helpCode] = (await once(help, 'exit')) as [number | null];
+  if (helpCode !== 0 || !usage.includes('usage: fw-mcp-stdio-bridge')) fail(`fw-mcp-stdio-bridge --help exited ${helpCode}: ${usage}`);
+
+  const bridge = spawn('npx', ['--no-install', 'fw-mcp-stdio-bridge', mcpUrl], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, FW_MCP_BRIDGE_TOKEN: token },
+  });
   cleanups.push(() => bridge.kill());
   let out = '';
   bridge.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
