@@ -107,7 +107,7 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
 
   send({ type: EventType.RUN_STARTED, threadId, runId });
   try {
-    const text = await host.run(agent.name, { message, history }, ac.signal, onEvent);
+    const text = await host.run(agent.name, { message, history, protocol: 'agui', ref: runId }, ac.signal, onEvent);
     closeMessage();
     send({ type: EventType.RUN_FINISHED, threadId, runId, result: text, outcome: { type: 'success' } });
   } catch (err) {
