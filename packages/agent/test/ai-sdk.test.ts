@@ -209,3 +209,61 @@ test('OpenAI-compatible server end to end: A2A CancelTask aborts the provider HT
     await server.close();
   }
 });
+
+test('OpenAI-compatible server: every cancel path aborts the provider HTTP request (admin cancel, AG-UI cancel, closing fw)', async () => {
+  const timers = new Set<NodeJS.Timeout>();
+  const server = await fakeOpenAi((_body, res) => {
+    res.write(chunk({ role: 'assistant', content: 'thinking' }));
+    const t = setInterval(() => res.write(chunk({ content: '.' })), 20);
+    timers.add(t);
+    res.on('close', () => {
+      clearInterval(t);
+      timers.delete(t);
+    });
+  });
+  const app = await startApp((m) => m.mount(Tooled), {}, [openAiRuntime({ baseURL: server.url, model: 'local-model', apiKey: 'test-key' })]);
+  let closed = false;
+  try {
+    // The admin plane's cancel (the same path as A2A CancelTask).
+    const stream = fetch(`${app.base}/fw/agent/tooled/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'think hard' }] } } }),
+    }).then((r) => r.text());
+    await until(() => server.requests.length === 1 && app.module.view.tasks()[0]?.state === 'working');
+    const cancelled = await app.module.view.cancelTask(app.module.view.tasks()[0]!.id, 'operator said stop');
+    assert.equal(cancelled.state, 'canceled');
+    await until(() => server.aborted() === 1);
+    await stream;
+
+    // AG-UI: POST …/agui/runs/{runId}/cancel.
+    const run = fetch(`${app.base}/fw/agent/tooled/agui`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ threadId: 't1', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'think again' }], tools: [], context: [], state: {}, forwardedProps: {} }),
+    }).then((r) => r.text());
+    await until(() => server.requests.length === 2);
+    const res = await fetch(`${app.base}/fw/agent/tooled/agui/runs/r1/cancel`, { method: 'POST' });
+    assert.equal(res.status, 202);
+    await until(() => server.aborted() === 2);
+    assert.match(await run, /"outcome":\{"type":"cancelled"\}/);
+    const runs = await app.module.view.runs!({ protocol: 'agui' });
+    assert.deepEqual(runs.map((r) => [r.ref, r.state]), [['r1', 'cancelled']]);
+
+    // Closing the framework stops a run in flight, down to the provider.
+    const last = fetch(`${app.base}/fw/agent/tooled/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendStreamingMessage', params: { message: { messageId: 'm3', role: 'ROLE_USER', parts: [{ text: 'think forever' }] } } }),
+    }).then((r) => r.text()).catch(() => '');
+    await until(() => server.requests.length === 3);
+    await app.close();
+    closed = true;
+    await until(() => server.aborted() === 3);
+    await last;
+  } finally {
+    for (const t of timers) clearInterval(t);
+    if (!closed) await app.close();
+    await server.close();
+  }
+});
