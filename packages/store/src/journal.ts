@@ -42,10 +42,14 @@ const INSERT_CHUNK = 500;
 export class JournalRecords {
   constructor(private readonly db: Kysely<StoreSchema>) {}
 
+  /** One transaction per call: a batch is in the journal whole or not at all, with one commit. */
   async append(rows: readonly JournalRow[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      await this.db.insertInto('fw_agent_journal').values(rows.slice(i, i + INSERT_CHUNK)).execute();
-    }
+    if (rows.length === 0) return;
+    await this.db.transaction().execute(async (tx) => {
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        await tx.insertInto('fw_agent_journal').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+      }
+    });
   }
 
   async maxId(): Promise<number> {
