@@ -119,6 +119,8 @@ export interface TaskInfo {
   updatedAt: string;
   /** Short text of the last status message, if any. */
   message?: string;
+  /** `agui` for an AG-UI run in flight (listed and cancellable beside the A2A tasks); absent for A2A. */
+  protocol?: 'a2a' | 'agui';
 }
 
 export interface RuntimeInfo {

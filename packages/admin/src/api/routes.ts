@@ -299,6 +299,20 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
 
+    // --- agent runs on every protocol (A2A, AG-UI, chat), from the store ----------------------
+    {
+      method: 'GET', path: '/runs', handle: async (r) => {
+        const agentName = strParam(r.url, 'agent');
+        const protocol = enumParam(r.url, 'protocol', ['a2a', 'agui', 'chat'] as const);
+        const state = enumParam(r.url, 'state', ['running', 'completed', 'failed', 'cancelled', 'interrupted'] as const);
+        const { offset, limit } = pageOf(r);
+        const runs = views.agent.runs
+          ? await views.agent.runs({ ...(agentName ? { agentName } : {}), ...(protocol ? { protocol } : {}), ...(state ? { state } : {}), limit: offset + limit })
+          : [];
+        return { kind: 'list', items: runs.slice(offset), total: runs.length };
+      },
+    },
+
     // --- AI runtimes -------------------------------------------------------------------------
     { method: 'GET', path: '/runtimes', doc: { tag: 'runtimes', reply: 'list', paged: true, summary: 'AI runtimes' }, handle: (r) => paged(r, views.agent.runtimes()) },
     {

@@ -25,6 +25,21 @@ export function aguiRuns(host: AgentHost): Map<string, AbortController> {
   return m;
 }
 
+/** What the admin plane shows of an AG-UI run in flight (same keys as `aguiRuns`). */
+export interface AguiRunInfo {
+  agentName: string;
+  runId: string;
+  threadId: string;
+  startedAt: number;
+}
+const infos = new WeakMap<AgentHost, Map<string, AguiRunInfo>>();
+
+export function aguiRunInfos(host: AgentHost): Map<string, AguiRunInfo> {
+  let m = infos.get(host);
+  if (!m) infos.set(host, (m = new Map()));
+  return m;
+}
+
 export function mountAgui(fw: Framework, host: AgentHost, agent: MountedAgent): (() => void)[] {
   const path = `${agent.path}/agui`;
   return [
@@ -57,6 +72,7 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
   if (active.has(key)) throw new BadRequestError(`run '${input.runId}' is already in progress`);
   const ac = new AbortController();
   active.set(key, ac);
+  aguiRunInfos(host).set(key, { agentName: agent.name, runId: input.runId, threadId: input.threadId, startedAt: Date.now() });
   const onClose = (): void => {
     if (!res.writableFinished) ac.abort(new RunCancelledError('client disconnected'));
   };
@@ -119,6 +135,7 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
     }
   } finally {
     active.delete(key);
+    aguiRunInfos(host).delete(key);
     res.off('close', onClose);
     if (!res.writableEnded) res.end();
   }
