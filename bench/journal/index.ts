@@ -92,8 +92,25 @@ async function bench(backend: string, store: FwStore, sizeOf: () => number | und
   await journal.flush();
   const insertS = (performance.now() - t0) / 1000;
   console.log(`  ${backend}: ${fmt(ROWS)} events inserted in ${insertS.toFixed(1)} s (${fmt(ROWS / insertS)}/s)`);
-  if (store.kind === 'postgres') await (await import('kysely')).sql`ANALYZE fw_agent_journal`.execute(store.db);
+  // What autovacuum does in production after a bulk load: statistics and the visibility map.
+  if (store.kind === 'postgres') {
+    const { sql } = await import('kysely');
+    await sql`VACUUM ANALYZE fw_agent_journal`.execute(store.db);
+    await sql`VACUUM ANALYZE fw_agent_journal_parties`.execute(store.db);
+  }
 
+  if (argv.includes('--explain') && store.kind === 'postgres') {
+    // The plans of two page queries, to see which index each walks.
+    const { sql } = await import('kysely');
+    const from = START + SPAN_MS / 2;
+    for (const [label, query] of [
+      ['agent', sql`EXPLAIN ANALYZE SELECT j.* FROM fw_agent_journal_parties p JOIN fw_agent_journal j ON j.id = p.id WHERE p.party = 'agent-3' ORDER BY p.id DESC LIMIT 51`],
+      ['agent + 1 day', sql`EXPLAIN ANALYZE SELECT j.* FROM fw_agent_journal_parties p JOIN fw_agent_journal j ON j.id = p.id WHERE p.party = 'agent-3' AND p.id >= ${Math.floor(ROWS / 2)} AND p.id <= ${Math.floor(ROWS / 2 + ROWS / 30)} AND j.at >= ${from} ORDER BY p.id DESC LIMIT 51`],
+    ] as const) {
+      const r = await query.execute(store.db);
+      console.log(`-- ${label}\n${(r.rows as Record<string, string>[]).map((x) => Object.values(x)[0]).join('\n')}`);
+    }
+  }
   const q = prng(7);
   const agent = (): string => `agent-${Math.floor(q() * AGENTS)}`;
   const kinds: [string, () => JournalPageQuery][] = [

@@ -24,6 +24,8 @@ export interface JournalRetention {
 
 export class CoordinationJournal {
   private seq = 0;
+  /** The latest timestamp given: an event never gets an earlier one (time ranges become id ranges). */
+  private lastAt = 0;
   private pending: JournalRow[] = [];
   private flushQueued = false;
   /** Called with every recorded event (cluster mode copies it to the shared journal). */
@@ -38,11 +40,13 @@ export class CoordinationJournal {
   /** Continues the numbering of the events already in the store and applies retention. */
   async open(): Promise<void> {
     this.seq = Math.max(this.seq, await this.store.journal.maxId());
+    this.lastAt = Math.max(this.lastAt, await this.store.journal.maxAt());
     await this.prune();
   }
 
   record(entry: JournalEntry): JournalEvent {
-    const at = this.now();
+    const at = Math.max(this.now(), this.lastAt);
+    this.lastAt = at;
     const event: JournalEvent = { seq: ++this.seq, timestamp: new Date(at).toISOString(), ...entry };
     this.pending.push(toRow(event, at));
     if (!this.flushQueued) {

@@ -1,7 +1,10 @@
 /**
- * The coordination journal's table: append-only rows with a monotonic id, read newest first in
- * pages whose cursor is the last id seen (`before`). Every filter is served by an index that
- * ends in `id` (see migrations.ts), so a page costs the same at 1 M rows as at 100.
+ * The coordination journal's tables: append-only rows with a monotonic id and a timestamp that
+ * never goes backwards, plus one row per party of each event (`fw_agent_journal_parties`). Read
+ * newest first in pages whose cursor is the last id seen (`before`). Every page is one walk down
+ * an index that ends in `id`: `(party, id)` or `(party, kind, id)` for an agent, `(coordination_id,
+ * id)`, `(kind, id)`, or the primary key; a time range is first turned into an id range through
+ * `(at, id)`. So a page costs the same at 1 M events as at 100 (bench/journal).
  * Retention deletes by age and by count (`prune`).
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -45,9 +48,16 @@ export class JournalRecords {
   /** One transaction per call: a batch is in the journal whole or not at all, with one commit. */
   async append(rows: readonly JournalRow[]): Promise<void> {
     if (rows.length === 0) return;
+    const parties: { party: string; id: number; kind: string }[] = [];
+    for (const r of rows) {
+      for (const party of new Set([r.agent, r.coordinator, ...(r.other ? [r.other] : [])])) parties.push({ party, id: r.id, kind: r.kind });
+    }
     await this.db.transaction().execute(async (tx) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         await tx.insertInto('fw_agent_journal').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+      }
+      for (let i = 0; i < parties.length; i += INSERT_CHUNK * 2) {
+        await tx.insertInto('fw_agent_journal_parties').values(parties.slice(i, i + INSERT_CHUNK * 2)).execute();
       }
     });
   }
@@ -57,51 +67,109 @@ export class JournalRecords {
     return Number(r?.max ?? 0);
   }
 
+  /** The latest timestamp in the journal (0 when empty): new events never get an earlier one. */
+  async maxAt(): Promise<number> {
+    const r = await this.db.selectFrom('fw_agent_journal').select('at').orderBy('at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return Number(r?.at ?? 0);
+  }
+
   /** Rows matching a filter. */
   async count(filter: JournalFilter = {}): Promise<number> {
-    const r = await this.filtered(filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+    const r = filter.agent && !filter.coordinationId
+      ? await this.parties(filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst()
+      : filter.agent
+        ? await this.byParty(filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst()
+        : await this.byJournal(filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
     return Number(r?.n ?? 0);
   }
 
+  /** One statement, one round trip: the bounds and the page are subqueries of it. */
   async page(q: JournalPageRequest): Promise<JournalRowPage> {
     const order = q.order ?? 'desc';
-    let query = this.filtered(q).selectAll();
-    if (q.before !== undefined) query = query.where('id', '<', q.before);
-    if (q.after !== undefined) query = query.where('id', '>', q.after);
     const limit = Math.max(1, Math.floor(q.limit));
-    let ordered = query.orderBy('id', order).limit(limit + 1);
-    if (q.offset) ordered = ordered.offset(q.offset);
-    const rows = await ordered.execute();
+    const offset = q.offset ? Math.max(0, Math.floor(q.offset)) : 0;
+    let rows: JournalRow[];
+    if (q.agent && !q.coordinationId) {
+      // The page's ids from the parties index alone (no planner can choose to walk the whole
+      // journal), then those rows by primary key.
+      let ids = this.parties(q).select('id').orderBy('id', order).limit(limit + 1);
+      if (offset) ids = ids.offset(offset);
+      rows = await this.db.selectFrom('fw_agent_journal').selectAll().where('id', 'in', ids).orderBy('id', order).execute();
+    } else if (q.agent) {
+      let query = this.byParty(q).selectAll('j').orderBy('p.id', order).limit(limit + 1);
+      if (offset) query = query.offset(offset);
+      rows = await query.execute();
+    } else {
+      let query = this.byJournal(q).selectAll().orderBy('id', order).limit(limit + 1);
+      if (offset) query = query.offset(offset);
+      rows = await query.execute();
+    }
     const more = rows.length > limit;
     if (more) rows.length = limit;
     return { rows, next: more ? rows[rows.length - 1]!.id : undefined };
   }
 
-  private filtered(q: JournalFilter) {
-    let query = this.db.selectFrom('fw_agent_journal');
-    if (q.coordinationId) query = query.where('coordination_id', '=', q.coordinationId);
-    if (q.agent) {
-      const a = q.agent;
-      query = query.where((eb) => eb.or([eb('agent', '=', a), eb('coordinator', '=', a), eb('other', '=', a)]));
-    }
+  /** The first id at or after `from` (timestamps grow with ids: a time bound is an id bound). */
+  private firstIdFrom(from: number) {
+    return this.db.selectFrom('fw_agent_journal').select('id').where('at', '>=', from).orderBy('at', 'asc').orderBy('id', 'asc').limit(1);
+  }
+
+  private lastIdTo(to: number) {
+    return this.db.selectFrom('fw_agent_journal').select('id').where('at', '<=', to).orderBy('at', 'desc').orderBy('id', 'desc').limit(1);
+  }
+
+  /**
+   * The parties rows of an agent filter. The id bounds are exactly the time range (a bound with no
+   * row is NULL, which matches nothing), so no timestamp is checked row by row.
+   */
+  private parties(q: JournalPageRequest | JournalFilter) {
+    let query = this.db.selectFrom('fw_agent_journal_parties').where('party', '=', q.agent!);
     if (q.kinds && q.kinds.length > 0) query = query.where('kind', 'in', [...q.kinds]);
-    if (q.from !== undefined) query = query.where('at', '>=', q.from);
-    if (q.to !== undefined) query = query.where('at', '<=', q.to);
+    if (q.from !== undefined) query = query.where('id', '>=', this.firstIdFrom(q.from));
+    if (q.to !== undefined) query = query.where('id', '<=', this.lastIdTo(q.to));
+    const c = q as JournalPageRequest;
+    if (c.before !== undefined) query = query.where('id', '<', c.before);
+    if (c.after !== undefined) query = query.where('id', '>', c.after);
     return query;
   }
 
-  /** Retention: deletes rows older than `olderThan` (epoch ms) and all but the newest `keep`. */
+  private byParty(q: JournalPageRequest | JournalFilter) {
+    let query = this.db.selectFrom('fw_agent_journal_parties as p').innerJoin('fw_agent_journal as j', 'j.id', 'p.id').where('p.party', '=', q.agent!);
+    if (q.kinds && q.kinds.length > 0) query = query.where('p.kind', 'in', [...q.kinds]);
+    if (q.coordinationId) query = query.where('j.coordination_id', '=', q.coordinationId);
+    if (q.from !== undefined) query = query.where('j.at', '>=', q.from);
+    if (q.to !== undefined) query = query.where('j.at', '<=', q.to);
+    const c = q as JournalPageRequest;
+    if (c.before !== undefined) query = query.where('p.id', '<', c.before);
+    if (c.after !== undefined) query = query.where('p.id', '>', c.after);
+    return query;
+  }
+
+  private byJournal(q: JournalPageRequest | JournalFilter) {
+    let query = this.db.selectFrom('fw_agent_journal');
+    if (q.coordinationId) query = query.where('coordination_id', '=', q.coordinationId);
+    if (q.kinds && q.kinds.length > 0) query = query.where('kind', 'in', [...q.kinds]);
+    if (q.from !== undefined) query = query.where('id', '>=', this.firstIdFrom(q.from));
+    if (q.to !== undefined) query = query.where('id', '<=', this.lastIdTo(q.to));
+    const c = q as JournalPageRequest;
+    if (c.before !== undefined) query = query.where('id', '<', c.before);
+    if (c.after !== undefined) query = query.where('id', '>', c.after);
+    return query;
+  }
+
+  /** Retention: deletes events older than `olderThan` (epoch ms) and all but the newest `keep`. */
   async prune(olderThan: number | undefined, keep: number | undefined): Promise<number> {
-    let deleted = 0;
+    let upTo = 0;
     if (olderThan !== undefined) {
-      const r = await this.db.deleteFrom('fw_agent_journal').where('at', '<', olderThan).executeTakeFirst();
-      deleted += Number(r.numDeletedRows);
+      const r = await this.db.selectFrom('fw_agent_journal').select('id').where('at', '<', olderThan).orderBy('at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+      upTo = Number(r?.id ?? 0);
     }
-    if (keep !== undefined && keep >= 0) {
-      const max = await this.maxId();
-      const r = await this.db.deleteFrom('fw_agent_journal').where('id', '<=', sql<number>`${max - keep}`).executeTakeFirst();
-      deleted += Number(r.numDeletedRows);
-    }
-    return deleted;
+    if (keep !== undefined && keep >= 0) upTo = Math.max(upTo, (await this.maxId()) - keep);
+    if (upTo <= 0) return 0;
+    return this.db.transaction().execute(async (tx) => {
+      await tx.deleteFrom('fw_agent_journal_parties').where('id', '<=', sql<number>`${upTo}`).execute();
+      const r = await tx.deleteFrom('fw_agent_journal').where('id', '<=', sql<number>`${upTo}`).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    });
   }
 }

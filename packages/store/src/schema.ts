@@ -55,6 +55,16 @@ export interface AgentJournalTable {
   body: string;
 }
 
+/**
+ * One row per party of a journal event (its agent, its coordinator, its third party): the agent
+ * filter walks `(party, id)` backwards instead of OR-ing three indexes and sorting the union.
+ */
+export interface AgentJournalPartyTable {
+  party: string;
+  id: number;
+  kind: string;
+}
+
 export interface AgentRunTable {
   id: string;
   agent: string;
@@ -76,6 +86,7 @@ export interface StoreSchema {
   fw_agent_sessions: AgentSessionTable;
   fw_agent_session_messages: AgentSessionMessageTable;
   fw_agent_journal: AgentJournalTable;
+  fw_agent_journal_parties: AgentJournalPartyTable;
   fw_agent_runs: AgentRunTable;
 }
 

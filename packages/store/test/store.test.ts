@@ -64,6 +64,12 @@ for (const backend of backends) {
         assert.ok(filtered.rows.length > 0);
         assert.ok(filtered.rows.every((r) => r.coordination_id === 'k3' && r.kind === 'failure' && r.at >= 1100 && r.at <= 1199));
         assert.equal(filtered.next, undefined);
+        // Agent, kind and time together (the time range becomes an id range), and its count.
+        const mixed = await store.journal.page({ agent: 'even', kinds: ['failure'], from: 1100, to: 1150, limit: 100 });
+        const expected = rows.filter((r) => r.agent === 'even' && r.kind === 'failure' && r.at >= 1100 && r.at <= 1150).map((r) => r.id).reverse();
+        assert.deepEqual(mixed.rows.map((r) => r.id), expected);
+        assert.equal(await store.journal.count({ agent: 'even', kinds: ['failure'], from: 1100, to: 1150 }), expected.length);
+        assert.deepEqual((await store.journal.page({ agent: 'even', from: 5000, limit: 5 })).rows, []);
         // Retention by age, then by count.
         assert.equal(await store.journal.prune(1100, undefined), 100);
         assert.equal(await store.journal.prune(undefined, 500), 600);
@@ -112,4 +118,26 @@ test('in memory: nothing outlives the store', async () => {
 
 test('a PostgreSQL URL that cannot be reached fails the open with store_unavailable', async () => {
   await assert.rejects(openStore({ postgresUrl: 'postgres://postgres@127.0.0.1:1/nope' }), (err: Error & { code?: string }) => err.code === 'store_unavailable');
+});
+
+test('migration 0002 brings a journal written under 0001 along: its events are found by agent', async () => {
+  const { Kysely, Migrator } = await import('kysely');
+  const { createClient } = await import('@libsql/client');
+  const { LibsqlDialect } = await import('../src/index.js');
+  const file = join(dir, 'upgrade.db');
+  const db = new Kysely<unknown>({ dialect: new LibsqlDialect(createClient({ url: `file:${file}` })) });
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) }, migrationTableName: 'fw_migrations', migrationLockTableName: 'fw_migrations_lock' });
+  assert.equal((await migrator.migrateTo('0001-initial')).error, undefined);
+  const { sql } = await import('kysely');
+  await sql`INSERT INTO fw_agent_journal (id, at, kind, coordination_id, coordinator, agent, other, body) VALUES (1, 10, 'dispatch', 'k', 'lead', 'a', NULL, '{}'), (2, 11, 'handoff', 'k', 'lead', 'b', 'a', '{}')`.execute(db);
+  await db.destroy();
+  const store = await openStore({ file });
+  try {
+    assert.deepEqual(store.migrated, ['0002-journal-parties']);
+    assert.deepEqual((await store.journal.page({ agent: 'a', limit: 10 })).rows.map((r) => r.id), [2, 1]);
+    assert.deepEqual((await store.journal.page({ agent: 'lead', limit: 10, from: 11 })).rows.map((r) => r.id), [2]);
+    assert.equal(await store.journal.count({ agent: 'b' }), 1);
+  } finally {
+    await store.close();
+  }
 });
