@@ -224,7 +224,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
 
     // --- journal -----------------------------------------------------------------------------
     {
-      method: 'GET', path: '/journal', doc: { tag: 'journal', reply: 'list', paged: true, summary: 'Coordination journal events, newest page first, oldest first within it', query: { coordinationId: { description: 'One coordination', schema: { type: 'string' } }, agent: { description: 'Events involving this agent', schema: { type: 'string' } }, from: { description: 'Not before', schema: TIME_SCHEMA }, to: { description: 'Not after', schema: TIME_SCHEMA } } }, handle: async (r) => {
+      method: 'GET', path: '/journal', doc: { tag: 'journal', reply: 'list', paged: true, summary: 'Coordination journal events, newest page first, oldest first within it', query: { coordinationId: { description: 'One coordination', schema: { type: 'string' } }, agent: { description: 'Events involving this agent', schema: { type: 'string' } }, from: { description: 'Not before', schema: TIME_SCHEMA }, to: { description: 'Not after', schema: TIME_SCHEMA }, kind: { description: 'Events of this kind (the status of a step)', schema: { type: 'string', enum: [...JOURNAL_KINDS] } }, cursor: { description: 'The X-Next-Cursor of the previous page: continues with older events (instead of offset)', schema: { type: 'string' } } } }, handle: async (r) => {
         const coordinationId = strParam(r.url, 'coordinationId');
         const agent = strParam(r.url, 'agent');
         const from = timeParam(r.url, 'from');
@@ -279,7 +279,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
 
     // --- tasks -------------------------------------------------------------------------------
     {
-      method: 'GET', path: '/tasks', doc: { tag: 'tasks', reply: 'list', paged: true, summary: 'A2A tasks', query: { agent: { description: 'Tasks of this agent', schema: { type: 'string' } }, state: { description: 'Tasks in this state', schema: { type: 'string' } } } }, handle: (r) => {
+      method: 'GET', path: '/tasks', doc: { tag: 'tasks', reply: 'list', paged: true, summary: 'A2A tasks, and the AG-UI runs in flight (protocol agui)', query: { agent: { description: 'Tasks of this agent', schema: { type: 'string' } }, state: { description: 'Tasks in this state', schema: { type: 'string' } } } }, handle: (r) => {
         const agentName = strParam(r.url, 'agent');
         const state = strParam(r.url, 'state');
         return paged(r, views.agent.tasks({ ...(agentName ? { agentName } : {}), ...(state ? { state } : {}) }));
@@ -301,7 +301,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
 
     // --- agent runs on every protocol (A2A, AG-UI, chat), from the store ----------------------
     {
-      method: 'GET', path: '/runs', handle: async (r) => {
+      method: 'GET', path: '/runs', doc: { tag: 'tasks', reply: 'list', paged: true, summary: 'Agent runs on every protocol (A2A, AG-UI, chat), newest first, from the store', query: { agent: { description: 'Runs of this agent', schema: { type: 'string' } }, protocol: { description: 'Runs on this protocol', schema: { type: 'string', enum: ['a2a', 'agui', 'chat'] } }, state: { description: 'Runs in this state', schema: { type: 'string', enum: ['running', 'completed', 'failed', 'cancelled', 'interrupted'] } } } }, handle: async (r) => {
         const agentName = strParam(r.url, 'agent');
         const protocol = enumParam(r.url, 'protocol', ['a2a', 'agui', 'chat'] as const);
         const state = enumParam(r.url, 'state', ['running', 'completed', 'failed', 'cancelled', 'interrupted'] as const);
