@@ -29,6 +29,11 @@ export class BoundedTaskStore {
   private readonly entries = new Map<string, Entry>();
   /** After close: saves still arriving from runs being torn down change nothing. */
   private closed = false;
+  /**
+   * The write in progress per task: writes of one task go to the store in the order of the saves
+   * (on PostgreSQL two saves could otherwise commit on two pooled connections in either order).
+   */
+  private readonly writing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly bus: EventBus,
@@ -74,6 +79,7 @@ export class BoundedTaskStore {
       await this.save(e.agentName, { ...e.task, status: { state: TaskState.TASK_STATE_FAILED, message: agentMessage(e.task.id, e.task.contextId, reason), timestamp: t } });
     }
     this.closed = true;
+    await Promise.allSettled([...this.writing.values()]);
   }
 
   /** The SDK-facing store of one agent: saves are tagged with the agent, reads see only its tasks. */
@@ -105,7 +111,14 @@ export class BoundedTaskStore {
       expiresAt: isTerminal(task.status?.state) ? t + ttl : undefined,
     };
     this.entries.set(task.id, entry);
-    await this.records.put(toRow(task.id, entry));
+    const row = toRow(task.id, entry);
+    const write = (this.writing.get(task.id) ?? Promise.resolve()).catch(() => undefined).then(() => this.records.put(row));
+    this.writing.set(task.id, write);
+    try {
+      await write;
+    } finally {
+      if (this.writing.get(task.id) === write) this.writing.delete(task.id);
+    }
     if (oldState !== newState) this.bus.emit('TaskStateChanged', { taskId: task.id, agentName, oldState, newState });
   }
 
