@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { WebSocket } from 'ws';
-import { CLIENT_ADDRESS_SERVICE, type ClientAddressResolver } from '../src/index.js';
 import { JSON_HEADERS, initBody, openSse, rpc, startEdge, type SseHandle } from './helpers.js';
 
 interface Reply {
@@ -154,14 +153,8 @@ test('max-sessions-per-address: at the cap the address gives way itself; all in 
 });
 
 test("per-address cap uses the runtime's client address: a trusted proxy's forwarded address counts, the proxy's own does not", async () => {
-  const { fw, port } = await startEdge({ 'fw.mcp.max-sessions-per-address': 1, 'fw.mcp.evict-when-full': false });
-  // The runtime's client-address service: forwarded addresses only from the proxy (127.0.0.9).
-  const resolve: ClientAddressResolver = (req) => {
-    const peer = req.socket.remoteAddress;
-    const forwarded = req.headers['x-forwarded-for'];
-    return peer === '127.0.0.9' && typeof forwarded === 'string' ? forwarded.split(',').at(-1)!.trim() : peer;
-  };
-  fw.services.provide(CLIENT_ADDRESS_SERVICE, resolve);
+  // fw.security.trusted-proxies: X-Forwarded-For is believed only from 127.0.0.9.
+  const { fw, port } = await startEdge({ 'fw.mcp.max-sessions-per-address': 1, 'fw.mcp.evict-when-full': false, 'fw.security.trusted-proxies': '127.0.0.9' });
   try {
     const viaProxyA = await initialize(port, '127.0.0.9', true, { 'x-forwarded-for': '203.0.113.1' });
     const viaProxyB = await initialize(port, '127.0.0.9', true, { 'x-forwarded-for': '203.0.113.2' });
