@@ -35,11 +35,16 @@ async function burst(server: BenchChild, subs: BenchChild, phase: number, count:
   const cpu0 = (await server.request({ type: 'cpu' })).us as number;
   const published = await server.request({ type: 'publish', phase, count, perTick: PER_TICK }, 'published', TIMEOUT_MS);
   const timer = setTimeout(() => subs.send({ type: 'report' }), TIMEOUT_MS);
-  const report = (await done) as BenchMessage & { received: number; expected: number; lastUs: number };
+  // The subscriber reports what it received and over how many sockets; what was expected is
+  // every message on every socket (its report carries no `expected`: computing it here keeps
+  // lost deliveries visible instead of NaN).
+  const report = (await done) as BenchMessage & { received: number; sockets: number; lastUs: number };
   clearTimeout(timer);
   const cpu1 = (await server.request({ type: 'cpu' })).us as number;
   const seconds = (report.lastUs - (published.startUs as number)) / 1e6;
-  return { rate: report.received / seconds, missing: report.expected - report.received, cpuUs: cpu1 - cpu0, received: report.received };
+  if (report.sockets !== SUBSCRIBERS) throw new Error(`${report.sockets} of ${SUBSCRIBERS} subscribers are connected`);
+  const expected = count * report.sockets;
+  return { rate: report.received / seconds, missing: expected - report.received, cpuUs: cpu1 - cpu0, received: report.received };
 }
 
 async function measure(mode: Mode, phaseBase: number): Promise<Run> {

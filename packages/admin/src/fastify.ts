@@ -34,7 +34,9 @@ async function plugin(app: FastifyInstance, options: FwFastifyOptions): Promise<
   const admin = fw.services.get<AdminService>('admin');
   if (admin) admin.mountDashboard(options.dashboardPath ?? '/admin');
   app.decorate('fw', fw);
-  if (options.closeFramework ?? options.fw === undefined) app.addHook('onClose', async () => fw.close());
+  // preClose, not onClose: Fastify's server.close() (between the two) waits for every open
+  // connection, and fw's SSE and long-polling clients only leave once fw tells them to.
+  if (options.closeFramework ?? options.fw === undefined) app.addHook('preClose', async () => fw.close());
 }
 
 /** Fastify's marker for a plugin that shares its parent's scope (what `fastify-plugin` sets). */
