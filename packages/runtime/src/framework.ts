@@ -16,6 +16,7 @@ import { mountProbes, probePaths, type LifecyclePhase } from './health/probes.js
 import { FwMetrics } from './metrics/fw-metrics.js';
 import { mountMetrics } from './metrics/endpoint.js';
 import { SecurityPolicy, type Refusal } from './security/security-policy.js';
+import { drainOnSignals, parseSignals } from './signals.js';
 import type { BroadcasterFactory } from './broadcast/factory.js';
 import type { ResourceRegistry } from './resource/registry.js';
 import type { Handler, HandlerOptions, Interceptor } from './model.js';
@@ -155,6 +156,8 @@ export class Framework {
   start(): Promise<void> {
     this.startPromise ??= this.autoload().then(() => {
       this.config.warnUnknown();
+      const signals = parseSignals(this.config.get<string>('fw.close.signals'));
+      if (signals.length > 0 && !this.closing) this.onClose(drainOnSignals(signals, () => this.close()));
       this.started = true;
     });
     return this.startPromise;

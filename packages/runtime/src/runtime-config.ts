@@ -27,5 +27,6 @@ export const RUNTIME_CONFIG: ConfigSchema = {
   'fw.metrics.token': { type: 'string', default: '', description: 'Bearer token a non-loopback Prometheus scraper must send to <fw.path>/metrics (separate from every admin credential); empty: loopback scrapers only' },
   'fw.metrics.allow-loopback': { type: 'boolean', default: true, description: 'Let loopback scrapers read <fw.path>/metrics without the token; switch off when a reverse proxy on the same host forwards it' },
   'fw.metrics.process': { type: 'boolean', default: false, description: "Also export prom-client's default process_* and nodejs_* metrics (CPU, memory, event-loop lag, GC) in fw's registry" },
+  'fw.close.signals': { type: 'string', default: '', description: 'Comma-separated signals (e.g. SIGTERM,SIGINT) on which fw drains (close()) and then lets the signal end the process; empty: fw installs no signal handler' },
   'fw.close.drain-timeout': { type: 'duration', default: 2000, description: 'How long close() waits for connections to end before destroying them' },
 };
