@@ -1,22 +1,36 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { FwError } from '@fw/runtime';
 
-export type AuditOutcome = 'allowed' | 'refused' | 'failed';
-export type AuditSource = 'rest' | 'dashboard' | 'mcp';
+/**
+ * - `allowed`: authorized; for a write, recorded before it runs (so a write is never done unrecorded)
+ * - `refused`: turned away (no or a bad credential, a missing role, the authorizer said no, an internal broadcaster)
+ * - `invalid`: a malformed write (400, 413, 415): nothing ran
+ * - `failed`: an allowed write that then failed (unknown target, …); follows its `allowed` record
+ * - `error`: the authorizer threw; the write was denied
+ */
+export type AuditOutcome = 'allowed' | 'refused' | 'invalid' | 'failed' | 'error';
+export const AUDIT_OUTCOMES: readonly AuditOutcome[] = ['allowed', 'refused', 'invalid', 'failed', 'error'];
+export type AuditSource = 'rest' | 'dashboard' | 'mcp' | 'events';
 
-/** One write attempt, whatever came of it. */
+/** One attempt on the admin plane, whatever came of it. */
 export interface AuditEntry {
   seq: number;
   timestamp: string;
+  /** A write action (`broadcast`, `destroy`, …) or `read` for a refused read. */
   action: string;
+  /** The real target: a broadcaster id, a resource uuid, a task id, or the path of a refused read. */
   target: string;
+  /** The principal's id; null for an anonymous (loopback, no authentication configured) or unauthenticated caller. */
   principal: string | null;
-  /** true only when the action ran and succeeded. */
+  /** The client's address. */
+  address: string | null;
+  /** true only when the outcome is `allowed`. */
   success: boolean;
   outcome: AuditOutcome;
   reason: string | null;
   source: AuditSource;
 }
+
+export type AuditRecord = Omit<AuditEntry, 'seq' | 'timestamp' | 'address'> & { address?: string | null };
 
 export interface AuditQuery {
   action?: string;
@@ -28,33 +42,103 @@ export interface AuditQuery {
 }
 
 /**
- * The audit log: a bounded ring in memory (newest kept), optionally mirrored to a JSON Lines file
- * that is reloaded at start so the log survives a restart. Appends are synchronous so an entry is
- * on disk before the response that reports the action; a torn last line (a crash mid-write) is
- * skipped on reload instead of failing the start.
+ * Where audit records are kept durably. The file sink is the default; a store-backed sink (the
+ * durable store of @fw/store) plugs in through `admin({ auditSink })` or the service
+ * `'admin.audit-sink'`. `append` must throw when the record is not durably written: the log then
+ * fails closed (writes answer 503, reads go on).
+ */
+export interface AuditSink {
+  /** A short description for logs and the audit status (`file /var/lib/fw/audit.jsonl`). */
+  readonly description: string;
+  /** The records kept from earlier runs, oldest first (at most `limit`). Throwing leaves the log empty and unavailable. */
+  load(limit: number): AuditEntry[] | Promise<AuditEntry[]>;
+  append(entry: AuditEntry): void | Promise<void>;
+  close?(): void | Promise<void>;
+}
+
+/** The audit record could not be written: the write is refused (fail closed). */
+export class AuditUnavailableError extends FwError {
+  constructor(detail: string) {
+    super('audit_unavailable', `the audit log cannot be written (${detail}); admin writes are refused until it can`, 503);
+  }
+}
+
+export interface AuditStatus {
+  sink: string;
+  available: boolean;
+  error: string | null;
+  entries: number;
+}
+
+/**
+ * The audit log: a bounded ring in memory (newest kept) in front of an optional durable sink.
+ * Every record goes into memory first, so reads always show it; when the sink cannot take it the
+ * log becomes unavailable and `record` throws AuditUnavailableError, which refuses the write that
+ * wanted it. Every later record tries the sink again, so the log recovers on its own.
  */
 export class AuditLog {
   private readonly entries: AuditEntry[] = [];
   private seq = 0;
-  /** Lines of the file that could not be parsed at load (torn writes). */
-  readonly skippedLines: number;
+  private failure: string | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly maxEntries: number, private readonly file?: string) {
+  constructor(private readonly maxEntries: number, private readonly sink?: AuditSink) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('fw.admin.audit.max-entries must be a positive integer');
-    this.skippedLines = file ? this.load(file) : 0;
   }
 
-  record(entry: Omit<AuditEntry, 'seq' | 'timestamp'>): AuditEntry {
-    const full: AuditEntry = { seq: ++this.seq, timestamp: new Date().toISOString(), ...entry };
-    this.push(full);
-    if (this.file) {
-      try {
-        appendFileSync(this.file, JSON.stringify(full) + '\n');
-      } catch (err) {
-        console.error(`[fw] admin: cannot append to audit file ${this.file}:`, err);
+  /** Loads the sink's earlier records. Never throws: a sink that cannot be read is reported and left unavailable. */
+  async open(): Promise<this> {
+    if (!this.sink) return this;
+    try {
+      for (const e of await this.sink.load(this.maxEntries)) {
+        this.push(e);
+        this.seq = Math.max(this.seq, e.seq);
       }
+    } catch (err) {
+      this.failure = message(err);
+      console.error(`[fw] admin: cannot read the audit log (${this.sink.description}): ${this.failure}; admin writes are refused until it can be written`);
+    }
+    return this;
+  }
+
+  get available(): boolean {
+    return this.failure === null;
+  }
+
+  status(): AuditStatus {
+    return { sink: this.sink?.description ?? 'memory', available: this.available, error: this.failure, entries: this.entries.length };
+  }
+
+  /**
+   * Records one attempt (in memory at once, then in the sink, in order). Throws
+   * AuditUnavailableError when the sink cannot take it.
+   */
+  async record(entry: AuditRecord): Promise<AuditEntry> {
+    const full: AuditEntry = { seq: ++this.seq, timestamp: new Date().toISOString(), ...entry, address: entry.address ?? null };
+    this.push(full);
+    const sink = this.sink;
+    if (!sink) return full;
+    const write = this.chain.then(() => sink.append(full));
+    this.chain = write.catch(() => undefined);
+    try {
+      await write;
+      if (this.failure !== null) console.warn(`[fw] admin: the audit log (${sink.description}) can be written again`);
+      this.failure = null;
+    } catch (err) {
+      if (this.failure === null) console.error(`[fw] admin: cannot write the audit log (${sink.description}): ${message(err)}; admin writes are refused until it can`);
+      this.failure = message(err);
+      throw new AuditUnavailableError(this.failure);
     }
     return full;
+  }
+
+  /** Records without failing: for refusals, whose answer does not depend on the record being durable. */
+  async note(entry: AuditRecord): Promise<AuditEntry | undefined> {
+    try {
+      return await this.record(entry);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Newest first, filtered. */
@@ -66,32 +150,20 @@ export class AuditLog {
     return this.entries.length;
   }
 
+  async close(): Promise<void> {
+    await this.chain;
+    await this.sink?.close?.();
+  }
+
   private push(e: AuditEntry): void {
     this.entries.push(e);
     if (this.entries.length > this.maxEntries) this.entries.splice(0, this.entries.length - this.maxEntries);
   }
+}
 
-  private load(file: string): number {
-    mkdirSync(dirname(file), { recursive: true });
-    if (!existsSync(file)) return 0;
-    const text = readFileSync(file, 'utf8');
-    let skipped = 0;
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        const e = JSON.parse(line) as AuditEntry;
-        if (typeof e.seq !== 'number' || typeof e.action !== 'string') throw new Error('not an audit entry');
-        this.push(e);
-        this.seq = Math.max(this.seq, e.seq);
-      } catch {
-        skipped++;
-      }
-    }
-    // A torn last line has no newline: start the next append on a fresh line.
-    if (text.length > 0 && !text.endsWith('\n')) appendFileSync(file, '\n');
-    if (skipped) console.warn(`[fw] admin: skipped ${skipped} unreadable line(s) in audit file ${file}`);
-    return skipped;
-  }
+function message(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  return e?.code ? `${e.code}: ${e.message}` : String((err as Error)?.message ?? err);
 }
 
 /** The entries (newest first) that match the query; also used on the cluster's shared audit log. */

@@ -1,16 +1,25 @@
-import type { Principal } from '@fw/runtime';
+import type { BuiltinRole, Principal } from '@fw/runtime';
 
 /** The write operations the admin plane performs; the `action` an authorizer is asked about. */
 export type ControlAction = 'broadcast' | 'unicast' | 'disconnect' | 'destroy' | 'cancel';
 export const CONTROL_ACTIONS: readonly ControlAction[] = ['broadcast', 'unicast', 'disconnect', 'destroy', 'cancel'];
 
 /**
- * Spec §5: decides whether `principal` may perform `action` on `target` (a broadcaster id, a
- * resource uuid, a task id, or `*` when the dashboard asks what it may do in general).
+ * The built-in role each action needs (when authentication is configured): `operator` acts on
+ * live traffic, `admin` destroys. Reads need `viewer`.
+ */
+export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Object.freeze({
+  broadcast: 'operator', unicast: 'operator', disconnect: 'operator', cancel: 'operator', destroy: 'admin',
+});
+
+/**
+ * Spec §5: the app's own say on a write, asked after the role check: may `principal` perform
+ * `action` on `target` (a broadcaster id, a resource uuid, a task id, or `*` when the dashboard
+ * asks what it may do in general)? Throwing denies the write and is audited as `error`.
  */
 export type ControlAuthorizer = (action: ControlAction, target: string, principal: Principal | undefined) => boolean | Promise<boolean>;
 
-/** The spec's default: every operation is permitted. */
+/** The default: the roles decide alone. */
 export const ALLOW_ALL: ControlAuthorizer = () => true;
 
 /** Refuses every write (a read-only admin plane). */

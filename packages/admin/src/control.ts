@@ -1,5 +1,5 @@
-import { EventBus, FwError, NotFoundError, type Principal } from '@fw/runtime';
-import type { ControlAction, ControlAuthorizer } from './authorizer.js';
+import { EventBus, FwError, hasRole, NotFoundError, type Principal } from '@fw/runtime';
+import { REQUIRED_ROLE, type ControlAction, type ControlAuthorizer } from './authorizer.js';
 import type { AuditLog, AuditOutcome, AuditSource } from './audit.js';
 import { clusterOf, settled } from './cluster.js';
 import { ForbiddenError } from './errors.js';
@@ -8,9 +8,14 @@ import type { Views } from './views.js';
 
 /** Who asks for a write, and through which surface. */
 export interface ControlCaller {
+  /** Undefined only for the anonymous local operator (loopback, no authentication configured), whom the gate admitted. */
   principal: Principal | undefined;
   source: AuditSource;
+  address?: string | undefined;
 }
+
+/** The answer to "may this caller do that": allowed, refused (with the reason), or the authorizer threw. */
+export type Permission = { ok: true } | { ok: false; outcome: 'refused' | 'error'; reason: string; code: string };
 
 /**
  * The single code path of every admin write, shared by REST, the dashboard and the MCP tools:
@@ -23,15 +28,46 @@ export class ControlPlane {
     private readonly audit: AuditLog,
     private readonly events: EventBus,
     private readonly authorizer: () => ControlAuthorizer,
+    private readonly authRequired: () => boolean,
   ) {}
 
-  /** Asks the authorizer without acting or auditing (what the dashboard may offer). */
+  /** Asks the roles and the authorizer without acting or auditing (what the dashboard may offer). */
   async permitted(action: ControlAction, target: string, principal: Principal | undefined): Promise<boolean> {
-    try {
-      return (await this.authorizer()(action, target, principal)) === true;
-    } catch {
-      return false;
+    return (await this.permission(action, target, principal)).ok;
+  }
+
+  /**
+   * Role first (when authentication is configured, or whenever there is a principal), then the
+   * internal-broadcaster rule, then the app's authorizer. An authorizer that throws denies.
+   */
+  async permission(action: ControlAction, target: string, principal: Principal | undefined): Promise<Permission> {
+    const role = REQUIRED_ROLE[action];
+    if ((principal !== undefined || this.authRequired()) && !hasRole(principal, role)) {
+      return { ok: false, outcome: 'refused', code: 'forbidden', reason: `needs the '${role}' role` };
     }
+    if (target !== '*' && this.internalTarget(action, target)) {
+      return { ok: false, outcome: 'refused', code: 'internal_broadcaster', reason: 'internal broadcasters are read-only' };
+    }
+    try {
+      if ((await this.authorizer()(action, target, principal)) !== true) {
+        return { ok: false, outcome: 'refused', code: 'forbidden', reason: 'refused by the authorizer' };
+      }
+    } catch (err) {
+      console.error(`[fw] admin: the authorizer threw on ${action} '${target}'; the write is denied:`, err);
+      return { ok: false, outcome: 'error', code: 'authorizer_error', reason: `the authorizer failed: ${(err as Error)?.message ?? String(err)}` };
+    }
+    return { ok: true };
+  }
+
+  /** Broadcast into or destroy an internal broadcaster, or unicast to one of its members. */
+  private internalTarget(action: ControlAction, target: string): boolean {
+    const runtime = this.views.runtime;
+    if (action === 'broadcast' || action === 'destroy') return runtime.getBroadcaster(target)?.internal === true;
+    if (action === 'unicast') {
+      const resource = runtime.getResource(target);
+      return resource?.broadcasters.some((id) => runtime.getBroadcaster(id)?.internal === true) ?? false;
+    }
+    return false;
   }
 
   broadcast(broadcasterId: string, message: string | object, caller: ControlCaller): Promise<{ broadcasterId: string; delivered: number }> {
@@ -94,33 +130,51 @@ export class ControlPlane {
     });
   }
 
-  /** Audits a write attempt turned away before it reached the gate (no or a bad credential). */
-  refuseUnauthenticated(action: ControlAction, target: string, source: AuditSource, reason = 'authentication required'): void {
-    this.note(action, target, { principal: undefined, source }, false, 'refused', reason);
+  /** Audits a write attempt turned away before it reached the control plane (no or a bad credential, a bad Origin, a malformed body). */
+  async refuse(action: ControlAction, target: string, caller: ControlCaller, outcome: 'refused' | 'invalid', reason: string): Promise<void> {
+    await this.note(action, target, caller, outcome, reason, false);
   }
 
-  private note(action: ControlAction, target: string, caller: ControlCaller, success: boolean, outcome: AuditOutcome, reason: string | null): void {
+  /** @deprecated use {@link refuse}. */
+  refuseUnauthenticated(action: ControlAction, target: string, source: AuditSource, reason = 'authentication required'): void {
+    void this.refuse(action, target, { principal: undefined, source }, 'refused', reason);
+  }
+
+  /**
+   * Records an attempt and, unless it is the record written ahead of a write, announces it as
+   * ControlActionExecuted. `strict`: the record must be durable (an `allowed` write about to run),
+   * else AuditUnavailableError (503) refuses the write; refusals are recorded on a best-effort
+   * basis (their answer does not change).
+   */
+  private async note(action: ControlAction, target: string, caller: ControlCaller, outcome: AuditOutcome, reason: string | null, strict: boolean): Promise<void> {
     const principal = caller.principal?.id ?? null;
-    const entry = this.audit.record({ action, target, principal, success, outcome, reason, source: caller.source });
+    const record = { action, target, principal, address: caller.address ?? null, success: outcome === 'allowed', outcome, reason, source: caller.source };
+    const entry = strict ? await this.audit.record(record) : await this.audit.note(record);
     // Cluster mode: also in the shared audit log, so every node shows it (the local copy stays).
-    void clusterOf(this.views)?.append('audit', entry).catch(() => false);
-    this.events.emit('ControlActionExecuted', { action, target, principal, success, outcome, ...(reason ? { reason } : {}) });
+    if (entry) void clusterOf(this.views)?.append('audit', entry).catch(() => false);
+    if (!strict) this.announce(action, target, principal, outcome, reason);
+  }
+
+  private announce(action: ControlAction, target: string, principal: string | null, outcome: AuditOutcome, reason: string | null): void {
+    this.events.emit('ControlActionExecuted', { action, target, principal, success: outcome === 'allowed', outcome, ...(reason ? { reason } : {}) });
   }
 
   private async execute<T>(action: ControlAction, target: string, caller: ControlCaller, run: () => T | Promise<T>): Promise<T> {
-    const note = (success: boolean, outcome: AuditOutcome, reason: string | null): void => this.note(action, target, caller, success, outcome, reason);
-    if (!(await this.permitted(action, target, caller.principal))) {
-      note(false, 'refused', 'refused by the authorizer');
-      throw new ForbiddenError(action, target);
+    const permission = await this.permission(action, target, caller.principal);
+    if (!permission.ok) {
+      await this.note(action, target, caller, permission.outcome, permission.reason, false);
+      throw new ForbiddenError(action, target, permission.code, permission.reason);
     }
+    // Written before the action runs: a write the log cannot record does not happen (fail closed).
+    await this.note(action, target, caller, 'allowed', null, true);
     let result: T;
     try {
       result = await run();
     } catch (err) {
-      note(false, 'failed', err instanceof FwError ? `${err.code}: ${err.message}` : 'internal error');
+      await this.note(action, target, caller, 'failed', err instanceof FwError ? `${err.code}: ${err.message}` : 'internal error', false);
       throw err;
     }
-    note(true, 'allowed', null);
+    this.announce(action, target, caller.principal?.id ?? null, 'allowed', null);
     return result;
   }
 }

@@ -7,7 +7,7 @@ export class UnauthorizedError extends FwError {
 }
 
 export class ForbiddenError extends FwError {
-  constructor(action: string, target: string) {
-    super('forbidden', `not allowed to ${action} '${target}'`, 403, { action, target });
+  constructor(action: string, target: string, code = 'forbidden', reason?: string) {
+    super(code, `not allowed to ${action} '${target}'${reason ? `: ${reason}` : ''}`, 403, { action, target });
   }
 }

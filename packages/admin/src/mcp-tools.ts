@@ -1,31 +1,12 @@
-import type { Framework, Principal, TransportName } from '@fw/runtime';
-import type { ControlAction } from './authorizer.js';
+import { FwError, type Framework, type Principal, type TransportName } from '@fw/runtime';
+import type { McpContext, ParamSpec, ToolDefinition, ToolRegistry } from '@fw/mcp';
+import { REQUIRED_ROLE, type ControlAction } from './authorizer.js';
 import type { AdminService } from './service.js';
 import { overview } from './overview.js';
 
-/** The slice of `@fw/mcp` used here, typed structurally: admin imports it only when it is installed. */
-interface McpToolContext {
-  readonly fw: Framework;
-  readonly principal: Principal | undefined;
-}
-interface McpParamSpec {
-  name: string;
-  description?: string;
-  required?: boolean;
-  type?: 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
-  schema?: Record<string, unknown>;
-}
-interface McpToolDef {
-  name: string;
-  description?: string;
-  params?: McpParamSpec[];
-  annotations?: Record<string, unknown>;
-  handler: (args: Record<string, unknown>, ctx: McpToolContext) => unknown;
-}
-interface McpModule {
-  McpRegistry: { get(): { registerTool(def: McpToolDef): () => void } };
-  McpToolResult: { error(text: string): unknown };
-}
+type McpModule = typeof import('@fw/mcp');
+type McpParamSpec = ParamSpec;
+type McpToolDef = ToolDefinition;
 
 type Args = Record<string, unknown>;
 const TRANSPORTS: readonly TransportName[] = ['websocket', 'sse', 'long-polling', 'streaming'];
@@ -34,45 +15,86 @@ const num = (args: Args, name: string): number | undefined => (typeof args[name]
 const opt = (name: string, description: string, type: McpParamSpec['type'] = 'string'): McpParamSpec => ({ name, description, required: false, type });
 const req = (name: string, description: string, type: McpParamSpec['type'] = 'string'): McpParamSpec => ({ name, description, required: true, type });
 
+export interface AdminMcpOptions {
+  /** Path of the admin's own MCP endpoint (`/fw/admin/mcp`). */
+  path: string;
+  /** Serve the write tools too (fw.admin.mcp-write-tools). */
+  write: boolean;
+  /** Also offer the tools on the app's own server at `/mcp` (fw.admin.mcp-tools-on-user-server). */
+  onUserServer: boolean;
+}
+
 /**
- * Registers the admin plane's MCP tools in the process-wide registry when `@fw/mcp` is
- * installed. Each call is served by the admin service of the framework the MCP session belongs
- * to, with the session's principal, through the same gate and control plane as REST; a refusal is
- * an `isError` result (and, for writes, an audit entry). Returns a function that unregisters them.
+ * Serves the admin plane's MCP tools on the admin's own MCP endpoint (`/fw/admin/mcp`), behind
+ * the admin gate exactly as REST: every request and upgrade passes the gate (loopback-only until
+ * authentication is configured, then the credential and the `viewer` role), and each write needs
+ * its role and goes through the same control plane (audited, internal broadcasters read-only).
+ * The tools are never in the process-wide registry: a user's `/mcp` gets them only by opt-in,
+ * and then only sessions the gate would admit see them. Returns a function that unmounts them.
  */
-export async function registerMcpTools(options: { write: boolean }): Promise<(() => void) | undefined> {
+export async function mountAdminMcp(fw: Framework, admin: AdminService, options: AdminMcpOptions): Promise<(() => void) | undefined> {
   let mcp: McpModule;
   try {
-    mcp = (await import('@fw/mcp')) as unknown as McpModule;
+    mcp = await import('@fw/mcp');
   } catch {
     return undefined; // @fw/mcp is not installed
   }
-  if (!mcp.McpRegistry || !mcp.McpToolResult) return undefined;
-  const registry = mcp.McpRegistry.get();
+  const registry = adminToolRegistry(mcp, options.write);
+  const gate = admin.gate;
+  const mounted = mcp.mountMcpServer(fw, { name: 'fw-admin', version: '1.0.0', path: options.path }, {
+    globalRegistry: false,
+    registries: [registry],
+    principalResolver: (req) => gate.resolve(req, new URL(req.url ?? '/', 'http://localhost')),
+    access: async (req) => {
+      const result = await gate.check(req, new URL(req.url ?? '/', 'http://localhost'));
+      if (!result.ok) {
+        await admin.audit.note({
+          action: 'read', target: options.path, principal: result.principal?.id ?? null, address: result.address ?? null,
+          success: false, outcome: 'refused', reason: result.detail, source: 'mcp',
+        });
+        throw new FwError(result.code, result.detail, result.status);
+      }
+    },
+  });
+  const cleanups = [() => mounted.close()];
+  if (options.onUserServer) {
+    const user = mcp.mountedServers(fw).find((m) => m.endpoint.path === '/mcp') ?? mcp.mountMcpServer(fw, { name: 'fw', path: '/mcp' });
+    user.endpoint.catalog.add(registry, (session) => gate.admits(session.principal, session.clientAddress));
+    cleanups.push(() => void user.endpoint.catalog.remove(registry));
+  }
+  return () => cleanups.forEach((c) => c());
+}
+
+/** The `fw_*` tools in a registry of their own. Each handler finds the admin service of the session's framework. */
+function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
+  const registry = new mcp.ToolRegistry('programmatic');
   const fail = (text: string): unknown => mcp.McpToolResult.error(text);
+  /** The gate again, per call: a session on a user's server, or one whose role changed. */
+  const admitted = (admin: AdminService, ctx: McpContext): boolean => admin.gate.admits(ctx.principal, ctx.session.clientAddress);
 
   const read = (name: string, description: string, params: McpParamSpec[], run: (admin: AdminService, args: Args, limit: number) => unknown): McpToolDef => ({
     name, description, params, annotations: { readOnlyHint: true },
     handler: (args, ctx) => {
       const admin = ctx.fw.services.get<AdminService>('admin');
       if (!admin) return fail('unavailable: the admin plane is not installed on this framework');
-      if (admin.authRequired && !ctx.principal) return fail('unauthorized: the admin plane requires authentication');
+      if (!admitted(admin, ctx)) return fail(admin.authRequired ? 'unauthorized: the admin plane requires a principal with the viewer role' : 'forbidden: the admin plane answers loopback clients only');
       const limit = Math.min(Math.max(1, Math.trunc(num(args, 'limit') ?? admin.pageDefault)), admin.pageMax);
       return run(admin, args, limit);
     },
   });
 
-  const write = (name: string, action: ControlAction, description: string, params: McpParamSpec[], run: (admin: AdminService, args: Args, principal: Principal | undefined) => Promise<unknown>, target: (args: Args) => string): McpToolDef => ({
-    name, description, params, annotations: { destructiveHint: true },
+  const write = (name: string, action: ControlAction, description: string, params: McpParamSpec[], run: (admin: AdminService, args: Args, principal: Principal | undefined, address: string | undefined) => Promise<unknown>, target: (args: Args) => string): McpToolDef => ({
+    name, description: `${description} (needs the ${REQUIRED_ROLE[action]} role)`, params, annotations: { destructiveHint: true },
     handler: async (args, ctx) => {
       const admin = ctx.fw.services.get<AdminService>('admin');
       if (!admin || !admin.mcpWriteTools) return fail(`unavailable: ${name} is not enabled (fw.admin.mcp-write-tools)`);
-      if (admin.authRequired && !ctx.principal) {
-        admin.control.refuseUnauthenticated(action, target(args), 'mcp');
+      const caller = { principal: ctx.principal, source: 'mcp' as const, address: ctx.session.clientAddress };
+      if (!admitted(admin, ctx)) {
+        await admin.control.refuse(action, target(args), caller, 'refused', 'not admitted by the admin gate');
         return fail('unauthorized: the admin plane requires authentication');
       }
       try {
-        return await run(admin, args, ctx.principal);
+        return await run(admin, args, ctx.principal, ctx.session.clientAddress);
       } catch (err) {
         const e = err as { code?: string; message?: string };
         return fail(`${e.code ?? 'error'}: ${e.message ?? String(err)}`);
@@ -124,25 +146,25 @@ export async function registerMcpTools(options: { write: boolean }): Promise<(()
       sessions: a.views.mcp.sessions(),
       pendingBridgeCalls: a.views.mcp.pendingBridgeCalls(),
     })),
-    read('fw_list_audit', 'The audit log of admin write attempts, newest first', [opt('action', 'Action'), opt('principal', 'Principal id'), opt('outcome', 'allowed, refused or failed'), limitParam], (a, args, limit) => {
+    read('fw_list_audit', 'The audit log of admin attempts, newest first', [opt('action', 'Action'), opt('principal', 'Principal id'), opt('outcome', 'allowed, refused, invalid, failed or error'), limitParam], (a, args, limit) => {
       const action = str(args, 'action');
       const principal = str(args, 'principal');
       const outcome = str(args, 'outcome');
       return a.audit.query({ limit, ...(action ? { action } : {}), ...(principal ? { principal } : {}), ...(outcome ? { outcome } : {}) });
     }),
   ];
-  if (options.write) {
+  if (withWrites) {
     tools.push(
       write('fw_broadcast', 'broadcast', 'Broadcasts a message to every resource of a broadcaster', [req('broadcasterId', 'Broadcaster id, e.g. /fw/chat/lobby'), req('message', 'The message text')],
-        (a, args, principal) => a.control.broadcast(str(args, 'broadcasterId') ?? '', str(args, 'message') ?? '', { principal, source: 'mcp' }), (args) => str(args, 'broadcasterId') ?? '*'),
+        (a, args, principal, address) => a.control.broadcast(str(args, 'broadcasterId') ?? '', str(args, 'message') ?? '', { principal, source: 'mcp', address }), (args) => str(args, 'broadcasterId') ?? '(missing)'),
       write('fw_disconnect_resource', 'disconnect', 'Disconnects a client by its uuid', [req('uuid', 'Resource uuid'), opt('reason', 'Reason sent to the client')],
-        (a, args, principal) => a.control.disconnect(str(args, 'uuid') ?? '', str(args, 'reason') ?? 'disconnected by the administrator', { principal, source: 'mcp' }), (args) => str(args, 'uuid') ?? '*'),
+        (a, args, principal, address) => a.control.disconnect(str(args, 'uuid') ?? '', str(args, 'reason') ?? 'disconnected by the administrator', { principal, source: 'mcp', address }), (args) => str(args, 'uuid') ?? '(missing)'),
       write('fw_destroy_broadcaster', 'destroy', 'Destroys a broadcaster, disconnecting its resources', [req('broadcasterId', 'Broadcaster id')],
-        (a, args, principal) => a.control.destroy(str(args, 'broadcasterId') ?? '', { principal, source: 'mcp' }), (args) => str(args, 'broadcasterId') ?? '*'),
+        (a, args, principal, address) => a.control.destroy(str(args, 'broadcasterId') ?? '', { principal, source: 'mcp', address }), (args) => str(args, 'broadcasterId') ?? '(missing)'),
       write('fw_cancel_task', 'cancel', 'Cancels an in-flight A2A task', [req('taskId', 'Task id'), opt('reason', 'Reason')],
-        (a, args, principal) => a.control.cancel(str(args, 'taskId') ?? '', str(args, 'reason') ?? 'canceled by the administrator', { principal, source: 'mcp' }), (args) => str(args, 'taskId') ?? '*'),
+        (a, args, principal, address) => a.control.cancel(str(args, 'taskId') ?? '', str(args, 'reason') ?? 'canceled by the administrator', { principal, source: 'mcp', address }), (args) => str(args, 'taskId') ?? '(missing)'),
     );
   }
-  const removers = tools.map((t) => registry.registerTool(t));
-  return () => removers.forEach((r) => r());
+  for (const t of tools) registry.registerTool(t);
+  return registry;
 }

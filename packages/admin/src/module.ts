@@ -1,16 +1,18 @@
 import type { IncomingMessage } from 'node:http';
-import type { Framework, FrameworkModule } from '@fw/runtime';
+import { join, resolve } from 'node:path';
+import { chainAuthenticators, clientAddress as runtimeClientAddress, frameworkAuthenticator, type Authenticator, type Framework, type FrameworkModule } from '@fw/runtime';
 import { mountRoutes } from './api/router.js';
 import { adminRoutes } from './api/routes.js';
-import { AuditLog } from './audit.js';
+import { AuditLog, type AuditSink } from './audit.js';
+import { FileAuditSink } from './audit-file.js';
 import { ALLOW_ALL, type ControlAuthorizer } from './authorizer.js';
 import { ADMIN_CONFIG } from './config.js';
 import { ControlPlane } from './control.js';
 import { DASHBOARD_DIR, mountDashboard } from './dashboard.js';
 import { EventStream } from './event-stream.js';
 import { AdminGate } from './gate.js';
-import { registerMcpTools } from './mcp-tools.js';
-import type { PrincipalResolver } from './principal.js';
+import { mountAdminMcp } from './mcp-tools.js';
+import { adminTokenAuthenticator, type ClientAddress, type PrincipalResolver } from './principal.js';
 import type { RealtimeFramework } from './realtime.js';
 import type { AdminService } from './service.js';
 import { Views } from './views.js';
@@ -25,7 +27,12 @@ export interface AdminOptions {
   principalResolver?: PrincipalResolver;
   /** Directory of the dashboard's static files (default: the package's `dashboard/`). */
   dashboardDir?: string;
+  /** Where audit records are kept durably. Default: the service `'admin.audit-sink'`, else a JSONL file (fw.admin.audit.file, or audit.jsonl in fw.data-dir). */
+  auditSink?: AuditSink;
 }
+
+/** The admin MCP endpoint, under the framework path: `/fw/admin/mcp`. */
+export const ADMIN_MCP_PATH = '/admin/mcp';
 
 /**
  * The admin control plane: REST API under `/api/admin/`, the event stream at `/fw/admin/events`,
@@ -35,6 +42,7 @@ export class AdminModule implements FrameworkModule {
   readonly name = '@fw/admin';
   private readonly cleanups: (() => void)[] = [];
   private events: EventStream | undefined;
+  private audit: AuditLog | undefined;
 
   constructor(private readonly options: AdminOptions = {}) {}
 
@@ -52,20 +60,29 @@ export class AdminModule implements FrameworkModule {
       ?? fw.config.option<ControlAuthorizer>('adminAuthorizer')
       ?? ALLOW_ALL;
 
+    // The chain: the app's resolver, the admin token (the `admin` principal), then fw.auth.* (tokens, JWT, custom).
+    const chain: Authenticator[] = [];
+    if (typeof resolver === 'function') chain.push(resolver);
+    const token = get<string>('fw.admin.auth.token');
+    if (token) chain.push(adminTokenAuthenticator(token));
+    const shared = frameworkAuthenticator(fw);
+    if (shared) chain.push(shared);
+    // The runtime's client address (a trusted proxy's forwarded one); the service `'client-address'` overrides it.
+    const clientAddress: ClientAddress = (req) => fw.services.get<ClientAddress>('client-address')?.(req) ?? runtimeClientAddress(req);
     const gate = new AdminGate({
-      token: get<string>('fw.admin.auth.token'),
-      resolver: typeof resolver === 'function' ? resolver : undefined,
+      authenticator: chain.length === 0 ? undefined : chain.length === 1 ? chain[0] : chainAuthenticators(chain),
       allowRemoteUnauthenticated: get<boolean>('fw.admin.allow-remote-unauthenticated'),
+      clientAddress,
     });
     if (!gate.authRequired && get<boolean>('fw.admin.allow-remote-unauthenticated')) {
       console.warn('[fw] WARNING: the admin plane accepts unauthenticated requests from any address ' +
-        '(fw.admin.allow-remote-unauthenticated=true); set fw.admin.auth.token in production');
+        '(fw.admin.allow-remote-unauthenticated=true); configure fw.auth.tokens or fw.auth.jwt.* in production');
     }
 
-    const file = get<string>('fw.admin.audit.file');
-    const audit = new AuditLog(get<number>('fw.admin.audit.max-entries'), file || undefined);
+    const audit = await new AuditLog(get<number>('fw.admin.audit.max-entries'), this.auditSink(fw)).open();
+    this.audit = audit;
     const views = new Views(fw);
-    const control = new ControlPlane(views, audit, fw.events, authorizer);
+    const control = new ControlPlane(views, audit, fw.events, authorizer, () => gate.authRequired);
     const events = new EventStream(fw as RealtimeFramework, gate, {
       recent: get<number>('fw.admin.events.recent'),
       maxQueue: get<number>('fw.admin.events.max-queue'),
@@ -78,8 +95,8 @@ export class AdminModule implements FrameworkModule {
     const dashboardDir = this.options.dashboardDir ?? DASHBOARD_DIR;
     const dashboardPrefixes = [`${fw.path}/admin/`];
     this.cleanups.push(mountRoutes(fw, ADMIN_API_BASE, adminRoutes({
-      views, control, audit, events, gate, pageDefault, pageMax, maxBody: get<number>('fw.admin.max-body'),
-    }), { gate, control, dashboardPrefixes: () => dashboardPrefixes }));
+      views, control, audit, events, gate, pageDefault, pageMax,
+    }), { gate, control, audit, maxBody: get<number>('fw.admin.max-body'), dashboardPrefixes: () => dashboardPrefixes }));
     this.cleanups.push(mountDashboard(fw, `${fw.path}/admin`, dashboardDir));
 
     const mcpWriteTools = get<boolean>('fw.admin.mcp-write-tools');
@@ -102,13 +119,31 @@ export class AdminModule implements FrameworkModule {
     }
 
     if (get<boolean>('fw.admin.mcp-tools')) {
-      const unregister = await registerMcpTools({ write: mcpWriteTools });
-      if (unregister) this.cleanups.push(unregister);
+      const unmount = await mountAdminMcp(fw, service, {
+        path: `${fw.path}${ADMIN_MCP_PATH}`,
+        write: mcpWriteTools,
+        onUserServer: get<boolean>('fw.admin.mcp-tools-on-user-server'),
+      });
+      if (unmount) this.cleanups.push(unmount);
     }
   }
 
-  close(): void {
+  private auditSink(fw: Framework): AuditSink | undefined {
+    const given = this.options.auditSink ?? fw.services.get<AuditSink>('admin.audit-sink');
+    if (given) return given;
+    const dataDir = fw.config.get<string>('fw.data-dir');
+    const configured = fw.config.get<string>('fw.admin.audit.file');
+    const file = configured ? resolve(configured) : dataDir ? resolve(join(dataDir, 'audit.jsonl')) : undefined;
+    if (!file) return undefined;
+    return new FileAuditSink(file, {
+      maxBytes: fw.config.get<number>('fw.admin.audit.max-file-bytes'),
+      maxFiles: fw.config.get<number>('fw.admin.audit.max-files'),
+    });
+  }
+
+  async close(): Promise<void> {
     this.events?.close();
     for (const c of this.cleanups.splice(0).reverse()) c();
+    await this.audit?.close();
   }
 }

@@ -1,27 +1,26 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Principal } from '@fw/runtime';
+import { bearerCredential, type Authenticator, type Principal } from '@fw/runtime';
 
 /**
  * Finds who is calling from the request (headers, query, client certificate, a session cookie…).
- * Returns undefined for an anonymous request. `url` carries the query (`?access_token=`).
+ * Returns undefined for an anonymous request. `url` carries the query (`?access_token=`). Kept as
+ * the admin plane's name for the runtime's {@link Authenticator}.
  */
-export type PrincipalResolver = (req: IncomingMessage, url: URL) => Principal | undefined | Promise<Principal | undefined>;
+export type PrincipalResolver = Authenticator;
 
 /** The principal a valid `fw.admin.auth.token` stands for. */
 export const TOKEN_PRINCIPAL: Principal = Object.freeze({ id: 'admin', roles: Object.freeze(['admin']) });
 
 /**
- * The built-in resolver: `Authorization: Bearer <token>`, and on sockets (browsers cannot set
- * WebSocket headers) also `?access_token=<token>`. Compared in constant time.
+ * `fw.admin.auth.token`: `Authorization: Bearer <token>`, and on sockets (browsers cannot set
+ * WebSocket or EventSource headers) also `?access_token=<token>`; the `admin` principal.
  */
-export function bearerTokenResolver(token: string, options: { allowQuery: boolean }): PrincipalResolver {
+export function adminTokenAuthenticator(token: string): Authenticator {
   const expected = digest(token);
-  return (req, url) => {
-    const header = req.headers.authorization;
-    const m = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header.trim()) : null;
-    const given = m?.[1] ?? (options.allowQuery ? url.searchParams.get('access_token') : null);
-    if (given === null || given === undefined) return undefined;
+  return (req, url, context) => {
+    const given = bearerCredential(req, url, context);
+    if (given === undefined) return undefined;
     return timingSafeEqual(digest(given), expected) ? TOKEN_PRINCIPAL : undefined;
   };
 }
@@ -29,6 +28,15 @@ export function bearerTokenResolver(token: string, options: { allowQuery: boolea
 function digest(s: string): Buffer {
   return createHash('sha256').update(s).digest();
 }
+
+/** @deprecated the pre-roles name: a resolver for `token` (query accepted only with `allowQuery`). */
+export function bearerTokenResolver(token: string, options: { allowQuery: boolean }): PrincipalResolver {
+  const auth = adminTokenAuthenticator(token);
+  return (req, url) => auth(req, url, { socket: options.allowQuery });
+}
+
+/** Finds the client's address: the service `'client-address'` when there is one, else the socket's peer. */
+export type ClientAddress = (req: IncomingMessage) => string | undefined;
 
 /** The runtime's loopback test (IPv4 127/8, IPv6 ::1 with brackets and zone ids, IPv4-mapped). */
 export { isLoopback } from '@fw/runtime';

@@ -61,7 +61,7 @@ interface Ev { type: string; [k: string]: unknown }
 
 async function startApp() {
   const fw = new Framework({
-    configFile: false, env: {}, 'fw.modules.autoload': false, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false,
+    configFile: false, env: {}, 'fw.data-dir': '', 'fw.modules.autoload': false, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false,
     'fw.heartbeat.interval': 0, 'fw.admin.mcp-write-tools': true,
   });
   const mcp = await mcpModule(fw);
@@ -253,7 +253,7 @@ test('every endpoint against the running app: values match reality, writes take 
 
     // read-only views of the admin plane itself
     const audit = await api<{ action: string; outcome: string }[]>('/audit');
-    assert.deepEqual(audit.body.map((e) => `${e.action}:${e.outcome}`), ['destroy:allowed', 'disconnect:allowed', 'unicast:allowed', 'broadcast:allowed', 'cancel:failed', 'cancel:failed', 'cancel:allowed']);
+    assert.deepEqual(audit.body.map((e) => `${e.action}:${e.outcome}`), ['destroy:allowed', 'disconnect:allowed', 'unicast:allowed', 'broadcast:allowed', 'cancel:failed', 'cancel:allowed', 'cancel:failed', 'cancel:allowed', 'cancel:allowed']);
     assert.equal((await api('/audit?outcome=failed')).total, 2);
     assert.equal(((await api<{ runtime: { connections: number } }>('/metrics')).body.runtime.connections), 0);
     assert.match((await api<string>('/metrics/prometheus')).body, /^fw_connections 0$/m);

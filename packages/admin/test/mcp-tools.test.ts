@@ -24,11 +24,32 @@ async function start(props: Record<string, unknown>, options: AdminOptions = {})
   return { fw, port };
 }
 
-async function connect(port: number, headers: Record<string, string> = {}): Promise<Client> {
+async function connect(port: number, headers: Record<string, string> = {}, path = '/fw/admin/mcp'): Promise<Client> {
   const client = new Client({ name: 'admin-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}${path}`), { requestInit: { headers } }));
   return client;
 }
+
+test('the fw_* tools live on /fw/admin/mcp; the app\'s /mcp has them only by opt-in', async () => {
+  const { fw, port } = await start({});
+  const user = await connect(port, {}, '/mcp');
+  try {
+    const names = (await user.listTools()).tools.map((t) => t.name);
+    assert.deepEqual(names.filter((n) => n.startsWith('fw_')), [], 'not on the user server by default');
+  } finally {
+    await user.close();
+    await fw.close();
+  }
+  const opted = await start({ 'fw.admin.mcp-tools-on-user-server': true });
+  const optedUser = await connect(opted.port, {}, '/mcp');
+  try {
+    const names = (await optedUser.listTools()).tools.map((t) => t.name);
+    for (const t of READ_TOOLS) assert.ok(names.includes(t), t);
+  } finally {
+    await optedUser.close();
+    await opted.fw.close();
+  }
+});
 
 function textOf(result: unknown): string {
   const content = (result as { content: { type: string; text: string }[] }).content;
@@ -74,7 +95,7 @@ test('write tools act through the control plane; a deny-all authorizer gives isE
     assert.equal(missing.isError, true);
     assert.match(textOf(missing), /not_found/);
     const audit = JSON.parse(textOf(await client.callTool({ name: 'fw_list_audit', arguments: {} }))) as AuditEntry[];
-    assert.deepEqual(audit.map((e) => [e.action, e.outcome, e.source]), [['cancel', 'failed', 'mcp'], ['broadcast', 'allowed', 'mcp']]);
+    assert.deepEqual(audit.map((e) => [e.action, e.outcome, e.source]), [['cancel', 'failed', 'mcp'], ['cancel', 'allowed', 'mcp'], ['broadcast', 'allowed', 'mcp']]);
   } finally {
     chat.close();
     await client.close();
@@ -96,23 +117,23 @@ test('write tools act through the control plane; a deny-all authorizer gives isE
   }
 });
 
-test('with a token the admin MCP tools refuse a session without it, and serve one with it', async () => {
-  const { fw, port } = await start({ 'fw.admin.auth.token': 'tok', 'fw.admin.mcp-write-tools': true });
-  const anon = await connect(port);
+test('with a token the admin MCP endpoint refuses a client without it, and serves one with it', async () => {
+  const { fw, port } = await start({ 'fw.admin.auth.token': 'tok', 'fw.admin.mcp-write-tools': true, 'fw.admin.mcp-tools-on-user-server': true });
+  await assert.rejects(connect(port), /401|nauthorized/);
   const authed = await connect(port, { authorization: 'Bearer tok' });
+  // On the user's server (opted in) a client without the token sees no fw_* tool and can call none.
+  const anonUser = await connect(port, {}, '/mcp');
   try {
-    const r = await anon.callTool({ name: 'fw_list_agents', arguments: {} });
-    assert.equal(r.isError, true);
-    assert.match(textOf(r), /unauthorized/);
-    const w = await anon.callTool({ name: 'fw_cancel_task', arguments: { taskId: 't1' } });
-    assert.equal(w.isError, true);
+    assert.deepEqual((await anonUser.listTools()).tools.filter((t) => t.name.startsWith('fw_')), []);
+    await assert.rejects(anonUser.callTool({ name: 'fw_cancel_task', arguments: { taskId: 't1' } }), /unknown tool/);
     const ok = await authed.callTool({ name: 'fw_cancel_task', arguments: { taskId: 't1' } });
     assert.notEqual(ok.isError, true);
     assert.equal((JSON.parse(textOf(ok)) as { state: string }).state, 'canceled');
     const audit = (await (await fetch(`http://127.0.0.1:${port}/api/admin/audit`, { headers: { authorization: 'Bearer tok' } })).json()) as AuditEntry[];
-    assert.deepEqual(audit.map((e) => [e.action, e.principal, e.outcome]), [['cancel', 'admin', 'allowed'], ['cancel', null, 'refused']]);
+    assert.deepEqual(audit.map((e) => [e.action, e.principal, e.outcome]), [['cancel', 'admin', 'allowed'], ['read', null, 'refused']]);
+    assert.equal(audit[1]?.target, '/fw/admin/mcp');
   } finally {
-    await anon.close();
+    await anonUser.close();
     await authed.close();
     await fw.close();
   }

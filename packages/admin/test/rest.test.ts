@@ -168,14 +168,14 @@ test('writes act, say what happened, and are audited and announced', async () =>
     assert.equal(((await res.json()) as { state: string }).state, 'canceled');
     await problem(await h.send('POST', `${API}/tasks/t1/cancel`), 409, 'task_not_cancelable');
 
-    // unknown targets: 404, audited as failed
+    // unknown targets: 404, audited as allowed (before the action ran) and then failed
     await problem(await h.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/nope', message: 'x' }), 404, 'not_found');
     await problem(await h.send('DELETE', `${API}/resources/nope`), 404, 'not_found');
     await problem(await h.send('POST', `${API}/resources/nope/message`, { message: 'x' }), 404, 'not_found');
     await problem(await h.send('DELETE', `${API}/broadcasters/nope`), 404, 'not_found');
     await problem(await h.send('POST', `${API}/tasks/nope/cancel`), 404, 'not_found');
 
-    // bad bodies: 400 naming the field, never reaching the runtime or the audit
+    // bad bodies: 400 naming the field, never reaching the runtime; audited as invalid with the real target
     assert.equal((await problem(await h.send('POST', `${API}/broadcasters/broadcast`, { message: 'x' }), 400, 'bad_request')).field, 'broadcasterId');
     assert.equal((await problem(await h.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/chat/lobby', message: 3 }), 400, 'bad_request')).field, 'message');
     await problem(await h.send('POST', `${API}/broadcasters/broadcast`, '{oops'), 400, 'invalid_json');
@@ -191,21 +191,34 @@ test('writes act, say what happened, and are audited and announced', async () =>
       'disconnect u2 allowed true',
       'destroy /fw/chat/other allowed true',
       'cancel t1 allowed true',
+      'cancel t1 allowed true',
       'cancel t1 failed false',
+      'broadcast /nope allowed true',
       'broadcast /nope failed false',
+      'disconnect nope allowed true',
       'disconnect nope failed false',
+      'unicast nope allowed true',
       'unicast nope failed false',
+      'destroy nope allowed true',
       'destroy nope failed false',
+      'cancel nope allowed true',
       'cancel nope failed false',
+      'broadcast (missing) invalid false',
+      'broadcast /fw/chat/lobby invalid false',
+      'broadcast (missing) invalid false',
+      'broadcast (missing) invalid false',
+      'broadcast (missing) invalid false',
     ]);
-    assert.ok(audit.every((e) => e.principal === null && e.source === 'rest'));
+    assert.ok(audit.every((e) => e.principal === null && e.source === 'rest' && e.address === '127.0.0.1'));
+    // Announced once each: after the action (allowed) or when it failed or was refused.
     const announced = h.events.filter((e) => e.type === 'ControlActionExecuted');
-    assert.equal(announced.length, summary.length);
+    assert.equal(announced.length, summary.length - 6);
     assert.deepEqual(announced[0], { type: 'ControlActionExecuted', timestamp: announced[0]!.timestamp, action: 'broadcast', target: '/fw/chat/lobby', principal: null, success: true, outcome: 'allowed' });
 
     // filters
     assert.equal(((await (await h.get(`${API}/audit?outcome=failed`)).json()) as unknown[]).length, 6);
-    assert.equal(((await (await h.get(`${API}/audit?action=cancel`)).json()) as unknown[]).length, 3);
+    assert.equal(((await (await h.get(`${API}/audit?outcome=invalid`)).json()) as unknown[]).length, 5);
+    assert.equal(((await (await h.get(`${API}/audit?action=cancel`)).json()) as unknown[]).length, 5);
     const recent = (await (await h.get(`${API}/events/recent?limit=2`)).json()) as { type: string }[];
     assert.deepEqual(recent.map((e) => e.type), ['ControlActionExecuted', 'ControlActionExecuted']);
   } finally {
@@ -230,15 +243,20 @@ test('with a token every REST call needs it; the authorizer refuses with 403; bo
     assert.equal(h.runtime.rmap.has('u1'), true);
 
     const session = (await (await h.get(`${API}/session`, auth)).json()) as Record<string, unknown>;
-    assert.deepEqual(session, {
-      principal: 'admin', roles: ['admin'], authenticated: true, authRequired: true,
-      permissions: { broadcast: false, unicast: false, disconnect: false, destroy: false, cancel: false },
+    assert.deepEqual({ ...session, audit: undefined }, {
+      principal: 'admin', roles: ['admin'], role: 'admin', authenticated: true, authRequired: true, address: '127.0.0.1',
+      permissions: { broadcast: false, unicast: false, disconnect: false, destroy: false, cancel: false }, audit: undefined,
     });
 
+    // Refused reads are audited too (action `read`, the path as target).
     const audit = (await (await h.get(`${API}/audit`, auth)).json()) as AuditEntry[];
     assert.deepEqual(audit.map((e) => [e.action, e.target, e.principal, e.outcome]), [
       ['disconnect', 'u1', 'admin', 'refused'],
       ['disconnect', 'u1', null, 'refused'],
+      ['read', `${API}/overview`, null, 'refused'],
+      ['read', `${API}/overview`, null, 'refused'],
+      ['read', `${API}/overview`, null, 'refused'],
+      ['read', `${API}/overview`, null, 'refused'],
     ]);
     assert.equal(h.events.filter((e) => e.type === 'ControlActionExecuted' && !e.success).length, 2);
   } finally {
@@ -311,8 +329,11 @@ test('with a token the dashboard page still loads (it shows a sign-in form) but 
     }
     await problem(await h.send('POST', `${API}/tasks/t1/cancel`, undefined, dash), 401, 'unauthorized');
     assert.equal(h.agent.taskList[0]!.state, 'working');
-    const audit = (await (await h.get(`${API}/audit`, { authorization: 'Bearer tok' })).json()) as AuditEntry[];
+    const audit = (await (await h.get(`${API}/audit?action=cancel`, { authorization: 'Bearer tok' })).json()) as AuditEntry[];
     assert.deepEqual(audit.map((e) => [e.action, e.target, e.outcome, e.source]), [['cancel', 't1', 'refused', 'dashboard']]);
+    const reads = (await (await h.get(`${API}/audit?action=read&limit=1000`, { authorization: 'Bearer tok' })).json()) as AuditEntry[];
+    assert.equal(reads.length, 6, 'each refused read is audited');
+    assert.ok(reads.every((e) => e.outcome === 'refused' && e.source === 'dashboard'));
   } finally {
     await h.close();
   }
@@ -350,10 +371,10 @@ test('the audit JSON Lines file is complete after a restart of the app', async (
     try {
       const after = (await (await second.get(`${API}/audit`)).json()) as AuditEntry[];
       assert.deepEqual(after, before);
-      assert.deepEqual(after.map((e) => `${e.action}:${e.outcome}`), ['disconnect:failed', 'destroy:refused', 'broadcast:allowed']);
+      assert.deepEqual(after.map((e) => `${e.action}:${e.outcome}`), ['disconnect:failed', 'disconnect:allowed', 'destroy:refused', 'broadcast:allowed']);
       await second.send('POST', `${API}/tasks/t1/cancel`);
       const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as AuditEntry);
-      assert.deepEqual(lines.map((e) => e.seq), [1, 2, 3, 4]);
+      assert.deepEqual(lines.map((e) => e.seq), [1, 2, 3, 4, 5]);
     } finally {
       await second.close();
     }

@@ -13,7 +13,7 @@ class AutoTwin {}
 class Later {}
 
 test('autoload: createModule installs the module, mounts decorated classes (first of a name wins) and mountAgent queues until then', async () => {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.ai.auto': false });
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false });
   const warnings: string[] = [];
   const warn = console.warn;
   console.warn = (m: string) => warnings.push(String(m));
@@ -35,7 +35,7 @@ test('autoload: createModule installs the module, mounts decorated classes (firs
 });
 
 test('fw.agent.enabled=false: no module, no agent service', async () => {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.agent.enabled': false });
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.agent.enabled': false });
   try {
     await fw.start();
     assert.equal(fw.services.get('agent'), undefined);

@@ -38,3 +38,4 @@ export { parseConnectQuery, type ConnectQuery } from './transport/query.js';
 export { Readiness, type ReadinessCheck, type ReadinessContributor, type ReadinessReport } from './health/readiness.js';
 export { probePaths, type LifecyclePhase } from './health/probes.js';
 export { FwMetrics, type CallOutcome } from './metrics/fw-metrics.js';
+export * from './auth/index.js';

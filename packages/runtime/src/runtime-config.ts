@@ -1,7 +1,9 @@
+import { AUTH_CONFIG } from './auth/config.js';
 import type { ConfigSchema } from './config.js';
 
 /** The runtime's configuration keys. Each is documented in docs/configuration.md. */
 export const RUNTIME_CONFIG: ConfigSchema = {
+  ...AUTH_CONFIG,
   'fw.path': { type: 'string', default: '/fw', description: 'Framework path under which real-time handlers are mounted' },
   'fw.port': { type: 'number', default: 8080, description: 'Port used by fw.listen() when none is given; `PORT` is read when `FW_PORT` is not set', envAliases: ['PORT'] },
   'fw.host': { type: 'string', default: '127.0.0.1', description: 'Host used by fw.listen() when none is given' },

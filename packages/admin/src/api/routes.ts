@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
-import { FwError, NotFoundError, readJson, type TransportName } from '@fw/runtime';
+import { FwError, highestRole, NotFoundError, type TransportName } from '@fw/runtime';
 import { CONTROL_ACTIONS, type ControlAction } from '../authorizer.js';
-import { filterAudit, type AuditEntry, type AuditLog } from '../audit.js';
+import { AUDIT_OUTCOMES, filterAudit, type AuditEntry, type AuditLog } from '../audit.js';
 import { clusterOf, settled } from '../cluster.js';
 import type { ControlPlane } from '../control.js';
 import type { EventStream } from '../event-stream.js';
@@ -10,7 +10,7 @@ import { collectMetrics, toPrometheus } from '../metrics.js';
 import { FW_VERSION, overview } from '../overview.js';
 import type { JournalEvent } from '../peer-types.js';
 import type { Views } from '../views.js';
-import { asObject, enumParam, intParam, requireMessage, requireString, strParam, timeParam } from './params.js';
+import { enumParam, intParam, requireMessage, requireString, strParam, timeParam } from './params.js';
 import { openApiDocument } from './openapi.js';
 import { MESSAGE_SCHEMA, REASON_BODY, TIME_SCHEMA } from './route-doc.js';
 import type { AdminRequest, AdminRoute, Reply } from './router.js';
@@ -23,7 +23,6 @@ export interface RouteDeps {
   gate: AdminGate;
   pageDefault: number;
   pageMax: number;
-  maxBody: number;
 }
 
 const TRANSPORTS: readonly TransportName[] = ['websocket', 'sse', 'long-polling', 'streaming'];
@@ -50,26 +49,13 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
     offset: intParam(r.url, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER, default: 0 }),
     limit: intParam(r.url, 'limit', { min: 1, max: d.pageMax, default: Math.min(defaultLimit, d.pageMax) }),
   });
-  const body = async (r: AdminRequest): Promise<Record<string, unknown>> => {
-    const type = String(r.req.headers['content-type'] ?? '');
-    if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
-      throw new FwError('unsupported_media_type', 'the request body must be application/json', 415);
-    }
-    return asObject(await readJson(r.req, d.maxBody));
-  };
-  /** DELETE may carry its reason in the query or in an optional JSON body. */
-  const optionalBody = async (r: AdminRequest): Promise<Record<string, unknown>> => {
-    const length = Number(r.req.headers['content-length'] ?? 0);
-    const chunked = r.req.headers['transfer-encoding'] !== undefined;
-    return length > 0 || chunked ? body(r) : {};
-  };
-  const reasonOf = (r: AdminRequest, b: Record<string, unknown>, fallback: string): string => {
-    const v = b.reason ?? strParam(r.url, 'reason');
+  const reasonOf = (r: AdminRequest, fallback: string): string => {
+    const v = r.body.reason ?? strParam(r.url, 'reason');
     if (v === undefined) return fallback;
     if (typeof v !== 'string' || v.length > 1024) throw new FwError('bad_request', "'reason' must be a string of at most 1024 characters", 400, { field: 'reason' });
     return v;
   };
-  const caller = (r: AdminRequest) => ({ principal: r.principal, source: r.source });
+  const caller = (r: AdminRequest) => ({ principal: r.principal, source: r.source, address: r.address });
   const param = (r: AdminRequest, name: string): string => r.params[name] ?? '';
 
   const routes: AdminRoute[] = [
@@ -88,9 +74,13 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
         return json({
           principal: r.principal?.id ?? null,
           roles: r.principal?.roles ?? [],
+          // The anonymous local operator (loopback, no authentication configured) may do everything.
+          role: r.principal ? highestRole(r.principal) ?? null : 'admin',
           authenticated: r.principal !== undefined,
           authRequired: d.gate.authRequired,
+          address: r.address ?? null,
           permissions,
+          audit: d.audit.status(),
         });
       },
     },
@@ -159,9 +149,8 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
     {
-      method: 'POST', path: '/broadcasters/broadcast', doc: { tag: 'broadcasters', reply: 'object', summary: 'Broadcast a message to every member of a broadcaster', body: { required: true, schema: { type: 'object', required: ['broadcasterId', 'message'], properties: { broadcasterId: { type: 'string', minLength: 1 }, message: MESSAGE_SCHEMA } } } }, write: { action: 'broadcast' }, handle: async (r) => {
-        const b = await body(r);
-        return json(await control.broadcast(requireString(b, 'broadcasterId'), requireMessage(b), caller(r)));
+      method: 'POST', path: '/broadcasters/broadcast', doc: { tag: 'broadcasters', reply: 'object', summary: 'Broadcast a message to every member of a broadcaster', body: { required: true, schema: { type: 'object', required: ['broadcasterId', 'message'], properties: { broadcasterId: { type: 'string', minLength: 1 }, message: MESSAGE_SCHEMA } } } }, write: { action: 'broadcast', target: { body: 'broadcasterId' }, body: 'required' }, handle: async (r) => {
+        return json(await control.broadcast(requireString(r.body, 'broadcasterId'), requireMessage(r.body), caller(r)));
       },
     },
     {
@@ -172,7 +161,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
     {
-      method: 'DELETE', path: '/broadcasters/{id}', doc: { tag: 'broadcasters', reply: 'object', summary: 'Destroy a broadcaster (its own resources are closed)' }, write: { action: 'destroy', target: 'id' },
+      method: 'DELETE', path: '/broadcasters/{id}', doc: { tag: 'broadcasters', reply: 'object', summary: 'Destroy a broadcaster (its own resources are closed)' }, write: { action: 'destroy', target: { param: 'id' }, body: 'optional' },
       handle: async (r) => json(await control.destroy(param(r, 'id'), caller(r))),
     },
 
@@ -206,15 +195,14 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
     {
-      method: 'DELETE', path: '/resources/{uuid}', doc: { tag: 'resources', reply: 'object', summary: 'Disconnect a resource; the client is told the reason', query: { reason: { description: 'Why (or `reason` in the body)', schema: { type: 'string', maxLength: 1024 } } }, body: { required: false, schema: REASON_BODY } }, write: { action: 'disconnect', target: 'uuid' }, handle: async (r) => {
-        const reason = reasonOf(r, await optionalBody(r), 'disconnected by the administrator');
+      method: 'DELETE', path: '/resources/{uuid}', doc: { tag: 'resources', reply: 'object', summary: 'Disconnect a resource; the client is told the reason', query: { reason: { description: 'Why (or `reason` in the body)', schema: { type: 'string', maxLength: 1024 } } }, body: { required: false, schema: REASON_BODY } }, write: { action: 'disconnect', target: { param: 'uuid' }, body: 'optional' }, handle: async (r) => {
+        const reason = reasonOf(r, 'disconnected by the administrator');
         return json(await control.disconnect(param(r, 'uuid'), reason, caller(r)));
       },
     },
     {
-      method: 'POST', path: '/resources/{uuid}/message', doc: { tag: 'resources', reply: 'object', summary: 'Send one message to one resource', body: { required: true, schema: { type: 'object', required: ['message'], properties: { message: MESSAGE_SCHEMA } } } }, write: { action: 'unicast', target: 'uuid' }, handle: async (r) => {
-        const b = await body(r);
-        return json(await control.unicast(param(r, 'uuid'), requireMessage(b), caller(r)));
+      method: 'POST', path: '/resources/{uuid}/message', doc: { tag: 'resources', reply: 'object', summary: 'Send one message to one resource', body: { required: true, schema: { type: 'object', required: ['message'], properties: { message: MESSAGE_SCHEMA } } } }, write: { action: 'unicast', target: { param: 'uuid' }, body: 'required' }, handle: async (r) => {
+        return json(await control.unicast(param(r, 'uuid'), requireMessage(r.body), caller(r)));
       },
     },
 
@@ -293,8 +281,8 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
     {
-      method: 'POST', path: '/tasks/{taskId}/cancel', doc: { tag: 'tasks', reply: 'object', summary: 'Cancel a running task', query: { reason: { description: 'Why (or `reason` in the body)', schema: { type: 'string', maxLength: 1024 } } }, body: { required: false, schema: REASON_BODY } }, write: { action: 'cancel', target: 'taskId' }, handle: async (r) => {
-        const reason = reasonOf(r, await optionalBody(r), 'canceled by the administrator');
+      method: 'POST', path: '/tasks/{taskId}/cancel', doc: { tag: 'tasks', reply: 'object', summary: 'Cancel a running task', query: { reason: { description: 'Why (or `reason` in the body)', schema: { type: 'string', maxLength: 1024 } } }, body: { required: false, schema: REASON_BODY } }, write: { action: 'cancel', target: { param: 'taskId' }, body: 'optional' }, handle: async (r) => {
+        const reason = reasonOf(r, 'canceled by the administrator');
         return json(await control.cancel(param(r, 'taskId'), reason, caller(r)));
       },
     },
@@ -336,7 +324,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       method: 'GET', path: '/audit', doc: { tag: 'audit', reply: 'list', paged: true, summary: 'The audit log of control actions', query: { action: { description: 'One action', schema: { type: 'string' } }, principal: { description: 'One principal', schema: { type: 'string' } }, outcome: { description: 'One outcome', schema: { enum: ['allowed', 'refused', 'failed'] } }, from: { description: 'Not before', schema: TIME_SCHEMA }, to: { description: 'Not after', schema: TIME_SCHEMA } } }, handle: async (r) => {
         const action = strParam(r.url, 'action');
         const principal = strParam(r.url, 'principal');
-        const outcome = enumParam(r.url, 'outcome', ['allowed', 'refused', 'failed'] as const);
+        const outcome = enumParam(r.url, 'outcome', AUDIT_OUTCOMES);
         const from = timeParam(r.url, 'from');
         const to = timeParam(r.url, 'to');
         const query = {

@@ -1,0 +1,71 @@
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import type { Principal } from '../model.js';
+import { AuthenticationError, bearerCredential, type Authenticator } from './authenticator.js';
+
+export interface JwtOptions {
+  /** Where the signing keys are published (`https://issuer.example/.well-known/jwks.json`). */
+  jwksUrl: string;
+  /** Required `iss`. */
+  issuer: string;
+  /** Required `aud` (one of the token's audiences). */
+  audience: string;
+  /** Claim holding the roles: an array of strings or a space-separated string (default `roles`). */
+  rolesClaim?: string;
+  /** Claim naming the principal (default `sub`). */
+  principalClaim?: string;
+  /** Clock skew allowed on `exp`/`nbf`, in milliseconds (default 30 s). */
+  clockToleranceMs?: number;
+  /** Accepted signature algorithms (default: the asymmetric ones jose supports; never `none` or HMAC). */
+  algorithms?: string[];
+}
+
+const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+
+/** A JWT shape: three base64url parts. Anything else is not ours to judge (another authenticator's token). */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/**
+ * JWT bearer tokens (RFC 7519) verified with `jose` against a JWKS (RFC 7517) fetched from
+ * `jwksUrl` (cached, refetched when a token names an unknown key). Issuer, audience, expiry and
+ * not-before are checked (RFC 7519 §4.1); a token that fails any check is a 401 with the reason.
+ */
+export function jwtBearer(options: JwtOptions): Authenticator {
+  const keys = createRemoteJWKSet(new URL(options.jwksUrl));
+  const rolesClaim = options.rolesClaim ?? 'roles';
+  const principalClaim = options.principalClaim ?? 'sub';
+  const clockTolerance = Math.round((options.clockToleranceMs ?? 30_000) / 1000);
+  const algorithms = options.algorithms ?? ASYMMETRIC;
+  return async (req, url, context) => {
+    const token = bearerCredential(req, url, context);
+    if (token === undefined || !JWT_SHAPE.test(token)) return undefined;
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, { issuer: options.issuer, audience: options.audience, clockTolerance, algorithms }));
+    } catch (err) {
+      throw new AuthenticationError(`invalid token: ${reason(err)}`);
+    }
+    const id = payload[principalClaim];
+    if (typeof id !== 'string' || id === '') throw new AuthenticationError(`invalid token: no '${principalClaim}' claim`);
+    const principal: Principal = { ...payload, id, roles: rolesOf(payload[rolesClaim]) };
+    return principal;
+  };
+}
+
+function rolesOf(claim: unknown): string[] {
+  if (Array.isArray(claim)) return claim.filter((r): r is string => typeof r === 'string');
+  if (typeof claim === 'string') return claim.split(/\s+/).filter(Boolean);
+  return [];
+}
+
+/** A short, stable reason that names the failed check, never the token. */
+function reason(err: unknown): string {
+  if (err instanceof errors.JWTExpired) return 'expired';
+  if (err instanceof errors.JWTClaimValidationFailed) return `claim '${err.claim}' ${err.reason === 'check_failed' ? 'does not match' : err.reason}`;
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'bad signature';
+  if (err instanceof errors.JWKSNoMatchingKey) return 'no matching signing key';
+  if (err instanceof errors.JOSEAlgNotAllowed) return 'algorithm not allowed';
+  if (err instanceof errors.JWKSTimeout) return 'signing keys unavailable';
+  if (err instanceof errors.JWTInvalid || err instanceof errors.JWSInvalid) return 'malformed';
+  if (err instanceof errors.JOSEError) return err.code.replace(/^ERR_/, '').toLowerCase();
+  return 'could not be verified';
+}
