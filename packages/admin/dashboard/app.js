@@ -21,7 +21,11 @@ const STATE_LABEL = {
   offline: 'Offline',
 };
 
+/** What the signed-in principal may do (from GET session); nothing until the session says so. */
+let permissions = {};
+
 const shared = {
+  may: (action) => permissions[action] === true,
   setVersion(v) {
     setText($('#version'), v ? `v${v}` : '');
   },
@@ -117,9 +121,14 @@ $('#sign-out').addEventListener('click', () => {
 async function loadSession() {
   try {
     const { data } = await get('session');
-    setText($('#principal'), data?.principal ? `Signed in as ${data.principal}` : data?.authRequired ? '' : 'Anonymous (no authentication configured)');
+    permissions = data?.permissions ?? {};
+    const role = data?.role ? ` (${data.role})` : '';
+    setText($('#principal'), data?.principal ? `Signed in as ${data.principal}${role}`
+      : data?.authRequired ? '' : 'Local operator (loopback, no authentication configured)');
+    $('#principal').dataset.role = data?.role ?? '';
     $('#sign-out').hidden = !auth.token;
     control.applySession(data);
+    dashboard.resync();
     return data;
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) throw err;

@@ -142,21 +142,28 @@ export function createControlTab(ctx) {
   });
 
   // --- permissions --------------------------------------------------------------------------
+  let mayCancel = false;
   function applySession(session) {
     const who = session?.principal ?? 'anonymous';
     const perms = session?.permissions ?? {};
-    setText($('#control-who'), `Acting as ${who}. Every action is checked by the server's authorizer and recorded in the audit log.`);
+    const audit = session?.audit;
+    setText($('#control-who'), `Acting as ${who}${session?.role ? ` (${session.role})` : ''}. Every action is checked by the server (role, then authorizer) and recorded in the audit log.`
+      + (audit && !audit.available ? ` The audit log cannot be written (${audit.error ?? 'unknown error'}): the server refuses every action until it can.` : ''));
+    // A control the principal may not use is not shown at all (a viewer sees none): only a note says why.
     const gate = (form, allowed, what) => {
       form.querySelector('fieldset').disabled = !allowed;
+      form.querySelector('fieldset').hidden = !allowed;
       const note = form.querySelector('.unavailable');
       note.hidden = allowed;
-      note.textContent = allowed ? '' : `Unavailable: ${who} may not ${what}.`;
+      note.textContent = allowed ? '' : `Unavailable: ${who}${session?.role ? ` (${session.role})` : ''} may not ${what}.`;
       form.dataset.available = String(allowed);
     };
-    gate(forms.broadcast, perms.broadcast !== false, 'broadcast');
-    destroyButton.hidden = perms.destroy === false;
-    gate(forms.disconnect, perms.disconnect !== false, 'disconnect clients');
-    gate(forms.cancel, perms.cancel !== false, 'cancel tasks');
+    gate(forms.broadcast, perms.broadcast === true, 'broadcast');
+    destroyButton.hidden = perms.destroy !== true;
+    gate(forms.disconnect, perms.disconnect === true, 'disconnect clients');
+    gate(forms.cancel, perms.cancel === true, 'cancel tasks');
+    mayCancel = perms.cancel === true;
+    refreshTasks.trigger();
   }
 
   // --- tasks --------------------------------------------------------------------------------
@@ -173,8 +180,8 @@ export function createControlTab(ctx) {
       { key: 'updatedAt', label: 'Updated', render: (t) => ago(t.updatedAt), sig: (t) => ago(t.updatedAt), title: (t) => dateTime(t.updatedAt) },
       { key: 'message', label: 'Last message', wrap: true },
       {
-        key: 'actions', label: '', sortable: false, sig: (t) => String(TERMINAL.has(t.state)),
-        render: (t) => (TERMINAL.has(t.state) ? '' : h('button', {
+        key: 'actions', label: '', sortable: false, sig: (t) => `${TERMINAL.has(t.state)}|${mayCancel}`,
+        render: (t) => (TERMINAL.has(t.state) || !mayCancel ? '' : h('button', {
           type: 'button', class: 'small danger', text: 'Cancel…', attrs: { 'aria-label': `Cancel task ${t.id}` },
           on: { click: () => prefill(forms.cancel, { taskId: t.id }, true) },
         })),
@@ -285,6 +292,6 @@ function stateClass(state) {
 
 function outcomeBadge(a) {
   const o = a.outcome ?? (a.success ? 'allowed' : 'failed');
-  const cls = o === 'allowed' && a.success !== false ? 'ok' : o === 'refused' || o === 'unauthenticated' ? 'warn' : 'bad';
-  return h('span', { class: `badge ${cls}`, text: o === 'allowed' ? 'success' : o });
+  const cls = o === 'allowed' && a.success !== false ? 'ok' : o === 'refused' || o === 'invalid' ? 'warn' : 'bad';
+  return h('span', { class: `badge ${cls}`, text: o });
 }

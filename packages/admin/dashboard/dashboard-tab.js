@@ -18,8 +18,8 @@ const POLL_MS = 5000;
 
 const COUNTERS = [
   { key: 'status', label: 'Status', text: true },
-  { key: 'connections', label: 'Connections' },
-  { key: 'broadcasters', label: 'Broadcasters' },
+  { key: 'connections', label: 'Connections', sub: (o) => (o.internal?.connections ? `+${num(o.internal.connections)} internal` : '') },
+  { key: 'broadcasters', label: 'Broadcasters', sub: (o) => (o.internal?.broadcasters ? `+${num(o.internal.broadcasters)} internal` : '') },
   { key: 'agentCount', label: 'Agents', sub: (o) => (o.coordinatorCount ? `+${num(o.coordinatorCount)} coord.` : '') },
   { key: 'activeSessions', label: 'Active sessions' },
   { key: 'taskCount', label: 'Tasks' },
@@ -119,10 +119,12 @@ export function createDashboardTab(ctx) {
         title: () => 'Broadcaster sequences the in-memory replay cache holds', render: (b) => (b.replayWindow ? `${b.replayWindow.first}–${b.replayWindow.last}` : '—'),
       },
       {
-        key: 'actions', label: '', sortable: false, sig: () => '', render: (b) => h('button', {
+        // Internal broadcasters are read-only, and a principal that may not broadcast sees no button.
+        key: 'actions', label: '', sortable: false, sig: (b) => `${ctx.may('broadcast')}|${b.internal}`,
+        render: (b) => (b.internal || !ctx.may('broadcast') ? '' : h('button', {
           type: 'button', class: 'small', text: 'Send…', attrs: { 'aria-label': `Broadcast to ${b.id}` },
           on: { click: () => ctx.prefillBroadcast(b.id) },
-        }),
+        })),
       },
     ],
     onRowActivate: (b) => {
@@ -141,19 +143,26 @@ export function createDashboardTab(ctx) {
       return refreshBroadcasters.trigger();
     }
     bcTable.setRows(data ?? [], { offset: bcOffset, limit: bcLimit, total: total ?? data?.length ?? 0 });
-    ctx.setBroadcasterIds((data ?? []).map((b) => b.id));
+    ctx.setBroadcasterIds((data ?? []).filter((b) => !b.internal).map((b) => b.id));
+    for (const b of data ?? []) if (b.internal) internalIds.add(b.id);
   }, 1000, (err) => bcTable.setError(err));
   $('#bc-filter').addEventListener('input', () => { bcOffset = 0; refreshBroadcasters.trigger(); });
 
   // --- resources ------------------------------------------------------------------------------
   let resOffset = 0;
   let resLimit = RESOURCE_PAGE;
+  /** Internal broadcasters seen (the admin event stream's, at least): their members are the dashboards' own connections. */
+  const internalIds = new Set([document.querySelector('meta[name="fw-admin-events"]')?.content ?? '/fw/admin/events']);
+  const isInternal = (r) => (r.broadcasters ?? [r.broadcaster]).some((id) => internalIds.has(id));
   const resTable = createTable($('#res-table'), {
     label: 'Resources',
     rowKey: (r) => r.uuid,
     empty: 'No connected resources.',
     columns: [
-      { key: 'uuid', label: 'UUID', render: (r) => h('code', { text: r.uuid }), title: (r) => r.uuid },
+      {
+        key: 'uuid', label: 'UUID', sig: (r) => `${r.uuid}|${isInternal(r)}`, title: (r) => r.uuid,
+        render: (r) => [h('code', { text: r.uuid }), isInternal(r) ? [' ', h('span', { class: 'badge', text: 'internal', title: 'An admin dashboard or event-stream consumer, not a user' })] : null],
+      },
       { key: 'transport', label: 'Transport', value: (r) => `${r.transport}${r.protocol ? ` · ${r.protocol}` : ''}`, title: (r) => `${r.transport} transport, ${r.protocol === 'fw' ? 'fw protocol' : 'raw frames'}` },
       { key: 'broadcaster', label: 'Broadcaster', cls: 'clip', render: (r) => (r.broadcaster ? h('code', { text: r.broadcaster }) : '—'), title: (r) => (r.broadcasters ?? []).join(', ') },
       { key: 'remoteAddress', label: 'Address' },
@@ -163,10 +172,10 @@ export function createDashboardTab(ctx) {
       { key: 'messagesOut', label: 'Out', num: true },
       { key: 'dropped', label: 'Dropped', num: true },
       {
-        key: 'actions', label: '', sortable: false, sig: () => '', render: (r) => h('button', {
+        key: 'actions', label: '', sortable: false, sig: () => String(ctx.may('disconnect')), render: (r) => (!ctx.may('disconnect') ? '' : h('button', {
           type: 'button', class: 'small danger', text: 'Disconnect…', attrs: { 'aria-label': `Disconnect ${shortId(r.uuid)}` },
           on: { click: () => ctx.prefillDisconnect(r.uuid) },
-        }),
+        })),
       },
     ],
     pager: { limit: RESOURCE_PAGE, limits: [25, 50, 100, 200], onChange: (o, l) => { resOffset = o; resLimit = l; refreshResources.now(); } },

@@ -1,5 +1,5 @@
 import type { Broadcaster, FwEvent, Interceptor } from '@fw/runtime';
-import type { AdminGate } from './gate.js';
+import type { AdminGate, GateResult } from './gate.js';
 import type { RealtimeFramework } from './realtime.js';
 import { Ring } from './ring.js';
 
@@ -43,7 +43,13 @@ export class EventStream {
   private unmount: (() => void) | undefined;
   private readonly counters = { events: 0, delivered: 0, queueDropped: 0, consumerDropped: 0 };
 
-  constructor(private readonly fw: RealtimeFramework, private readonly gate: AdminGate, private readonly options: EventStreamOptions) {
+  constructor(
+    private readonly fw: RealtimeFramework,
+    private readonly gate: AdminGate,
+    private readonly options: EventStreamOptions,
+    /** Told about every refused consumer (the audit log records it). */
+    private readonly onRefused: (result: Extract<GateResult, { ok: false }>, path: string) => void | Promise<void> = () => {},
+  ) {
     if (!Number.isInteger(options.maxQueue) || options.maxQueue < 1) throw new RangeError('fw.admin.events.max-queue must be a positive integer');
     this.ring = new Ring(options.recent);
   }
@@ -63,7 +69,10 @@ export class EventStream {
       name: 'admin-auth',
       connect: async (ctx) => {
         const result = await this.gate.check(ctx.req, ctx.url, true);
-        if (!result.ok) return { status: result.status, code: result.code, detail: result.detail };
+        if (!result.ok) {
+          await this.onRefused(result, ctx.url.pathname);
+          return { status: result.status, code: result.code, detail: result.detail };
+        }
         ctx.principal = result.principal;
       },
     };

@@ -86,7 +86,10 @@ export class AdminModule implements FrameworkModule {
     const events = new EventStream(fw as RealtimeFramework, gate, {
       recent: get<number>('fw.admin.events.recent'),
       maxQueue: get<number>('fw.admin.events.max-queue'),
-    });
+    }, (refused, path) => audit.note({
+      action: 'read', target: path, principal: refused.principal?.id ?? null, address: refused.address ?? null,
+      success: false, outcome: 'refused', reason: refused.detail, source: 'events',
+    }).then(() => undefined));
     this.events = events;
     events.start();
 

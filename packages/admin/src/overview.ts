@@ -24,17 +24,21 @@ export interface Overview {
   messagesOut: number;
   broadcasts: number;
   dropped: number;
+  /** Connections and broadcasters of the framework's own (internal broadcasters: the admin event stream), left out of the counts above. */
+  internal: { connections: number; broadcasters: number };
 }
 
 export function overview(views: Views): Overview {
   const s = views.runtime.stats();
+  const internal = views.runtime.listBroadcasters().filter((b) => b.internal);
+  const internalConnections = internal.reduce((n, b) => n + b.resourceCount, 0);
   const agent = views.agent;
   const agents = agent.agents();
   return {
     status: 'UP',
     version: FW_VERSION,
-    connections: s.connections,
-    broadcasters: s.broadcasters,
+    connections: Math.max(0, s.connections - internalConnections),
+    broadcasters: Math.max(0, s.broadcasters - internal.length),
     handlers: s.handlers,
     interceptors: s.interceptors,
     agentCount: agents.filter((a) => a.kind === 'agent').length,
@@ -48,5 +52,6 @@ export function overview(views: Views): Overview {
     messagesOut: s.messagesOut,
     broadcasts: s.broadcasts,
     dropped: s.dropped,
+    internal: { connections: internalConnections, broadcasters: internal.length },
   };
 }

@@ -14,6 +14,7 @@ export const AGENT_CONFIG: ConfigSchema = {
   'fw.agent.journal.max-events': { type: 'number', default: 1_000_000, description: 'Coordination journal retention by size: events kept in the store (the oldest are deleted first; 0 = no limit)' },
   'fw.agent.journal.max-age': { type: 'duration', default: '720h', description: 'Coordination journal retention by age: older events are deleted (0 = kept forever)' },
   'fw.agent.journal.prune-interval': { type: 'duration', default: '60s', description: 'How often journal retention runs (also at start)' },
+  'fw.agent.auth': { type: 'string', default: 'auto', description: '`auto`: A2A, AG-UI and per-agent MCP need a principal when an authenticator is configured (fw.auth.*, or the agent module\'s own); `none`: they stay public' },
   'fw.agent.agui.max-runs': { type: 'number', default: 100, description: 'Concurrent AG-UI runs (all agents)' },
   'fw.ai.auto': { type: 'boolean', default: true, description: 'Register an OpenAI (or OpenAI-compatible) AI SDK runtime when OPENAI_API_KEY or fw.ai.base-url is set' },
   'fw.ai.base-url': { type: 'string', default: '', description: 'Base URL of an OpenAI-compatible server (env FW_AI_BASE_URL)' },

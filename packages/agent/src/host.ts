@@ -2,6 +2,7 @@
  * The agent host of one framework: the mounted agents and coordinators, the runtimes, sessions,
  * the coordination journal and the run harness every protocol endpoint goes through.
  */
+import type { AgentAuth } from './auth.js';
 import { randomUUID } from 'node:crypto';
 import { FwError, NotFoundError, type CallOutcome, type Framework } from '@fw/runtime';
 import type { FwStore, RunRow } from '@fw/store';
@@ -55,6 +56,8 @@ export class AgentHost {
   readonly journal: CoordinationJournal;
   readonly sessions: SessionTracker;
   remoteCaller: RemoteCaller | undefined;
+  /** Who may call the agents (set by the agent module at install); public until then. */
+  auth: AgentAuth | undefined;
   /** Aborted on close: every run in flight stops with it. */
   private readonly root = new AbortController();
 

@@ -13,6 +13,7 @@ export { SessionTracker, type AgentSession } from './sessions.js';
 export { BoundedTaskStore } from './a2a/task-store.js';
 export { AGENT_CONFIG } from './config.js';
 export { MissingPeerError, NoRuntimeError, NotInFleetError, RunCancelledError, TaskNotCancelableError, ToolStepLimitError } from './errors.js';
+export { AgentAuth, AGENT_AUTHENTICATOR_SERVICE, admitAgentCall, type CardSecurity } from './auth.js';
 export { OfflineRuntime, type OfflineRuntimeOptions } from './runtime/offline.js';
 export { AiSdkRuntime, openAiRuntime, type AiSdkRuntimeOptions, type OpenAiRuntimeOptions } from './runtime/ai-sdk.js';
 export { RuntimeRegistry } from './runtime/registry.js';

@@ -3,8 +3,9 @@
  * hand with `fw.use(agentModule())`. It mounts the decorated agents and those given to
  * `mountAgent`, registers the runtimes and publishes the admin view as the service `'agent'`.
  */
-import type { Framework, FrameworkModule } from '@fw/runtime';
+import type { Authenticator, Framework, FrameworkModule } from '@fw/runtime';
 import { releaseStore, useStore, type FwStore } from '@fw/store';
+import { AgentAuth } from './auth.js';
 import { A2AEndpoint } from './a2a/endpoint.js';
 import { a2aRemoteCaller } from './a2a/remote-agent.js';
 import { BoundedTaskStore } from './a2a/task-store.js';
@@ -39,7 +40,7 @@ export class AgentModule implements FrameworkModule {
   private readonly unmounts: (() => void)[] = [];
   private readonly extraMounts: ProtocolMount[] = [];
 
-  constructor(private readonly options: { runtimes?: AiRuntime[]; mounts?: ProtocolMount[] } = {}) {
+  constructor(private readonly options: { runtimes?: AiRuntime[]; mounts?: ProtocolMount[]; authenticator?: Authenticator } = {}) {
     this.extraMounts.push(...(options.mounts ?? []));
   }
 
@@ -48,6 +49,7 @@ export class AgentModule implements FrameworkModule {
     fw.config.declare(AGENT_CONFIG);
     this.db = await useStore(fw);
     this.host = new AgentHost(fw, this.db);
+    this.host.auth = new AgentAuth(fw, this.options.authenticator);
     this.host.remoteCaller = a2aRemoteCaller();
     this.host.runtimes.add(new OfflineRuntime());
     const baseURL = fw.config.get<string>('fw.ai.base-url');

@@ -12,6 +12,7 @@ import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
 import { FwError, NotFoundError, parseJson, readBody, requireJsonContentType, sendError, sendJson, type Framework } from '@fw/runtime';
 import type { AgentHost, MountedAgent } from '../host.js';
+import { admitAgentCall } from '../auth.js';
 import { agentCard, legacyAgentCard } from './card.js';
 import { FwAgentExecutor } from './executor.js';
 import type { BoundedTaskStore } from './task-store.js';
@@ -70,11 +71,17 @@ export class A2AEndpoint {
     // must not get a card that advertises its own host.
     const url = `${this.host.fw.security.baseUrl(req)}${this.path}`;
     const version = header(req, A2A_VERSION_HEADER);
-    const body = version && version !== '0.3' ? agentCard(this.agent, url) : legacyAgentCard(this.agent, url);
+    // The card is public (A2A §5.3 discovery) and says which credential the endpoint really wants.
+    const auth = this.host.auth;
+    const body = version && version !== '0.3'
+      ? { ...agentCard(this.agent, url), ...auth?.cardSecurity() }
+      : { ...legacyAgentCard(this.agent, url), ...auth?.legacyCardSecurity() };
     sendJson(res, 200, body, { vary: A2A_VERSION_HEADER });
   }
 
   private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // A2A §4 (authentication at the transport): a refused call is an HTTP 401 before any JSON-RPC.
+    if (!(await admitAgentCall(this.host.auth, req, res))) return;
     let text: string;
     try {
       // A form or text/plain POST (what another site's page may send without a preflight) is a 415.

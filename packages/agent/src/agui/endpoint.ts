@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { BadRequestError, LimitExceededError, NotFoundError, readJson, requireJsonContentType, sendError, sendJson, type Framework } from '@fw/runtime';
+import { admitAgentCall } from '../auth.js';
 import type { AgentHost, MountedAgent } from '../host.js';
 import type { AiMessage } from '../runtime/port.js';
 import type { RunEvent } from '../run-event.js';
@@ -43,8 +44,11 @@ export function aguiRunInfos(host: AgentHost): Map<string, AguiRunInfo> {
 export function mountAgui(fw: Framework, host: AgentHost, agent: MountedAgent): (() => void)[] {
   const path = `${agent.path}/agui`;
   return [
-    fw.route('POST', path, (req, res) => run(host, agent, req, res)),
-    fw.route('POST', `${path}/runs/{runId}/cancel`, (req, res, ctx) => {
+    fw.route('POST', path, async (req, res) => {
+      if (await admitAgentCall(host.auth, req, res)) await run(host, agent, req, res);
+    }),
+    fw.route('POST', `${path}/runs/{runId}/cancel`, async (req, res, ctx) => {
+      if (!(await admitAgentCall(host.auth, req, res))) return;
       requireJsonContentType(req);
       const ac = aguiRuns(host).get(`${agent.name}:${ctx.params.runId}`);
       if (!ac) return sendError(res, new NotFoundError('run', ctx.params.runId ?? ''));

@@ -3,7 +3,7 @@
  * @fw/mcp (Streamable HTTP and WebSocket on one path). Only agents with tools get one, so the
  * `mcp` badge means tools are really there.
  */
-import { McpRegistry, McpToolResult, ToolRegistry, mountMcpServer } from '@fw/mcp';
+import { McpToolResult, ToolRegistry, mountMcpServer } from '@fw/mcp';
 import type { Framework } from '@fw/runtime';
 import type { AgentHost, MountedAgent } from '../host.js';
 
@@ -21,13 +21,16 @@ export function mountMcp(fw: Framework, host: AgentHost, agent: MountedAgent): (
       },
     });
   }
-  const mounted = mountMcpServer(fw, { name: agent.name, version: agent.def.options.version, path: `${agent.path}/mcp` });
-  mounted.endpoint.catalog.add(registry);
-  // An agent's endpoint serves the agent's tools only, not the process-wide registry (which holds
-  // e.g. the admin plane's fw_* tools).
-  const registries = mounted.endpoint.catalog.registries as ToolRegistry[];
-  const global = registries.indexOf(McpRegistry.get());
-  if (global >= 0) registries.splice(global, 1);
+  // An agent's endpoint serves the agent's tools only, not the process-wide registry, behind the
+  // agents' authentication (every request and upgrade).
+  const mounted = mountMcpServer(fw, { name: agent.name, version: agent.def.options.version, path: `${agent.path}/mcp` }, {
+    globalRegistry: false,
+    registries: [registry],
+    principalResolver: (req) => host.auth?.check(req),
+    access: async (req) => {
+      await host.auth?.check(req);
+    },
+  });
   agent.protocols.add('mcp');
   return [() => {
     agent.protocols.delete('mcp');

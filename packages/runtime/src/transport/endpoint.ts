@@ -17,6 +17,13 @@ import { LongPollConnection } from './long-polling.js';
 import { parseConnectQuery, type ConnectQuery } from './query.js';
 import { WebSocketConnection } from './websocket.js';
 
+/** A resource opened by a principal is resumed, written to or ended by that principal only. */
+function ownedBy(r: FwResource, cc: ConnectContext): void {
+  if (r.principal !== undefined && cc.principal?.id !== r.principal.id) {
+    throw new FwError('principal_mismatch', 'this resource belongs to another principal', 403);
+  }
+}
+
 class Context implements ConnectContext {
   principal: Principal | undefined;
   private attrs: Map<string, unknown> | undefined;
@@ -58,7 +65,7 @@ export class Endpoint {
         case 'POST':
           return await this.post(req, res, ctx);
         case 'DELETE':
-          return this.remove(res, ctx);
+          return await this.remove(req, res, ctx);
         default:
           sendProblem(res, 405, 'method_not_allowed', `${req.method} is not allowed on a real-time endpoint`, undefined, { allow: 'GET, POST, DELETE, OPTIONS' });
       }
@@ -80,6 +87,7 @@ export class Endpoint {
       }
       if (q.tracking !== undefined) target = this.target(q.tracking, path, q.last);
       cc = await this.connect(req, ctx, 'websocket', path);
+      if (target !== undefined) ownedBy(target, cc);
       this.refuseWhileClosing();
     } catch (err) {
       const e = err instanceof FwError ? err : new FwError('internal_error', 'an internal error occurred', 500);
@@ -130,6 +138,7 @@ export class Endpoint {
       }
     }
     const cc = await this.connect(req, ctx, transport, path);
+    if (target !== undefined) ownedBy(target, cc);
     this.refuseWhileClosing();
     const conn = this.httpConnection(transport, res, q.fw);
     if (target === undefined) {
@@ -172,7 +181,7 @@ export class Endpoint {
     const q = parseConnectQuery(ctx.url.searchParams, false);
     if (q.tracking === undefined) throw new FwError('tracking_required', 'a message POST needs `tracking=<uuid>`', 400, { parameter: 'tracking' });
     const path = normalize(ctx.url.pathname);
-    this.target(q.tracking, path, undefined);
+    await this.sameCaller(req, ctx, this.target(q.tracking, path, undefined), path);
     const frame = ctx.url.searchParams.get('frame');
     if (frame !== null && frame !== 'm' && frame !== 'tool-response') {
       throw new FwError('invalid_query', "query parameter 'frame' must be m or tool-response", 400, { parameter: 'frame' });
@@ -187,10 +196,21 @@ export class Endpoint {
     res.end();
   }
 
-  private remove(res: ServerResponse, ctx: RouteContext): void {
+  /**
+   * A message POST or a DELETE names its resource by tracking id, which the admin plane lists: it
+   * passes the handler's interceptors as a connection does (authentication, Origin), and a
+   * resource opened by a principal answers only to that principal.
+   */
+  private async sameCaller(req: IncomingMessage, ctx: RouteContext, r: FwResource, path: string): Promise<void> {
+    ownedBy(r, await this.connect(req, ctx, r.transport, path));
+  }
+
+  private async remove(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
     const q = parseConnectQuery(ctx.url.searchParams, false);
     if (q.tracking === undefined) throw new FwError('tracking_required', 'DELETE needs `tracking=<uuid>`', 400, { parameter: 'tracking' });
-    const r = this.target(q.tracking, normalize(ctx.url.pathname), undefined);
+    const path = normalize(ctx.url.pathname);
+    await this.sameCaller(req, ctx, this.target(q.tracking, path, undefined), path);
+    const r = this.target(q.tracking, path, undefined);
     const conn = r.connection;
     r.terminate('client closed');
     conn?.close('client closed', 1000);

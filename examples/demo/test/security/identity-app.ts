@@ -1,0 +1,73 @@
+/**
+ * The demo app (chat rooms, its MCP server, its agents, the admin plane) started with the given
+ * settings, for the identity and audit tests: a client address hook, REST helpers with a bearer
+ * credential, and an MCP client on any path.
+ */
+import type { IncomingMessage } from 'node:http';
+import { Framework } from '@fw/runtime';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { installAgentDemo } from '../../src/agent-demo.js';
+import { installChat } from '../../src/chat/index.js';
+import { installMcpDemo } from '../../src/mcp-demo.js';
+
+export const API = '/api/admin';
+
+export interface IdentityApp {
+  fw: Framework;
+  base: string;
+  /** Pretend the next requests come from `address` (the client-address hook); undefined: the socket's peer. */
+  from(address: string | undefined): void;
+  get(path: string, token?: string): Promise<Response>;
+  send(method: string, path: string, body: unknown, token?: string): Promise<Response>;
+  mcp(path: string, token?: string): Promise<Client>;
+  close(): Promise<void>;
+}
+
+export async function startIdentityApp(options: Record<string, unknown> = {}): Promise<IdentityApp> {
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false, 'fw.heartbeat.interval': 0, ...options });
+  let pretend: string | undefined;
+  // The test's stand-in for a client on another machine: the address fw's security checks see.
+  fw.services.provide('client-address', (req: IncomingMessage) => pretend ?? req.socket.remoteAddress);
+  installChat(fw);
+  await installMcpDemo(fw);
+  await installAgentDemo(fw);
+  const { port } = await fw.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${port}`;
+  const auth = (token?: string): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
+  const clients: Client[] = [];
+  return {
+    fw, base,
+    from: (address) => { pretend = address; },
+    get: (path, token) => fetch(base + path, { headers: auth(token) }),
+    send: (method, path, body, token) => fetch(base + path, {
+      method,
+      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...auth(token) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    }),
+    async mcp(path, token) {
+      const client = new Client({ name: 'security-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(base + path), { requestInit: { headers: auth(token) } }));
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      await fw.close();
+    },
+  };
+}
+
+/** The text of an MCP tool result. */
+export function textOf(result: unknown): string {
+  return (result as { content: { text: string }[] }).content.map((c) => c.text).join('');
+}
+
+export interface Audited {
+  action: string;
+  target: string;
+  principal: string | null;
+  outcome: string;
+  source: string;
+  reason: string | null;
+}
