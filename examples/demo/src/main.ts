@@ -55,6 +55,7 @@ async function main(): Promise<void> {
   console.log(`fw demo running:
   chat        ${demo.url}
   admin       ${demo.url}fw/admin/
+  admin mcp   ${demo.url}fw/admin/mcp
   client      ${demo.url}fw/client.js
   chat socket ${demo.url.replace(/^http/, 'ws')}fw/chat/lobby
   state       ${storeLocation(demo.fw)}

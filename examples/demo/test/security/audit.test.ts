@@ -1,0 +1,114 @@
+/**
+ * The audit log one can rely on: file mode under fw.data-dir survives a restart; a disk that
+ * refuses writes (the audit file is a link to /dev/full) turns every admin write into a 503
+ * while reads go on, and the process still starts; a throwing authorizer denies and is audited
+ * as `error`, apart from a plain refusal.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { API, startIdentityApp, type Audited } from './identity-app.js';
+
+const BROADCAST = { broadcasterId: '/fw/chat/lobby', message: 'audited?' };
+
+async function messagesOf(app: Awaited<ReturnType<typeof startIdentityApp>>, id: string): Promise<number> {
+  return (await (await app.get(`${API}/broadcasters/${encodeURIComponent(id)}`)).json() as { messages: number }).messages;
+}
+
+test('file mode under fw.data-dir: every attempt is on disk and comes back after a restart', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fw-sec-audit-'));
+  try {
+    const first = await startIdentityApp({ 'fw.data-dir': dir });
+    first.fw.broadcasters.lookup('/fw/chat/lobby', true);
+    assert.equal((await first.send('POST', `${API}/broadcasters/broadcast`, BROADCAST)).status, 200);
+    assert.equal((await first.send('POST', `${API}/broadcasters/broadcast`, { message: 'no target' })).status, 400);
+    const before = await (await first.get(`${API}/audit`)).json() as Audited[];
+    assert.deepEqual(before.map((e) => `${e.action}:${e.target}:${e.outcome}`), ['broadcast:(missing):invalid', 'broadcast:/fw/chat/lobby:allowed']);
+    await first.close();
+    assert.equal(readFileSync(join(dir, 'audit.jsonl'), 'utf8').trim().split('\n').length, 2);
+
+    const second = await startIdentityApp({ 'fw.data-dir': dir });
+    try {
+      assert.deepEqual(await (await second.get(`${API}/audit`)).json(), before);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a failing disk: writes answer 503 and do not happen, reads go on, and a restart works', { skip: !existsSync('/dev/full') && 'no /dev/full' }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fw-sec-full-'));
+  const file = join(dir, 'audit.jsonl');
+  symlinkSync('/dev/full', file); // every write: ENOSPC
+  const error = console.error;
+  console.error = () => {};
+  try {
+    for (let run = 0; run < 2; run++) {
+      const app = await startIdentityApp({ 'fw.data-dir': dir });
+      try {
+        app.fw.broadcasters.lookup('/fw/chat/lobby', true);
+        assert.equal((await app.get(`${API}/overview`)).status, 200, 'the process started and reads work');
+        const refused = await app.send('POST', `${API}/broadcasters/broadcast`, BROADCAST);
+        assert.equal(refused.status, 503);
+        assert.equal((await refused.json() as { code: string }).code, 'audit_unavailable');
+        assert.equal(await messagesOf(app, '/fw/chat/lobby'), 0, 'the unaudited write did not happen');
+        assert.equal((await app.send('DELETE', `${API}/broadcasters/${encodeURIComponent('/fw/chat/lobby')}`, undefined)).status, 503);
+        assert.ok(app.fw.broadcasters.lookup('/fw/chat/lobby'), 'not destroyed');
+        const session = await (await app.get(`${API}/session`)).json() as { audit: { available: boolean; error: string } };
+        assert.equal(session.audit.available, false);
+        assert.match(session.audit.error, /ENOSPC/);
+        // The attempts are still readable (from memory).
+        const audit = await (await app.get(`${API}/audit`)).json() as Audited[];
+        assert.ok(audit.some((e) => e.action === 'broadcast' && e.target === '/fw/chat/lobby'));
+      } finally {
+        await app.close();
+      }
+    }
+    // The disk is back: writes work again, and the record is on disk.
+    unlinkSync(file);
+    const healed = await startIdentityApp({ 'fw.data-dir': dir });
+    try {
+      healed.fw.broadcasters.lookup('/fw/chat/lobby', true);
+      assert.equal((await healed.send('POST', `${API}/broadcasters/broadcast`, BROADCAST)).status, 200);
+      assert.equal(await messagesOf(healed, '/fw/chat/lobby'), 1);
+    } finally {
+      await healed.close();
+    }
+    assert.match(readFileSync(file, 'utf8'), /"outcome":"allowed"/);
+  } finally {
+    console.error = error;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an authorizer that throws denies the write; it is audited as error, apart from a refusal', async () => {
+  const error = console.error;
+  const logged: string[] = [];
+  console.error = (m: unknown) => logged.push(String(m));
+  const app = await startIdentityApp({
+    adminAuthorizer: (action: string) => {
+      if (action === 'destroy') return false;
+      throw new Error('policy store unreachable');
+    },
+  });
+  try {
+    app.fw.broadcasters.lookup('/fw/chat/lobby', true);
+    const res = await app.send('POST', `${API}/broadcasters/broadcast`, BROADCAST);
+    assert.equal(res.status, 403);
+    assert.equal((await res.json() as { code: string }).code, 'authorizer_error');
+    assert.equal(await messagesOf(app, '/fw/chat/lobby'), 0);
+    const plain = await app.send('DELETE', `${API}/broadcasters/${encodeURIComponent('/fw/chat/lobby')}`, undefined);
+    assert.equal((await plain.json() as { code: string }).code, 'forbidden');
+    const audit = await (await app.get(`${API}/audit`)).json() as Audited[];
+    assert.deepEqual(audit.map((e) => [e.action, e.target, e.outcome]), [['destroy', '/fw/chat/lobby', 'refused'], ['broadcast', '/fw/chat/lobby', 'error']]);
+    assert.match(audit[1]!.reason ?? '', /policy store unreachable/);
+    assert.ok(logged.some((m) => m.includes('the authorizer threw')), 'and it is logged');
+  } finally {
+    console.error = error;
+    await app.close();
+  }
+});
