@@ -1,3 +1,4 @@
+import { REQUIRED_ROLE } from '../authorizer.js';
 import type { AdminRoute } from './router.js';
 import type { JsonSchema } from './route-doc.js';
 
@@ -67,7 +68,7 @@ export function openApiDocument(routes: readonly AdminRoute[], options: OpenApiO
         default: { description: 'An error', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
       },
       ...(doc.public ? { security: [] } : {}),
-      ...(route.write ? { 'x-fw-action': route.write.action } : {}),
+      ...(route.write ? { 'x-fw-action': route.write.action, 'x-fw-role': REQUIRED_ROLE[route.write.action] } : {}),
     };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
@@ -76,7 +77,7 @@ export function openApiDocument(routes: readonly AdminRoute[], options: OpenApiO
     info: {
       title: 'fw admin API',
       version: options.version,
-      description: 'The REST API of the fw admin plane (docs/admin.md). Loopback clients need no credential until fw.admin.auth.token (or an authenticator) is configured; then send Authorization: Bearer <token>. Write operations carry x-fw-action: the control action the authorizer checks.',
+      description: 'The REST API of the fw admin plane (docs/admin.md). Loopback clients need no credential until authentication is configured (fw.auth.tokens, fw.auth.jwt.*, fw.admin.auth.token or an authenticator); then send Authorization: Bearer <token>. Reads need the viewer role; write operations carry x-fw-action (the control action) and x-fw-role (the role it needs), then the authorizer checks.',
     },
     servers: [{ url: options.base }],
     tags: [...tags].map((name) => ({ name })),

@@ -321,7 +321,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
 
     // --- audit -------------------------------------------------------------------------------
     {
-      method: 'GET', path: '/audit', doc: { tag: 'audit', reply: 'list', paged: true, summary: 'The audit log of control actions', query: { action: { description: 'One action', schema: { type: 'string' } }, principal: { description: 'One principal', schema: { type: 'string' } }, outcome: { description: 'One outcome', schema: { enum: ['allowed', 'refused', 'failed'] } }, from: { description: 'Not before', schema: TIME_SCHEMA }, to: { description: 'Not after', schema: TIME_SCHEMA } } }, handle: async (r) => {
+      method: 'GET', path: '/audit', doc: { tag: 'audit', reply: 'list', paged: true, summary: 'The audit log of every attempt on the admin plane', query: { action: { description: 'One action (a control action, or `read` for refused reads)', schema: { type: 'string' } }, principal: { description: 'One principal', schema: { type: 'string' } }, outcome: { description: 'One outcome', schema: { enum: [...AUDIT_OUTCOMES] } }, from: { description: 'Not before', schema: TIME_SCHEMA }, to: { description: 'Not after', schema: TIME_SCHEMA } } }, handle: async (r) => {
         const action = strParam(r.url, 'action');
         const principal = strParam(r.url, 'principal');
         const outcome = enumParam(r.url, 'outcome', AUDIT_OUTCOMES);
