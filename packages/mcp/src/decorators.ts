@@ -160,7 +160,7 @@ export function buildRegistry(instance: object): ToolRegistry {
         registry.registerTool({ ...o, params: specs, handler: (args, ctx) => call(args, ctx) });
       } else if (decl.kind === 'resource') {
         const o = decl.options as McpResourceOptions;
-        registry.registerResource({ ...o, read: (vars, ctx) => call(vars, ctx) });
+        registry.registerResource({ ...o, params: specs, read: (vars, ctx) => call(vars, ctx) });
       } else {
         const o = decl.options as McpPromptOptions;
         registry.registerPrompt({ ...o, params: specs, handler: (args, ctx) => call(args, ctx) as never });

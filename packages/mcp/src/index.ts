@@ -7,7 +7,10 @@ export { McpServer, McpTool, McpResource, McpPrompt, McpParam, declaredServers, 
 export { McpRegistry, ToolRegistry, type ToolDefinition, type ResourceDefinition, type PromptDefinition, type ToolEntry, type ResourceEntry, type PromptEntry } from './registry.js';
 export { McpMessage, McpToolResult, type McpContent } from './message.js';
 export type { McpContext, McpSessionHandle, LogLevel } from './context.js';
-export type { ParamSpec, ParamType, JsonSchema } from './schema.js';
+export type { ParamSpec, ParamType, JsonSchema, Completer } from './schema.js';
+export { UriTemplate, UriTemplateError } from './uri-template.js';
+export { MODERN_VERSIONS, LEGACY_VERSIONS } from './modern/era.js';
+export { InputRequiredSignal, MissingClientCapabilityError } from './modern/input.js';
 export { McpError, InvalidParamsError, ResourceNotFoundError, McpRegistrationError, RpcCode } from './errors.js';
 export { MCP_CONFIG } from './config.js';
 export { mountMcpServer, mountedServers, type MountOptions, type MountedServer } from './server.js';

@@ -36,6 +36,8 @@ export interface ResourceDefinition {
   mimeType?: string;
   /** Supplies the content: a string (text), a Uint8Array (blob) or any value (JSON text). Template variables arrive in `vars`. */
   read: (vars: Record<string, string>, ctx: McpContext) => unknown;
+  /** Template variables with completers (`completion/complete` for `ref/resource`), by name. */
+  params?: ParamSpec[];
 }
 
 export interface PromptDefinition {
@@ -68,6 +70,8 @@ export interface ResourceEntry {
   mimeType: string;
   template: UriTemplate | undefined;
   read: ResourceDefinition['read'];
+  /** Declared template variables (completion). */
+  params: ResolvedParam[];
   origin: Origin;
 }
 
@@ -131,6 +135,7 @@ export class ToolRegistry {
       description: def.description ?? '',
       mimeType: def.mimeType ?? 'text/plain',
       template: UriTemplate.isTemplate(def.uri) ? new UriTemplate(def.uri) : undefined,
+      params: (def.params ?? []).map(resolveParam),
       read: def.read,
       origin: this.origin,
     };

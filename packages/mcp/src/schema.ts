@@ -3,6 +3,13 @@ export type JsonSchema = Record<string, unknown>;
 
 export type ParamType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
 
+/**
+ * Suggests values for a prompt argument or a resource-template variable (`completion/complete`):
+ * gets what the user typed so far and the arguments already resolved, returns candidates, best
+ * first (fw sends at most 100).
+ */
+export type Completer = (value: string, context: { arguments: Record<string, string> }) => readonly string[] | Promise<readonly string[]>;
+
 /** One declared parameter: from `@McpParam` or a programmatic entry. */
 export interface ParamSpec {
   name: string;
@@ -13,6 +20,8 @@ export interface ParamSpec {
   type?: ParamType;
   /** A full JSON schema for this parameter. */
   schema?: JsonSchema;
+  /** Completion of prompt arguments and resource-template variables. */
+  complete?: Completer;
 }
 
 export interface ResolvedParam {
@@ -20,12 +29,13 @@ export interface ResolvedParam {
   description: string;
   required: boolean;
   schema: JsonSchema;
+  complete?: Completer | undefined;
 }
 
 export function resolveParam(p: ParamSpec): ResolvedParam {
   const base: JsonSchema = p.schema ? { ...p.schema } : p.type ? { type: p.type } : {};
   if (p.description && base.description === undefined) base.description = p.description;
-  return { name: p.name, description: p.description ?? '', required: p.required ?? true, schema: base };
+  return { name: p.name, description: p.description ?? '', required: p.required ?? true, schema: base, ...(p.complete ? { complete: p.complete } : {}) };
 }
 
 export function objectSchema(params: readonly ResolvedParam[]): JsonSchema {

@@ -5,7 +5,7 @@ import { LOG_LEVELS, type LogLevel, type McpContext } from '../context.js';
 import { InvalidParamsError, McpError, ResourceNotFoundError, RpcCode } from '../errors.js';
 import { McpMessage, McpToolResult } from '../message.js';
 import type { ResourceEntry, ToolEntry } from '../registry.js';
-import type { JsonSchema } from '../schema.js';
+import type { JsonSchema, ResolvedParam } from '../schema.js';
 import { InvalidSchemaError, jsonSchemaProblems, standardProblems } from '../validation.js';
 import { errorResponse, notification, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from './jsonrpc.js';
 import type { McpSession } from './session.js';
@@ -82,8 +82,7 @@ export class McpProtocol {
         s.logLevel = level as LogLevel;
         return {};
       },
-      // Completion is declared so clients can ask; fw has no completion providers yet.
-      'completion/complete': () => ({ completion: { values: [], total: 0, hasMore: false } }),
+      'completion/complete': (sess, r) => this.complete(sess, r),
     };
   }
 
@@ -302,6 +301,44 @@ export class McpProtocol {
       throw err;
     }
     return result;
+  }
+
+  /**
+   * completion/complete (server/utilities/completion): the completer a prompt argument or a
+   * resource-template variable declared (`@McpParam({complete})`), at most 100 values; no
+   * completer, no values.
+   */
+  private async complete(session: McpSession, req: JsonRpcRequest): Promise<Record<string, unknown>> {
+    const ref = req.params?.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+    const argument = req.params?.argument as { name?: unknown; value?: unknown } | undefined;
+    if (!isObject(ref)) throw new InvalidParamsError('params.ref is required ({type: "ref/prompt", name} or {type: "ref/resource", uri})');
+    if (!isObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') throw new InvalidParamsError('params.argument must be {name, value} with string members');
+    let params: ResolvedParam[];
+    if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+      const prompt = this.catalog.prompt(ref.name, session);
+      if (!prompt) throw new InvalidParamsError(`unknown prompt: ${ref.name}`);
+      params = prompt.params;
+    } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+      const uri = ref.uri;
+      const template = this.catalog.templates(session).find((t) => t.uri === uri) ?? this.catalog.resources(session).find((t) => t.uri === uri);
+      if (!template) throw new InvalidParamsError(`unknown resource template: ${uri}`);
+      params = template.params;
+    } else {
+      throw new InvalidParamsError('params.ref.type must be "ref/prompt" (with name) or "ref/resource" (with uri)');
+    }
+    const completer = params.find((p) => p.name === argument.name)?.complete;
+    if (!completer) return { completion: { values: [], total: 0, hasMore: false } };
+    const context = req.params?.context as { arguments?: unknown } | undefined;
+    const known: Record<string, string> = {};
+    if (isObject(context?.arguments)) for (const [k, v] of Object.entries(context.arguments)) if (typeof v === 'string') known[k] = v;
+    let values: readonly string[];
+    try {
+      values = await completer(argument.value, { arguments: known });
+    } catch (err) {
+      throw new McpError(RpcCode.InternalError, 'mcp_completion_failed', `completing '${argument.name}' failed: ${(err as Error)?.message ?? String(err)}`);
+    }
+    const strings = (Array.isArray(values) ? values : []).filter((v): v is string => typeof v === 'string');
+    return { completion: { values: strings.slice(0, 100), total: strings.length, hasMore: strings.length > 100 } };
   }
 
   private async readResource(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
