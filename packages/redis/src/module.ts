@@ -72,6 +72,7 @@ export class ClusterModule implements FrameworkModule {
   private runtime: Framework['runtime'] | undefined;
   private epochKey: string | undefined;
   private unregisterReadiness: (() => void) | undefined;
+  private unregisterMetrics: (() => void)[] = [];
 
   async install(fw: Framework): Promise<void> {
     fw.config.declare(CLUSTER_CONFIG);
@@ -157,6 +158,13 @@ export class ClusterModule implements FrameworkModule {
     // Not ready while Redis is away: a balancer then sends new clients to a node that can reach
     // the rest of the cluster (this one goes on delivering locally meanwhile).
     this.unregisterReadiness = fw.readiness.register('redis', () => (link.state === 'up' ? { ready: true } : { ready: false, detail: 'Redis is unreachable' }));
+    const cluster = this.service;
+    this.unregisterMetrics = [
+      fw.metrics.gauge('fw_cluster_redis_up', 'Whether this node reaches Redis (1) or not (0)', () => (link.state === 'up' ? 1 : 0)),
+      fw.metrics.counter('fw_cluster_broadcasts_published_total', 'Broadcasts this node published to the cluster', () => cluster.status().published),
+      fw.metrics.counter('fw_cluster_broadcasts_received_total', 'Broadcasts of other nodes this node received', () => cluster.status().received),
+      fw.metrics.counter('fw_cluster_broadcasts_unpublished_total', 'Local broadcasts the other nodes never got (published while Redis was down)', () => cluster.status().unpublished),
+    ];
     // Start degraded rather than not at all when Redis is away: local delivery goes on.
     if (await link.waitUp(s.requestTimeout)) await this.subscribe();
     else console.warn(`[fw] cluster ${s.nodeId}: Redis at ${redact(s.redisUrl)} is unreachable; running alone until it is back`);
@@ -208,6 +216,7 @@ export class ClusterModule implements FrameworkModule {
 
   async close(): Promise<void> {
     this.unregisterReadiness?.();
+    for (const remove of this.unregisterMetrics.splice(0)) remove();
     await this.presence?.leave();
     this.rpc?.close();
     this.broadcast?.close();

@@ -122,6 +122,29 @@ export class FwMetrics {
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
+  /**
+   * Adds a gauge read at scrape time (modules use this rather than depend on prom-client). Returns
+   * a remover. `read` must be cheap and synchronous.
+   */
+  gauge(name: string, help: string, read: () => number): () => void {
+    new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
+    return () => this.registry.removeSingleMetric(name);
+  }
+
+  /** Adds a counter that follows a monotonic number `read` at scrape time (it never goes down). Returns a remover. */
+  counter(name: string, help: string, read: () => number): () => void {
+    let last = 0;
+    new Counter({
+      name, help, registers: [this.registry],
+      collect() {
+        const value = read();
+        if (value > last) this.inc(value - last);
+        last = Math.max(last, value);
+      },
+    });
+    return () => this.registry.removeSingleMetric(name);
+  }
+
   /** Records one fw-owned HTTP request (`route` is the registered pattern, never the raw path). */
   observeHttp(route: string, method: string, status: number, seconds: number): void {
     if (this.enabled) this.http.observe({ route, method: HTTP_METHODS.has(method) ? method : 'OTHER', status: String(status) }, seconds);
