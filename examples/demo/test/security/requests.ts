@@ -197,6 +197,10 @@ export const HTTP_SURFACES: readonly HttpSurface[] = [
   { name: '/fw transports (SSE)', method: 'GET', path: '/fw/chat/lobby?transport=sse' },
   { name: '/fw transports (message POST)', method: 'POST', path: '/fw/chat/lobby?tracking=00000000-0000-4000-8000-000000000000', headers: { 'content-type': 'text/plain' }, body: 'x' },
   { name: 'client assets', method: 'GET', path: '/fw/client.js' },
+  { name: 'client assets (IIFE)', method: 'GET', path: '/fw/client.global.js' },
+  { name: 'metrics', method: 'GET', path: '/fw/metrics' },
+  { name: 'admin API description', method: 'GET', path: '/api/admin/openapi.json' },
+  { name: 'agent card (A2A path)', method: 'GET', path: '/fw/agent/research/a2a/.well-known/agent-card.json' },
   { name: 'demo page route', method: 'GET', path: '/demo/rooms' },
 ];
 
