@@ -12,9 +12,16 @@ LOOPBACK.addAddress('::1', 'ipv6');
  * and answer false: see `isLoopbackHostname`.
  */
 export function isLoopback(address: string | undefined | null): boolean {
+  if (!address) return false;
+  // Fast paths for the spellings sockets report (checked on every request); BlockList for the rest.
+  if (address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1') return true;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  if (IPV4.test(v4)) return v4.startsWith('127.') && v4.split('.').every((p) => Number(p) <= 255);
   const ip = normalizeIp(address);
   return ip !== undefined && LOOPBACK.check(ip.address, ip.family);
 }
+
+const IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
 /** The Host names that always mean "this machine": `localhost`, `127.0.0.1` and `[::1]` (issue 11, item 2). */
 export function isLoopbackHostname(hostname: string): boolean {

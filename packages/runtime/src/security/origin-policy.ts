@@ -35,11 +35,9 @@ export class OriginPolicy {
     const o = normalizeOrigin(origin);
     if (this.allowed.has(o)) return true;
     if (o === 'null' || effectiveHost === undefined) return false;
-    try {
-      return new URL(o).host === effectiveHost;
-    } catch {
-      return false;
-    }
+    // Same origin: `scheme://<the Host the request was sent to>` (an origin has no path or userinfo).
+    const sep = o.indexOf('://');
+    return sep > 0 && o.slice(sep + 3) === effectiveHost && /^[a-z][a-z0-9+.-]*$/.test(o.slice(0, sep));
   }
 }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
 import { HostAllowList } from './host-allow-list.js';
-import { parseHostHeader } from './host-header.js';
+import { parseHostHeader, type HostHeader } from './host-header.js';
 import { normalizeIp } from './ip-address.js';
 import { readJsonBody, parseJson } from './json-body.js';
 import { isLoopback } from './loopback.js';
@@ -60,6 +60,8 @@ export class SecurityPolicy {
   readonly jsonDepth: number;
   readonly counters: SecurityCounters = { hostRefused: 0, originRefused: 0, preflights: 0 };
   private readonly refusalListeners = new Set<RefusalListener>();
+  /** The last Host value parsed: almost every request of a server carries the same one. */
+  private lastHost: { value: string | undefined; parsed: HostHeader | undefined } = { value: undefined, parsed: undefined };
 
   constructor(settings: SecuritySettings) {
     this.publicUrl = parsePublicUrl(settings.publicUrl);
@@ -112,7 +114,7 @@ export class SecurityPolicy {
    */
   screen(req: IncomingMessage): Refusal | undefined {
     const source = this.inspect(req);
-    const host = parseHostHeader(source.host);
+    const host = this.parseHost(source.host);
     if (!this.hosts.allows(host, isLoopback(req.socket.localAddress))) {
       this.counters.hostRefused++;
       return {
@@ -126,6 +128,11 @@ export class SecurityPolicy {
       return { status: 403, code: 'origin_not_allowed', detail: `Origin '${origin ?? ''}' may not use this server (fw.security.allowed-origins)` };
     }
     return undefined;
+  }
+
+  private parseHost(value: string | undefined): HostHeader | undefined {
+    if (value !== this.lastHost.value) this.lastHost = { value, parsed: parseHostHeader(value) };
+    return this.lastHost.parsed;
   }
 
   /** CORS headers for a screened request that carries an Origin (it is allowed, or screening would have refused it). */
