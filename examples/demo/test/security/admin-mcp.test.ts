@@ -1,6 +1,6 @@
 /**
- * Admin MCP tools obey the admin gate exactly as REST. A client on another machine (the test's
- * client-address hook stands for it) without credentials: /fw/admin/mcp refuses it, the app's
+ * Admin MCP tools obey the admin gate exactly as REST. A client on another machine (forwarded by
+ * a trusted proxy: fw.security.trusted-proxies) without credentials: /fw/admin/mcp refuses it, the app's
  * /mcp (even with the opt-in) shows it no fw_* tool, and REST refuses it. The same client with a
  * credential gets in once authentication is configured.
  */

@@ -1,9 +1,9 @@
 /**
  * The demo app (chat rooms, its MCP server, its agents, the admin plane) started with the given
- * settings, for the identity and audit tests: a client address hook, REST helpers with a bearer
- * credential, and an MCP client on any path.
+ * settings, for the identity and audit tests: REST helpers with a bearer credential, an MCP client
+ * on any path, and a client on another machine played through a trusted proxy (the test is the
+ * proxy: loopback is trusted, and it sends X-Forwarded-For).
  */
-import type { IncomingMessage } from 'node:http';
 import { Framework } from '@fw/runtime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,7 +16,7 @@ export const API = '/api/admin';
 export interface IdentityApp {
   fw: Framework;
   base: string;
-  /** Pretend the next requests come from `address` (the client-address hook); undefined: the socket's peer. */
+  /** The next requests come from `address` (forwarded by the trusted proxy); undefined: straight from loopback. */
   from(address: string | undefined): void;
   get(path: string, token?: string): Promise<Response>;
   send(method: string, path: string, body: unknown, token?: string): Promise<Response>;
@@ -25,20 +25,24 @@ export interface IdentityApp {
 }
 
 export async function startIdentityApp(options: Record<string, unknown> = {}): Promise<IdentityApp> {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false, 'fw.heartbeat.interval': 0, ...options });
-  let pretend: string | undefined;
-  // The test's stand-in for a client on another machine: the address fw's security checks see.
-  fw.services.provide('client-address', (req: IncomingMessage) => pretend ?? req.socket.remoteAddress);
+  const fw = new Framework({
+    configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false, 'fw.heartbeat.interval': 0,
+    'fw.security.trusted-proxies': 'loopback', ...options,
+  });
+  let forwarded: string | undefined;
   installChat(fw);
   await installMcpDemo(fw);
   await installAgentDemo(fw);
   const { port } = await fw.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${port}`;
-  const auth = (token?: string): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
+  const auth = (token?: string): Record<string, string> => ({
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+    ...(forwarded ? { 'x-forwarded-for': forwarded } : {}),
+  });
   const clients: Client[] = [];
   return {
     fw, base,
-    from: (address) => { pretend = address; },
+    from: (address) => { forwarded = address; },
     get: (path, token) => fetch(base + path, { headers: auth(token) }),
     send: (method, path, body, token) => fetch(base + path, {
       method,

@@ -96,3 +96,28 @@ test('fw.admin.auth.token keeps working as the admin principal beside fw.auth.to
     await app.close();
   }
 });
+
+test('every way to end an event-stream consumer passes the chain: a tracked DELETE needs the consumer\'s own principal', async () => {
+  const app = await startIdentityApp({ 'fw.auth.tokens': TOKENS });
+  const { default: WebSocket } = await import('ws');
+  const ws = new WebSocket(`${app.base.replace('http', 'ws')}/fw/admin/events?access_token=${VIEWER}`);
+  try {
+    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    const consumers = await (await app.get(`${API}/resources?broadcaster=${encodeURIComponent('/fw/admin/events')}`, ADMIN)).json() as { uuid: string; principal: string }[];
+    assert.equal(consumers.length, 1);
+    const { uuid, principal } = consumers[0]!;
+    assert.equal(principal, 'vera');
+    const end = (token?: string) => fetch(`${app.base}/fw/admin/events?tracking=${uuid}${token ? `&access_token=${token}` : ''}`, { method: 'DELETE' });
+    assert.equal((await end()).status, 401, 'no credential');
+    assert.equal((await end(OPERATOR)).status, 403, 'another principal');
+    assert.equal(ws.readyState, WebSocket.OPEN, 'the consumer is still there');
+    // Through the admin API it is a disconnect: operator and up, audited.
+    assert.equal((await app.send('DELETE', `${API}/resources/${uuid}`, undefined, VIEWER)).status, 403);
+    const closed = new Promise((resolve) => ws.once('close', resolve));
+    assert.equal((await app.send('DELETE', `${API}/resources/${uuid}`, undefined, OPERATOR)).status, 200);
+    await closed;
+  } finally {
+    ws.close();
+    await app.close();
+  }
+});

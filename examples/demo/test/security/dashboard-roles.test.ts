@@ -1,0 +1,72 @@
+/**
+ * The dashboard as each role sees it (real Chromium): the principal and role in the header; a
+ * viewer sees no write control anywhere; an operator sees broadcast and disconnect but no
+ * destroy; the internal broadcaster is labelled and offers no control to anyone.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, selectTab, skipBrowser, startTarget, waitForConnState, type Target } from '../dashboard-helpers.js';
+
+const VIEWER = 'dash-viewer-token-0123456';
+const OPERATOR = 'dash-operator-token-01234';
+
+async function signIn(browser: Browser, base: string, token: string): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  page.setDefaultTimeout(10_000);
+  await page.goto(`${base}/fw/admin/`);
+  await page.locator('#signin').waitFor();
+  await page.fill('#signin input[name="token"]', token);
+  await page.click('#signin button[type="submit"]');
+  await page.locator('#signin').waitFor({ state: 'hidden' });
+  await waitForConnState(page, 'connected');
+  return page;
+}
+
+describe('dashboard by role', { skip: skipBrowser, timeout: 90_000 }, () => {
+  let target: Target;
+  let browser: Browser;
+
+  before(async () => {
+    process.env.FW_AUTH_TOKENS = `vera:viewer:${VIEWER},otto:operator:${OPERATOR}`;
+    target = await startTarget();
+    target.fw.broadcasters.lookup('/fw/chat/roles-room', true);
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    delete process.env.FW_AUTH_TOKENS;
+    await browser?.close();
+    await target?.close();
+  });
+
+  it('a viewer sees the principal and role, and no write control', async () => {
+    const page = await signIn(browser, target.url, VIEWER);
+    await page.locator('#principal', { hasText: 'Signed in as vera (viewer)' }).waitFor();
+    const room = page.locator('#bc-table tr[data-key="/fw/chat/roles-room"]');
+    await room.waitFor();
+    const events = page.locator('#bc-table tr[data-key="/fw/admin/events"]');
+    await events.waitFor();
+    assert.match(await events.innerText(), /internal/);
+    assert.equal(await page.locator('#bc-table button', { hasText: 'Send' }).count(), 0);
+    assert.equal(await page.locator('#res-table button', { hasText: 'Disconnect' }).count(), 0);
+    await selectTab(page, 'control');
+    for (const form of ['broadcast', 'disconnect', 'cancel']) {
+      assert.equal(await page.locator(`#form-${form} fieldset`).isVisible(), false, `${form} form hidden`);
+      assert.match(await page.locator(`#form-${form} .unavailable`).innerText(), /vera \(viewer\) may not/);
+    }
+    assert.equal(await page.locator('button', { hasText: 'Destroy broadcaster' }).isVisible(), false);
+    await page.context().close();
+  });
+
+  it('an operator broadcasts but sees no destroy; nobody gets a control on the internal broadcaster', async () => {
+    const page = await signIn(browser, target.url, OPERATOR);
+    await page.locator('#principal', { hasText: 'Signed in as otto (operator)' }).waitFor();
+    await page.locator('#bc-table tr[data-key="/fw/chat/roles-room"] button', { hasText: 'Send' }).waitFor();
+    assert.equal(await page.locator('#bc-table tr[data-key="/fw/admin/events"] button').count(), 0);
+    await selectTab(page, 'control');
+    assert.equal(await page.locator('#form-broadcast fieldset').isVisible(), true);
+    assert.equal(await page.locator('button', { hasText: 'Destroy broadcaster' }).isVisible(), false);
+    await page.context().close();
+  });
+});
