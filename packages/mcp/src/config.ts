@@ -22,6 +22,7 @@ export const MCP_CONFIG: ConfigSchema = {
   'fw.mcp.list-cache-scope': { type: 'string', default: 'public', description: 'cacheScope hint on 2026-07-28 server/discover and list results: `public` or `private`.' },
   'fw.mcp.read-cache-ttl': { type: 'duration', default: '0', description: 'ttlMs hint on 2026-07-28 resources/read results.' },
   'fw.mcp.read-cache-scope': { type: 'string', default: 'private', description: 'cacheScope hint on 2026-07-28 resources/read results: `public` or `private`.' },
+  'fw.mcp.max-stateless-requests': { type: 'number', default: 1000, description: 'Most 2026-07-28 (stateless) requests one endpoint serves at once; past it a request is refused with -32000 (HTTP 503).' },
   'fw.mcp.max-subscriptions': { type: 'number', default: 1000, description: 'Most open 2026-07-28 subscriptions/listen streams per endpoint; past it the request is refused with 503.' },
 };
 
@@ -47,6 +48,7 @@ export interface McpLimits {
   listCache: { ttlMs: number; scope: 'public' | 'private' };
   readCache: { ttlMs: number; scope: 'public' | 'private' };
   maxSubscriptions: number;
+  maxStatelessRequests: number;
 }
 
 export function readLimits(get: <T>(key: string) => T): McpLimits {
@@ -71,5 +73,6 @@ export function readLimits(get: <T>(key: string) => T): McpLimits {
     listCache: { ttlMs: Math.max(0, Math.round(get<number>('fw.mcp.list-cache-ttl'))), scope: get<string>('fw.mcp.list-cache-scope') === 'private' ? 'private' : 'public' },
     readCache: { ttlMs: Math.max(0, Math.round(get<number>('fw.mcp.read-cache-ttl'))), scope: get<string>('fw.mcp.read-cache-scope') === 'public' ? 'public' : 'private' },
     maxSubscriptions: Math.max(0, get<number>('fw.mcp.max-subscriptions')),
+    maxStatelessRequests: Math.max(1, get<number>('fw.mcp.max-stateless-requests')),
   };
 }

@@ -289,3 +289,24 @@ test('subscriptions/listen: acknowledged first, filtered, tagged; capped by fw.m
     if (!closed) await fw.close();
   }
 });
+
+test('fw.mcp.max-stateless-requests bounds the stateless requests served at once: the next one is 503, then it frees', () => withServer({ 'fw.mcp.max-stateless-requests': 1 }, async ({ url, probe }) => {
+  const controller = new AbortController();
+  const params = { name: 'hang', arguments: {}, _meta: meta() };
+  const pending = fetch(url, { method: 'POST', headers: headersFor('tools/call', params), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }), signal: controller.signal }).catch(() => undefined);
+  await probe.startedOnce;
+  const refused = await call(url, 'tools/list', {});
+  assert.equal(refused.status, 503);
+  assert.equal(refused.body.error?.code, -32000);
+  assert.equal(refused.headers.get('retry-after'), '1');
+  controller.abort();
+  await pending;
+  await probe.abortedOnce;
+  let after: Answer | undefined;
+  for (let i = 0; i < 50; i++) {
+    after = await call(url, 'tools/list', {});
+    if (after.status === 200) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(after?.status, 200, 'the slot is released when the cancelled request ends');
+}));

@@ -21,7 +21,14 @@ export interface ModernAnswer {
  * `serverInfo` in `_meta`, and caching hints on cacheable ones.
  */
 export class ModernProtocol {
+  /** Stateless requests being served now (bounded by fw.mcp.max-stateless-requests). */
+  private running = 0;
+
   constructor(private readonly endpoint: McpEndpoint) {}
+
+  get inflight(): number {
+    return this.running;
+  }
 
   /** `subscriptions/listen` is the transport's business (a long-lived stream); everything else is here. */
   async serve(req: JsonRpcRequest, envelope: Envelope, principal: Principal | undefined, transport: 'streamable-http' | 'websocket', sink: Sink, signal?: AbortSignal, clientAddress?: string): Promise<ModernAnswer | undefined> {
@@ -29,6 +36,19 @@ export class ModernProtocol {
       return { status: 404, response: errorResponse(req.id, RpcCode.MethodNotFound, `Method not found: ${req.method}${REMOVED.has(req.method) ? ' (removed in protocol 2026-07-28)' : ''}`) };
     }
     if (req.method === 'server/discover') return { status: 200, response: { jsonrpc: '2.0', id: req.id, result: this.decorate(req.method, this.discover()) } };
+    const max = this.endpoint.limits.maxStatelessRequests;
+    if (this.running >= max) {
+      return { status: 503, response: errorResponse(req.id, RpcCode.ServerError, `the server is serving its maximum of ${max} stateless requests (fw.mcp.max-stateless-requests); retry shortly`) };
+    }
+    this.running++;
+    try {
+      return await this.run(req, envelope, principal, transport, sink, signal, clientAddress);
+    } finally {
+      this.running--;
+    }
+  }
+
+  private async run(req: JsonRpcRequest, envelope: Envelope, principal: Principal | undefined, transport: 'streamable-http' | 'websocket', sink: Sink, signal?: AbortSignal, clientAddress?: string): Promise<ModernAnswer | undefined> {
     const session = new StatelessSession(this.endpoint.path, transport, principal, sink, envelope, clientAddress);
     try {
       this.endpoint.protocol.loadInputs(session, req);

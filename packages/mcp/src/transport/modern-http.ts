@@ -127,7 +127,7 @@ export class ModernHttpTransport {
       const answer = await this.endpoint.modern.serve(msg, envelope, principal, 'streamable-http', sink, cancel.signal, this.endpoint.clientAddress(req));
       if (cancel.signal.aborted || !answer) return;
       if (stream) stream.send(answer.response);
-      else json(res, answer.status, answer.response);
+      else json(res, answer.status, answer.response, answer.status === 503 ? { 'retry-after': '1' } : undefined);
     } finally {
       dropKeepAlive?.();
       if (stream) stream.end();
