@@ -24,16 +24,18 @@ test('heartbeat: quiet fw connections get hb frames, raw WebSockets get pings, S
 });
 
 test('idle-timeout: a silent resource is closed with the reason; client heartbeats keep one alive', async () => {
-  const app = await startFw({ 'fw.idle-timeout': 120, 'fw.heartbeat.interval': 0 }, (fw) => fw.handle('/i', {}));
+  // Generous margins (idle 600 ms, a beat every 50 ms): a loaded CI machine can stall the event
+  // loop for a few hundred milliseconds, which must not look like a silent client.
+  const app = await startFw({ 'fw.idle-timeout': 600, 'fw.heartbeat.interval': 0 }, (fw) => fw.handle('/i', {}));
   const events = recordEvents(app.fw);
   try {
     const silent = await connectWs(`${app.ws}/fw/i?fw=1`);
     const chatty = await connectWs(`${app.ws}/fw/i?fw=1`);
     const hs = JSON.parse(await chatty.messages.next()) as { uuid: string };
-    const beat = setInterval(() => chatty.socket.send('{"t":"hb"}'), 30);
+    const beat = setInterval(() => chatty.socket.send('{"t":"hb"}'), 50);
     try {
       assert.deepEqual(await silent.closed, { code: 4000, reason: 'idle timeout' });
-      await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, 700));
       assert.equal(app.fw.resources.get(hs.uuid)?.closed, false);
     } finally {
       clearInterval(beat);
