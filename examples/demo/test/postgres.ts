@@ -8,7 +8,9 @@ export async function createTestDatabase(prefix: string): Promise<{ url: string;
   const name = `${prefix}_${Date.now()}_${randomBytes(4).toString('hex')}`;
   const run = async (sql: string): Promise<void> => {
     const c = new pg.Client({ connectionString: ADMIN_URL });
-    await c.connect();
+    await c.connect().catch((err: unknown) => {
+      throw new Error(`PostgreSQL is not reachable at ${ADMIN_URL} (${(err as Error).message}): these tests need it; start it with pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start, or set FW_TEST_POSTGRES_URL`);
+    });
     try {
       await c.query(sql);
     } finally {

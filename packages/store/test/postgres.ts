@@ -12,7 +12,9 @@ export interface TestDatabase {
 export async function createTestDatabase(prefix = 'fw_store'): Promise<TestDatabase> {
   const name = `${prefix}_${Date.now()}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
+  await admin.connect().catch((err: unknown) => {
+    throw new Error(`PostgreSQL is not reachable at ${PG_ADMIN_URL} (${(err as Error).message}): these tests need it; start it with pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start, or set FW_TEST_POSTGRES_URL`);
+  });
   try {
     await admin.query(`CREATE DATABASE "${name}"`);
   } finally {
