@@ -69,6 +69,8 @@ export interface RuntimeCounters {
   resumes: number;
   gaps: number;
   lost: number;
+  /** Broadcasts delivered again to a client that missed them (replay caches, the durable replay store). */
+  recovered: number;
 }
 
 /** What leak tests assert to be zero once every connection is gone. */
@@ -96,7 +98,7 @@ export interface RuntimeHost {
  */
 export class Runtime implements RuntimeView {
   readonly settings: RuntimeSettings;
-  readonly counters: RuntimeCounters = { messagesIn: 0, messagesOut: 0, broadcasts: 0, dropped: 0, slowConsumerDisconnects: 0, resumes: 0, gaps: 0, lost: 0 };
+  readonly counters: RuntimeCounters = { messagesIn: 0, messagesOut: 0, broadcasts: 0, dropped: 0, slowConsumerDisconnects: 0, resumes: 0, gaps: 0, lost: 0, recovered: 0 };
   readonly timers = new Timers();
   readonly flushQueue = new FlushQueue();
   readonly resources = new ResourceRegistry();
@@ -180,7 +182,7 @@ export class Runtime implements RuntimeView {
 
   // ---- RuntimeView ----
 
-  stats(): RuntimeStats & { resumes: number; gaps: number; lost: number } {
+  stats(): RuntimeStats & { resumes: number; gaps: number; lost: number; recovered: number } {
     const c = this.counters;
     return {
       connections: this.resources.size,
@@ -195,6 +197,7 @@ export class Runtime implements RuntimeView {
       resumes: c.resumes,
       gaps: c.gaps,
       lost: c.lost,
+      recovered: c.recovered,
       startedAt: this.startedAt,
     };
   }

@@ -209,7 +209,7 @@ export class FwBroadcaster implements Broadcaster {
       for (const e of entries) {
         if (e.bid < expect) continue;
         if (e.bid > expect) resource.gap({ b: this.id, from: expect, to: e.bid - 1, lost: e.bid - expect, reason: 'cluster-link-lost' });
-        if (resource.deliver(new Outgoing(e.payload, this.id, e.bid))) this.recovered++;
+        if (resource.deliver(new Outgoing(e.payload, this.id, e.bid))) this.countRecovered();
         expect = e.bid + 1;
       }
       done(expect - 1);
@@ -242,9 +242,15 @@ export class FwBroadcaster implements Broadcaster {
       }
       if (hole > 0) resource.gap({ b: this.id, from: bid - hole, to: bid - 1, lost: hole, reason: 'cluster-link-lost' });
       hole = 0;
-      if (resource.deliver(out)) this.recovered++;
+      if (resource.deliver(out)) this.countRecovered();
       last = bid;
     }
     return last;
+  }
+
+  /** One broadcast delivered again to a client that missed it: counted here and runtime-wide (a metric). */
+  private countRecovered(): void {
+    this.recovered++;
+    this.runtime.counters.recovered++;
   }
 }

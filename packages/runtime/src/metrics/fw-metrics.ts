@@ -18,6 +18,7 @@ const COUNTER_NAMES: Record<keyof RuntimeCounters, [name: string, help: string]>
   resumes: ['fw_resumes_total', 'Reconnects that resumed a resource from its tracking id'],
   gaps: ['fw_gaps_total', 'Gap frames sent: a client was told that messages it should have had are gone'],
   lost: ['fw_messages_lost_total', 'Messages a client could not be given on resume (counted in the gap frames)'],
+  recovered: ['fw_messages_recovered_total', 'Broadcasts delivered again to a client that missed them (replay caches, the durable replay store)'],
 };
 
 /** Methods kept as labels; any other (a `*` route sees every method a client invents) is `OTHER`. */
