@@ -1,1 +1,1 @@
-export function checkMcp(url: string, token: string): Promise<{ tools: string[]; sum: string | undefined }>;
+export function checkMcp(url: string, token: string, call?: boolean): Promise<{ tools: string[]; sum: string | undefined }>;

@@ -4,7 +4,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-export async function checkMcp(url, token) {
+/** Lists the tools at `url`; with `call`, also calls pack_check_add(2, 3) (the app's own tool). */
+export async function checkMcp(url, token, call = true) {
   const client = new Client({ name: 'fw-pack-check', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
@@ -19,6 +20,7 @@ export async function checkMcp(url, token) {
       cursor = listed.nextCursor;
       if (!cursor) break;
     }
+    if (!call) return { tools, sum: undefined };
     const result = await client.callTool({ name: 'pack_check_add', arguments: { a: 2, b: 3 } });
     const sum = result.isError ? `error: ${JSON.stringify(result.content)}` : result.content?.[0]?.text;
     return { tools, sum };

@@ -100,7 +100,10 @@ async function main(): Promise<void> {
   cleanups.push(off);
   const mcp = await checkMcp(`${base}/mcp`, token);
   if (!mcp.tools.includes('pack_check_add')) fail(`tools/list lacks pack_check_add: ${mcp.tools.join(', ')}`);
-  if (!mcp.tools.some((t) => t.startsWith('fw_'))) fail(`tools/list lacks the admin fw_* tools: ${mcp.tools.join(', ')}`);
+  // The admin tools live on the admin's own gated endpoint, never on the app's server by default.
+  if (mcp.tools.some((t) => t.startsWith('fw_'))) fail(`the app's /mcp offers admin fw_* tools: ${mcp.tools.join(', ')}`);
+  const adminMcp = await checkMcp(`${base}/fw/admin/mcp`, token, false);
+  if (!adminMcp.tools.some((t) => t.startsWith('fw_'))) fail(`/fw/admin/mcp lacks the admin fw_* tools: ${adminMcp.tools.join(', ')}`);
   if (mcp.sum !== '5') fail(`pack_check_add(2, 3) answered ${mcp.sum}`);
 
   step('fw-mcp-stdio-bridge from the packed @fw/mcp: --help, then initialize through it');
