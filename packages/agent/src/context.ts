@@ -10,6 +10,10 @@ export interface AgentContext {
   readonly sessionId: string | undefined;
   /** Earlier turns of this conversation (user and assistant text), oldest first. */
   readonly history: readonly AiMessage[];
+  /** The client's shared state for this run (AG-UI `RunAgentInput.state`); `undefined` elsewhere. */
+  readonly state: unknown;
+  /** Opaque properties the client forwarded (AG-UI `RunAgentInput.forwardedProps`); `undefined` elsewhere. */
+  readonly forwardedProps: unknown;
   /** The active runtime; throws FwError `no_runtime` when none is available. */
   runtime(): AiRuntime;
   /**

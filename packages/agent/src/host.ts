@@ -13,7 +13,7 @@ import { NoRuntimeError, NotInFleetError, ToolStepLimitError } from './errors.js
 import { CoordinationJournal } from './journal.js';
 import type { RunListener } from './run-event.js';
 import { RuntimeRegistry } from './runtime/registry.js';
-import type { AiMessage, AiRuntime, AiToolCall } from './runtime/port.js';
+import type { AiMessage, AiRuntime, AiToolCall, AiToolSpec } from './runtime/port.js';
 import { SessionTracker } from './sessions.js';
 
 export interface MountedAgent {
@@ -37,6 +37,17 @@ export interface RunInput {
   protocol?: AgentRunInfo['protocol'];
   /** The protocol's id of the run (A2A task id, AG-UI run id, chat session id). */
   ref?: string;
+  /** Messages after the prompt (assistant tool calls and their tool results, AG-UI's frontend-tool round trip). */
+  continuation?: readonly AiMessage[];
+  /** The client's shared state (AG-UI `RunAgentInput.state`): on the context and every runtime request. */
+  state?: unknown;
+  /** Opaque client properties (AG-UI `RunAgentInput.forwardedProps`): on the context and every runtime request. */
+  forwardedProps?: unknown;
+  /**
+   * Tools the client executes itself (AG-UI frontend tools): offered to the model beside the agent's
+   * own; when the model calls one, the call is emitted and the run ends so the client can run it.
+   */
+  clientTools?: readonly AiToolSpec[];
 }
 
 /** What `recover()` found left in flight by a process that stopped without closing. */
@@ -225,8 +236,10 @@ export class AgentHost {
       signal,
       sessionId: input.sessionId,
       history: input.history ?? [],
+      state: input.state,
+      forwardedProps: input.forwardedProps,
       runtime: () => this.activeRuntime(),
-      stream: (message) => this.modelLoop(agent, message ?? input.message, input.history ?? [], signal, emit, base),
+      stream: (message) => this.modelLoop(agent, message ?? input.message, input, signal, emit, base),
       emit,
     };
     if (agent.def.kind !== 'coordinator') return base;
@@ -247,20 +260,37 @@ export class AgentHost {
     return ctx;
   }
 
-  /** The model with the agent's tools: runs tool calls and feeds results back, up to `fw.agent.max-tool-steps` turns. */
-  private async *modelLoop(agent: MountedAgent, message: string, history: readonly AiMessage[], signal: AbortSignal, emit: RunListener, ctx: AgentContext): AsyncIterable<string> {
+  /**
+   * The model with the agent's tools (and the client's, for AG-UI): runs tool calls and feeds results
+   * back, up to `fw.agent.max-tool-steps` turns. A call of a client tool ends the run once the
+   * agent's own calls of that turn have run: the client executes it and starts a new run with the
+   * result (AG-UI frontend tools).
+   */
+  private async *modelLoop(agent: MountedAgent, message: string, input: RunInput, signal: AbortSignal, emit: RunListener, ctx: AgentContext): AsyncIterable<string> {
     const runtime = this.activeRuntime();
-    const tools = agent.def.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+    const tools: AiToolSpec[] = agent.def.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+    // The agent's own tool wins a name clash: a client cannot replace a server tool by declaring one.
+    const clientToolNames = new Set<string>();
+    for (const t of input.clientTools ?? []) {
+      if (tools.some((own) => own.name === t.name) || clientToolNames.has(t.name)) continue;
+      clientToolNames.add(t.name);
+      tools.push(t);
+    }
     const messages: AiMessage[] = [
       ...(agent.def.options.system ? [{ role: 'system' as const, content: agent.def.options.system }] : []),
-      ...history,
+      ...(input.history ?? []),
       { role: 'user', content: message },
+      ...(input.continuation ?? []),
     ];
+    const extras = {
+      ...(input.state !== undefined ? { state: input.state } : {}),
+      ...(input.forwardedProps !== undefined ? { forwardedProps: input.forwardedProps } : {}),
+    };
     const maxSteps = Math.max(1, this.fw.config.get<number>('fw.agent.max-tool-steps'));
     for (let step = 0; step < maxSteps; step++) {
       const calls: AiToolCall[] = [];
       let text = '';
-      for await (const part of runtime.stream({ messages, tools }, signal)) {
+      for await (const part of runtime.stream({ messages, tools, ...extras }, signal)) {
         if (part.type === 'text') {
           text += part.delta;
           yield part.delta;
@@ -271,11 +301,17 @@ export class AgentHost {
       }
       if (calls.length === 0) return;
       messages.push({ role: 'assistant', content: text, toolCalls: calls });
+      let clientCalled = false;
       for (const call of calls) {
+        if (clientToolNames.has(call.toolName)) {
+          clientCalled = true;
+          continue;
+        }
         const output = await this.callTool(agent, call, ctx);
         emit({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output });
         messages.push({ role: 'tool', toolCallId: call.toolCallId, toolName: call.toolName, content: output });
       }
+      if (clientCalled) return;
     }
     // Still calling tools after the last allowed turn: the run fails and says why, instead of
     // ending as if the model had answered.

@@ -5,6 +5,12 @@
  * SUBAGENT_STARTED then SUBAGENT_FINISHED or SUBAGENT_ERROR; then RUN_FINISHED (outcome `success`,
  * or `cancelled` when the run was cancelled) or RUN_ERROR. `POST …/agui/runs/{runId}/cancel`
  * cancels a run; a client that disconnects cancels its run too.
+ *
+ * `state` and `forwardedProps` reach the agent's context and every runtime request. Frontend tools
+ * (`RunAgentInput.tools`) are offered to the model beside the agent's own; a call of one is
+ * streamed as TOOL_CALL_START/ARGS/END (no TOOL_CALL_RESULT) and the run finishes: the client
+ * executes it and starts the next run with the result as a `tool` message (AG-UI "Tools": the
+ * frontend defines and executes tools, the agent only requests them).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,7 +19,7 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { BadRequestError, LimitExceededError, NotFoundError, readJson, requireJsonContentType, sendError, sendJson, type Framework } from '@fw/runtime';
 import { admitAgentCall } from '../auth.js';
 import type { AgentHost, MountedAgent } from '../host.js';
-import type { AiMessage } from '../runtime/port.js';
+import type { AiMessage, AiToolCall, AiToolSpec } from '../runtime/port.js';
 import type { RunEvent } from '../run-event.js';
 import { RunCancelledError } from '../errors.js';
 
@@ -68,7 +74,7 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
     });
   }
   const input = parsed.data as RunAgentInput;
-  const { message, history } = conversation(input);
+  const { message, history, continuation } = conversation(input);
   const active = aguiRuns(host);
   const max = host.fw.config.get<number>('fw.agent.agui.max-runs');
   if (active.size >= max) throw new LimitExceededError('fw.agent.agui.max-runs', max);
@@ -127,7 +133,10 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
 
   send({ type: EventType.RUN_STARTED, threadId, runId });
   try {
-    const text = await host.run(agent.name, { message, history, protocol: 'agui', ref: runId }, ac.signal, onEvent);
+    const text = await host.run(agent.name, {
+      message, history, continuation, protocol: 'agui', ref: runId,
+      state: input.state, forwardedProps: input.forwardedProps, clientTools: clientTools(input),
+    }, ac.signal, onEvent);
     closeMessage();
     send({ type: EventType.RUN_FINISHED, threadId, runId, result: text, outcome: { type: 'success' } });
   } catch (err) {
@@ -145,17 +154,55 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
   }
 }
 
-/** The last user message is the prompt; earlier user/assistant text is the history. */
-function conversation(input: RunAgentInput): { message: string; history: AiMessage[] } {
-  const texts: AiMessage[] = [];
-  for (const m of input.messages) {
-    if (m.role !== 'user' && m.role !== 'assistant') continue;
-    const content = typeof m.content === 'string' ? m.content
-      : Array.isArray(m.content) ? m.content.map((p) => ((p as { type?: string; text?: string }).type === 'text' ? (p as { text: string }).text : '')).join('') : '';
-    texts.push({ role: m.role, content });
-  }
+/**
+ * The last user message is the prompt; the user, assistant and tool messages before it are the
+ * history, those after it (assistant tool calls and the client's tool results: the frontend-tool
+ * round trip) the continuation the model answers next. System and developer messages are not
+ * taken from the client: the agent's own system prompt stands.
+ */
+function conversation(input: RunAgentInput): { message: string; history: AiMessage[]; continuation: AiMessage[] } {
+  const out: AiMessage[] = [];
+  const toolNames = new Map<string, string>();
   let lastUser = -1;
-  for (let i = texts.length - 1; i >= 0; i--) if (texts[i]!.role === 'user') { lastUser = i; break; }
+  for (const m of input.messages) {
+    if (m.role === 'user') {
+      lastUser = out.length;
+      out.push({ role: 'user', content: textOf(m.content) });
+    } else if (m.role === 'assistant') {
+      const toolCalls: AiToolCall[] = (m.toolCalls ?? []).map((c) => {
+        toolNames.set(c.id, c.function.name);
+        return { toolCallId: c.id, toolName: c.function.name, input: parseArguments(c.function.arguments) };
+      });
+      out.push({ role: 'assistant', content: typeof m.content === 'string' ? m.content : '', ...(toolCalls.length ? { toolCalls } : {}) });
+    } else if (m.role === 'tool') {
+      const toolName = toolNames.get(m.toolCallId);
+      if (!toolName) throw new BadRequestError(`tool message answers no tool call of an earlier assistant message: '${m.toolCallId}'`);
+      out.push({ role: 'tool', toolCallId: m.toolCallId, toolName, content: m.error ? `error: ${m.error}` : textOf(m.content) });
+    }
+  }
   if (lastUser < 0) throw new BadRequestError('RunAgentInput has no user message');
-  return { message: texts[lastUser]!.content, history: texts.slice(0, lastUser) };
+  return { message: (out[lastUser] as { content: string }).content, history: out.slice(0, lastUser), continuation: out.slice(lastUser + 1) };
+}
+
+function textOf(content: unknown): string {
+  return typeof content === 'string' ? content
+    : Array.isArray(content) ? content.map((p) => ((p as { type?: string; text?: string }).type === 'text' ? (p as { text: string }).text : '')).join('') : '';
+}
+
+/** Tool-call arguments arrive as JSON text; text that is not JSON is kept as it came. */
+function parseArguments(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : {};
+  } catch {
+    return text;
+  }
+}
+
+/** `RunAgentInput.tools`: the frontend tools the client runs itself (AG-UI "Tools" concept). */
+function clientTools(input: RunAgentInput): AiToolSpec[] {
+  return (input.tools ?? []).map((t) => ({
+    name: t.name,
+    description: t.description ?? '',
+    parameters: t.parameters && typeof t.parameters === 'object' ? (t.parameters as Record<string, unknown>) : { type: 'object', properties: {} },
+  }));
 }

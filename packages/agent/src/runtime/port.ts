@@ -26,6 +26,10 @@ export interface AiRequest {
   tools?: AiToolSpec[];
   /** Model id; the runtime's first model when absent. */
   model?: string;
+  /** The client's shared state (AG-UI `RunAgentInput.state`), for runtimes that use it. */
+  state?: unknown;
+  /** Opaque client properties passed through (AG-UI `RunAgentInput.forwardedProps`). */
+  forwardedProps?: unknown;
 }
 
 export type AiStreamPart =
