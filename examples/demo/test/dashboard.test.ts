@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { Role, TaskState, type Message } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
+import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { Agent, Coordinator, OnPrompt, agentModuleOf, mountAgent, type AgentContext, type CoordinatorContext } from '@fw/agent';
 import {
   closeSession, connectClient, counter, openSession, selectTab, skipBrowser, until, waitForCounter, type Target, type TestClient,
@@ -223,6 +224,30 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
     await form.locator('.confirm button', { hasText: 'Cancel task' }).click();
     await page.waitForFunction(() => document.querySelector('#form-cancel .result')?.getAttribute('data-kind') === 'refused');
     assert.match(await form.locator('.result').innerText(), /^Refused: .*can no longer be cancelled/);
+  });
+
+  it('lists an AG-UI run with its protocol and cancels it from the page; the AG-UI client sees it end cancelled', async () => {
+    const runId = `dash-run-${randomUUID()}`;
+    const agent = new HttpAgent({ url: `${target.url}/fw/agent/dash-slow/agui` });
+    agent.messages = [{ id: 'u1', role: 'user', content: 'work' }];
+    const events: BaseEvent[] = [];
+    const run = agent.runAgent({ runId }, { onEvent: ({ event }) => void events.push(event) });
+
+    await selectTab(page, 'control');
+    const id = `agui:dash-slow:${runId}`;
+    const row = page.locator(`#tasks-table tr[data-key="${id}"]`);
+    await row.filter({ hasText: 'working' }).waitFor();
+    await row.locator('td', { hasText: /^agui$/ }).waitFor(); // the Protocol column
+    await row.locator('button', { hasText: 'Cancel…' }).click();
+    const form = page.locator('#form-cancel');
+    await form.locator('.confirm').waitFor();
+    assert.equal(await form.locator('input[name="taskId"]').inputValue(), id);
+    await form.locator('.confirm button', { hasText: 'Cancel task' }).click();
+    await page.waitForFunction(() => document.querySelector('#form-cancel .result')?.getAttribute('data-kind') === 'success');
+    await run;
+    const last = events.at(-1) as BaseEvent & { outcome?: { type: string } };
+    assert.equal(last.type, 'RUN_FINISHED');
+    assert.deepEqual(last.outcome, { type: 'cancelled' });
   });
 
   it('draws the execution graph of a coordination in the Journal tab', async () => {

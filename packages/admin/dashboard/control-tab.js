@@ -1,4 +1,5 @@
-// The Control tab: broadcast, destroy a broadcaster, disconnect a client, cancel an A2A task,
+// The Control tab: broadcast, destroy a broadcaster, disconnect a client, cancel an A2A task or
+// an AG-UI run (listed together by the admin API, cancelled through the same endpoint),
 // and the audit log. Destructive actions ask for confirmation in place; every result is one
 // plain sentence (success, not found, refused). Actions the principal may not perform are shown
 // as unavailable, and the server's answer is still the authority.
@@ -170,11 +171,12 @@ export function createControlTab(ctx) {
   const tasksTable = createTable($('#tasks-table'), {
     label: 'Tasks',
     rowKey: (t) => t.id,
-    empty: 'No A2A tasks.',
+    empty: 'No A2A tasks or AG-UI runs.',
     sort: { key: 'updatedAt', dir: 'descending' },
     columns: [
       { key: 'id', label: 'Task', render: (t) => h('code', { text: shortId(t.id, 13) }), title: (t) => t.id },
       { key: 'agentName', label: 'Agent' },
+      { key: 'protocol', label: 'Protocol', render: (t) => t.protocol ?? 'a2a', sig: (t) => t.protocol ?? 'a2a' },
       { key: 'state', label: 'State', render: (t) => h('span', { class: `badge ${stateClass(t.state)}`.trim(), text: t.state }) },
       { key: 'createdAt', label: 'Created', render: (t) => ago(t.createdAt), sig: (t) => ago(t.createdAt), title: (t) => dateTime(t.createdAt) },
       { key: 'updatedAt', label: 'Updated', render: (t) => ago(t.updatedAt), sig: (t) => ago(t.updatedAt), title: (t) => dateTime(t.updatedAt) },

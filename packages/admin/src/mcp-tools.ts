@@ -161,7 +161,7 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         (a, args, principal, address) => a.control.disconnect(str(args, 'uuid') ?? '', str(args, 'reason') ?? 'disconnected by the administrator', { principal, source: 'mcp', address }), (args) => str(args, 'uuid') ?? '(missing)'),
       write('fw_destroy_broadcaster', 'destroy', 'Destroys a broadcaster, disconnecting its resources', [req('broadcasterId', 'Broadcaster id')],
         (a, args, principal, address) => a.control.destroy(str(args, 'broadcasterId') ?? '', { principal, source: 'mcp', address }), (args) => str(args, 'broadcasterId') ?? '(missing)'),
-      write('fw_cancel_task', 'cancel', 'Cancels an in-flight A2A task', [req('taskId', 'Task id'), opt('reason', 'Reason')],
+      write('fw_cancel_task', 'cancel', 'Cancels an in-flight A2A task or AG-UI run (id agui:{agent}:{runId})', [req('taskId', 'Task id (fw_list_tasks)'), opt('reason', 'Reason')],
         (a, args, principal, address) => a.control.cancel(str(args, 'taskId') ?? '', str(args, 'reason') ?? 'canceled by the administrator', { principal, source: 'mcp', address }), (args) => str(args, 'taskId') ?? '(missing)'),
     );
   }

@@ -5,7 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { Framework } from '@fw/runtime';
+import { createModule as mcpModule } from '@fw/mcp';
 import { Agent, AgentModule, type AiRequest, type AiRuntime, type AiStreamPart } from '@fw/agent';
 import { admin } from '../src/index.js';
 
@@ -78,6 +82,55 @@ test('an AG-UI run in flight is listed with the tasks, cancelled from the admin 
     assert.deepEqual(runs.map((r) => [r.agentName, r.ref, r.state]), [['writer-agui', 'run-1', 'cancelled']]);
     assert.equal((await fetch(`${base}/api/admin/runs?state=bogus`)).status, 400);
   } finally {
+    await fw.close();
+  }
+});
+
+test('fw_cancel_task on /fw/admin/mcp (write tools on) cancels an AG-UI run in flight; @ag-ui/client sees it end cancelled', async () => {
+  const fw = new Framework({
+    configFile: false, env: {}, 'fw.modules.autoload': false, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.heartbeat.interval': 0,
+    'fw.admin.mcp-write-tools': true,
+  });
+  const mcp = await mcpModule(fw);
+  if (mcp) await fw.use(mcp);
+  const agents = new AgentModule({ runtimes: [new Endless()] });
+  await fw.use(agents);
+  agents.mount(Writer);
+  await fw.use(admin());
+  const { port } = await fw.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${port}`;
+  const client = new Client({ name: 'agui-cancel-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/fw/admin/mcp`)));
+  try {
+    const agent = new HttpAgent({ url: `${base}/fw/agent/writer-agui/agui` });
+    agent.messages = [{ id: 'u1', role: 'user', content: 'write forever' }];
+    const events: BaseEvent[] = [];
+    let streaming!: () => void;
+    const firstToken = new Promise<void>((r) => (streaming = r));
+    const run = agent.runAgent({ runId: 'run-mcp-1' }, {
+      onEvent: ({ event }) => {
+        events.push(event);
+        if (event.type === 'TEXT_MESSAGE_CONTENT') streaming();
+      },
+    });
+    await firstToken;
+
+    const listed = await client.callTool({ name: 'fw_list_tasks', arguments: {} });
+    assert.match(JSON.stringify(listed.content), /agui:writer-agui:run-mcp-1/);
+    const cancelled = await client.callTool({ name: 'fw_cancel_task', arguments: { taskId: 'agui:writer-agui:run-mcp-1', reason: 'stop' } });
+    assert.notEqual(cancelled.isError, true, JSON.stringify(cancelled.content));
+    assert.match(JSON.stringify(cancelled.content), /canceled/);
+
+    await run;
+    const last = events.at(-1) as BaseEvent & { outcome?: { type: string } };
+    assert.equal(last.type, 'RUN_FINISHED');
+    assert.deepEqual(last.outcome, { type: 'cancelled' });
+    const again = await client.callTool({ name: 'fw_cancel_task', arguments: { taskId: 'agui:writer-agui:run-mcp-1' } });
+    assert.equal(again.isError, true, 'a finished run is no longer cancellable');
+    const runs = (await (await fetch(`${base}/api/admin/runs?protocol=agui`)).json()) as { ref: string; state: string }[];
+    assert.deepEqual(runs.map((r) => [r.ref, r.state]), [['run-mcp-1', 'cancelled']]);
+  } finally {
+    await client.close();
     await fw.close();
   }
 });
