@@ -19,6 +19,7 @@ import { Role, TaskState, type Message, type SendMessageRequest, type Task } fro
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
 import { createTestDatabase } from './postgres.js';
 
+const AUDITED_TARGET = '/fw/restart/audited';
 const FIXTURE = fileURLToPath(new URL('./fixtures/restart-app.js', import.meta.url));
 
 interface App {
@@ -133,6 +134,12 @@ async function scenario(config: Record<string, unknown>, signal: 'SIGTERM' | 'SI
     assert.ok(slowId);
     assert.equal((await api<{ state: string }>(first.base, `/tasks/${slowId}`)).state, 'working');
     c.close();
+
+    // An admin write: audited (allowed, then failed: there is no such broadcaster) before the stop.
+    const write = await fetch(`${first.base}/api/admin/broadcasters/broadcast`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ broadcasterId: AUDITED_TARGET, message: 'audited' }),
+    });
+    assert.equal(write.status, 404);
   } finally {
     await stop(first, signal);
   }
@@ -177,6 +184,13 @@ async function scenario(config: Record<string, unknown>, signal: 'SIGTERM' | 'SI
     const sessions = await api<{ id: string; messageCount: number }[]>(second.base, '/agents/echo/sessions');
     assert.equal(sessions.find((s) => s.id === sessionId)?.messageCount, 2);
     c.close();
+
+    // The audit log from before the restart: in PostgreSQL when the store is there, else in the file.
+    const session = await api<{ audit: { sink: string; available: boolean } }>(second.base, '/session');
+    assert.match(session.audit.sink, config['fw.store.postgres-url'] ? /^store postgres / : /^file .*audit\.jsonl$/);
+    assert.equal(session.audit.available, true);
+    const audit = await api<{ action: string; target: string; outcome: string }[]>(second.base, `/audit?action=broadcast`);
+    assert.deepEqual(audit.filter((e) => e.target === AUDITED_TARGET).map((e) => e.outcome), ['failed', 'allowed']);
   } finally {
     await stop(second, 'SIGTERM');
   }
@@ -184,7 +198,7 @@ async function scenario(config: Record<string, unknown>, signal: 'SIGTERM' | 'SI
 
 for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
   const mode = signal === 'SIGTERM' ? 'graceful restart' : 'kill -9';
-  test(`${mode} on the embedded store: tasks, admin Tasks view, journal and sessions are there; in-flight work is interrupted`, async () => {
+  test(`${mode} on the embedded store: tasks, admin Tasks view, journal, sessions and the audit log are there; in-flight work is interrupted`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fw-restart-'));
     try {
       await scenario({ 'fw.data-dir': join(dir, 'data') }, signal);
@@ -193,7 +207,7 @@ for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
     }
   });
 
-  test(`${mode} on PostgreSQL: tasks, admin Tasks view, journal and sessions are there; in-flight work is interrupted`, async () => {
+  test(`${mode} on PostgreSQL: tasks, admin Tasks view, journal, sessions and the audit log are there; in-flight work is interrupted`, async () => {
     const db = await createTestDatabase('fw_restart');
     try {
       await scenario({ 'fw.store.postgres-url': db.url }, signal);

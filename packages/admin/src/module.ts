@@ -5,6 +5,7 @@ import { mountRoutes } from './api/router.js';
 import { adminRoutes } from './api/routes.js';
 import { AuditLog, type AuditSink } from './audit.js';
 import { FileAuditSink } from './audit-file.js';
+import { storeAuditSinkFor } from './audit-store.js';
 import { ALLOW_ALL, type ControlAuthorizer } from './authorizer.js';
 import { ADMIN_CONFIG } from './config.js';
 import { ControlPlane } from './control.js';
@@ -27,7 +28,11 @@ export interface AdminOptions {
   principalResolver?: PrincipalResolver;
   /** Directory of the dashboard's static files (default: the package's `dashboard/`). */
   dashboardDir?: string;
-  /** Where audit records are kept durably. Default: the service `'admin.audit-sink'`, else a JSONL file (fw.admin.audit.file, or audit.jsonl in fw.data-dir). */
+  /**
+   * Where audit records are kept durably. Default: the service `'admin.audit-sink'`, else the file
+   * fw.admin.audit.file when set, else the store's PostgreSQL when fw.store.postgres-url is set
+   * (needs @fw/store), else audit.jsonl in fw.data-dir (memory only when that is empty too).
+   */
   auditSink?: AuditSink;
 }
 
@@ -43,6 +48,7 @@ export class AdminModule implements FrameworkModule {
   private readonly cleanups: (() => void)[] = [];
   private events: EventStream | undefined;
   private audit: AuditLog | undefined;
+  private releaseAuditStore: (() => Promise<void>) | undefined;
 
   constructor(private readonly options: AdminOptions = {}) {}
 
@@ -79,7 +85,7 @@ export class AdminModule implements FrameworkModule {
         '(fw.admin.allow-remote-unauthenticated=true); configure fw.auth.tokens or fw.auth.jwt.* in production');
     }
 
-    const audit = await new AuditLog(get<number>('fw.admin.audit.max-entries'), this.auditSink(fw)).open();
+    const audit = await new AuditLog(get<number>('fw.admin.audit.max-entries'), await this.auditSink(fw)).open();
     this.audit = audit;
     const views = new Views(fw);
     const control = new ControlPlane(views, audit, fw.events, authorizer, () => gate.authRequired);
@@ -131,11 +137,19 @@ export class AdminModule implements FrameworkModule {
     }
   }
 
-  private auditSink(fw: Framework): AuditSink | undefined {
+  private async auditSink(fw: Framework): Promise<AuditSink | undefined> {
     const given = this.options.auditSink ?? fw.services.get<AuditSink>('admin.audit-sink');
     if (given) return given;
-    const dataDir = fw.config.get<string>('fw.data-dir');
     const configured = fw.config.get<string>('fw.admin.audit.file');
+    if (!configured) {
+      // Production on PostgreSQL: the audit log lives in the same database as tasks and sessions.
+      const store = await storeAuditSinkFor(fw, fw.config.get<number>('fw.admin.audit.store-max-entries'));
+      if (store) {
+        this.releaseAuditStore = store.release;
+        return store.sink;
+      }
+    }
+    const dataDir = fw.config.get<string>('fw.data-dir');
     const file = configured ? resolve(configured) : dataDir ? resolve(join(dataDir, 'audit.jsonl')) : undefined;
     if (!file) return undefined;
     return new FileAuditSink(file, {
@@ -148,5 +162,7 @@ export class AdminModule implements FrameworkModule {
     this.events?.close();
     for (const c of this.cleanups.splice(0).reverse()) c();
     await this.audit?.close();
+    await this.releaseAuditStore?.();
+    this.releaseAuditStore = undefined;
   }
 }

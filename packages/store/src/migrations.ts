@@ -2,7 +2,7 @@
  * The store's versioned migrations: one list for both dialects, applied in order at start by
  * Kysely's Migrator (which records them in `fw_migrations` and takes a lock, so a second process
  * starting at the same moment waits instead of applying twice). Never edit a released migration:
- * add the next one. Tables for MCP tasks and audit records come as later migrations.
+ * add the next one. Tables for MCP tasks come as a later migration.
  */
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
@@ -106,10 +106,28 @@ const journalParties: Migration = {
   },
 };
 
+/** The admin audit log (issue 16): a production deployment keeps it in its PostgreSQL. */
+const adminAudit: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema.createTable('fw_admin_audit')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('seq', 'bigint', (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addColumn('action', 'text', (c) => c.notNull())
+      .addColumn('principal', 'text')
+      .addColumn('outcome', 'text', (c) => c.notNull())
+      .addColumn('body', 'text', (c) => c.notNull())
+      .execute();
+    // Loading the newest records and pruning the oldest both walk it by time.
+    await db.schema.createIndex('fw_admin_audit_at').on('fw_admin_audit').columns(['at', 'seq']).execute();
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
   '0002-journal-parties': journalParties,
+  '0003-admin-audit': adminAudit,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -81,6 +81,21 @@ export interface AgentRunTable {
   error: string | null;
 }
 
+/** One admin audit record; the whole entry (as @fw/admin writes it) is in `body`. */
+export interface AdminAuditTable {
+  /** Unique per record (several processes may share one store). */
+  id: string;
+  /** The admin's sequence number within its process lifetime (continued from the loaded records). */
+  seq: number;
+  /** Epoch milliseconds: the order of the log and the retention key. */
+  at: number;
+  action: string;
+  principal: string | null;
+  outcome: string;
+  /** The whole audit entry as JSON. */
+  body: string;
+}
+
 export interface StoreSchema {
   fw_a2a_tasks: A2aTaskTable;
   fw_agent_sessions: AgentSessionTable;
@@ -88,6 +103,7 @@ export interface StoreSchema {
   fw_agent_journal: AgentJournalTable;
   fw_agent_journal_parties: AgentJournalPartyTable;
   fw_agent_runs: AgentRunTable;
+  fw_admin_audit: AdminAuditTable;
 }
 
 /** Kysely's row type helper for generated columns, re-exported for repositories added later. */

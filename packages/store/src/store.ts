@@ -1,7 +1,7 @@
 /**
  * The store seam: one interface for everything fw must not forget on restart (A2A tasks, agent
- * sessions and their messages, agent runs, the coordination journal; MCP tasks and audit records
- * are later migrations on the same seam). Two backends behind it, one schema and one set of
+ * sessions and their messages, agent runs, the coordination journal, the admin audit log; MCP
+ * tasks are a later migration on the same seam). Two backends behind it, one schema and one set of
  * migrations (Kysely):
  *
  * - embedded (default): a SQLite file through libSQL in `fw.data-dir` (`fw.store.file`);
@@ -18,6 +18,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { FwError, type Framework } from '@fw/runtime';
 import { STORE_CONFIG } from './config.js';
+import { AuditRecords } from './audit.js';
 import { JournalRecords } from './journal.js';
 import { LibsqlDialect } from './libsql-dialect.js';
 import { migrate } from './migrations.js';
@@ -47,6 +48,8 @@ export interface FwStore {
   readonly sessions: SessionRecords;
   readonly runs: RunRecords;
   readonly journal: JournalRecords;
+  /** The admin audit log (adapted to an AuditSink by @fw/admin). */
+  readonly audit: AuditRecords;
   /** Ordered writes nobody waits for; `flush()` before reads that must see them and before close. */
   readonly writes: WriteQueue;
   /** The query builder itself, for repositories that later migrations add. */
@@ -100,6 +103,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     sessions: new SessionRecords(db),
     runs: new RunRecords(db),
     journal: new JournalRecords(db),
+    audit: new AuditRecords(db),
     writes,
     db,
     close: () => (closed ??= writes.flush().then(() => db.destroy())),

@@ -81,6 +81,31 @@ for (const backend of backends) {
       }
     });
 
+    test('admin audit records: the newest come back oldest first, across a reopen; prune keeps the newest by count', async () => {
+      const { options, cleanup } = await backend.options();
+      try {
+        const a = await openStore(options);
+        for (let i = 1; i <= 6; i++) {
+          await a.audit.append({ id: `r${i}`, seq: i, at: 1000 + i, action: 'broadcast', principal: i % 2 ? 'alice' : null, outcome: 'allowed', body: JSON.stringify({ seq: i }) });
+        }
+        await assert.rejects(a.audit.append({ id: 'r1', seq: 7, at: 2000, action: 'x', principal: null, outcome: 'allowed', body: '{}' }), 'a write the database refuses throws');
+        await a.close();
+        const b = await openStore(options);
+        try {
+          assert.deepEqual((await b.audit.newest(3)).map((r) => [r.seq, r.at]), [[4, 1004], [5, 1005], [6, 1006]], 'numbers, oldest first');
+          assert.equal((await b.audit.newest(3))[0]?.principal, null);
+          assert.equal(await b.audit.prune(4), 2);
+          assert.equal(await b.audit.count(), 4);
+          assert.deepEqual((await b.audit.newest(10)).map((r) => r.id), ['r3', 'r4', 'r5', 'r6']);
+          assert.equal(await b.audit.prune(4), 0, 'at the limit: nothing goes');
+        } finally {
+          await b.close();
+        }
+      } finally {
+        await cleanup();
+      }
+    });
+
     test('runs still running at open are interrupted; sessions still open are ended', async () => {
       const { options, cleanup } = await backend.options();
       const store = await openStore(options);
@@ -133,7 +158,7 @@ test('migration 0002 brings a journal written under 0001 along: its events are f
   await db.destroy();
   const store = await openStore({ file });
   try {
-    assert.deepEqual(store.migrated, ['0002-journal-parties']);
+    assert.deepEqual(store.migrated, ['0002-journal-parties', '0003-admin-audit']);
     assert.deepEqual((await store.journal.page({ agent: 'a', limit: 10 })).rows.map((r) => r.id), [2, 1]);
     assert.deepEqual((await store.journal.page({ agent: 'lead', limit: 10, from: 11 })).rows.map((r) => r.id), [2]);
     assert.equal(await store.journal.count({ agent: 'b' }), 1);

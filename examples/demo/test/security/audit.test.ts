@@ -2,13 +2,16 @@
  * The audit log one can rely on: file mode under fw.data-dir survives a restart; a disk that
  * refuses writes (the audit file is a link to /dev/full) turns every admin write into a 503
  * while reads go on, and the process still starts; a throwing authorizer denies and is audited
- * as `error`, apart from a plain refusal.
+ * as `error`, apart from a plain refusal. On PostgreSQL (fw.store.postgres-url) the log is in the
+ * database: it survives a restart, an explicit fw.admin.audit.file still wins, and a database that
+ * goes away fails the log closed the same way.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestDatabase } from '../postgres.js';
 import { API, startIdentityApp, type Audited } from './identity-app.js';
 
 const BROADCAST = { broadcasterId: '/fw/chat/lobby', message: 'audited?' };
@@ -110,5 +113,70 @@ test('an authorizer that throws denies the write; it is audited as error, apart 
   } finally {
     console.error = error;
     await app.close();
+  }
+});
+
+test('PostgreSQL store mode: the audit log is in the database and comes back after a restart; fw.admin.audit.file still wins', async () => {
+  const db = await createTestDatabase('fw_audit');
+  const dir = mkdtempSync(join(tmpdir(), 'fw-sec-audit-pg-'));
+  try {
+    const first = await startIdentityApp({ 'fw.store.postgres-url': db.url });
+    let before: Audited[];
+    try {
+      first.fw.broadcasters.lookup('/fw/chat/lobby', true);
+      assert.equal((await first.send('POST', `${API}/broadcasters/broadcast`, BROADCAST)).status, 200);
+      assert.equal((await first.send('POST', `${API}/broadcasters/broadcast`, { message: 'no target' })).status, 400);
+      const session = await (await first.get(`${API}/session`)).json() as { audit: { sink: string; available: boolean } };
+      assert.match(session.audit.sink, /^store postgres postgres:\/\//);
+      before = await (await first.get(`${API}/audit`)).json() as Audited[];
+      assert.deepEqual(before.map((e) => `${e.action}:${e.target}:${e.outcome}`), ['broadcast:(missing):invalid', 'broadcast:/fw/chat/lobby:allowed']);
+    } finally {
+      await first.close();
+    }
+    const second = await startIdentityApp({ 'fw.store.postgres-url': db.url });
+    try {
+      assert.deepEqual(await (await second.get(`${API}/audit`)).json(), before);
+    } finally {
+      await second.close();
+    }
+    // An explicit file wins over the store: it starts empty and gets the record.
+    const file = join(dir, 'explicit.jsonl');
+    const third = await startIdentityApp({ 'fw.store.postgres-url': db.url, 'fw.admin.audit.file': file });
+    try {
+      assert.deepEqual(await (await third.get(`${API}/audit`)).json(), []);
+      third.fw.broadcasters.lookup('/fw/chat/lobby', true);
+      assert.equal((await third.send('POST', `${API}/broadcasters/broadcast`, BROADCAST)).status, 200);
+    } finally {
+      await third.close();
+    }
+    assert.equal(readFileSync(file, 'utf8').trim().split('\n').length, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await db.drop();
+  }
+});
+
+test('PostgreSQL goes away: admin writes answer 503 audit_unavailable and do not happen, reads go on', async () => {
+  const db = await createTestDatabase('fw_audit_gone');
+  const error = console.error;
+  const app = await startIdentityApp({ 'fw.store.postgres-url': db.url });
+  try {
+    app.fw.broadcasters.lookup('/fw/chat/lobby', true);
+    assert.equal((await app.send('POST', `${API}/broadcasters/broadcast`, BROADCAST)).status, 200);
+    console.error = () => {};
+    await db.drop(); // DROP DATABASE … WITH (FORCE): the pool's connections are cut, new ones are refused
+    const refused = await app.send('POST', `${API}/broadcasters/broadcast`, BROADCAST);
+    assert.equal(refused.status, 503);
+    assert.equal((await refused.json() as { code: string }).code, 'audit_unavailable');
+    assert.equal(await messagesOf(app, '/fw/chat/lobby'), 1, 'the unaudited write did not happen');
+    const session = await (await app.get(`${API}/session`)).json() as { audit: { available: boolean; error: string } };
+    assert.equal(session.audit.available, false);
+    assert.ok(session.audit.error);
+    const audit = await (await app.get(`${API}/audit`)).json() as Audited[];
+    assert.equal(audit.filter((e) => e.action === 'broadcast').length, 2, 'both attempts are readable (from memory)');
+  } finally {
+    await app.close().catch(() => undefined);
+    console.error = error;
+    await db.drop();
   }
 });

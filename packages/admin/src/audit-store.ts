@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import type { Framework } from '@fw/runtime';
+import type { AuditEntry, AuditSink } from './audit.js';
+
+type StoreModule = typeof import('@fw/store');
+type AuditRecords = import('@fw/store').AuditRecords;
+type AuditRow = import('@fw/store').AuditRow;
+
+export interface StoreSinkOptions {
+  /** Records kept in the table; older ones are deleted (fw.admin.audit.store-max-entries). */
+  maxEntries: number;
+}
+
+/**
+ * The audit log in fw's durable store (@fw/store: PostgreSQL in production, else SQLite), the
+ * default when `fw.store.postgres-url` is set. `append` waits for the insert: a record the database
+ * did not take throws, and the admin fails closed (writes 503 `audit_unavailable`, reads go on).
+ * The records are pruned to the newest `maxEntries` by time.
+ */
+export class StoreAuditSink implements AuditSink {
+  readonly description: string;
+  private sincePrune = 0;
+  private readonly pruneEvery: number;
+
+  constructor(private readonly records: () => Promise<AuditRecords>, description: string, private readonly options: StoreSinkOptions) {
+    if (!Number.isInteger(options.maxEntries) || options.maxEntries < 1) throw new RangeError('fw.admin.audit.store-max-entries must be a positive integer');
+    this.description = description;
+    // Pruning is a delete over an index: done every tenth of the limit (at most every 1000 records), so the table stays within 110 % of it.
+    this.pruneEvery = Math.max(1, Math.min(1000, Math.floor(options.maxEntries / 10)));
+  }
+
+  async load(limit: number): Promise<AuditEntry[]> {
+    const records = await this.records();
+    await this.prune(records);
+    return (await records.newest(limit)).map(toEntry);
+  }
+
+  async append(entry: AuditEntry): Promise<void> {
+    const records = await this.records();
+    await records.append(toRow(entry));
+    if (++this.sincePrune >= this.pruneEvery) await this.prune(records);
+  }
+
+  /** A failed prune does not fail the append (the record is written); the next one tries again. */
+  private async prune(records: AuditRecords): Promise<void> {
+    this.sincePrune = 0;
+    try {
+      await records.prune(this.options.maxEntries);
+    } catch (err) {
+      console.warn(`[fw] admin: cannot prune the audit log (${this.description}): ${(err as Error).message}`);
+    }
+  }
+}
+
+function toRow(e: AuditEntry): AuditRow {
+  return { id: randomUUID(), seq: e.seq, at: Date.parse(e.timestamp), action: e.action, principal: e.principal, outcome: e.outcome, body: JSON.stringify(e) };
+}
+
+function toEntry(row: AuditRow): AuditEntry {
+  const e = JSON.parse(row.body) as AuditEntry;
+  return { ...e, seq: Number(row.seq), address: e.address ?? null };
+}
+
+/**
+ * The store sink for `fw` when its store is PostgreSQL (`fw.store.postgres-url`), else undefined.
+ * @fw/store is an optional peer: absent, there is no PostgreSQL store to use. The store is shared
+ * with the agent module (`useStore`); `release` gives this user's hold back on close.
+ */
+export async function storeAuditSinkFor(fw: Framework, maxEntries: number): Promise<{ sink: AuditSink; release(): Promise<void> } | undefined> {
+  let store: StoreModule;
+  try {
+    store = await import('@fw/store');
+  } catch {
+    return undefined;
+  }
+  fw.config.declare(store.STORE_CONFIG);
+  if (!fw.config.get<string>('fw.store.postgres-url')) return undefined;
+  const options = store.storeOptions(fw);
+  let held: ReturnType<StoreModule['useStore']> | undefined;
+  // Opened at the first load, and opened again after a failed open (useStore forgets a store that
+  // failed), so a database that is down at start fails the log closed and recovers when it is back.
+  const records = async (): Promise<AuditRecords> => {
+    const pending = (held ??= store.useStore(fw));
+    try {
+      return (await pending).audit;
+    } catch (err) {
+      if (held === pending) held = undefined;
+      throw err;
+    }
+  };
+  const sink = new StoreAuditSink(records, `store postgres ${redact(options.postgresUrl ?? '')}`, { maxEntries });
+  return {
+    sink,
+    release: async () => {
+      const h = held;
+      held = undefined;
+      if (h) await h.then(() => store.releaseStore(fw), () => undefined);
+    },
+  };
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres';
+  }
+}
