@@ -88,7 +88,7 @@ export async function storeAuditSinkFor(fw: Framework, maxEntries: number): Prom
       throw err;
     }
   };
-  const sink = new StoreAuditSink(records, `store postgres ${redact(options.postgresUrl ?? '')}`, { maxEntries });
+  const sink = new StoreAuditSink(records, `store postgres ${store.redact(options.postgresUrl ?? '')}`, { maxEntries });
   return {
     sink,
     release: async () => {
@@ -97,14 +97,4 @@ export async function storeAuditSinkFor(fw: Framework, maxEntries: number): Prom
       if (h) await h.then(() => store.releaseStore(fw), () => undefined);
     },
   };
-}
-
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgres';
-  }
 }

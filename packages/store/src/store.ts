@@ -162,7 +162,8 @@ export async function releaseStore(fw: Framework): Promise<void> {
   await (await s.store).close();
 }
 
-function redact(url: string): string {
+/** A connection string with its password masked, for logs and status (never print a password). */
+export function redact(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
