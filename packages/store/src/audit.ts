@@ -32,10 +32,14 @@ export class AuditRecords {
    * Records sharing the cut-off millisecond all stay.
    */
   async prune(keep: number): Promise<number> {
-    const cut = await this.db.selectFrom('fw_admin_audit').select('at')
+    const cut = await this.db.selectFrom('fw_admin_audit').select(['at', 'seq'])
       .orderBy('at', 'desc').orderBy('seq', 'desc').offset(keep - 1).limit(1).executeTakeFirst();
     if (!cut) return 0;
-    const r = await this.db.deleteFrom('fw_admin_audit').where('at', '<', cut.at).executeTakeFirst();
+    // Older than the cut in the same (at, seq) order the cut was found in: records written in the
+    // same millisecond as the cut are ordered by seq, so the table keeps `keep` rows, not more.
+    const r = await this.db.deleteFrom('fw_admin_audit')
+      .where((eb) => eb.or([eb('at', '<', cut.at), eb.and([eb('at', '=', cut.at), eb('seq', '<', cut.seq)])]))
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
 }
