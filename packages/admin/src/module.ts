@@ -59,11 +59,11 @@ export class AdminModule implements FrameworkModule {
 
     const resolver = this.options.principalResolver
       ?? fw.services.get<PrincipalResolver>('admin.principal-resolver')
-      ?? fw.config.option<PrincipalResolver>('adminPrincipalResolver');
+      ?? fw.config.option('adminPrincipalResolver');
     // Looked up at every write, so an app may provide or replace it after start.
     const authorizer = (): ControlAuthorizer => this.options.authorizer
       ?? fw.services.get<ControlAuthorizer>('admin.authorizer')
-      ?? fw.config.option<ControlAuthorizer>('adminAuthorizer')
+      ?? fw.config.option('adminAuthorizer')
       ?? ALLOW_ALL;
 
     // The chain: the app's resolver, the admin token (the `admin` principal), then fw.auth.* (tokens, JWT, custom).

@@ -1,7 +1,7 @@
-import type { ConfigSchema } from '@fw/runtime';
+import { defineConfig, type ConfigTypes } from '@fw/runtime';
 
 /** The agent module's configuration keys (documented in docs/agents.md). */
-export const AGENT_CONFIG: ConfigSchema = {
+export const AGENT_CONFIG = defineConfig({
   'fw.agent.enabled': { type: 'boolean', default: true, description: 'Configure the agent module automatically when @fw/agent is installed' },
   'fw.agent.mount-decorated': { type: 'boolean', default: true, description: 'Mount every @Agent/@Coordinator class decorated in this process' },
   'fw.agent.max-body-bytes': { type: 'number', default: 1_048_576, description: 'Largest A2A / AG-UI request body accepted (bytes)' },
@@ -19,4 +19,8 @@ export const AGENT_CONFIG: ConfigSchema = {
   'fw.ai.auto': { type: 'boolean', default: true, description: 'Register an OpenAI (or OpenAI-compatible) AI SDK runtime when OPENAI_API_KEY or fw.ai.base-url is set' },
   'fw.ai.base-url': { type: 'string', default: '', description: 'Base URL of an OpenAI-compatible server (env FW_AI_BASE_URL)' },
   'fw.ai.model': { type: 'string', default: 'gpt-4o-mini', description: 'Model id for the automatic AI SDK runtime' },
-};
+});
+
+declare module '@fw/runtime' {
+  interface FwConfigKeys extends ConfigTypes<typeof AGENT_CONFIG> {}
+}

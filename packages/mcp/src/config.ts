@@ -1,7 +1,7 @@
-import type { ConfigSchema } from '@fw/runtime';
+import { defineConfig, type ConfigTypes } from '@fw/runtime';
 
 /** Every limit and switch of the MCP module, with its default. Documented in docs/mcp.md. */
-export const MCP_CONFIG: ConfigSchema = {
+export const MCP_CONFIG = defineConfig({
   'fw.mcp.enabled': { type: 'boolean', default: true, description: 'Master switch: mount the @McpServer classes on start.' },
   'fw.mcp.max-sessions': { type: 'number', default: 1000, description: 'Most concurrent MCP sessions per endpoint (HTTP and WebSocket together); at it an unfinished or idle session gives way (fw.mcp.evict-when-full), and if all are in use initialize is refused with 503.' },
   'fw.mcp.max-sessions-per-address': { type: 'number', default: 64, description: 'Most concurrent MCP sessions per endpoint from one client address (the runtime\'s client address: a trusted proxy\'s forwarded one counts); at it the address\'s own unfinished or idle sessions give way, and if all are in use initialize is refused with 429. 0: no per-address cap.' },
@@ -16,16 +16,19 @@ export const MCP_CONFIG: ConfigSchema = {
   'fw.mcp.page-size': { type: 'number', default: 100, description: 'Items per page of tools/list, resources/list, resources/templates/list and prompts/list.' },
   'fw.mcp.max-inflight-requests': { type: 'number', default: 100, description: 'Most requests one session may have running at once; past it a request gets a -32000 error.' },
   'fw.mcp.client-request-timeout': { type: 'duration', default: '60s', description: 'How long a server-to-client request (sampling, elicitation) waits for its answer.' },
-  'fw.mcp.request-state-key': { type: 'string', default: '', description: 'HMAC key that signs the requestState of 2026-07-28 multi round-trip requests; empty: a random key per mounted endpoint (set it when several instances serve one endpoint).' },
-  'fw.mcp.request-state-ttl': { type: 'duration', default: '10m', description: 'How long a requestState handed to a client stays valid for its retry.' },
-  'fw.mcp.list-cache-ttl': { type: 'duration', default: '0', description: 'ttlMs hint on 2026-07-28 server/discover and list results (0: immediately stale).' },
-  'fw.mcp.list-cache-scope': { type: 'string', default: 'public', description: 'cacheScope hint on 2026-07-28 server/discover and list results: `public` or `private`.' },
-  'fw.mcp.read-cache-ttl': { type: 'duration', default: '0', description: 'ttlMs hint on 2026-07-28 resources/read results.' },
-  'fw.mcp.read-cache-scope': { type: 'string', default: 'private', description: 'cacheScope hint on 2026-07-28 resources/read results: `public` or `private`.' },
+  'fw.mcp.request-state-key': { type: 'string', default: '', description: 'HMAC key that signs the `requestState` of 2026-07-28 multi round-trip requests; empty: a random key per mounted endpoint (set it when several instances serve one endpoint).' },
+  'fw.mcp.request-state-ttl': { type: 'duration', default: '10m', description: 'How long a `requestState` handed to a client stays valid for its retry.' },
+  'fw.mcp.list-cache-ttl': { type: 'duration', default: '0', description: '`ttlMs` hint on 2026-07-28 `server/discover` and list results (0: immediately stale).' },
+  'fw.mcp.list-cache-scope': { type: 'string', default: 'public', description: '`cacheScope` hint on 2026-07-28 `server/discover` and list results: `public` or `private`.' },
+  'fw.mcp.read-cache-ttl': { type: 'duration', default: '0', description: '`ttlMs` hint on 2026-07-28 `resources/read` results.' },
+  'fw.mcp.read-cache-scope': { type: 'string', default: 'private', description: '`cacheScope` hint on 2026-07-28 `resources/read` results: `public` or `private`.' },
   'fw.mcp.max-stateless-requests': { type: 'number', default: 1000, description: 'Most 2026-07-28 (stateless) requests one endpoint serves at once; past it a request is refused with -32000 (HTTP 503).' },
-  'fw.mcp.max-subscriptions': { type: 'number', default: 1000, description: 'Most open 2026-07-28 subscriptions/listen streams per endpoint; past it the request is refused with 503.' },
-};
+  'fw.mcp.max-subscriptions': { type: 'number', default: 1000, description: 'Most open 2026-07-28 `subscriptions/listen` streams per endpoint; past it the request is refused with 503.' },
+});
 
+declare module '@fw/runtime' {
+  interface FwConfigKeys extends ConfigTypes<typeof MCP_CONFIG> {}
+}
 /** The resolved limits of one endpoint, read once at mount time. */
 export interface McpLimits {
   maxSessions: number;

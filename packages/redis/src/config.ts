@@ -1,10 +1,10 @@
-import type { ConfigSchema } from '@fw/runtime';
+import { defineConfig, type ConfigTypes } from '@fw/runtime';
 
 /** Cluster mode's configuration keys; documented in docs/cluster.md. */
-export const CLUSTER_CONFIG: ConfigSchema = {
-  'fw.cluster.redis-url': { type: 'string', default: '', description: 'Redis URL (redis://host:port/db); cluster mode is on when set' },
-  'fw.cluster.node-id': { type: 'string', default: '', description: 'This node\'s id in the cluster (letters, digits, . _ -); default <hostname>-<pid>-<random>' },
-  'fw.cluster.address': { type: 'string', default: '', description: 'Address announced to the other nodes; default http://<host>:<port> of the server fw listens on' },
+export const CLUSTER_CONFIG = defineConfig({
+  'fw.cluster.redis-url': { type: 'string', default: '', description: 'Redis URL (`redis://host:port/db`, `rediss://` for TLS); cluster mode is on when set' },
+  'fw.cluster.node-id': { type: 'string', default: '', shownDefault: '<hostname>-<pid>-<random>', description: 'This node\'s id in the cluster (letters, digits, `.` `_` `-`, at most 64)' },
+  'fw.cluster.address': { type: 'string', default: '', description: 'Address announced to the other nodes; default `http://<host>:<port>` of the server fw listens on' },
   'fw.cluster.prefix': { type: 'string', default: 'fw', description: 'Prefix of every Redis key and channel: clusters sharing one Redis need different prefixes' },
   'fw.cluster.heartbeat-interval': { type: 'duration', default: 3000, description: 'How often a node refreshes its presence record and checks the others' },
   'fw.cluster.node-timeout': { type: 'duration', default: 10000, description: 'A node whose presence was not refreshed for this long counts as gone' },
@@ -16,8 +16,11 @@ export const CLUSTER_CONFIG: ConfigSchema = {
   'fw.cluster.outbox': { type: 'number', default: 10000, description: 'Local broadcasts a node holds while Redis is away and publishes, in order, once it is back (with replay streams); beyond it they reach only local members (counted unpublished); 0: off' },
   'fw.cluster.max-pending-requests': { type: 'number', default: 1000, description: 'Cross-node requests this node may have waiting for answers; more are refused' },
   'fw.cluster.shared-log.max-entries': { type: 'number', default: 10000, description: 'Entries kept in each shared log in Redis (audit log, coordination journal)' },
-};
+});
 
+declare module '@fw/runtime' {
+  interface FwConfigKeys extends ConfigTypes<typeof CLUSTER_CONFIG> {}
+}
 export interface ClusterSettings {
   redisUrl: string;
   nodeId: string;

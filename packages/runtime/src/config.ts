@@ -1,5 +1,6 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { FrameworkOptions } from './framework.js';
 
 /**
  * Typed configuration. Every module declares its keys (`fw.admin.enabled`, …) with a type, a
@@ -10,18 +11,58 @@ import { resolve } from 'node:path';
  */
 export type ConfigType = 'boolean' | 'number' | 'string' | 'duration';
 
-export interface ConfigKey<T = unknown> {
-  type: ConfigType;
-  default: T;
+/** The value `get` returns for a key of each type (durations in milliseconds). */
+export type ConfigValue<T extends ConfigType> = T extends 'boolean' ? boolean : T extends 'string' ? string : number;
+
+/** What an option, the file or a default may give for each type (durations also as `'30s'`). */
+export type ConfigInput<T extends ConfigType> = T extends 'duration' ? number | string : ConfigValue<T>;
+
+export interface ConfigKey<T extends ConfigType = ConfigType> {
+  type: T;
+  default: ConfigInput<T>;
   description: string;
   /**
    * Conventional environment variables read when the key's own (`FW_…`) is not set, in order:
    * `fw.port` also honours `PORT`, which platforms (Heroku, Cloud Run, Render…) set.
    */
   envAliases?: readonly string[];
+  /** How docs/configuration.md shows a default that is derived at start (`<hostname>-<pid>`). */
+  shownDefault?: string;
 }
 
-export type ConfigSchema = Record<string, ConfigKey>;
+/** A module's keys; `defineConfig` checks each default against its type. */
+export type ConfigSchema = { readonly [key: string]: ConfigKey };
+
+/**
+ * Every declared key and its type, filled in by each module with module augmentation:
+ *
+ * ```ts
+ * export const MY_CONFIG = defineConfig({ 'fw.my.limit': { type: 'number', default: 10, description: '…' } });
+ * declare module '@fw/runtime' { interface FwConfigKeys extends ConfigTypes<typeof MY_CONFIG> {} }
+ * ```
+ *
+ * `fw.config.get('fw.my.limit')` is then a `number`, and `new Framework({ 'fw.my.limt': 1 })`
+ * does not compile.
+ */
+export interface FwConfigKeys {}
+
+/** The key → type map of one schema, for `interface FwConfigKeys extends ConfigTypes<typeof X> {}`. */
+export type ConfigTypes<S extends ConfigSchema> = { -readonly [K in keyof S]: S[K]['type'] };
+
+/** The options form of every declared key: each optional, `undefined` meaning "not given". */
+export type ConfigOptions = { [K in keyof FwConfigKeys]?: ConfigInput<FwConfigKeys[K]> | undefined };
+
+/**
+ * Declares a module's keys in one place: key, type, default, description (the environment name is
+ * derived from the key, plus `envAliases`). Returns the schema unchanged, typed precisely so
+ * `ConfigTypes<typeof schema>` knows each key's type; a default of the wrong type does not compile.
+ */
+export function defineConfig<const S extends { [K in keyof S]: ConfigKeyOf<S[K]> }>(schema: S): S {
+  return schema;
+}
+
+/** Checks one entry: its `default` must fit its `type`. */
+type ConfigKeyOf<E> = E extends { type: infer T extends ConfigType } ? ConfigKey<T> : ConfigKey;
 
 export type ConfigSource = Record<string, unknown>;
 
@@ -60,7 +101,11 @@ export class Config {
     return this.schema.has(key);
   }
 
-  get<T = unknown>(key: string): T {
+  /** The effective value of a declared key, typed from its declaration (`FwConfigKeys`). */
+  get<K extends keyof FwConfigKeys>(key: K): ConfigValue<FwConfigKeys[K]>;
+  /** @deprecated untyped form, for keys whose module's types are not in scope. */
+  get<T = unknown>(key: string): T;
+  get(key: string): unknown {
     const def = this.schema.get(key);
     if (!def) throw new ConfigError(`configuration key '${key}' was never declared`);
     const fromEnv = this.fromEnv(key, def);
@@ -68,7 +113,7 @@ export class Config {
       : fromEnv !== undefined ? fromEnv
       : key in this.file ? this.file[key]
       : def.default;
-    return coerce(key, def.type, raw) as T;
+    return coerce(key, def.type, raw);
   }
 
   /** The key's own variable wins over its aliases (`FW_PORT` over `PORT`). */
@@ -81,8 +126,8 @@ export class Config {
   }
 
   /** Explicit option values that are not fw.* keys (objects such as authorizers). */
-  option<T = unknown>(key: string): T | undefined {
-    return this.explicit[key] as T | undefined;
+  option<K extends Exclude<keyof FrameworkOptions, keyof ConfigOptions>>(key: K): FrameworkOptions[K] | undefined {
+    return this.explicit[key as string] as FrameworkOptions[K] | undefined;
   }
 
   /** Warns once per unknown `fw.*` key seen in options or the config file. */

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { Config, type ConfigSource } from './config.js';
+import { Config, type ConfigOptions, type ConfigSource } from './config.js';
+import type { Authenticator } from './auth/authenticator.js';
 import { EventBus } from './events.js';
 import { Services } from './services.js';
 import { sendError, sendProblem } from './http/problem.js';
@@ -23,11 +24,21 @@ import type { Handler, HandlerOptions, Interceptor } from './model.js';
 
 export { rejectUpgrade };
 
-export interface FrameworkOptions extends ConfigSource {
+/**
+ * What `new Framework({...})` takes: every declared configuration key (typed from the modules'
+ * `defineConfig` declarations, so a misspelled key does not compile), the nested `fw` form, and
+ * the non-configuration options below. Modules add their own options with module augmentation
+ * (`declare module '@fw/runtime' { interface FrameworkOptions { adminAuthorizer?: … } }`).
+ */
+export interface FrameworkOptions extends ConfigOptions {
   /** Path of an optional JSON config file (default `fw.config.json` in the working directory); false for none. */
   configFile?: string | false;
   /** Environment to read `FW_*` variables from (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /** The keys in nested form (`{ fw: { resume: { grace: '30s' } } }`); checked at run time only. */
+  fw?: Record<string, unknown>;
+  /** The app's own authenticator, tried before `fw.auth.tokens` and JWT (docs/security.md). */
+  authenticator?: Authenticator;
 }
 
 /**
@@ -54,7 +65,7 @@ export class Framework {
 
   constructor(options: FrameworkOptions = {}) {
     const { configFile, env, ...props } = options;
-    this.config = new Config(props, { ...(env ? { env } : {}), ...(configFile !== undefined ? { configFile } : {}) });
+    this.config = new Config(props as ConfigSource, { ...(env ? { env } : {}), ...(configFile !== undefined ? { configFile } : {}) });
     this.config.declare(RUNTIME_CONFIG);
     this.security = SecurityPolicy.fromConfig(this.config);
     this.runtime = new Runtime(this);

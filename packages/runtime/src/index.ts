@@ -1,7 +1,10 @@
 export { Framework, rejectUpgrade, type FrameworkOptions } from './framework.js';
 export type { FrameworkModule, ModuleFactory } from './module.js';
 export { AUTOLOAD_MODULES } from './module.js';
-export { Config, ConfigError, envName, parseDuration, type ConfigKey, type ConfigSchema, type ConfigType } from './config.js';
+export {
+  Config, ConfigError, defineConfig, envName, parseDuration, type ConfigKey, type ConfigSchema, type ConfigType, type ConfigTypes,
+  type ConfigValue, type ConfigInput, type ConfigOptions, type FwConfigKeys,
+} from './config.js';
 export { EventBus, FW_EVENT_TYPES, type FwEvent, type FwEventMap, type FwEventType, type Listener, type AnyListener } from './events.js';
 export { Services } from './services.js';
 export { RUNTIME_CONFIG } from './runtime-config.js';

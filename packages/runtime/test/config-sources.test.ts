@@ -35,12 +35,14 @@ test('a defined option still wins over the environment and the file; null is a v
     const fw = new Framework({ configFile, env: { FW_PATH: '/from-env' }, 'fw.path': '/from-option' });
     assert.equal(fw.config.get('fw.path'), '/from-option');
   });
-  const fw = new Framework({ configFile: false, env: {}, 'fw.path': null });
+  // `null` does not type-check; plain JavaScript callers can still pass it.
+  const fw = new Framework({ configFile: false, env: {}, 'fw.path': null as unknown as string });
   assert.equal(fw.config.get('fw.path'), '');
 });
 
 test('a misspelled key given as undefined is still warned about', async () => {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.pth': undefined, 'fw.modules.autoload': false });
+  // A misspelling does not compile; JavaScript callers and config files still get the warning.
+  const fw = new Framework({ configFile: false, env: {}, ...{ 'fw.pth': undefined }, 'fw.modules.autoload': false });
   const warnings: string[] = [];
   fw.config.warn = (m) => warnings.push(m);
   await fw.start();

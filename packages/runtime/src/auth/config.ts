@@ -1,20 +1,18 @@
-import type { ConfigSchema } from '../config.js';
-import { ConfigError } from '../config.js';
+import { ConfigError, defineConfig } from '../config.js';
 import type { Framework } from '../framework.js';
 import { chainAuthenticators, type Authenticator } from './authenticator.js';
 import { jwtBearer } from './jwt.js';
 import { parseTokenEntries, staticTokens } from './static-tokens.js';
 
 /** The framework-wide authentication keys (docs/security.md, "Authentication and roles"). */
-export const AUTH_CONFIG: ConfigSchema = {
-  'fw.auth.tokens': { type: 'string', default: '', description: 'Static bearer tokens: comma-separated `name:role[+role]:token` entries (roles viewer, operator, admin); each token at least 16 characters' },
+export const AUTH_CONFIG = defineConfig({
+  'fw.auth.tokens': { type: 'string', default: '', description: 'Static bearer tokens: comma-separated `name:role[+role]:token` entries (roles `viewer`, `operator`, `admin`); each token at least 16 characters. See [security](security.md#authentication-and-roles)' },
   'fw.auth.jwt.jwks-url': { type: 'string', default: '', description: 'JWKS URL of the JWT issuer; setting it turns on JWT bearer authentication (issuer and audience are then required)' },
   'fw.auth.jwt.issuer': { type: 'string', default: '', description: 'Required `iss` of JWT bearer tokens' },
   'fw.auth.jwt.audience': { type: 'string', default: '', description: 'Required `aud` of JWT bearer tokens' },
   'fw.auth.jwt.roles-claim': { type: 'string', default: 'roles', description: 'JWT claim holding the principal\'s roles (an array or a space-separated string)' },
   'fw.auth.jwt.clock-tolerance': { type: 'duration', default: 30_000, description: 'Clock skew allowed on a JWT\'s `exp` and `nbf`' },
-};
-
+});
 /** The app's own authenticator: `new Framework({ authenticator })` or the service `'authenticator'`. */
 export const AUTHENTICATOR_SERVICE = 'authenticator';
 
@@ -38,7 +36,7 @@ function build(fw: Framework): Authenticator | undefined {
   fw.config.declare(AUTH_CONFIG);
   const get = <T>(key: string): T => fw.config.get<T>(key);
   const list: Authenticator[] = [];
-  const custom = fw.config.option<Authenticator>('authenticator') ?? fw.services.get<Authenticator>(AUTHENTICATOR_SERVICE);
+  const custom = fw.config.option('authenticator') ?? fw.services.get<Authenticator>(AUTHENTICATOR_SERVICE);
   if (custom !== undefined) {
     if (typeof custom !== 'function') throw new ConfigError('the authenticator option must be a function (req, url) => principal');
     list.push(custom);
