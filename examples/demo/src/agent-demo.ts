@@ -6,7 +6,8 @@
  * registers an AI SDK runtime with a higher priority and they use it instead.
  */
 import type { Framework } from '@fw/runtime';
-import { Agent, AgentTool, Coordinator, OnPrompt, mountAgent, type AgentContext, type CoordinatorContext } from '@fw/agent';
+import { Agent, AgentTool, Coordinator, OfflineRuntime, OnPrompt, agentModuleOf, mountAgent, type AgentContext, type CoordinatorContext } from '@fw/agent';
+import { SlowAgent, configureSlowAgent } from './slow-agent.js';
 
 const NOTES: Record<string, string> = {
   transports: 'fw serves real-time handlers over WebSocket, SSE, HTTP streaming and long-polling, with resume after short disconnects.',
@@ -81,5 +82,18 @@ export class LeadCoordinator {
 
 /** Mounts the demo agents (the agent module also mounts decorated classes on its own; this is idempotent). */
 export async function installAgentDemo(fw: Framework): Promise<void> {
-  for (const agent of [ResearchAgent, ChatAgent, LeadCoordinator]) mountAgent(fw, agent);
+  for (const agent of [ResearchAgent, ChatAgent, LeadCoordinator, SlowAgent]) mountAgent(fw, agent);
+}
+
+/**
+ * After the agent module started: the offline model again, but pausing `demo.token-delay` between
+ * tokens so answers stream at a reading pace (priority 1: above the instant offline runtime, below
+ * a real model's 10 when a key is set); and the slow agent's duration.
+ */
+export function configureAgentDemo(fw: Framework): void {
+  const module = agentModuleOf(fw);
+  if (!module) return;
+  const tokenDelayMs = fw.config.get<number>('demo.token-delay');
+  if (tokenDelayMs > 0) module.addRuntime(new OfflineRuntime({ tokenDelayMs, priority: 1 }));
+  configureSlowAgent(fw, fw.config.get<number>('demo.slow-agent.duration'));
 }

@@ -1,11 +1,18 @@
-import { relative } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Framework, type FrameworkOptions } from '@fw/runtime';
+import { Framework, envName, type FrameworkOptions } from '@fw/runtime';
 import type { FwStore } from '@fw/store';
-import { installAgentDemo } from './agent-demo.js';
+import { configureAgentDemo, installAgentDemo } from './agent-demo.js';
+import { installAgentsRoute } from './agents-route.js';
 import { installChat } from './chat/index.js';
 import { installChatPage } from './chat/page.js';
+import { DEMO_CONFIG } from './config.js';
+import { firstRunText } from './first-run.js';
 import { installMcpDemo } from './mcp-demo.js';
+import { installSimulationRoute } from './simulation/route.js';
+import { Simulation } from './simulation/simulation.js';
+import { installTicker } from './simulation/ticker.js';
 
 export interface DemoOptions {
   /** Port (default `fw.port`: 8080, or `FW_PORT`); 0 picks a free one. */
@@ -14,24 +21,74 @@ export interface DemoOptions {
   host?: string;
   /** Configuration on top of the environment and `fw.config.json` (e.g. `{'fw.admin.auth.token': …}`). */
   config?: FrameworkOptions;
+  /**
+   * Start the simulated traffic at once (participants, ticker, one coordinator run). `npm start`
+   * asks for it; an embedding (a test) gets a quiet demo unless it asks. The operator's
+   * `demo.simulation=false` wins either way; the switch (`POST /demo/simulation`) works regardless.
+   */
+  simulation?: boolean;
 }
 
 export interface Demo {
   url: string;
   fw: Framework;
+  simulation: Simulation;
   close(): Promise<void>;
 }
 
 /** The demo app: chat rooms on the real-time runtime, the MCP server, agents and admin (autoloaded). */
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const fw = new Framework(options.config);
+  fw.config.declare(DEMO_CONFIG);
   installChat(fw);
   installChatPage(fw);
+  installTicker(fw);
+  installAgentsRoute(fw);
   await installMcpDemo(fw);
   await installAgentDemo(fw);
   const address = await fw.listen(options.port, options.host);
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return { url: `http://${host}:${address.port}/`, fw, close: () => fw.close() };
+  configureAgentDemo(fw);
+  const url = `http://${urlHost(address.address, address.family)}:${address.port}/`;
+  const simulation = new Simulation(fw, {
+    baseUrl: url,
+    messageIntervalMs: fw.config.get<number>('demo.simulation.message-interval'),
+    tickerIntervalMs: fw.config.get<number>('demo.ticker.interval'),
+  });
+  installSimulationRoute(fw, simulation);
+  if (options.simulation && fw.config.get<boolean>('demo.simulation')) simulation.start();
+  return { url, fw, simulation, close: () => fw.close() };
+}
+
+/**
+ * What `npm start` changes from fw's defaults: the admin MCP endpoint's write tools are on, so
+ * that `fw_cancel_task` can cancel the slow agent from a desktop MCP client (the admin plane stays
+ * loopback-only until a credential is configured). Only when the operator did not decide:
+ * `FW_ADMIN_MCP_WRITE_TOOLS` or the key in `fw.config.json` wins.
+ */
+function cliConfig(): FrameworkOptions {
+  const key = 'fw.admin.mcp-write-tools';
+  if (process.env[envName(key)] !== undefined || configFileSets(key)) return {};
+  return { [key]: true };
+}
+
+function configFileSets(key: string): boolean {
+  const file = resolve('fw.config.json');
+  if (!existsSync(file)) return false;
+  try {
+    let node: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (typeof node === 'object' && node !== null && key in node) return true;
+    for (const part of key.split('.')) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined;
+    return node !== undefined;
+  } catch {
+    return false; // the framework reports a broken file itself
+  }
+}
+
+/** A wildcard listener is reached (and printed) as loopback: the simulation's clients use it too. */
+function urlHost(address: string, family: string): string {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '[::1]';
+  return family === 'IPv6' ? `[${address}]` : address;
 }
 
 /** Where the agent state lives: `./.fw-data/fw.db` unless configured (delete it to start fresh). */
@@ -51,15 +108,8 @@ function portFromArgs(argv: readonly string[]): number | undefined {
 }
 
 async function main(): Promise<void> {
-  const demo = await startDemo({ port: portFromArgs(process.argv.slice(2)) });
-  console.log(`fw demo running:
-  chat        ${demo.url}
-  admin       ${demo.url}fw/admin/
-  admin mcp   ${demo.url}fw/admin/mcp
-  client      ${demo.url}fw/client.js
-  chat socket ${demo.url.replace(/^http/, 'ws')}fw/chat/lobby
-  state       ${storeLocation(demo.fw)}
-Press Ctrl+C to stop.`);
+  const demo = await startDemo({ port: portFromArgs(process.argv.slice(2)), simulation: true, config: cliConfig() });
+  console.log(firstRunText({ url: demo.url, fw: demo.fw, store: storeLocation(demo.fw), simulation: demo.simulation.status() }));
   let stopping = false;
   const stop = (): void => {
     if (stopping) process.exit(1);
