@@ -93,7 +93,7 @@ export async function installAgentDemo(fw: Framework): Promise<void> {
 export function configureAgentDemo(fw: Framework): void {
   const module = agentModuleOf(fw);
   if (!module) return;
-  const tokenDelayMs = fw.config.get<number>('demo.token-delay');
+  const tokenDelayMs = fw.config.get('demo.token-delay');
   if (tokenDelayMs > 0) module.addRuntime(new OfflineRuntime({ tokenDelayMs, priority: 1 }));
-  configureSlowAgent(fw, fw.config.get<number>('demo.slow-agent.duration'));
+  configureSlowAgent(fw, fw.config.get('demo.slow-agent.duration'));
 }

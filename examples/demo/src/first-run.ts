@@ -63,7 +63,7 @@ export function firstRunText({ url, fw, store, simulation }: FirstRunFacts): str
   } else {
     lines.push('  simulation     off (demo.simulation=false, or the switch on the chat page turns it on)');
   }
-  const slowSeconds = Math.round(fw.config.get<number>('demo.slow-agent.duration') / 100) / 10;
+  const slowSeconds = Math.round(fw.config.get('demo.slow-agent.duration') / 100) / 10;
   lines.push(`  slow agent     "slow" works ${slowSeconds} s (demo.slow-agent.duration): start it on the chat page, cancel it there, in the dashboard (Tasks) or with fw_cancel_task`, '', 'Press Ctrl+C to stop.');
   return lines.join('\n');
 }

@@ -51,11 +51,11 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const url = `http://${urlHost(address.address, address.family)}:${address.port}/`;
   const simulation = new Simulation(fw, {
     baseUrl: url,
-    messageIntervalMs: fw.config.get<number>('demo.simulation.message-interval'),
-    tickerIntervalMs: fw.config.get<number>('demo.ticker.interval'),
+    messageIntervalMs: fw.config.get('demo.simulation.message-interval'),
+    tickerIntervalMs: fw.config.get('demo.ticker.interval'),
   });
   installSimulationRoute(fw, simulation);
-  if (options.simulation && fw.config.get<boolean>('demo.simulation')) simulation.start();
+  if (options.simulation && fw.config.get('demo.simulation')) simulation.start();
   return { url, fw, simulation, close: () => fw.close() };
 }
 
