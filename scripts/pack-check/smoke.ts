@@ -10,6 +10,9 @@ import { connect, type FwClient } from '@fw/client/node';
 import { McpRegistry } from '@fw/mcp';
 import { Agent, OnPrompt, mountAgent, openAiRuntime, MissingPeerError } from '@fw/agent';
 import { checkMcp } from './mcp-client/check.mjs';
+// The configuration keys of modules this script configures but does not call are typed by their packages.
+import type {} from '@fw/redis';
+import type {} from '@fw/admin';
 // The README's 20-line app, copied from README.md by the pack check (port 0 instead of 8080).
 import { fw, server } from './readme-app.js';
 

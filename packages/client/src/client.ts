@@ -12,7 +12,7 @@
 import { backoffDelay, reconnectOptions, type ReconnectOptions } from './backoff.js';
 import { ClientError } from './errors.js';
 import { encodeSince, resolveEndpoint } from './endpoint.js';
-import type { Gap, ServerFrame, TransportName, UpstreamKind } from './frames.js';
+import type { Gap, ServerFrame, TransportName, UpstreamKind } from '@fw/protocol';
 import { answerToolCall, parseToolCall, type ToolCall, type ToolHandler } from './tool-bridge.js';
 import type { FetchLike, TransportConnection, TransportOpener, WebSocketConstructor } from './transport.js';
 import { openLongPolling } from './transports/long-polling.js';

@@ -44,3 +44,8 @@ export class ClientError extends Error {
     this.problemCode = problemCode;
   }
 }
+
+/** A frame that failed to decode (`@fw/protocol`'s ProtocolError) as the client's `protocol_error`. */
+export function protocolError(error: unknown): ClientError {
+  return error instanceof ClientError ? error : new ClientError('protocol_error', error instanceof Error ? error.message : String(error));
+}

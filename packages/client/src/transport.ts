@@ -4,7 +4,7 @@
  * machine (handshake, heartbeat, resume, reconnect) lives in the client, not here.
  */
 import type { ClientError } from './errors.js';
-import type { ServerFrame, TransportName, UpstreamKind } from './frames.js';
+import type { ServerFrame, TransportName, UpstreamKind } from '@fw/protocol';
 
 export interface TransportSink {
   frame(frame: ServerFrame): void;

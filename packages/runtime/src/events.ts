@@ -4,7 +4,8 @@
  * single map lookup when nobody listens: call `bus.wants(type)` before building a payload on a
  * hot path.
  */
-export type TransportName = 'websocket' | 'sse' | 'long-polling' | 'streaming';
+import type { TransportName } from '@fw/protocol';
+export type { TransportName };
 
 export interface FwEventMap {
   ResourceConnected: { uuid: string; transport: TransportName; broadcaster: string | null; path: string };

@@ -31,7 +31,7 @@ export { Runtime, type RuntimeSettings, type RuntimeCounters, type RuntimeDiagno
 export { BroadcasterFactory } from './broadcast/factory.js';
 export { FwBroadcaster } from './broadcast/broadcaster.js';
 export type { BroadcastAdapter } from './broadcast/adapter.js';
-export { gapFrame, type Gap, type GapReason, type ReplayEntry, type ReplayRead, type ReplayStore } from './broadcast/replay-store.js';
+export type { Gap, GapReason, ReplayEntry, ReplayRead, ReplayStore } from './broadcast/replay-store.js';
 export { Outgoing } from './broadcast/outgoing.js';
 export { FwResource } from './resource/resource.js';
 export { ResourceRegistry } from './resource/registry.js';

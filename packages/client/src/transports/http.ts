@@ -1,7 +1,7 @@
 /** What the HTTP transports (sse, streaming, long-polling) share: errors, upstream POSTs, body reading. */
 import { ClientError } from '../errors.js';
 import { endpointUrl } from '../endpoint.js';
-import type { UpstreamKind } from '../frames.js';
+import type { UpstreamKind } from '@fw/protocol';
 import type { FetchLike } from '../transport.js';
 
 /** Turns an error answer (problem+json when the server is fw) into a ClientError. */

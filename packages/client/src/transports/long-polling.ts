@@ -3,8 +3,8 @@
  * until there is something to send); the next GET names the resource by `tracking` and
  * acknowledges with `last`. Messages go up as POSTs.
  */
-import { ClientError } from '../errors.js';
-import { checkFrame, type ServerFrame } from '../frames.js';
+import { ClientError, protocolError } from '../errors.js';
+import { checkServerFrame, type ServerFrame } from '@fw/protocol';
 import { endpointUrl } from '../endpoint.js';
 import type { OpenRequest, TransportConnection } from '../transport.js';
 import { deleteResource, httpError, missingFetch, networkError, postMessage } from './http.js';
@@ -76,7 +76,12 @@ export function openLongPolling({ endpoint, params, sink, env, heartbeat }: Open
       const frames: ServerFrame[] = [];
       for (const raw of answer) {
         if (typeof raw !== 'object' || raw === null) throw new ClientError('protocol_error', 'long-polling frame is not an object');
-        const frame = checkFrame(raw as Record<string, unknown>);
+        let frame: ServerFrame | undefined;
+        try {
+          frame = checkServerFrame(raw as Record<string, unknown>);
+        } catch (e) {
+          throw protocolError(e);
+        }
         if (frame) frames.push(frame);
       }
       let accepted = false;

@@ -3,8 +3,8 @@
  * JSON frame per line), messages go up as POSTs. Both are read with fetch so that the same code
  * runs in browsers and Node 20 and the client sees the status of a refused resume.
  */
-import { ClientError } from '../errors.js';
-import { parseFrame, type ServerFrame } from '../frames.js';
+import { ClientError, protocolError } from '../errors.js';
+import { parseServerFrame, type ServerFrame } from '@fw/protocol';
 import { endpointUrl } from '../endpoint.js';
 import { SseParser } from '../sse-parser.js';
 import type { OpenRequest, TransportConnection } from '../transport.js';
@@ -38,9 +38,9 @@ function openStream({ endpoint, params, sink, env }: OpenRequest, mode: Mode): T
     if (done) return;
     let frame: ServerFrame | undefined;
     try {
-      frame = parseFrame(text);
+      frame = parseServerFrame(text);
     } catch (e) {
-      return finish(e as ClientError);
+      return finish(protocolError(e));
     }
     if (!frame) return alive();
     if (frame.t === 'hs') uuid = frame.uuid;

@@ -1,20 +1,9 @@
 /** The `websocket` transport: one fw frame per text frame, both ways. */
-import { ClientError } from '../errors.js';
-import { encodeMessage, HEARTBEAT, parseFrame } from '../frames.js';
+import { ClientError, protocolError } from '../errors.js';
+import { encodeUpstream, FINAL_CLOSE_CODES, HEARTBEAT_FRAME, parseServerFrame } from '@fw/protocol';
 import { endpointUrl } from '../endpoint.js';
 import type { OpenRequest, TransportConnection, WebSocketLike } from '../transport.js';
 
-/** The code the server closes a resource with on purpose (docs/protocol.md, Resume). */
-export const CLOSE_BY_SERVER = 4000;
-/**
- * Close codes after which reconnecting cannot help (docs/protocol.md, *Close codes*): the server
- * ended the resource on purpose (4000, its reason in the close frame), or refused what this
- * client sends (1002 protocol error, 1003 unsupported data, 1007 invalid payload, 1008 policy
- * violation, 1009 message too big: sending it again would end the same way). Every other code
- * (1001 going away, 1006 dropped, 1011 server error, 1012 restart, 1013 try again later, …) is a
- * drop: the client reconnects and resumes.
- */
-export const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([CLOSE_BY_SERVER, 1002, 1003, 1007, 1008, 1009]);
 /** The code the client closes an abandoned connection with (browsers allow 1000 and 3000–4999). */
 const CLIENT_RECONNECTING = 4001;
 const OPEN = 1;
@@ -65,9 +54,9 @@ export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): Tra
     if (typeof event.data !== 'string') return finish(new ClientError('protocol_error', 'binary frame on an fw connection'));
     let frame;
     try {
-      frame = parseFrame(event.data);
+      frame = parseServerFrame(event.data);
     } catch (e) {
-      return finish(e as ClientError);
+      return finish(protocolError(e));
     }
     if (frame) sink.frame(frame);
     else sink.alive();
@@ -89,11 +78,11 @@ export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): Tra
     watchesSilence: true,
     send(data, kind) {
       if (done || ws.readyState !== OPEN) return Promise.reject(new ClientError('connection_lost', 'websocket is not open'));
-      ws.send(encodeMessage(data, kind));
+      ws.send(encodeUpstream(data, kind));
       return Promise.resolve();
     },
     heartbeat() {
-      if (!done && ws.readyState === OPEN) ws.send(HEARTBEAT);
+      if (!done && ws.readyState === OPEN) ws.send(HEARTBEAT_FRAME);
     },
     close(final) {
       if (!done) shut(final);

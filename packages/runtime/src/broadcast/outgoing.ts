@@ -10,9 +10,8 @@
  * differs only in the id digits: per recipient, one small buffer (frame header + `{"t":"m","id":N`)
  * is built and the shared tail bytes follow it (copied into the same buffer when short).
  */
-export const FRAME_HEAD = '{"t":"m","id":';
-/** The head of a bridge call frame (docs/protocol.md, "The bidirectional tool bridge"): same shape, its own type. */
-export const TOOL_CALL_HEAD = '{"t":"tool-call","id":';
+import { MESSAGE_FRAME_HEAD, TOOL_CALL_FRAME_HEAD } from '@fw/protocol';
+
 /** Up to this many tail bytes are copied into the per-recipient buffer; longer tails are written as a second, shared chunk. */
 const COPY_TAIL_MAX = 1024;
 
@@ -88,7 +87,7 @@ export class Outgoing {
   }
 
   private head(): string {
-    return this.type === 'm' ? FRAME_HEAD : TOOL_CALL_HEAD;
+    return this.type === 'm' ? MESSAGE_FRAME_HEAD : TOOL_CALL_FRAME_HEAD;
   }
 
   private fwTail(): string {

@@ -1,3 +1,4 @@
+import type { Gap as ProtocolGap, GapReason } from '@fw/protocol';
 /**
  * Where a broadcaster's past broadcasts are read from when a client comes back with a `since`
  * cursor older than what this process still holds (a restarted process, another cluster node, a
@@ -28,26 +29,6 @@ export interface ReplayStore {
   read(broadcaster: string, after: number): Promise<ReplayRead>;
 }
 
-/** Why a client misses messages (docs/protocol.md, the `gap` frame). */
-export type GapReason =
-  | 'replay-window-exceeded'
-  | 'server-restarted'
-  | 'grace-expired'
-  | 'slow-consumer-dropped'
-  | 'cluster-link-lost';
-
-export interface Gap {
-  /** Messages missing, when known. */
-  lost?: number;
-  reason: GapReason;
-  /** The broadcaster whose sequence (`bid`) the range is in; absent: the range is in the resource's own message ids. */
-  b?: string;
-  /** First and last missing sequence (inclusive), when known. */
-  from?: number;
-  to?: number;
-}
-
-/** The `gap` frame of a gap (a JSON object string). */
-export function gapFrame(gap: Gap): string {
-  return JSON.stringify({ t: 'gap', ...gap });
-}
+/** What a server sends in a `gap` frame: one of the reasons it knows (defined in @fw/protocol). */
+export type Gap = ProtocolGap<GapReason>;
+export type { GapReason };

@@ -3,7 +3,8 @@ import type { TransportName } from '../events.js';
 import type { Principal, Resource } from '../model.js';
 import { FrameRing } from '../broadcast/frame-ring.js';
 import { Outgoing } from '../broadcast/outgoing.js';
-import { gapFrame, type Gap } from '../broadcast/replay-store.js';
+import { encodeGap, encodeHandshake, encodeRecovery } from '@fw/protocol';
+import type { Gap } from '../broadcast/replay-store.js';
 import type { Connection } from '../transport/connection.js';
 import type { HandlerEntry } from '../handler.js';
 import type { Runtime } from '../runtime.js';
@@ -179,7 +180,7 @@ export class FwResource implements Resource {
       this.runtime.counters.lost += lost;
       if (this.recovery !== undefined) this.recovery.gaps++;
       const reason = this.slowDropped ? 'slow-consumer-dropped' : 'replay-window-exceeded';
-      if (this.protocol === 'fw') conn.control(gapFrame({ lost, reason, from, to: ring.first - 1 }));
+      if (this.protocol === 'fw') conn.control(encodeGap({ lost, reason, from, to: ring.first - 1 }));
       from = ring.first;
     }
     this.slowDropped = false;
@@ -228,7 +229,7 @@ export class FwResource implements Resource {
       if (handshake !== undefined && this.marks !== undefined) for (const m of this.marks) if (m.at > last && m.keep) m.sent = false;
     }
     const hs = handshake && this.protocol === 'fw'
-      ? JSON.stringify({ t: 'hs', uuid: this.uuid, transport: this.transport, heartbeat: this.runtime.settings.heartbeat, resumed: handshake.resumed, epoch: this.runtime.epoch })
+      ? encodeHandshake({ uuid: this.uuid, transport: this.transport, heartbeat: this.runtime.settings.heartbeat, resumed: handshake.resumed, epoch: this.runtime.epoch })
       : undefined;
     this.flush(hs);
   }
@@ -324,7 +325,7 @@ export class FwResource implements Resource {
     rt.counters.gaps++;
     if (gap.lost !== undefined) rt.counters.lost += gap.lost;
     if (this.recovery !== undefined) this.recovery.gaps++;
-    if (this.protocol === 'fw') this.mark(gapFrame(gap), true);
+    if (this.protocol === 'fw') this.mark(encodeGap(gap), true);
   }
 
   /** A (re)connection starts recovering: gaps from here until `endRecovery` make `recovered` false. */
@@ -344,7 +345,7 @@ export class FwResource implements Resource {
     const rec = this.recovery;
     if (rec === undefined || rec.pending > 0) return;
     this.recovery = undefined;
-    if (this.protocol === 'fw') this.mark(`{"t":"rec","recovered":${rec.gaps === 0}}`, false);
+    if (this.protocol === 'fw') this.mark(encodeRecovery(rec.gaps === 0), false);
   }
 
   /**
@@ -416,7 +417,7 @@ export class FwResource implements Resource {
     const drops = this.drops!;
     this.drops = undefined;
     if (this.recovery !== undefined) this.recovery.gaps += drops.length;
-    if (this.protocol === 'fw') for (const g of drops) this.mark(gapFrame(g), true);
+    if (this.protocol === 'fw') for (const g of drops) this.mark(encodeGap(g), true);
   }
 
   /** Called by the heartbeat interceptor's sweep. */

@@ -33,16 +33,3 @@ export interface Connection {
   /** Kills the connection without a goodbye (tests use this to simulate a network drop). */
   destroy(): void;
 }
-
-export type ControlFrame =
-  | { t: 'hs'; uuid: string; transport: TransportName; heartbeat: number; resumed: boolean; epoch: string }
-  | { t: 'hb' }
-  | { t: 'gap'; lost?: number; reason: string; b?: string; from?: number; to?: number }
-  | { t: 'rec'; recovered: boolean }
-  | { t: 'close'; reason: string };
-
-export const HEARTBEAT_FRAME = '{"t":"hb"}';
-
-export function closeFrame(reason: string): string {
-  return JSON.stringify({ t: 'close', reason });
-}

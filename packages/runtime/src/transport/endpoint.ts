@@ -11,7 +11,8 @@ import type { RouteContext } from '../http/router.js';
 import type { ConnectContext, Principal } from '../model.js';
 import { FwResource } from '../resource/resource.js';
 import type { Runtime } from '../runtime.js';
-import { closeFrame, type Connection } from './connection.js';
+import { encodeClose, isUpstreamKind } from '@fw/protocol';
+import type { Connection } from './connection.js';
 import { HttpStreamConnection } from './http-stream.js';
 import { LongPollConnection } from './long-polling.js';
 import { parseConnectQuery, type ConnectQuery } from './query.js';
@@ -131,7 +132,7 @@ export class Endpoint {
         // A long-polling client learns why the server closed its resource from the close frame.
         if (transport === 'long-polling' && err instanceof FwError && err.code === 'resource_closed') {
           res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-          res.end(`[${closeFrame(String(err.details?.reason ?? 'closed'))}]`);
+          res.end(`[${encodeClose(String(err.details?.reason ?? 'closed'))}]`);
           return;
         }
         throw err;
@@ -183,7 +184,7 @@ export class Endpoint {
     const path = normalize(ctx.url.pathname);
     await this.sameCaller(req, ctx, this.target(q.tracking, path, undefined), path);
     const frame = ctx.url.searchParams.get('frame');
-    if (frame !== null && frame !== 'm' && frame !== 'tool-response') {
+    if (frame !== null && !isUpstreamKind(frame)) {
       throw new FwError('invalid_query', "query parameter 'frame' must be m or tool-response", 400, { parameter: 'frame' });
     }
     const body = await readBody(req, this.rt.settings.maxPayload);

@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import type { Outgoing } from '../broadcast/outgoing.js';
 import type { TransportName } from '../events.js';
 import type { FwResource } from '../resource/resource.js';
-import { closeFrame, HEARTBEAT_FRAME, type Connection } from './connection.js';
+import { encodeClose, HEARTBEAT_FRAME } from '@fw/protocol';
+import type { Connection } from './connection.js';
 
 /**
  * The two one-response-per-connection HTTP transports: `sse` (text/event-stream) and `streaming`
@@ -53,7 +54,7 @@ export class HttpStreamConnection implements Connection {
     if (this.res.writableEnded) return;
     if (this.fw) {
       this.begin();
-      this.control(closeFrame(reason));
+      this.control(encodeClose(reason));
       this.res.end(this.buf);
       this.buf = '';
     } else {

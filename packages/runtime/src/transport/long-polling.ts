@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import type { Outgoing } from '../broadcast/outgoing.js';
 import type { FwResource } from '../resource/resource.js';
 import type { Timers } from '../timers.js';
-import { closeFrame, type Connection } from './connection.js';
+import { encodeClose } from '@fw/protocol';
+import type { Connection } from './connection.js';
 
 /**
  * One long-polling GET. It is held until there is something to send (then answered with a JSON
@@ -48,7 +49,7 @@ export class LongPollConnection implements Connection {
   heartbeat(): void {}
 
   close(reason: string): void {
-    this.frames.push(closeFrame(reason));
+    this.frames.push(encodeClose(reason));
     this.respond('closed');
   }
 

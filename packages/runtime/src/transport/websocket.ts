@@ -4,7 +4,8 @@ import type { RawData, WebSocket } from 'ws';
 import type { Outgoing } from '../broadcast/outgoing.js';
 import type { FwResource } from '../resource/resource.js';
 import { jsonDepthExceeds } from '../security/json-depth.js';
-import { closeFrame, HEARTBEAT_FRAME, type Connection } from './connection.js';
+import { CloseCode, encodeClose, HEARTBEAT_FRAME, parseClientFrame } from '@fw/protocol';
+import type { Connection } from './connection.js';
 
 const OPEN = 1;
 const CONNECTION = Symbol('fw.connection');
@@ -61,16 +62,11 @@ export class WebSocketConnection implements Connection {
       r.close('malformed frame: JSON nests too deep (fw.limits.json-depth)', 1007);
       return;
     }
-    let frame: { t?: unknown; d?: unknown } | undefined;
-    try {
-      frame = JSON.parse(text) as { t?: unknown; d?: unknown };
-    } catch {
-      frame = undefined;
-    }
-    if (frame?.t === 'm' && typeof frame.d === 'string') r.receive(frame.d);
-    else if (frame?.t === 'hb') r.heard = true;
-    else if (frame?.t === 'tool-response' && typeof frame.d === 'string') r.receiveToolResponse(frame.d);
-    else r.close('malformed frame', 1007);
+    const frame = parseClientFrame(text);
+    if (frame === undefined) r.close('malformed frame', CloseCode.invalidPayload);
+    else if (frame.t === 'm') r.receive(frame.d);
+    else if (frame.t === 'hb') r.heard = true;
+    else r.receiveToolResponse(frame.d);
   }
 
   ended(code: number): void {
@@ -112,7 +108,7 @@ export class WebSocketConnection implements Connection {
 
   close(reason: string, code = 4000): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
-    if (this.fw) this.ws.send(closeFrame(reason));
+    if (this.fw) this.ws.send(encodeClose(reason));
     this.ws.close(code, truncate(reason));
   }
 

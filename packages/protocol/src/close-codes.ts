@@ -1,0 +1,22 @@
+/** WebSocket close codes with a meaning in fw (docs/protocol.md, "Close codes"). */
+export const CloseCode = {
+  /** The client ended the connection on purpose (its close()). */
+  normal: 1000,
+  /** The server is going away or the page is: a client reconnects (to another node if need be). */
+  goingAway: 1001,
+  /** The client sent a frame that is not fw protocol (or nests deeper than fw.limits.json-depth). */
+  invalidPayload: 1007,
+  /** A client frame larger than fw.websocket.max-payload. */
+  messageTooBig: 1009,
+  /** The server ended the resource on purpose; the reason is in the close frame's reason. */
+  closedByServer: 4000,
+} as const;
+
+/**
+ * Codes after which a client must not reconnect: the server ended the resource on purpose
+ * (4000), or refused what this client sends (1002 protocol error, 1003 unsupported data, 1007
+ * invalid payload, 1008 policy violation, 1009 message too big: sending it again would end the
+ * same way). Every other code (1001 going away, 1006 dropped, 1011 server error, 1012 restart,
+ * 1013 try again later, …) is a drop: the client reconnects and resumes.
+ */
+export const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([CloseCode.closedByServer, 1002, 1003, CloseCode.invalidPayload, 1008, CloseCode.messageTooBig]);

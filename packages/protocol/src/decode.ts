@@ -1,0 +1,96 @@
+/** Decoders, for each direction. Both check shapes: a peer's frame is untrusted input. */
+import type { ClientFrame, GapFrame, MessageFrame, ServerFrame, TransportName } from './frames.js';
+
+/** Text that is not an fw frame. `code` matches the client's error code for it. */
+export class ProtocolError extends Error {
+  readonly code = 'protocol_error';
+}
+
+const TRANSPORTS = new Set<string>(['websocket', 'sse', 'long-polling', 'streaming']);
+
+function bad(text: string): ProtocolError {
+  return new ProtocolError(`not an fw frame: ${text.length > 80 ? text.slice(0, 80) + '…' : text}`);
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw bad(text);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(text);
+  return v as Record<string, unknown>;
+}
+
+/**
+ * Decodes one server frame. Unknown frame types return undefined so that a newer server can add
+ * frames without breaking older clients; anything malformed throws a ProtocolError.
+ */
+export function parseServerFrame(text: string): ServerFrame | undefined {
+  return checkServerFrame(parseObject(text), text);
+}
+
+/** Checks an already parsed server frame (long-polling answers are JSON arrays of them). */
+export function checkServerFrame(f: Record<string, unknown>, text = JSON.stringify(f)): ServerFrame | undefined {
+  switch (f.t) {
+    case 'm':
+      if (!Number.isSafeInteger(f.id) || typeof f.d !== 'string') throw bad(text);
+      // A subset broadcast names its broadcaster but has no sequence (it is never replayed).
+      if (f.b !== undefined && typeof f.b !== 'string') throw bad(text);
+      if (f.bid !== undefined && (f.b === undefined || !Number.isSafeInteger(f.bid))) throw bad(text);
+      return f as unknown as MessageFrame;
+    case 'tool-call':
+      if (!Number.isSafeInteger(f.id) || typeof f.d !== 'string') throw bad(text);
+      return { t: 'tool-call', id: f.id as number, d: f.d };
+    case 'hb':
+      return { t: 'hb' };
+    case 'hs':
+      if (typeof f.uuid !== 'string' || typeof f.transport !== 'string' || !TRANSPORTS.has(f.transport)) throw bad(text);
+      return {
+        t: 'hs',
+        uuid: f.uuid,
+        transport: f.transport as TransportName,
+        heartbeat: typeof f.heartbeat === 'number' && f.heartbeat > 0 ? f.heartbeat : 0,
+        resumed: f.resumed === true,
+        ...(typeof f.epoch === 'string' ? { epoch: f.epoch } : {}),
+      };
+    case 'gap': {
+      const gap: GapFrame = { t: 'gap', reason: typeof f.reason === 'string' ? f.reason : 'replay-window-exceeded' };
+      if (Number.isSafeInteger(f.lost)) gap.lost = f.lost as number;
+      if (typeof f.b === 'string') gap.b = f.b;
+      if (Number.isSafeInteger(f.from)) gap.from = f.from as number;
+      if (Number.isSafeInteger(f.to)) gap.to = f.to as number;
+      return gap;
+    }
+    case 'rec':
+      return { t: 'rec', recovered: f.recovered === true };
+    case 'close':
+      return { t: 'close', reason: typeof f.reason === 'string' ? f.reason : '' };
+    default:
+      if (typeof f.t !== 'string') throw bad(text);
+      return undefined;
+  }
+}
+
+/**
+ * Decodes one client frame received over WebSocket (`m`, `tool-response` or `hb`); undefined for
+ * anything else, which the server answers by closing with 1007.
+ */
+export function parseClientFrame(text: string): ClientFrame | undefined {
+  let f: { t?: unknown; d?: unknown };
+  try {
+    f = JSON.parse(text) as { t?: unknown; d?: unknown };
+  } catch {
+    return undefined;
+  }
+  if (typeof f !== 'object' || f === null) return undefined;
+  if (f.t === 'hb') return { t: 'hb' };
+  if ((f.t === 'm' || f.t === 'tool-response') && typeof f.d === 'string') return { t: f.t, d: f.d };
+  return undefined;
+}
+
+/** The `frame=` query parameter of an HTTP POST: which upstream kind its body is. */
+export function isUpstreamKind(value: unknown): value is 'm' | 'tool-response' {
+  return value === 'm' || value === 'tool-response';
+}

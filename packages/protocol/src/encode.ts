@@ -1,0 +1,36 @@
+/**
+ * Encoders. The server's hot path builds message frames from two fixed heads and a per-broadcast
+ * tail (`@fw/runtime`'s Outgoing): only the id digits differ between recipients, so the heads are
+ * exported as strings rather than built per frame.
+ */
+import type { Gap, GapReason, HandshakeFrame, UpstreamKind } from './frames.js';
+
+/** `{"t":"m","id":` — the head of a message frame; the id, then the encoded tail follow. */
+export const MESSAGE_FRAME_HEAD = '{"t":"m","id":';
+
+/** `{"t":"tool-call","id":` — the head of a tool-bridge call frame. */
+export const TOOL_CALL_FRAME_HEAD = '{"t":"tool-call","id":';
+
+/** The heartbeat frame, sent by both sides. */
+export const HEARTBEAT_FRAME = '{"t":"hb"}';
+
+export function encodeHandshake(frame: Omit<HandshakeFrame, 't'>): string {
+  return JSON.stringify({ t: 'hs', ...frame });
+}
+
+export function encodeGap(gap: Gap<GapReason>): string {
+  return JSON.stringify({ t: 'gap', ...gap });
+}
+
+export function encodeRecovery(recovered: boolean): string {
+  return recovered ? '{"t":"rec","recovered":true}' : '{"t":"rec","recovered":false}';
+}
+
+export function encodeClose(reason: string): string {
+  return JSON.stringify({ t: 'close', reason });
+}
+
+/** A client → server frame over WebSocket. */
+export function encodeUpstream(data: string, kind: UpstreamKind = 'm'): string {
+  return JSON.stringify({ t: kind, d: data });
+}

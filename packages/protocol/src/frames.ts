@@ -1,0 +1,94 @@
+/**
+ * The fw wire protocol (docs/protocol.md): every frame both sides exchange, defined once for the
+ * server (`@fw/runtime`) and the client (`@fw/client`). A frame is a JSON object whose `t` names
+ * its kind; a newer peer may add kinds, which an older one ignores.
+ */
+
+export type TransportName = 'websocket' | 'sse' | 'long-polling' | 'streaming';
+
+/** The first frame on every connection: the resource's id, and whether a resume was accepted. */
+export interface HandshakeFrame {
+  t: 'hs';
+  uuid: string;
+  transport: TransportName;
+  /** Heartbeat interval in ms (0: none). */
+  heartbeat: number;
+  resumed: boolean;
+  /** The server's epoch: it changes when a server restarts without a durable replay store. */
+  epoch?: string;
+}
+
+/**
+ * An application message. `id` numbers the resource's messages (the resume cursor); `b`/`bid`
+ * name the broadcaster and its sequence (a unicast has neither, a subset broadcast no `bid`).
+ */
+export interface MessageFrame {
+  t: 'm';
+  id: number;
+  d: string;
+  b?: string;
+  bid?: number;
+}
+
+/** A bidirectional-tool-bridge call: `d` is the `tool-call` JSON; `id` is in the message sequence. */
+export interface ToolCallFrame {
+  t: 'tool-call';
+  id: number;
+  d: string;
+}
+
+export interface HeartbeatFrame {
+  t: 'hb';
+}
+
+/** Why messages are missing (the `gap` frame); a newer server may name other reasons. */
+export type GapReason = 'replay-window-exceeded' | 'server-restarted' | 'grace-expired' | 'slow-consumer-dropped' | 'cluster-link-lost';
+
+/**
+ * Messages the client will not get. With `b`, `from`…`to` are that broadcaster's sequences
+ * (`bid`); without it, the resource's own message ids. `lost` (the count) or the range may be
+ * absent when the server cannot know them (a restarted server without a durable store). A server
+ * sends one of the reasons it knows (`Gap<GapReason>`); a client accepts any, since a newer
+ * server may name others.
+ */
+export interface Gap<Reason extends string = GapReason | (string & {})> {
+  reason: Reason;
+  lost?: number;
+  b?: string;
+  from?: number;
+  to?: number;
+}
+
+export interface GapFrame extends Gap {
+  t: 'gap';
+}
+
+/** After a resume or a `since` replay: whether the client now has everything it missed. */
+export interface RecoveryFrame {
+  t: 'rec';
+  recovered: boolean;
+}
+
+/** The server ended the resource on purpose; the client does not reconnect. */
+export interface CloseFrame {
+  t: 'close';
+  reason: string;
+}
+
+/** Every frame a server sends. */
+export type ServerFrame = HandshakeFrame | MessageFrame | ToolCallFrame | HeartbeatFrame | GapFrame | RecoveryFrame | CloseFrame;
+
+/**
+ * What a client sends: an application message (`m`) or a bridge answer (`tool-response`), which
+ * reaches only the pending tool call and never the application's message handlers. Over
+ * WebSocket each is a frame; HTTP transports POST the text itself with `frame=m|tool-response`.
+ */
+export type UpstreamKind = 'm' | 'tool-response';
+
+export interface UpstreamFrame {
+  t: UpstreamKind;
+  d: string;
+}
+
+/** Every frame a client sends over WebSocket. */
+export type ClientFrame = UpstreamFrame | HeartbeatFrame;
