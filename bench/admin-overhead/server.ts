@@ -23,7 +23,7 @@ serveParent({
     const c = process.cpuUsage();
     return { type: 'cpu', us: c.user + c.system };
   },
-  admin: () => ({ type: 'admin', stats: fw.services.get<AdminService>('admin')?.events.stats() ?? null, runtime: fw.runtime.stats() }),
+  admin: () => ({ type: 'admin', stats: fw.services.get('admin')?.events.stats() ?? null, runtime: fw.runtime.stats() }),
   /** `count` messages, `perTick` per macrotask, as fast as the event loop turns. */
   publish: async (m) => {
     const phase = m.phase as number;

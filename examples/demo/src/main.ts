@@ -93,7 +93,7 @@ function urlHost(address: string, family: string): string {
 
 /** Where the agent state lives: `./.fw-data/fw.db` unless configured (delete it to start fresh). */
 function storeLocation(fw: Framework): string {
-  const store = fw.services.get<FwStore>('store');
+  const store = fw.services.get('store');
   if (!store) return 'none';
   return store.kind === 'sqlite' ? `${relative(process.cwd(), store.location) || store.location} (kept across restarts; delete to start fresh)` : store.location;
 }

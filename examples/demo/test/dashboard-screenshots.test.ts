@@ -41,7 +41,7 @@ describe('dashboard screenshots', { skip: skipBrowser, timeout: 60_000 }, () => 
     for (const [i, text] of ['deploy finished', 'standup in 5 minutes', 'lunch?'].entries()) {
       assert.equal((await post('broadcasters/broadcast', { broadcasterId: rooms[i * 2]!, message: text })).status, 200);
     }
-    const agentView = target.fw.services.get<{ agents(): AgentInfo[] }>('agent');
+    const agentView = target.fw.services.get('agent');
     const agents = agentView?.agents() ?? [];
     const coordinator = agents.find((a) => a.kind === 'coordinator');
     const module = agentModuleOf(target.fw);

@@ -347,14 +347,14 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
     await page.waitForFunction(() => (document.getElementById('chart-conn')?.getAttribute('aria-label') ?? '').includes('now'));
 
     await selectTab(page, 'agents');
-    const agentView = target.fw.services.get<{ agents(): { name: string }[]; runtimes(): { name: string; active: boolean }[] }>('agent');
+    const agentView = target.fw.services.get('agent');
     const agents = agentView?.agents() ?? [];
     for (const a of agents) await page.locator(`#agents-table tr[data-key="${a.name}"]`).waitFor();
     const runtimes = agentView?.runtimes() ?? [];
     for (const r of runtimes) await page.locator(`#runtimes-table tr[data-key="${r.name}"]`).waitFor();
     const active = runtimes.find((r) => r.active);
     if (active) assert.match(await page.locator(`#runtimes-table tr[data-key="${active.name}"]`).innerText(), /active/);
-    const tools = target.fw.services.get<{ tools(): unknown[] }>('mcp')?.tools().length ?? 0;
+    const tools = target.fw.services.get('mcp')?.tools().length ?? 0;
     await page.locator('#mcp-views button', { hasText: `Tools ${tools}` }).waitFor();
 
     await selectTab(page, 'journal');

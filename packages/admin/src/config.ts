@@ -1,6 +1,5 @@
-import { defineConfig, type ConfigTypes } from '@fw/runtime';
+import { defineConfig, type Authenticator, type ConfigTypes } from '@fw/runtime';
 import type { ControlAuthorizer } from './authorizer.js';
-import type { PrincipalResolver } from './principal.js';
 
 /** The admin plane's configuration keys; each is documented in docs/admin.md. */
 export const ADMIN_CONFIG = defineConfig({
@@ -28,6 +27,6 @@ declare module '@fw/runtime' {
     /** Decides every admin write (docs/admin.md); the `admin.authorizer` service and the module option win over it. */
     adminAuthorizer?: ControlAuthorizer;
     /** Resolves the admin caller's principal before the admin token and fw.auth.* (docs/admin.md). */
-    adminPrincipalResolver?: PrincipalResolver;
+    adminPrincipalResolver?: Authenticator;
   }
 }

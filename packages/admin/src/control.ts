@@ -1,7 +1,7 @@
 import { EventBus, FwError, hasRole, NotFoundError, type Principal } from '@fw/runtime';
 import { REQUIRED_ROLE, type ControlAction, type ControlAuthorizer } from './authorizer.js';
 import type { AuditLog, AuditOutcome, AuditSource } from './audit.js';
-import { clusterOf, settled } from './cluster.js';
+import { settled } from './cluster.js';
 import { ForbiddenError } from './errors.js';
 import type { TaskInfo } from './peer-types.js';
 import type { Views } from './views.js';
@@ -72,7 +72,7 @@ export class ControlPlane {
 
   broadcast(broadcasterId: string, message: string | object, caller: ControlCaller): Promise<{ broadcasterId: string; delivered: number }> {
     return this.execute('broadcast', broadcasterId, caller, async () => {
-      const cluster = clusterOf(this.views);
+      const cluster = this.views.cluster;
       // Cluster mode: a broadcaster with members on other nodes only is reached through Redis
       // (`delivered` counts its members on the nodes that answered).
       if (cluster && !this.views.runtime.getBroadcaster(broadcasterId)) {
@@ -88,7 +88,7 @@ export class ControlPlane {
 
   unicast(uuid: string, message: string | object, caller: ControlCaller): Promise<{ uuid: string; delivered: true; node?: string | null }> {
     return this.execute('unicast', uuid, caller, async () => {
-      const cluster = clusterOf(this.views);
+      const cluster = this.views.cluster;
       // Cluster mode: a resource held by another node is reached there, with the real outcome.
       if (cluster && !this.views.runtime.getResource(uuid)) {
         return { uuid, delivered: true as const, node: settled(await cluster.unicast(uuid, message), 'resource', uuid).node };
@@ -101,7 +101,7 @@ export class ControlPlane {
 
   disconnect(uuid: string, reason: string, caller: ControlCaller): Promise<{ uuid: string; disconnected: true; reason: string; node?: string | null }> {
     return this.execute('disconnect', uuid, caller, async () => {
-      const cluster = clusterOf(this.views);
+      const cluster = this.views.cluster;
       if (cluster && !this.views.runtime.getResource(uuid)) {
         return { uuid, disconnected: true as const, reason, node: settled(await cluster.disconnect(uuid, reason), 'resource', uuid).node };
       }
@@ -120,7 +120,7 @@ export class ControlPlane {
 
   cancel(taskId: string, reason: string, caller: ControlCaller): Promise<TaskInfo> {
     return this.execute('cancel', taskId, caller, async () => {
-      const cluster = clusterOf(this.views);
+      const cluster = this.views.cluster;
       // Cluster mode: a task this node does not run is canceled on the node that does.
       if (cluster && !(this.views.present('agent') && this.views.agent.task(taskId))) {
         return settled(await cluster.route<TaskInfo>('agent.cancel-task', { taskId, reason }), 'task', taskId).result as TaskInfo;
@@ -151,7 +151,7 @@ export class ControlPlane {
     const record = { action, target, principal, address: caller.address ?? null, success: outcome === 'allowed', outcome, reason, source: caller.source };
     const entry = strict ? await this.audit.record(record) : await this.audit.note(record);
     // Cluster mode: also in the shared audit log, so every node shows it (the local copy stays).
-    if (entry) void clusterOf(this.views)?.append('audit', entry).catch(() => false);
+    if (entry) void this.views.cluster?.append('audit', entry).catch(() => false);
     if (!strict) this.announce(action, target, principal, outcome, reason);
   }
 

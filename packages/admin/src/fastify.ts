@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { Framework, type FrameworkOptions } from '@fw/runtime';
-import type { AdminService } from './service.js';
 
 export interface FwFastifyOptions {
   /** A framework to mount; default: a new one built from `frameworkOptions`. */
@@ -31,7 +30,7 @@ async function plugin(app: FastifyInstance, options: FwFastifyOptions): Promise<
   const fw = options.fw ?? new Framework(options.frameworkOptions);
   await fw.start();
   fw.attach(app.server);
-  const admin = fw.services.get<AdminService>('admin');
+  const admin = fw.services.get('admin');
   if (admin) admin.mountDashboard(options.dashboardPath ?? '/admin');
   app.decorate('fw', fw);
   // preClose, not onClose: Fastify's server.close() (between the two) waits for every open

@@ -1,3 +1,4 @@
+import './seams.js'; // the admin plane's event and services in the kernel's typed maps
 import type { Framework } from '@fw/runtime';
 import { ADMIN_CONFIG } from './config.js';
 import { AdminModule, type AdminOptions } from './module.js';
@@ -5,7 +6,7 @@ import { AdminModule, type AdminOptions } from './module.js';
 export { AdminModule, ADMIN_API_BASE, ADMIN_MCP_PATH, type AdminOptions } from './module.js';
 export { ADMIN_CONFIG } from './config.js';
 export { ALLOW_ALL, DENY_ALL, REQUIRE_PRINCIPAL, requireRole, CONTROL_ACTIONS, REQUIRED_ROLE, type ControlAction, type ControlAuthorizer } from './authorizer.js';
-export { adminTokenAuthenticator, bearerTokenResolver, isLoopback, TOKEN_PRINCIPAL, type ClientAddress, type PrincipalResolver } from './principal.js';
+export { adminTokenAuthenticator, bearerTokenResolver, isLoopback, TOKEN_PRINCIPAL, type ClientAddress } from './principal.js';
 export { AdminGate, type GateResult, type GateOptions, type CheckOptions } from './gate.js';
 export { AuditLog, AuditUnavailableError, AUDIT_OUTCOMES, type AuditEntry, type AuditOutcome, type AuditQuery, type AuditRecord, type AuditSink, type AuditSource, type AuditStatus } from './audit.js';
 export { FileAuditSink, type FileSinkOptions } from './audit-file.js';

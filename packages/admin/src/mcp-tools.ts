@@ -44,7 +44,7 @@ export async function mountAdminMcp(fw: Framework, admin: AdminService, options:
   const mounted = mcp.mountMcpServer(fw, { name: 'fw-admin', version: '1.0.0', path: options.path }, {
     globalRegistry: false,
     registries: [registry],
-    principalResolver: (req) => gate.resolve(req, new URL(req.url ?? '/', 'http://localhost')),
+    principalResolver: (req, url) => gate.resolve(req, url),
     access: async (req) => {
       const result = await gate.check(req, new URL(req.url ?? '/', 'http://localhost'));
       if (!result.ok) {
@@ -75,7 +75,7 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
   const read = (name: string, description: string, params: McpParamSpec[], run: (admin: AdminService, args: Args, limit: number) => unknown): McpToolDef => ({
     name, description, params, annotations: { readOnlyHint: true },
     handler: (args, ctx) => {
-      const admin = ctx.fw.services.get<AdminService>('admin');
+      const admin = ctx.fw.services.get('admin');
       if (!admin) return fail('unavailable: the admin plane is not installed on this framework');
       if (!admitted(admin, ctx)) return fail(admin.authRequired ? 'unauthorized: the admin plane requires a principal with the viewer role' : 'forbidden: the admin plane answers loopback clients only');
       const limit = Math.min(Math.max(1, Math.trunc(num(args, 'limit') ?? admin.pageDefault)), admin.pageMax);
@@ -86,7 +86,7 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
   const write = (name: string, action: ControlAction, description: string, params: McpParamSpec[], run: (admin: AdminService, args: Args, principal: Principal | undefined, address: string | undefined) => Promise<unknown>, target: (args: Args) => string): McpToolDef => ({
     name, description: `${description} (needs the ${REQUIRED_ROLE[action]} role)`, params, annotations: { destructiveHint: true },
     handler: async (args, ctx) => {
-      const admin = ctx.fw.services.get<AdminService>('admin');
+      const admin = ctx.fw.services.get('admin');
       if (!admin || !admin.mcpWriteTools) return fail(`unavailable: ${name} is not enabled (fw.admin.mcp-write-tools)`);
       const caller = { principal: ctx.principal, source: 'mcp' as const, address: ctx.session.clientAddress };
       if (!admitted(admin, ctx)) {

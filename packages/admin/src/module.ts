@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import { join, resolve } from 'node:path';
 import { chainAuthenticators, clientAddress as runtimeClientAddress, frameworkAuthenticator, type Authenticator, type Framework, type FrameworkModule } from '@fw/runtime';
 import { mountRoutes } from './api/router.js';
@@ -13,7 +12,8 @@ import { DASHBOARD_DIR, mountDashboard } from './dashboard.js';
 import { EventStream } from './event-stream.js';
 import { AdminGate } from './gate.js';
 import { mountAdminMcp } from './mcp-tools.js';
-import { adminTokenAuthenticator, type ClientAddress, type PrincipalResolver } from './principal.js';
+import { adminTokenAuthenticator, type ClientAddress } from './principal.js';
+import { countControlActions } from './seams.js';
 import type { RealtimeFramework } from './realtime.js';
 import type { AdminService } from './service.js';
 import { Views } from './views.js';
@@ -24,8 +24,11 @@ export const ADMIN_API_BASE = '/api/admin';
 export interface AdminOptions {
   /** Gate for write operations (spec §5). Default: the app's `admin.authorizer` service, the `adminAuthorizer` option, else permit all. */
   authorizer?: ControlAuthorizer;
-  /** Resolves the caller's principal. Default: the `admin.principal-resolver` service, the `adminPrincipalResolver` option, else the bearer token only. */
-  principalResolver?: PrincipalResolver;
+  /**
+   * Resolves the caller's principal, asked before the admin token and `fw.auth.*`. Default: the
+   * `adminPrincipalResolver` option. (A resolver for every surface is the service `'authenticator'`.)
+   */
+  principalResolver?: Authenticator;
   /** Directory of the dashboard's static files (default: the package's `dashboard/`). */
   dashboardDir?: string;
   /**
@@ -55,14 +58,13 @@ export class AdminModule implements FrameworkModule {
   async install(fw: Framework): Promise<void> {
     fw.config.declare(ADMIN_CONFIG);
     if (!fw.config.get<boolean>('fw.admin.enabled')) return;
+    countControlActions(fw);
     const get = <T>(key: string): T => fw.config.get<T>(key);
 
-    const resolver = this.options.principalResolver
-      ?? fw.services.get<PrincipalResolver>('admin.principal-resolver')
-      ?? fw.config.option('adminPrincipalResolver');
+    const resolver = this.options.principalResolver ?? fw.config.option('adminPrincipalResolver');
     // Looked up at every write, so an app may provide or replace it after start.
     const authorizer = (): ControlAuthorizer => this.options.authorizer
-      ?? fw.services.get<ControlAuthorizer>('admin.authorizer')
+      ?? fw.services.get('admin.authorizer')
       ?? fw.config.option('adminAuthorizer')
       ?? ALLOW_ALL;
 
@@ -74,7 +76,7 @@ export class AdminModule implements FrameworkModule {
     const shared = frameworkAuthenticator(fw);
     if (shared) chain.push(shared);
     // The runtime's client address (a trusted proxy's forwarded one); the service `'client-address'` overrides it.
-    const clientAddress: ClientAddress = (req) => fw.services.get<ClientAddress>('client-address')?.(req) ?? runtimeClientAddress(req);
+    const clientAddress: ClientAddress = (req) => fw.services.get('client-address')?.(req) ?? runtimeClientAddress(req);
     const gate = new AdminGate({
       authenticator: chain.length === 0 ? undefined : chain.length === 1 ? chain[0] : chainAuthenticators(chain),
       allowRemoteUnauthenticated: get<boolean>('fw.admin.allow-remote-unauthenticated'),
@@ -124,7 +126,7 @@ export class AdminModule implements FrameworkModule {
     // MCP sessions (and any other module) resolve their principal the way the admin plane does,
     // so the admin MCP tools see the same principal as REST. An app's own resolver service wins.
     if (!fw.services.get('principal-resolver')) {
-      fw.services.provide('principal-resolver', (req: IncomingMessage) => gate.resolve(req, new URL(req.url ?? '/', 'http://localhost'), false));
+      fw.services.provide('principal-resolver', (req, url) => gate.resolve(req, url, false));
     }
 
     if (get<boolean>('fw.admin.mcp-tools')) {
@@ -138,7 +140,7 @@ export class AdminModule implements FrameworkModule {
   }
 
   private async auditSink(fw: Framework): Promise<AuditSink | undefined> {
-    const given = this.options.auditSink ?? fw.services.get<AuditSink>('admin.audit-sink');
+    const given = this.options.auditSink ?? fw.services.get('admin.audit-sink');
     if (given) return given;
     const configured = fw.config.get<string>('fw.admin.audit.file');
     if (!configured) {

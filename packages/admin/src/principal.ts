@@ -1,13 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import { bearerCredential, type Authenticator, type Principal } from '@fw/runtime';
-
-/**
- * Finds who is calling from the request (headers, query, client certificate, a session cookie…).
- * Returns undefined for an anonymous request. `url` carries the query (`?access_token=`). Kept as
- * the admin plane's name for the runtime's {@link Authenticator}.
- */
-export type PrincipalResolver = Authenticator;
+import { bearerCredential, type Authenticator, type FwServices, type Principal } from '@fw/runtime';
 
 /** The principal a valid `fw.admin.auth.token` stands for. */
 export const TOKEN_PRINCIPAL: Principal = Object.freeze({ id: 'admin', roles: Object.freeze(['admin']) });
@@ -30,13 +22,13 @@ function digest(s: string): Buffer {
 }
 
 /** @deprecated the pre-roles name: a resolver for `token` (query accepted only with `allowQuery`). */
-export function bearerTokenResolver(token: string, options: { allowQuery: boolean }): PrincipalResolver {
+export function bearerTokenResolver(token: string, options: { allowQuery: boolean }): Authenticator {
   const auth = adminTokenAuthenticator(token);
   return (req, url) => auth(req, url, { socket: options.allowQuery });
 }
 
-/** Finds the client's address: the service `'client-address'` when there is one, else the socket's peer. */
-export type ClientAddress = (req: IncomingMessage) => string | undefined;
+/** Finds the client's address: the service `'client-address'` when there is one, else the runtime's. */
+export type ClientAddress = FwServices['client-address'];
 
 /** The runtime's loopback test (IPv4 127/8, IPv6 ::1 with brackets and zone ids, IPv4-mapped). */
 export { isLoopback } from '@fw/runtime';

@@ -1,3 +1,4 @@
+import type { ClusterService } from '@fw/runtime/adapter';
 import type { Framework, RuntimeView } from '@fw/runtime';
 import type { AgentAdminView, McpAdminView } from './peer-types.js';
 
@@ -26,16 +27,16 @@ export class Views {
   }
 
   get mcp(): McpAdminView {
-    return this.fw.services.get<McpAdminView>('mcp') ?? EMPTY_MCP;
+    return this.fw.services.get('mcp') ?? EMPTY_MCP;
   }
 
   get agent(): AgentAdminView {
-    return this.fw.services.get<AgentAdminView>('agent') ?? EMPTY_AGENT;
+    return this.fw.services.get('agent') ?? EMPTY_AGENT;
   }
 
-  /** Any other module's service (e.g. `'cluster'`), looked up now. */
-  service<T>(name: string): T | undefined {
-    return this.fw.services.get<T>(name);
+  /** The cluster service in cluster mode, looked up now; undefined on a single node. */
+  get cluster(): ClusterService | undefined {
+    return this.fw.services.get('cluster');
   }
 
   present(module: 'runtime' | 'mcp' | 'agent'): boolean {

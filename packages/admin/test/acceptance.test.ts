@@ -209,7 +209,7 @@ test('every endpoint against the running app: values match reality, writes take 
     // runtimes
     const runtimes = await api<{ name: string; active: boolean }[]>('/runtimes');
     assert.deepEqual(runtimes.body.filter((r) => r.active).map((r) => r.name), ['steered']);
-    assert.equal(runtimes.total, app.fw.services.get<{ runtimes(): unknown[] }>('agent')!.runtimes().length);
+    assert.equal(runtimes.total, app.fw.services.get('agent')!.runtimes().length);
     assert.equal((await api<{ name: string }>('/runtimes/active')).body.name, 'steered');
 
     // MCP: servers, the admin tools in the registry, a live session, a pending bridge call

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AdminCluster, ClusterOutcome, NodeResource } from '../src/cluster.js';
+import type { ClusterResource as NodeResource, ClusterService, ControlResult as ClusterOutcome } from '@fw/runtime/adapter';
 import { startHarness } from './harness.js';
 
 const API = '/api/admin';
@@ -15,22 +15,23 @@ function fakeCluster() {
   });
   const routed = (uuid: string): ClusterOutcome => (uuid === 'remote-1' ? { outcome: 'done', node: 'b', missing: [] }
     : uuid === 'maybe-on-c' ? { outcome: 'node_unreachable', node: null, missing: ['c'] } : { outcome: 'not_found', node: null, missing: [] });
-  const cluster: AdminCluster = {
+  // A double: only what the admin plane calls, with the fields its answers use.
+  const double = {
     nodeId: 'a',
     nodes: async () => [{ id: 'a', self: true }, { id: 'b', self: false }],
     overview: async () => ({ totals: { nodes: 2, connections: 5 }, nodes: [{ node: 'a' }, { node: 'b' }], missing: ['c'] }),
-    listResources: async (q) => {
+    listResources: async (q: { offset?: number; limit?: number }) => {
       calls.push(`resources:${q.offset}:${q.limit}`);
       return { items: [row('local-1', 'a'), row('remote-1', 'b')], total: 2, offset: q.offset ?? 0, limit: q.limit ?? 100, missing: ['c'] };
     },
-    getResource: async (uuid) => ({ ...routed(uuid), ...(uuid === 'remote-1' ? { result: row(uuid, 'b') } : {}) }) as ClusterOutcome<NodeResource>,
+    getResource: async (uuid: string) => ({ ...routed(uuid), ...(uuid === 'remote-1' ? { result: row(uuid, 'b') } : {}) }) as ClusterOutcome<NodeResource>,
     listBroadcasters: async () => ({ items: [{ id: '/fw/chat/x', node: 'b', resourceCount: 1, createdAt: '', internal: false, messages: 0, replayCacheSize: 0, lost: 0, recovered: 0, replayWindow: null }], missing: [] }),
-    disconnect: async (uuid, reason) => {
+    disconnect: async (uuid: string, reason?: string) => {
       calls.push(`disconnect:${uuid}:${reason}`);
       return routed(uuid);
     },
-    unicast: async (uuid) => routed(uuid),
-    broadcast: async (id) => {
+    unicast: async (uuid: string) => routed(uuid),
+    broadcast: async (id: string) => {
       calls.push(`broadcast:${id}`);
       return { bid: 7 };
     },
@@ -40,18 +41,18 @@ function fakeCluster() {
         : { outcome: 'not_found', node: null, missing: [] }) as ClusterOutcome<T>;
     },
     gather: async <T>() => ({ answers: [{ node: 'b', result: [{ seq: 1, coordinationId: 'k', kind: 'dispatch', timestamp: new Date(1000).toISOString(), coordinator: 'lead', agent: 'x' }] as T }], missing: ['c'] }),
-    append: async (_name, entry) => {
+    append: async (_name: string, entry: object) => {
       audit.unshift(entry);
       return true;
     },
-    log: (name) => ({
+    log: (name: string) => ({
       list: async () => (name === 'journal'
         ? [{ seq: 2, coordinationId: 'k', kind: 'completion', timestamp: new Date(2000).toISOString(), coordinator: 'lead', agent: 'x', node: 'c' },
           { seq: 1, coordinationId: 'k', kind: 'dispatch', timestamp: new Date(1000).toISOString(), coordinator: 'lead', agent: 'x', node: 'b' }]
         : [...audit, { seq: 9, timestamp: new Date().toISOString(), action: 'broadcast', target: '/fw/elsewhere', principal: null, success: true, outcome: 'allowed', reason: null, source: 'rest', node: 'b' }]),
     }),
   };
-  return { cluster, calls, audit };
+  return { cluster: double as unknown as ClusterService, calls, audit };
 }
 
 test('cluster mode: nodes, overview, resources and broadcasters answer for the whole cluster and name silent nodes', async () => {

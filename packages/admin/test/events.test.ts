@@ -79,7 +79,7 @@ test('a plain WebSocket client sees runtime and control events as JSON, never th
     assert.equal(gone.reason, 'kicked');
     await admin.waitFor((e) => e.type === 'BroadcasterDestroyed' && e.id === '/fw/chat/lobby');
 
-    const service = fw.services.get<AdminService>('admin')!;
+    const service = fw.services.get('admin')!;
     assert.ok(admin.events.every((e) => !(e.type === 'MessageBroadcast' && e.broadcasterId === service.events.broadcasterId)));
     assert.equal(service.events.stats().consumers, 1);
     const recent = (await (await fetch(`${base}/api/admin/events/recent`)).json()) as Ev[];
@@ -111,7 +111,7 @@ test('a stalled consumer never blocks the emitter: the bounded queue drops and c
   const { fw, ws } = await startFw({ 'fw.admin.events.max-queue': 10 });
   try {
     const c = await consumer(`${ws}/fw/admin/events`);
-    const service = fw.services.get<AdminService>('admin')!;
+    const service = fw.services.get('admin')!;
     // 50 events in one synchronous burst: the queue keeps the newest 10 until the next flush.
     for (let i = 0; i < 50; i++) fw.events.emit('BroadcasterCreated', { id: `/burst/${i}` });
     assert.equal(service.events.stats().queueDropped, 40);

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DENY_ALL, requireRole, DASHBOARD_CSP, type AuditEntry } from '../src/index.js';
+import type { ClusterService } from '@fw/runtime/adapter';
 import { startHarness } from './harness.js';
 
 const API = '/api/admin';
@@ -416,7 +417,7 @@ test('GET nodes answers for the cluster when the cluster service is there', asyn
     const alone = (await (await h.get(`${API}/nodes`)).json()) as { self: boolean }[];
     assert.equal(alone.length, 1);
     assert.equal(alone[0]!.self, true);
-    h.fw.services.provide('cluster', { nodes: async () => [{ id: 'a', self: true }, { id: 'b', self: false }] });
+    h.fw.services.provide('cluster', { nodes: async () => [{ id: 'a', self: true }, { id: 'b', self: false }] } as unknown as ClusterService);
     const res = await h.get(`${API}/nodes`);
     assert.equal(res.headers.get('x-total-count'), '2');
     assert.deepEqual(await res.json(), [{ id: 'a', self: true }, { id: 'b', self: false }]);

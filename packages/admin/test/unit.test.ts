@@ -4,16 +4,16 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
-import { AdminGate, AuditLog, DENY_ALL, REQUIRE_PRINCIPAL, ALLOW_ALL, requireRole, isLoopback, bearerTokenResolver, adminTokenAuthenticator, FileAuditSink, TOKEN_PRINCIPAL, type GateOptions, type PrincipalResolver } from '../src/index.js';
+import { AdminGate, AuditLog, DENY_ALL, REQUIRE_PRINCIPAL, ALLOW_ALL, requireRole, isLoopback, bearerTokenResolver, adminTokenAuthenticator, FileAuditSink, TOKEN_PRINCIPAL, type GateOptions } from '../src/index.js';
 import { Ring } from '../src/ring.js';
-import { Framework } from '@fw/runtime';
+import { Framework, type Authenticator } from '@fw/runtime';
 import { createModule, AdminModule } from '../src/index.js';
 
 function fakeReq(remoteAddress: string, headers: Record<string, string> = {}): IncomingMessage {
   return { socket: { remoteAddress }, headers } as unknown as IncomingMessage;
 }
 
-function gateOf(o: Partial<GateOptions> & { token?: string; resolver?: PrincipalResolver }): AdminGate {
+function gateOf(o: Partial<GateOptions> & { token?: string; resolver?: Authenticator }): AdminGate {
   const authenticator = o.resolver ?? (o.token ? adminTokenAuthenticator(o.token) : undefined);
   return new AdminGate({ authenticator, allowRemoteUnauthenticated: o.allowRemoteUnauthenticated ?? false, clientAddress: (req) => req.socket.remoteAddress });
 }

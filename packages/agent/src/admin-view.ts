@@ -1,6 +1,6 @@
 /**
  * What `@fw/agent` publishes for the admin plane, as the service `'agent'`
- * (`fw.services.get<AgentAdminView>('agent')`). Reads reflect live state; `cancelTask` is the one
+ * (`fw.services.get('agent')`). Reads reflect live state; `cancelTask` is the one
  * cancel code path shared with the A2A protocol's CancelTask.
  */
 export type AgentProtocol = 'a2a' | 'mcp' | 'agui';

@@ -5,7 +5,7 @@ import {
 } from '@fw/runtime';
 
 /** The agent endpoints' own authenticator, when an app wants one apart from fw.auth.*: the service `'agent.authenticator'`. */
-export const AGENT_AUTHENTICATOR_SERVICE = 'agent.authenticator';
+export const AGENT_AUTHENTICATOR_SERVICE = 'agent.authenticator' as const;
 
 /** The A2A 1.0 card's security fields, in the protocol's JSON form (a2a.proto, AgentCard §securitySchemes). */
 export interface CardSecurity {
@@ -25,7 +25,7 @@ export class AgentAuth {
     const mode = fw.config.get<string>('fw.agent.auth');
     if (mode !== 'auto' && mode !== 'none') throw new FwError('invalid_config', `fw.agent.auth must be 'auto' or 'none', got '${mode}'`, 500);
     this.authenticator = mode === 'none' ? undefined
-      : own ?? fw.services.get<Authenticator>(AGENT_AUTHENTICATOR_SERVICE) ?? frameworkAuthenticator(fw);
+      : own ?? fw.services.get(AGENT_AUTHENTICATOR_SERVICE) ?? frameworkAuthenticator(fw);
     this.custom = own !== undefined || fw.services.get(AGENT_AUTHENTICATOR_SERVICE) !== undefined;
   }
 

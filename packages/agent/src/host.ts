@@ -79,7 +79,7 @@ export class AgentHost {
     }));
     // Cluster mode (`@fw/redis`): every event also goes to the journal shared by all nodes.
     this.journal.onRecord = (event) => {
-      void fw.services.get<{ append(name: string, entry: object): Promise<boolean> }>('cluster')?.append('journal', event).catch(() => false);
+      void fw.services.get('cluster')?.append('journal', event).catch(() => false);
     };
     this.sessions = new SessionTracker(fw.events, () => fw.config.get<number>('fw.agent.sessions.max'), store, () => fw.config.get<number>('fw.agent.sessions.history'));
   }

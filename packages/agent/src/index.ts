@@ -2,6 +2,7 @@
  * @fw/agent: agents and coordinators with AI runtimes, sessions, the coordination journal, and
  * the A2A, AG-UI and chat endpoints. See docs/agents.md.
  */
+import './seams.js'; // the package's events and services in the kernel's typed maps
 export { Agent, Coordinator, AgentTool, OnPrompt, decoratedAgents, definitionOf } from './decorators.js';
 export type { AgentOptions, CoordinatorOptions, ToolOptions, FleetMember, PromptResult, AgentClass, AgentDefinition } from './decorators.js';
 export type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';

@@ -3,7 +3,7 @@
  * hand with `fw.use(agentModule())`. It mounts the decorated agents and those given to
  * `mountAgent`, registers the runtimes and publishes the admin view as the service `'agent'`.
  */
-import type { Authenticator, Framework, FrameworkModule } from '@fw/runtime';
+import { NotFoundError, type Authenticator, type Framework, type FrameworkModule } from '@fw/runtime';
 import { releaseStore, useStore, type FwStore } from '@fw/store';
 import { AgentAuth } from './auth.js';
 import { A2AEndpoint } from './a2a/endpoint.js';
@@ -20,6 +20,7 @@ import { AgentHost, INTERRUPTED, type MountedAgent } from './host.js';
 import { openAiRuntime } from './runtime/ai-sdk.js';
 import { OfflineRuntime } from './runtime/offline.js';
 import type { AiRuntime } from './runtime/port.js';
+import { countAgentEvents } from './seams.js';
 import { createAdminView } from './view.js';
 
 /** Extra protocol mounts (the per-agent MCP endpoint plugs in here). */
@@ -39,6 +40,7 @@ export class AgentModule implements FrameworkModule {
   private fw!: Framework;
   private readonly unmounts: (() => void)[] = [];
   private readonly extraMounts: ProtocolMount[] = [];
+  private closed = false;
 
   constructor(private readonly options: { runtimes?: AiRuntime[]; mounts?: ProtocolMount[]; authenticator?: Authenticator } = {}) {
     this.extraMounts.push(...(options.mounts ?? []));
@@ -76,6 +78,19 @@ export class AgentModule implements FrameworkModule {
     this.view = createAdminView(this.host, this.store, this.a2a);
     fw.services.provide('agent', this.view);
     fw.services.provide('agent.module', this);
+    countAgentEvents(fw);
+    // Cluster mode: the admin plane of any node cancels a task or reads the journal through us.
+    fw.services.whenProvided('cluster', (cluster) => {
+      if (this.closed) return;
+      this.unmounts.push(
+        cluster.handle('agent.cancel-task', (a) => {
+          const id = String(a.taskId);
+          if (!this.view.task(id)) throw new NotFoundError('task', id);
+          return this.view.cancelTask(id, typeof a.reason === 'string' ? a.reason : undefined);
+        }),
+        cluster.handle('agent.journal', (a) => this.view.journal(a)),
+      );
+    });
     if (fw.config.get<boolean>('fw.agent.mount-decorated')) {
       for (const def of decoratedAgents()) {
         // Two decorated classes may share a name in one process (tests, variants); the first wins
@@ -124,6 +139,7 @@ export class AgentModule implements FrameworkModule {
    * writes are flushed, and the store is released (closed by its last user).
    */
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.pruneTimer);
     for (const ac of aguiRuns(this.host).values()) ac.abort(new RunCancelledError('the framework is closing'));
     this.host.close();
@@ -138,7 +154,7 @@ const pending = new WeakMap<Framework, (AgentClass | object)[]>();
 
 /** The agent module installed on `fw`, if any. */
 export function agentModuleOf(fw: Framework): AgentModule | undefined {
-  return fw.services.get<AgentModule>('agent.module');
+  return fw.services.get('agent.module');
 }
 
 /**

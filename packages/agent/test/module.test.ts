@@ -20,7 +20,7 @@ test('autoload: createModule installs the module, mounts decorated classes (firs
   try {
     mountAgent(fw, Later); // before the module exists: queued
     await fw.start();
-    const view = fw.services.get<AgentAdminView>('agent')!;
+    const view = fw.services.get('agent')!;
     assert.ok(view);
     assert.equal(view.agent('auto')?.description, 'mounted by the module');
     assert.equal(view.agent('later')?.headless, true);
@@ -59,7 +59,7 @@ test('agentModule(): installed by hand with its runtimes, the autoloader then sk
     await fw.use(module);
     await fw.start();
     assert.equal(agentModuleOf(fw), module);
-    const view = fw.services.get<AgentAdminView>('agent')!;
+    const view = fw.services.get('agent')!;
     assert.deepEqual(view.runtimes().map((r) => r.name).sort(), ['mine', 'offline']);
     assert.equal(view.activeRuntime()?.name, 'mine');
   } finally {

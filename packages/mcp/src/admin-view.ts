@@ -4,7 +4,7 @@ import { mountedServers } from './server.js';
 
 /**
  * What `@fw/mcp` publishes for the admin plane, as the service `'mcp'`
- * (`fw.services.get<McpAdminView>('mcp')`). Read-only; every list reflects the live state.
+ * (`fw.services.get('mcp')`). Read-only; every list reflects the live state.
  */
 export interface McpToolInfo {
   name: string;
@@ -73,7 +73,7 @@ export interface McpAdminView {
   pendingBridgeCalls(): PendingBridgeCallInfo[];
 }
 
-/** The live view published as `fw.services.get<McpAdminView>('mcp')`. */
+/** The live view published as the service `'mcp'`. */
 export function createAdminView(fw: Framework): McpAdminView {
   const mounts = () => mountedServers(fw);
   const serverOf = (origin: 'decorated' | 'programmatic', path: string): string | null => (origin === 'decorated' ? path : null);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { clientAddress, type Framework, type Principal } from '@fw/runtime';
+import { clientAddress, type Authenticator, type Framework, type Principal } from '@fw/runtime';
 import type { Catalog } from './catalog.js';
 import type { McpLimits } from './config.js';
 import { McpProtocol, type ServerIdentity } from './protocol/dispatcher.js';
@@ -9,22 +9,10 @@ import { ModernProtocol } from './modern/modern-protocol.js';
 import { SubscriptionHub } from './modern/subscriptions.js';
 
 /**
- * Resolves who makes an HTTP request or WebSocket upgrade (e.g. from its `Authorization`
- * header). Published by an auth module as the service `'principal-resolver'`, or passed to
- * `mountMcpServer`. Throwing an FwError refuses the request with its status (401, 403).
- */
-export type PrincipalResolver = (req: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
-export const PRINCIPAL_RESOLVER_SERVICE = 'principal-resolver';
-
-/**
  * An endpoint's own door: runs before every HTTP request (but CORS preflights) and every WebSocket
  * upgrade, after the Host/Origin check. Throwing an FwError refuses the request with its status.
  */
 export type AccessCheck = (req: IncomingMessage) => void | Promise<void>;
-
-/** Finds the client's address of a request (the service `'client-address'`; default the socket's peer). */
-export type ClientAddressResolver = (req: IncomingMessage) => string | undefined;
-export const CLIENT_ADDRESS_SERVICE = 'client-address';
 
 /** Something on a keep-alive schedule: an SSE stream (comment) or a WebSocket (ping). */
 export interface KeepAliveTarget {
@@ -88,7 +76,11 @@ export class McpEndpoint {
     readonly identity: ServerIdentity,
     readonly catalog: Catalog,
     readonly limits: McpLimits,
-    private readonly resolver?: PrincipalResolver,
+    /**
+     * Who makes an HTTP request or WebSocket upgrade; default the service `'principal-resolver'`.
+     * Throwing an FwError refuses the request with its status (401, 403).
+     */
+    private readonly resolver?: Authenticator,
     private readonly access?: AccessCheck,
   ) {
     this.protocol = new McpProtocol(fw, identity, catalog, limits);
@@ -182,8 +174,8 @@ export class McpEndpoint {
   }
 
   async resolvePrincipal(req: IncomingMessage): Promise<Principal | undefined> {
-    const resolver = this.resolver ?? this.fw.services.get<PrincipalResolver>(PRINCIPAL_RESOLVER_SERVICE);
-    return resolver ? await resolver(req) : undefined;
+    const resolver = this.resolver ?? this.fw.services.get('principal-resolver');
+    return resolver ? await resolver(req, new URL(req.url ?? '/', 'http://localhost')) : undefined;
   }
 
   async checkAccess(req: IncomingMessage): Promise<void> {
@@ -191,7 +183,7 @@ export class McpEndpoint {
   }
 
   clientAddress(req: IncomingMessage): string | undefined {
-    const resolve = this.fw.services.get<ClientAddressResolver>(CLIENT_ADDRESS_SERVICE);
+    const resolve = this.fw.services.get('client-address');
     // The runtime's answer applies fw.security.trusted-proxies (X-Forwarded-For only from a proxy).
     return resolve ? resolve(req) : clientAddress(req);
   }

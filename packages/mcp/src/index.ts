@@ -3,6 +3,7 @@
  * Streamable HTTP and WebSocket on one path, plus the stdio bridge CLI and the bidirectional
  * tool bridge. See docs/mcp.md.
  */
+import './seams.js'; // the package's events and services in the kernel's typed maps
 export { McpServer, McpTool, McpResource, McpPrompt, McpParam, declaredServers, type McpServerOptions, type McpToolOptions, type McpResourceOptions, type McpPromptOptions, type McpParamOptions, type McpServerClass } from './decorators.js';
 export { McpRegistry, ToolRegistry, type ToolDefinition, type ResourceDefinition, type PromptDefinition, type ToolEntry, type ResourceEntry, type PromptEntry } from './registry.js';
 export { McpMessage, McpToolResult, type McpContent } from './message.js';
@@ -14,7 +15,7 @@ export { InputRequiredSignal, MissingClientCapabilityError } from './modern/inpu
 export { McpError, InvalidParamsError, ResourceNotFoundError, McpRegistrationError, RpcCode } from './errors.js';
 export { MCP_CONFIG } from './config.js';
 export { mountMcpServer, mountedServers, type MountOptions, type MountedServer } from './server.js';
-export { McpEndpoint, PRINCIPAL_RESOLVER_SERVICE, CLIENT_ADDRESS_SERVICE, type PrincipalResolver, type AccessCheck, type ClientAddressResolver, type EndpointStats } from './endpoint.js';
+export { McpEndpoint, type AccessCheck, type EndpointStats } from './endpoint.js';
 export { Catalog, type RegistryVisibility } from './catalog.js';
 export { SUPPORTED_VERSIONS, LATEST_VERSION } from './protocol/dispatcher.js';
 export { BiDirectionalToolBridge, BridgeTimeoutError, BridgeDisconnectedError, BridgeLimitError, BridgeClientError, allPendingBridgeCalls, type PendingCall, type BridgeOptions, type BridgeStats } from './bridge.js';

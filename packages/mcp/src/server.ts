@@ -1,8 +1,8 @@
-import type { Framework } from '@fw/runtime';
+import type { Authenticator, Framework } from '@fw/runtime';
 import { Catalog } from './catalog.js';
 import { MCP_CONFIG, readLimits } from './config.js';
 import { buildRegistry, serverDeclaration, type McpServerClass, type McpServerOptions } from './decorators.js';
-import { McpEndpoint, type AccessCheck, type PrincipalResolver } from './endpoint.js';
+import { McpEndpoint, type AccessCheck } from './endpoint.js';
 import type { ServerIdentity } from './protocol/dispatcher.js';
 import { McpRegistry, type ToolRegistry } from './registry.js';
 import { StreamableHttpTransport } from './transport/streamable-http.js';
@@ -10,7 +10,7 @@ import { WebSocketTransport } from './transport/websocket.js';
 
 export interface MountOptions {
   /** Overrides the `'principal-resolver'` service for this endpoint. */
-  principalResolver?: PrincipalResolver;
+  principalResolver?: Authenticator;
   /** Serve the process-wide McpRegistry too (default true); false for an endpoint with its own tools only. */
   globalRegistry?: boolean;
   /** Extra registries to serve (programmatic tools of this endpoint only). */

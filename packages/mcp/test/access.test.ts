@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { Framework, FwError } from '@fw/runtime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CLIENT_ADDRESS_SERVICE, McpRegistry, ToolRegistry, mountMcpServer } from '../src/index.js';
+import { McpRegistry, ToolRegistry, mountMcpServer } from '../src/index.js';
 
 async function start(): Promise<{ fw: Framework; base: string }> {
   const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
@@ -63,7 +63,7 @@ test('an endpoint with its own registry and an access check: refused requests ne
 test('a registry added with a visibility predicate is listed and callable only by admitted sessions', async () => {
   const { fw, base } = await start();
   let address = '127.0.0.1';
-  fw.services.provide(CLIENT_ADDRESS_SERVICE, () => address);
+  fw.services.provide('client-address', () => address);
   const hidden = new ToolRegistry('programmatic');
   hidden.registerTool({ name: 'secret_tool', handler: () => 'secret' });
   const mounted = mountMcpServer(fw, { name: 'user', path: '/user' }, { globalRegistry: false });

@@ -15,7 +15,7 @@ test('module: default server at /mcp for the registry, late @McpServer classes m
   const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
   await fw.use(createModule(fw)!);
   const addr = await fw.listen(0, '127.0.0.1');
-  const view = fw.services.get<McpAdminView>('mcp')!;
+  const view = fw.services.get('mcp')!;
   const offTool = McpRegistry.get().registerTool({
     name: 'fw_probe',
     description: 'reads the context',

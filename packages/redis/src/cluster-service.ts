@@ -1,133 +1,17 @@
-import { FwError, NotFoundError, type BroadcasterInfo, type Page, type ResourceInfo, type ResourceQuery, type Runtime, type RuntimeStats } from '@fw/runtime';
+import { FwError, NotFoundError, type BroadcasterInfo, type Page, type ResourceInfo, type ResourceQuery, type Runtime } from '@fw/runtime';
+import type {
+  ClusterBroadcaster, ClusterList, ClusterNode, ClusterOverview, ClusterPage, ClusterResource, ClusterService, ClusterStatus,
+  ClusterTotals, ControlResult, NodeOverview, Stamped,
+} from '@fw/runtime/adapter';
 import type { ClusterBroadcast } from './cluster-broadcast.js';
 import type { RedisLink } from './link.js';
-import type { NodeRecord, Presence } from './presence.js';
+import type { Presence } from './presence.js';
 import type { Rpc, RpcHandler } from './rpc.js';
 import type { SharedLog } from './shared-log.js';
-
-/** The real outcome of a routed control action. */
-export type ControlOutcome = 'done' | 'not_found' | 'node_unreachable';
-
-export interface ControlResult<T = unknown> {
-  outcome: ControlOutcome;
-  /** The node that holds the target (when done). */
-  node: string | null;
-  /** Nodes that did not answer in time (the target may be on one of them). */
-  missing: string[];
-  result?: T;
-}
-
-/** This node's view of its cluster link: what the overview and the nodes list show. */
-export interface ClusterStatus {
-  nodeId: string;
-  redis: 'up' | 'down';
-  redisDownSince: string | null;
-  /** Times the Redis link came back after being lost. */
-  recoveries: number;
-  lastError: string | null;
-  published: number;
-  received: number;
-  /** Local broadcasts the other nodes never got (published while Redis was down). */
-  unpublished: number;
-  /** Broadcasts of other nodes that never reached this node. */
-  lost: number;
-  /** Broadcasts missed while Redis was away and read back from the replay streams. */
-  recovered: number;
-  /** Local broadcasts waiting in the outbox for Redis. */
-  queued: number;
-  pendingRequests: number;
-}
-
-export interface ClusterNode extends NodeRecord {
-  self: boolean;
-}
-
-export interface NodeOverview {
-  node: string;
-  stats: RuntimeStats;
-  cluster: ClusterStatus;
-}
-
-export interface ClusterTotals {
-  nodes: number;
-  connections: number;
-  broadcasters: number;
-  messagesIn: number;
-  messagesOut: number;
-  broadcasts: number;
-  dropped: number;
-  unpublished: number;
-  lost: number;
-}
-
-export interface ClusterOverview {
-  self: string;
-  redis: 'up' | 'down';
-  totals: ClusterTotals;
-  nodes: NodeOverview[];
-  /** Nodes that did not answer in time: the totals leave them out. */
-  missing: string[];
-}
-
-export type ClusterResource = ResourceInfo & { node: string };
-export type ClusterBroadcaster = BroadcasterInfo & { node: string };
-
-export interface ClusterPage<T> extends Page<T> {
-  missing: string[];
-}
-
-export interface ClusterList<T> {
-  items: T[];
-  missing: string[];
-}
-
-/** An entry of a shared log, stamped with the node that wrote it. */
-export type Stamped<T> = T & { node: string };
-
-/**
- * The `cluster` service (`fw.services.get<ClusterService>('cluster')`): the whole cluster as the
- * admin plane sees it. Answers never fail whole because a node is slow or gone: they name it in
- * `missing`. Control actions are routed to the node holding the target and report the outcome.
- */
-export interface ClusterService {
-  readonly nodeId: string;
-  status(): ClusterStatus;
-  nodes(): Promise<ClusterNode[]>;
-  overview(): Promise<ClusterOverview>;
-  listResources(query?: ResourceQuery): Promise<ClusterPage<ClusterResource>>;
-  getResource(uuid: string): Promise<ControlResult<ClusterResource>>;
-  listBroadcasters(): Promise<ClusterList<ClusterBroadcaster>>;
-  disconnect(uuid: string, reason?: string): Promise<ControlResult>;
-  unicast(uuid: string, message: string | object): Promise<ControlResult>;
-  /** Broadcasts to every member on every node, even when this node has none. */
-  broadcast(broadcasterId: string, message: string | object): Promise<{ bid: number }>;
-  /**
-   * Registers a routable control method (e.g. the agent layer's `agent.cancel-task`): it returns
-   * its result, or throws NotFoundError when this node does not hold the target.
-   */
-  handle(method: string, handler: RpcHandler): () => void;
-  /** Runs `method` on whichever node holds the target: this one first, then all others at once. */
-  route<T = unknown>(method: string, args: Record<string, unknown>): Promise<ControlResult<T>>;
-  /** Calls `method` on every live node; answers per node plus the ones that did not answer. */
-  gather<T = unknown>(method: string, args?: Record<string, unknown>): Promise<{ answers: { node: string; result: T }[]; missing: string[] }>;
-  /** Shared logs (audit, journal, or any name): one Redis list each. */
-  log<T extends object>(name: string): SharedLog<Stamped<T>>;
-  /** Appends to a shared log, stamping the entry with this node. False when Redis is down. */
-  append<T extends object>(name: string, entry: T): Promise<boolean>;
-}
-
-/** The parts of the agent layer's `agent` service the cluster routes (structural: no dependency on @fw/agent). */
-interface AgentService {
-  task(id: string): unknown;
-  cancelTask(id: string, reason?: string): Promise<unknown>;
-  journal(query?: Record<string, unknown>): unknown[];
-}
 
 export interface ClusterParts {
   nodeId: string;
   runtime: Runtime;
-  /** Looks up another module's service at call time (`agent`). */
-  service<T>(name: string): T | undefined;
   link: RedisLink;
   rpc: Rpc;
   presence: Presence;
@@ -160,14 +44,6 @@ export class Cluster implements ClusterService {
       rt.unicast(String(a.uuid), a.message as string | object);
       return true;
     });
-    // The agent layer's control and journal, for the admin plane of any node.
-    p.rpc.handle('agent.cancel-task', (a) => {
-      const agent = p.service<AgentService>('agent');
-      const id = String(a.taskId);
-      if (!agent?.task(id)) throw new NotFoundError('task', id);
-      return agent.cancelTask(id, typeof a.reason === 'string' ? a.reason : undefined);
-    });
-    p.rpc.handle('agent.journal', (a) => p.service<AgentService>('agent')?.journal(a) ?? []);
   }
 
   status(): ClusterStatus {

@@ -1,11 +1,10 @@
 export { createModule, ClusterModule, readClusterSettings } from './module.js';
 export { CLUSTER_CONFIG, type ClusterSettings } from './config.js';
+// The cluster contract is the kernel's (`@fw/runtime/adapter`); re-exported for convenience.
 export type {
   ClusterService, ClusterStatus, ClusterNode, ClusterOverview, ClusterTotals, NodeOverview, ClusterResource,
-  ClusterBroadcaster, ClusterPage, ClusterList, ControlResult, ControlOutcome, Stamped,
-} from './cluster-service.js';
-export type { NodeRecord } from './presence.js';
-export type { RpcHandler } from './rpc.js';
+  ClusterBroadcaster, ClusterPage, ClusterList, ControlResult, ControlOutcome, Stamped, NodeRecord, ClusterMethod, ClusterLog,
+} from '@fw/runtime/adapter';
 export { SharedLog } from './shared-log.js';
 export { NodeUnreachableError, ClusterConfigError } from './errors.js';
 export { decodeEnvelope, encodeBody, type Envelope } from './envelope.js';

@@ -4,12 +4,14 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Framework, FrameworkModule } from '@fw/runtime';
 import { ClusterBroadcast } from './cluster-broadcast.js';
-import { Cluster, type ClusterService, type Stamped } from './cluster-service.js';
+import type { ClusterService, NodeRecord, Stamped } from '@fw/runtime/adapter';
+import { Cluster } from './cluster-service.js';
 import { CLUSTER_CONFIG, type ClusterSettings } from './config.js';
+import { countClusterEvents, type ClusterChange } from './seams.js';
 import { ClusterConfigError } from './errors.js';
 import { RedisLink, type LinkState } from './link.js';
 import { LossReporter } from './loss-reporter.js';
-import { Presence, type NodeRecord } from './presence.js';
+import { Presence } from './presence.js';
 import { Rpc } from './rpc.js';
 import { SharedLog } from './shared-log.js';
 
@@ -79,7 +81,8 @@ export class ClusterModule implements FrameworkModule {
     const s = readClusterSettings(fw);
     this.runtime = fw.runtime;
     this.epochKey = `${s.prefix}:epoch`;
-    const emit = (change: 'redis-down' | 'redis-up' | 'node-joined' | 'node-left' | 'messages-lost' | 'messages-recovered', detail: string, count?: number): void => {
+    countClusterEvents(fw);
+    const emit = (change: ClusterChange, detail: string, count?: number): void => {
       const n = count === undefined ? {} : change === 'messages-recovered' ? { recovered: count } : { lost: count };
       fw.events.emit('ClusterChanged', { node: s.nodeId, change, detail, ...n });
     };
@@ -143,7 +146,6 @@ export class ClusterModule implements FrameworkModule {
     this.service = new Cluster({
       nodeId: s.nodeId,
       runtime: fw.runtime,
-      service: <T>(name: string) => fw.services.get<T>(name),
       link,
       rpc,
       presence,

@@ -1,20 +1,7 @@
+import type { NodeRecord } from '@fw/runtime/adapter';
 import type { RedisLink } from './link.js';
 
-/** What each node announces about itself with every heartbeat. */
-export interface NodeRecord {
-  id: string;
-  address: string;
-  version: string;
-  startedAt: string;
-  pid: number;
-  /** When this record was written (ISO-8601). */
-  heartbeatAt: string;
-  connections: number;
-  broadcasters: number;
-  /** Broadcaster ids with members on this node (capped), so lists can be answered for the cluster. */
-  broadcasterIds: string[];
-}
-
+/** What each node announces about itself with every heartbeat: a `NodeRecord` (the cluster contract's). */
 export interface PresenceOptions {
   prefix: string;
   nodeId: string;

@@ -3,8 +3,10 @@ import { FwError, LimitExceededError } from '@fw/runtime';
 import { NodeUnreachableError } from './errors.js';
 import type { RedisLink } from './link.js';
 
-/** A method other nodes may call on this one. Throwing an FwError sends its code back. */
-export type RpcHandler = (args: Record<string, unknown>) => unknown;
+import type { ClusterMethod } from '@fw/runtime/adapter';
+
+/** A method other nodes may call on this one (the contract's `ClusterMethod`). Throwing an FwError sends its code back. */
+export type RpcHandler = ClusterMethod;
 
 interface Request {
   t: 'req';

@@ -1,3 +1,4 @@
+import type { ClusterLog } from '@fw/runtime/adapter';
 import type { RedisLink } from './link.js';
 
 /**
@@ -7,7 +8,7 @@ import type { RedisLink } from './link.js';
  * Redis being down never fails the caller: `append` answers false (keep the local copy, and
  * count it) and `list` throws so the caller can fall back to its own entries.
  */
-export class SharedLog<T extends object> {
+export class SharedLog<T extends object> implements ClusterLog<T> {
   constructor(private readonly link: RedisLink, readonly key: string, private readonly maxEntries: number) {}
 
   async append(entry: T): Promise<boolean> {

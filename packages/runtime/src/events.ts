@@ -1,8 +1,16 @@
 /**
- * The typed framework event bus: the eleven event types of the admin spec (§6). Each subsystem
- * emits its own events; the admin plane is only a listener. Emission is synchronous and costs a
- * single map lookup when nobody listens: call `bus.wants(type)` before building a payload on a
- * hot path.
+ * The typed framework event bus. The runtime declares its own five events (admin spec §6); every
+ * other package adds its events to the same map with a module augmentation, so the kernel names no
+ * module and a listener of any event is still type-checked:
+ *
+ * ```ts
+ * declare module '@fw/runtime' {
+ *   interface FwEventMap { AgentSessionStarted: { agentName: string; sessionId: string } }
+ * }
+ * ```
+ *
+ * Emission is synchronous and costs a single map lookup when nobody listens: call
+ * `bus.wants(type)` before building a payload on a hot path.
  */
 import type { TransportName } from '@fw/protocol';
 export type { TransportName };
@@ -14,25 +22,9 @@ export interface FwEventMap {
   BroadcasterDestroyed: { id: string };
   /** `id` is the message id within the broadcaster; `resourceCount` how many resources it reached. */
   MessageBroadcast: { broadcasterId: string; id: number; resourceCount: number };
-  AgentSessionStarted: { agentName: string; sessionId: string };
-  AgentSessionEnded: { agentName: string; sessionId: string; durationMs: number; messageCount: number };
-  TaskStateChanged: { taskId: string; agentName: string; oldState: string | null; newState: string };
-  AgentDispatched: { coordinationId: string; coordinator: string; agent: string; skill: string };
-  AgentCompleted: { coordinationId: string; coordinator: string; agent: string; skill: string; durationMs: number; success: boolean };
-  ControlActionExecuted: { action: string; target: string; principal: string | null; success: boolean; outcome: string; reason?: string };
-  /**
-   * Not in the spec's eleven: cluster mode (`@fw/redis`) reports Redis going down / coming back,
-   * nodes joining / leaving, and cross-node messages lost, so no loss is ever silent.
-   */
-  ClusterChanged: { node: string; change: 'redis-down' | 'redis-up' | 'node-joined' | 'node-left' | 'messages-lost' | 'messages-recovered'; detail: string; lost?: number; recovered?: number };
 }
 
 export type FwEventType = keyof FwEventMap;
-export const FW_EVENT_TYPES: readonly FwEventType[] = [
-  'ResourceConnected', 'ResourceDisconnected', 'BroadcasterCreated', 'BroadcasterDestroyed',
-  'MessageBroadcast', 'AgentSessionStarted', 'AgentSessionEnded', 'TaskStateChanged',
-  'AgentDispatched', 'AgentCompleted', 'ControlActionExecuted', 'ClusterChanged',
-];
 
 /** An event as delivered: `type` and an ISO-8601 `timestamp`, then the type's own fields. */
 export type FwEvent<K extends FwEventType = FwEventType> = K extends FwEventType

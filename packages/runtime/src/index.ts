@@ -5,8 +5,8 @@ export {
   Config, ConfigError, defineConfig, envName, parseDuration, type ConfigKey, type ConfigSchema, type ConfigType, type ConfigTypes,
   type ConfigValue, type ConfigInput, type ConfigOptions, type FwConfigKeys,
 } from './config.js';
-export { EventBus, FW_EVENT_TYPES, type FwEvent, type FwEventMap, type FwEventType, type Listener, type AnyListener } from './events.js';
-export { Services } from './services.js';
+export { EventBus, type FwEvent, type FwEventMap, type FwEventType, type Listener, type AnyListener } from './events.js';
+export { Services, type FwServices, type ServiceName } from './services.js';
 export { RUNTIME_CONFIG } from './runtime-config.js';
 export { FwError, NotFoundError, BadRequestError, LimitExceededError } from './errors.js';
 export { problem, sendProblem, sendError, type Problem } from './http/problem.js';

@@ -2,6 +2,7 @@
  * @fw/store: fw's durable state on embedded SQLite (libSQL) or PostgreSQL, one schema and one set
  * of migrations (Kysely). See docs/agents.md ("Durable state") and docs/architecture.md.
  */
+import './seams.js'; // the store in the kernel's typed service map
 export { openStore, useStore, releaseStore, storeOptions, dataDir, redact, type FwStore, type StoreKind, type StoreOptions } from './store.js';
 export { STORE_CONFIG } from './config.js';
 export { MIGRATIONS, migrate } from './migrations.js';

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { FwError, highestRole, NotFoundError, type TransportName } from '@fw/runtime';
 import { CONTROL_ACTIONS, type ControlAction } from '../authorizer.js';
 import { AUDIT_OUTCOMES, filterAudit, type AuditEntry, type AuditLog } from '../audit.js';
-import { clusterOf, settled } from '../cluster.js';
+import { settled } from '../cluster.js';
 import type { ControlPlane } from '../control.js';
 import type { EventStream } from '../event-stream.js';
 import type { AdminGate } from '../gate.js';
@@ -63,7 +63,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
     {
       // Cluster mode adds `cluster`: the sums, each node's figures, and the nodes that did not answer.
       method: 'GET', path: '/overview', doc: { tag: 'overview', reply: 'object', summary: 'Status, uptime and counters of this node (and, in cluster mode, of every node)' }, handle: async () => {
-        const cluster = clusterOf(views);
+        const cluster = views.cluster;
         return json(cluster ? { ...overview(views), cluster: await cluster.overview() } : overview(views));
       },
     },
@@ -87,8 +87,8 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
     {
       method: 'GET', path: '/nodes', doc: { tag: 'overview', reply: 'list', summary: 'The nodes of the cluster (this one alone on a single node)' }, handle: async (r) => {
         // In cluster mode (`@fw/redis`) the cluster service knows every node; alone, this is the only one.
-        const cluster = d.views.service<{ nodes(): Promise<object[]> }>('cluster');
-        if (cluster && typeof cluster.nodes === 'function') {
+        const cluster = d.views.cluster;
+        if (cluster) {
           const nodes = await cluster.nodes();
           return { kind: 'list', items: nodes, total: nodes.length };
         }
@@ -138,7 +138,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
     {
       method: 'GET', path: '/broadcasters', doc: { tag: 'broadcasters', reply: 'list', paged: true, summary: 'Broadcasters (every node in cluster mode)', query: { search: { description: 'Only ids containing this text', schema: { type: 'string' } } } }, handle: async (r) => {
         const search = strParam(r.url, 'search');
-        const cluster = clusterOf(views);
+        const cluster = views.cluster;
         if (cluster) {
           // Every node's broadcasters, each row with its node.
           const { items, missing } = await cluster.listBroadcasters();
@@ -173,7 +173,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
         const transport = enumParam(r.url, 'transport', TRANSPORTS);
         const search = strParam(r.url, 'search');
         const query = { offset, limit, ...(broadcaster ? { broadcaster } : {}), ...(transport ? { transport } : {}), ...(search ? { search } : {}) };
-        const cluster = clusterOf(views);
+        const cluster = views.cluster;
         if (cluster) {
           // One page over every node, each row with its node.
           const page = await cluster.listResources(query);
@@ -185,7 +185,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
     },
     {
       method: 'GET', path: '/resources/{uuid}', doc: { tag: 'resources', reply: 'object', summary: 'One resource (looked up on every node in cluster mode)' }, handle: async (r) => {
-        const cluster = clusterOf(views);
+        const cluster = views.cluster;
         if (cluster && !views.runtime.getResource(param(r, 'uuid'))) {
           return json(settled(await cluster.getResource(param(r, 'uuid')), 'resource', param(r, 'uuid')).result);
         }
@@ -225,9 +225,9 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
         };
         // Cluster mode: the journal every node writes to in Redis (each event with its node), in
         // time order; this node's own journal when Redis cannot be read.
-        const shared = await clusterOf(views)?.log('journal').list(Number.MAX_SAFE_INTEGER).catch(() => undefined);
+        const shared = await views.cluster?.log<JournalEvent>('journal').list(Number.MAX_SAFE_INTEGER).catch(() => undefined);
         if (shared) {
-          const events = (shared as (JournalEvent & { node: string })[]).filter((e) => journalMatches(e, query))
+          const events = shared.filter((e) => journalMatches(e, query))
             .sort((x, y) => Date.parse(x.timestamp) - Date.parse(y.timestamp));
           return newestPage(r, events, d.pageMax);
         }
@@ -333,8 +333,8 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
         };
         // Cluster mode: the shared audit log (every node's entries, each with its node); this
         // node's own log when Redis cannot be read.
-        const shared = await clusterOf(views)?.log('audit').list(Number.MAX_SAFE_INTEGER).catch(() => undefined); // all it keeps
-        return paged(r, shared ? filterAudit(shared as AuditEntry[], query) : d.audit.query(query));
+        const shared = await views.cluster?.log<AuditEntry>('audit').list(Number.MAX_SAFE_INTEGER).catch(() => undefined); // all it keeps
+        return paged(r, shared ? filterAudit(shared, query) : d.audit.query(query));
       },
     },
   ];

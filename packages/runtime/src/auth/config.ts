@@ -14,7 +14,7 @@ export const AUTH_CONFIG = defineConfig({
   'fw.auth.jwt.clock-tolerance': { type: 'duration', default: 30_000, description: 'Clock skew allowed on a JWT\'s `exp` and `nbf`' },
 });
 /** The app's own authenticator: `new Framework({ authenticator })` or the service `'authenticator'`. */
-export const AUTHENTICATOR_SERVICE = 'authenticator';
+export const AUTHENTICATOR_SERVICE = 'authenticator' as const;
 
 const BUILT = new WeakMap<Framework, Authenticator | null>();
 
@@ -36,7 +36,7 @@ function build(fw: Framework): Authenticator | undefined {
   fw.config.declare(AUTH_CONFIG);
   const get = <T>(key: string): T => fw.config.get<T>(key);
   const list: Authenticator[] = [];
-  const custom = fw.config.option('authenticator') ?? fw.services.get<Authenticator>(AUTHENTICATOR_SERVICE);
+  const custom = fw.config.option('authenticator') ?? fw.services.get(AUTHENTICATOR_SERVICE);
   if (custom !== undefined) {
     if (typeof custom !== 'function') throw new ConfigError('the authenticator option must be a function (req, url) => principal');
     list.push(custom);

@@ -102,21 +102,10 @@ export class FwMetrics {
     this.mcpCalls = new Histogram({ name: 'fw_mcp_tool_call_duration_seconds', help: 'MCP tools/call duration by tool and outcome', labelNames: ['tool', 'outcome'], buckets: SECONDS_CALL, registers });
     this.agentRuns = new Histogram({ name: 'fw_agent_run_duration_seconds', help: 'Agent runs (one user message to the whole answer) by agent and outcome', labelNames: ['agent', 'outcome'], buckets: SECONDS_CALL, registers });
 
-    // Rare events come from the bus. MessageBroadcast and ResourceConnected are never listened
-    // to here: a listener would make every broadcast and connect build an event object.
-    const dispatches = new Histogram({ name: 'fw_agent_dispatch_duration_seconds', help: 'Coordinator dispatches to an agent by coordinator, agent and outcome', labelNames: ['coordinator', 'agent', 'outcome'], buckets: SECONDS_CALL, registers });
-    const sessions = new Counter({ name: 'fw_agent_sessions_ended_total', help: 'Agent chat sessions ended, by agent', labelNames: ['agent'], registers });
-    const controls = new Counter({ name: 'fw_admin_control_actions_total', help: 'Admin control actions by action and success', labelNames: ['action', 'success'], registers });
-    const cluster = new Counter({ name: 'fw_cluster_changes_total', help: 'Cluster changes seen by this node (redis-down, redis-up, node-joined, node-left, messages-lost)', labelNames: ['change'], registers });
-    const clusterLost = new Counter({ name: 'fw_cluster_messages_lost_total', help: 'Cross-node broadcasts this node reported lost', registers });
+    // Modules count their own rare events with `durations` / `tally` (the runtime names none of
+    // them). MessageBroadcast and ResourceConnected are never listened to here: a listener would
+    // make every broadcast and connect build an event object.
     if (this.enabled) {
-      events.on('AgentCompleted', (e) => dispatches.observe({ coordinator: e.coordinator, agent: e.agent, outcome: e.success ? 'ok' : 'error' }, e.durationMs / 1000));
-      events.on('AgentSessionEnded', (e) => sessions.inc({ agent: e.agentName }));
-      events.on('ControlActionExecuted', (e) => controls.inc({ action: e.action, success: String(e.success) }));
-      events.on('ClusterChanged', (e) => {
-        cluster.inc({ change: e.change });
-        if (e.change === 'messages-lost' && e.lost) clusterLost.inc(e.lost);
-      });
       const fanout = this.fanout;
       runtime.fanoutObserver = (seconds) => fanout.record(seconds);
     }
@@ -130,6 +119,21 @@ export class FwMetrics {
   gauge(name: string, help: string, read: () => number): () => void {
     new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
     return () => this.registry.removeSingleMetric(name);
+  }
+
+  /**
+   * Adds a labelled histogram of durations in seconds (call-sized buckets) and returns the function
+   * that records one: for a module's own events (`fw_agent_dispatch_duration_seconds`).
+   */
+  durations<L extends string>(name: string, help: string, labelNames: readonly L[]): (labels: Record<L, string>, seconds: number) => void {
+    const histogram = new Histogram({ name, help, labelNames: [...labelNames], buckets: SECONDS_CALL, registers: [this.registry] });
+    return (labels, seconds) => histogram.observe(labels, seconds);
+  }
+
+  /** Adds a labelled counter and returns the function that counts (`by` defaults to 1). */
+  tally<L extends string>(name: string, help: string, labelNames: readonly L[]): (labels: Record<L, string>, by?: number) => void {
+    const counter = new Counter({ name, help, labelNames: [...labelNames], registers: [this.registry] });
+    return (labels, by = 1) => counter.inc(labels, by);
   }
 
   /** Adds a counter that follows a monotonic number `read` at scrape time (it never goes down). Returns a remover. */
