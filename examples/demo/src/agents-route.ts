@@ -3,7 +3,6 @@
  * description and its AG-UI path. Public like the agent cards it summarises.
  */
 import { sendJson, type Framework } from '@fw/runtime';
-import type { AgentAdminView } from '@fw/agent';
 
 export interface PageAgent {
   name: string;
@@ -14,7 +13,7 @@ export interface PageAgent {
 
 export function installAgentsRoute(fw: Framework): void {
   fw.route('GET', '/demo/agents', (_req, res) => {
-    const view = fw.services.get<AgentAdminView>('agent');
+    const view = fw.services.get('agent');
     const agents: PageAgent[] = (view?.agents() ?? [])
       .filter((a) => a.protocols.includes('agui'))
       .map((a) => ({ name: a.name, description: a.description, kind: a.kind, agui: `${a.path}/agui` }));

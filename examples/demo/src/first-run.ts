@@ -4,8 +4,6 @@
  * endpoints are, each agent card, who may open the admin plane, the exact configuration that
  * connects a desktop MCP client through the stdio bridge, and what the simulation is doing.
  */
-import type { AdminService } from '@fw/admin';
-import type { AgentAdminView } from '@fw/agent';
 import type { Framework } from '@fw/runtime';
 import type { SimulationStatus } from './simulation/simulation.js';
 
@@ -17,8 +15,8 @@ export interface FirstRunFacts {
 }
 
 export function firstRunText({ url, fw, store, simulation }: FirstRunFacts): string {
-  const admin = fw.services.get<AdminService>('admin');
-  const agents = fw.services.get<AgentAdminView>('agent')?.agents() ?? [];
+  const admin = fw.services.get('admin');
+  const agents = fw.services.get('agent')?.agents() ?? [];
   const at = (path: string): string => new URL(path.replace(/^\//, ''), url).href;
   const lines: string[] = ['fw demo running', ''];
   lines.push(`  chat page      ${url}`);

@@ -9,7 +9,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BadRequestError, FwError, hasRole, readJson, requireJsonContentType, sendError, sendJson, type Framework } from '@fw/runtime';
-import type { AdminService } from '@fw/admin';
 import type { Simulation } from './simulation.js';
 
 /** The switch's body is one flag: anything larger than this is not it. */
@@ -37,7 +36,7 @@ export function installSimulationRoute(fw: Framework, simulation: Simulation): v
 }
 
 async function admit(fw: Framework, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const admin = fw.services.get<AdminService>('admin');
+  const admin = fw.services.get('admin');
   if (!admin) throw new FwError('forbidden', 'the simulation switch needs the admin plane (fw.admin.enabled)', 403);
   const gate = await admin.gate.check(req, new URL(req.url ?? '/', 'http://localhost'), { write: true });
   if (!gate.ok) {
