@@ -22,6 +22,8 @@ export interface McpToolOptions {
   inputSchema?: JsonSchema | StandardSchemaV1;
   outputSchema?: JsonSchema | StandardSchemaV1;
   annotations?: Record<string, unknown>;
+  /** OAuth scopes a call needs (see ToolDefinition.scopes). */
+  scopes?: readonly string[];
 }
 
 export interface McpResourceOptions {

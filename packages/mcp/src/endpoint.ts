@@ -7,6 +7,9 @@ import { notification } from './protocol/jsonrpc.js';
 import type { McpSession } from './protocol/session.js';
 import { ModernProtocol } from './modern/modern-protocol.js';
 import { SubscriptionHub } from './modern/subscriptions.js';
+import type { OAuthRefusal } from './oauth/challenge.js';
+import type { ProtectedResource } from './oauth/resource-server.js';
+import type { JsonRpcRequest } from './protocol/jsonrpc.js';
 
 /**
  * An endpoint's own door: runs before every HTTP request (but CORS preflights) and every WebSocket
@@ -82,6 +85,8 @@ export class McpEndpoint {
      */
     private readonly resolver?: Authenticator,
     private readonly access?: AccessCheck,
+    /** Set when the endpoint is an OAuth 2.1 resource server (`fw.mcp.oauth.*`): its tokens replace `resolver` and `access`. */
+    readonly oauth?: ProtectedResource,
   ) {
     this.protocol = new McpProtocol(fw, identity, catalog, limits);
     this.modern = new ModernProtocol(this);
@@ -174,12 +179,32 @@ export class McpEndpoint {
   }
 
   async resolvePrincipal(req: IncomingMessage): Promise<Principal | undefined> {
+    if (this.oauth) return this.oauth.authenticate(req);
     const resolver = this.resolver ?? this.fw.services.get('principal-resolver');
     return resolver ? await resolver(req, new URL(req.url ?? '/', 'http://localhost')) : undefined;
   }
 
+  /** Runs before every request and upgrade: the OAuth token check (401/403 with a challenge), else the mount's own door. */
   async checkAccess(req: IncomingMessage): Promise<void> {
-    if (this.access) await this.access(req);
+    if (this.oauth) await this.oauth.authenticate(req);
+    else if (this.access) await this.access(req);
+  }
+
+  /**
+   * The first tools/call among `requests` that the request's access token may not make (403
+   * `insufficient_scope`), checked before anything of the message is dispatched. Undefined when
+   * the endpoint is not an OAuth resource server.
+   */
+  async scopeRefusal(req: IncomingMessage, requests: readonly JsonRpcRequest[]): Promise<{ refusal: OAuthRefusal; request: JsonRpcRequest } | undefined> {
+    if (!this.oauth) return undefined;
+    const calls = requests.filter((r) => r.method === 'tools/call' && typeof r.params?.name === 'string');
+    if (calls.length === 0) return undefined;
+    const principal = await this.oauth.authenticate(req);
+    for (const request of calls) {
+      const refusal = this.oauth.toolRefusal(req, principal, request.params!.name as string);
+      if (refusal) return { refusal, request };
+    }
+    return undefined;
   }
 
   clientAddress(req: IncomingMessage): string | undefined {

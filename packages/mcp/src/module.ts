@@ -1,6 +1,7 @@
 import type { Framework, FrameworkModule } from '@fw/runtime';
 import { createAdminView } from './admin-view.js';
 import { MCP_CONFIG } from './config.js';
+import { MCP_OAUTH_CONFIG } from './oauth/config.js';
 import { declaredServers, onServerDeclared } from './decorators.js';
 import { mountedServers, mountMcpServer } from './server.js';
 
@@ -13,6 +14,7 @@ import { mountedServers, mountMcpServer } from './server.js';
  */
 export function createModule(fw: Framework): FrameworkModule | undefined {
   fw.config.declare(MCP_CONFIG);
+  fw.config.declare(MCP_OAUTH_CONFIG);
   if (!fw.config.get<boolean>('fw.mcp.enabled')) return undefined;
   let offDeclared: (() => void) | undefined;
   return {

@@ -24,6 +24,8 @@ export interface ToolDefinition {
   /** The shape of `structuredContent`; results that do not conform become `isError` results. */
   outputSchema?: JsonSchema | StandardSchemaV1;
   annotations?: Record<string, unknown>;
+  /** OAuth scopes a tools/call needs when the endpoint is an OAuth resource server (`fw.mcp.oauth.tool-scopes` overrides them). */
+  scopes?: readonly string[];
   /** Receives the argument map and the context; may return any serialisable value. */
   handler: (args: Record<string, unknown>, ctx: McpContext) => unknown;
 }
@@ -55,6 +57,8 @@ export interface ToolEntry {
   inputSchema: JsonSchema;
   outputSchema: JsonSchema | undefined;
   annotations: Record<string, unknown> | undefined;
+  /** OAuth scopes a call needs (see ToolDefinition.scopes). */
+  scopes?: readonly string[] | undefined;
   handler: ToolDefinition['handler'];
   /** The Standard Schema that validates (and parses) the arguments, when one was declared. */
   inputValidator?: StandardSchemaV1 | undefined;
@@ -115,6 +119,7 @@ export class ToolRegistry {
       inputSchema: isStandardSchema(def.inputSchema) ? (standardJsonSchema(def.inputSchema, 'input') ?? objectSchema(params)) : (def.inputSchema ?? objectSchema(params)),
       outputSchema: isStandardSchema(def.outputSchema) ? (standardJsonSchema(def.outputSchema, 'output') ?? { type: 'object' }) : def.outputSchema,
       annotations: def.annotations,
+      scopes: def.scopes,
       handler: def.handler,
       inputValidator: isStandardSchema(def.inputSchema) ? def.inputSchema : undefined,
       outputValidator: isStandardSchema(def.outputSchema) ? def.outputSchema : undefined,

@@ -4,6 +4,8 @@ import { MCP_CONFIG, readLimits } from './config.js';
 import { buildRegistry, serverDeclaration, type McpServerClass, type McpServerOptions } from './decorators.js';
 import { McpEndpoint, type AccessCheck } from './endpoint.js';
 import type { ServerIdentity } from './protocol/dispatcher.js';
+import { mountResourceMetadata } from './oauth/metadata-route.js';
+import { oauthResourceServer, ProtectedResource } from './oauth/resource-server.js';
 import { McpRegistry, type ToolRegistry } from './registry.js';
 import { StreamableHttpTransport } from './transport/streamable-http.js';
 import { WebSocketTransport } from './transport/websocket.js';
@@ -17,6 +19,13 @@ export interface MountOptions {
   registries?: ToolRegistry[];
   /** This endpoint's own door, asked before every request and upgrade (the admin plane's gate on `/fw/admin/mcp`). */
   access?: AccessCheck;
+  /**
+   * Make this endpoint an OAuth 2.1 resource server when `fw.mcp.oauth.authorization-servers` is
+   * set: its access tokens then replace `principalResolver` and `access`. Default: true for an
+   * endpoint with neither of those (the app's servers), false otherwise (the admin plane's own
+   * endpoint keeps its gate); the per-agent endpoints pass true.
+   */
+  oauth?: boolean;
 }
 
 /** One path served on one framework. */
@@ -69,11 +78,23 @@ export function mountMcpServer(fw: Framework, target: McpServerClass | object | 
     ...(options.registries ?? []),
     ...(options.globalRegistry === false ? [] : [McpRegistry.get()]),
   ]);
-  const endpoint = new McpEndpoint(fw, identity, catalog, readLimits((k) => fw.config.get(k)), options.principalResolver, options.access);
+  const wantsOAuth = options.oauth ?? (options.access === undefined && options.principalResolver === undefined);
+  const oauthServer = wantsOAuth ? oauthResourceServer(fw) : undefined;
+  const resource = oauthServer
+    ? new ProtectedResource(
+      oauthServer,
+      identity.path,
+      () => identity.name,
+      (tool) => catalog.tool(tool)?.scopes,
+      () => catalog.tools().flatMap((t) => oauthServer.settings.toolScopes.get(t.name) ?? t.scopes ?? []),
+    )
+    : undefined;
+  const endpoint = new McpEndpoint(fw, identity, catalog, readLimits((k) => fw.config.get(k)), options.principalResolver, options.access, resource);
   const http = new StreamableHttpTransport(endpoint);
   const ws = new WebSocketTransport(endpoint);
   const offHttp = fw.route('*', identity.path, http.handle);
   const offWs = fw.upgrade(identity.path, ws.handleUpgrade);
+  const offMetadata = resource ? mountResourceMetadata(fw, resource, identity.path === '/mcp') : undefined;
   let closed = false;
   const mounted: MountedServer = {
     endpoint,
@@ -83,6 +104,7 @@ export function mountMcpServer(fw: Framework, target: McpServerClass | object | 
       closed = true;
       offHttp();
       offWs();
+      offMetadata?.();
       endpoint.close();
       ws.close();
       byPath?.delete(identity.path);

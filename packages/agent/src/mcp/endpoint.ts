@@ -22,7 +22,8 @@ export function mountMcp(fw: Framework, host: AgentHost, agent: MountedAgent): (
     });
   }
   // An agent's endpoint serves the agent's tools only, not the process-wide registry, behind the
-  // agents' authentication (every request and upgrade).
+  // agents' authentication (every request and upgrade), or, when fw.mcp.oauth.* is set, as an
+  // OAuth resource server of its own (its URL is the audience its tokens must carry).
   const mounted = mountMcpServer(fw, { name: agent.name, version: agent.def.options.version, path: `${agent.path}/mcp` }, {
     globalRegistry: false,
     registries: [registry],
@@ -30,6 +31,7 @@ export function mountMcp(fw: Framework, host: AgentHost, agent: MountedAgent): (
     access: async (req) => {
       await host.auth?.check(req);
     },
+    oauth: true,
   });
   agent.protocols.add('mcp');
   return [() => {

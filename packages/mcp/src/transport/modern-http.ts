@@ -6,6 +6,7 @@ import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest } fro
 import { isRefusal, readEnvelope, type Envelope } from '../modern/envelope.js';
 import { ModernCode } from '../modern/era.js';
 import { parseFilter, tagged } from '../modern/subscriptions.js';
+import { sendRefusal } from '../oauth/send-refusal.js';
 import { checkParamHeaders, checkStandardHeaders, headerParams } from './request-headers.js';
 
 const MAX_SUBSCRIBED_URIS = 1000;
@@ -91,8 +92,10 @@ export class ModernHttpTransport {
     let principal;
     try {
       principal = await this.endpoint.resolvePrincipal(req);
+      const denied = await this.endpoint.scopeRefusal(req, [msg]);
+      if (denied) return sendRefusal(res, denied.refusal, msg.id);
     } catch (err) {
-      return sendError(res, err);
+      return sendRefusal(res, err, msg.id);
     }
     if (msg.method === 'subscriptions/listen') return this.listen(res, msg, acceptsSse);
     return this.reply(req, res, msg, envelope, principal, acceptsSse);

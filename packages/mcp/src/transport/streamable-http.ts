@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FwError, readBody, parseJson, requireJsonContentType, sendError, sendProblem } from '@fw/runtime';
+import { FwError, readBody, parseJson, requireJsonContentType, sendProblem } from '@fw/runtime';
 import type { McpEndpoint } from '../endpoint.js';
 import { RpcCode } from '../errors.js';
 import { allowsBatches, SUPPORTED_VERSIONS } from '../protocol/dispatcher.js';
@@ -9,6 +9,7 @@ import { SseStream } from './sse.js';
 import { ReplayableStream, SessionReplayLog } from './replayable-stream.js';
 import { isModernHttpRequest } from '../modern/era.js';
 import { ModernHttpTransport } from './modern-http.js';
+import { sendRefusal } from '../oauth/send-refusal.js';
 
 const ALLOW = 'GET, POST, DELETE, OPTIONS';
 const SESSION_HEADER = 'mcp-session-id';
@@ -76,7 +77,7 @@ export class StreamableHttpTransport {
       await this.endpoint.checkAccess(req);
     } catch (err) {
       req.resume();
-      return sendError(res, err);
+      return sendRefusal(res, err);
     }
     // Era dispatch (2026-07-28 basic/versioning): no legacy session named and a modern
     // MCP-Protocol-Version (or a GET/DELETE, which only legacy sessions may send) → stateless.
@@ -136,6 +137,14 @@ export class StreamableHttpTransport {
     if (batch && !allowsBatches(session.protocolVersion)) {
       return fail(res, 400, 'mcp_batch_not_supported', `JSON-RPC batches are not part of protocol version ${session.protocolVersion}`, undefined, RpcCode.InvalidRequest);
     }
+    // OAuth: a tools/call the token has no scope for is a 403 before any part of the POST runs.
+    let denied;
+    try {
+      denied = await this.endpoint.scopeRefusal(req, classified.flatMap((c) => (c.kind === 'request' ? [c.msg] : [])));
+    } catch (err) {
+      return sendRefusal(res, err);
+    }
+    if (denied) return sendRefusal(res, denied.refusal, denied.request.id);
 
     const errors: JsonRpcResponse[] = [];
     const requests: JsonRpcRequest[] = [];
@@ -231,7 +240,7 @@ export class StreamableHttpTransport {
     try {
       principal = await this.endpoint.resolvePrincipal(req);
     } catch (err) {
-      return sendError(res, err);
+      return sendRefusal(res, err);
     }
     // Admission and registration with no await in between, so concurrent initializes cannot overshoot a cap.
     const address = this.endpoint.clientAddress(req);
@@ -287,7 +296,7 @@ export class StreamableHttpTransport {
         principal = await this.endpoint.resolvePrincipal(req);
       } catch (err) {
         req.resume();
-        sendError(res, err);
+        sendRefusal(res, err);
         return undefined;
       }
       if (principal?.id !== session.principal.id) {

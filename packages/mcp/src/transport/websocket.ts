@@ -5,10 +5,11 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { McpEndpoint } from '../endpoint.js';
 import { RpcCode } from '../errors.js';
 import { allowsBatches } from '../protocol/dispatcher.js';
-import { classify, errorResponse, type JsonRpcMessage, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { McpSession } from '../protocol/session.js';
 import { hasModernEnvelope } from '../modern/era.js';
 import { ModernMessageChannel } from '../modern/message-channel.js';
+import { OAuthRefusal } from '../oauth/challenge.js';
 
 export const MCP_SUBPROTOCOL = 'mcp';
 
@@ -20,6 +21,8 @@ export const MCP_SUBPROTOCOL = 'mcp';
 export class WebSocketTransport {
   private readonly wss: WebSocketServer;
   private readonly modern = new WeakMap<McpSession, ModernMessageChannel>();
+  /** The RFC 9728 metadata URL a socket's scope refusals name (OAuth endpoints only). */
+  private readonly resourceMetadata = new WeakMap<McpSession, string>();
 
   constructor(private readonly endpoint: McpEndpoint) {
     this.wss = new WebSocketServer({
@@ -42,22 +45,27 @@ export class WebSocketTransport {
       principal = await this.endpoint.resolvePrincipal(req);
     } catch (err) {
       const e = err instanceof FwError ? err : new FwError('internal_error', 'principal resolution failed', 500);
-      return rejectUpgrade(socket, e.status, e.code, e.message);
+      // An OAuth endpoint's 401/403 carries its challenge, so a client can discover the authorization server from the handshake too.
+      return rejectUpgrade(socket, e.status, e.code, e.message, e instanceof OAuthRefusal ? e.headers : undefined);
     }
     const address = this.endpoint.clientAddress(req);
     // Admission right before the (synchronous) upgrade and registration: no cap can be overshot.
     const full = this.endpoint.admit(address);
     if (full) return rejectUpgrade(socket, full.status, full.code, full.detail);
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, principal, address));
+    const metadataUrl = this.endpoint.oauth?.metadataUrl(req);
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, principal, address, metadataUrl));
   };
 
-  private connected(ws: WebSocket, principal: McpSession['principal'], address: string | undefined): void {
+  private connected(ws: WebSocket, principal: McpSession['principal'], address: string | undefined, metadataUrl?: string): void {
     const send = (message: JsonRpcMessage | JsonRpcResponse[]): boolean => {
       if (ws.readyState !== ws.OPEN) return false;
       ws.send(JSON.stringify(message));
       return true;
     };
     const session = new McpSession(this.endpoint.path, 'websocket', principal, (m) => send(m), address);
+    if (metadataUrl !== undefined) this.resourceMetadata.set(session, metadataUrl);
+    // An OAuth token is checked once, at the handshake; the socket must not outlive it.
+    const expiry = this.endpoint.oauth ? expiryTimer(principal, () => ws.close(1008, 'access token expired')) : undefined;
     // Requests with the 2026-07-28 _meta envelope on a socket that sent no initialize are served statelessly.
     const modern = new ModernMessageChannel(this.endpoint, principal, address, (m) => send(m));
     this.modern.set(session, modern);
@@ -80,6 +88,7 @@ export class WebSocketTransport {
       },
     });
     ws.on('close', () => {
+      if (expiry) clearTimeout(expiry);
       dropKeepAlive();
       modern.close();
       this.modern.delete(session);
@@ -123,7 +132,9 @@ export class WebSocketTransport {
         case 'response':
           protocol.response(session, c.msg);
           return undefined;
-        case 'request':
+        case 'request': {
+          const denied = this.scopeRefusal(session, c.msg);
+          if (denied) return denied;
           if (!session.protocolVersion && !batch && hasModernEnvelope(c.msg)) return this.modern.get(session)?.request(c.msg);
           if (c.msg.method === 'initialize') {
             if (batch) return errorResponse(c.msg.id, RpcCode.InvalidRequest, 'initialize must not be part of a batch');
@@ -134,6 +145,7 @@ export class WebSocketTransport {
             return errorResponse(c.msg.id, RpcCode.InvalidRequest, 'send initialize first');
           }
           return protocol.request(session, c.msg);
+        }
       }
     }));
     const out = answers.filter((a): a is JsonRpcResponse => a !== undefined);
@@ -141,8 +153,42 @@ export class WebSocketTransport {
     send(batch ? out : (out[0] as JsonRpcResponse));
   }
 
+  /**
+   * OAuth: a tools/call the socket's token has no scope for. A socket has no HTTP status per
+   * message, so the 403 travels as a JSON-RPC error whose data carries the status, the RFC 6750
+   * error, the scopes needed and the metadata URL; the client gets a token with those scopes and
+   * opens a new socket with it.
+   */
+  private scopeRefusal(session: McpSession, msg: JsonRpcRequest): JsonRpcResponse | undefined {
+    const oauth = this.endpoint.oauth;
+    if (!oauth || msg.method !== 'tools/call' || typeof msg.params?.name !== 'string') return undefined;
+    const metadataUrl = this.resourceMetadata.get(session);
+    const refusal = oauth.toolRefusal(undefined, session.principal, msg.params.name, metadataUrl);
+    if (!refusal) return undefined;
+    return errorResponse(msg.id, RpcCode.ServerError, refusal.message, {
+      status: 403, error: 'insufficient_scope', scope: refusal.scopes.join(' '), resource_metadata: metadataUrl, www_authenticate: refusal.challenge,
+    });
+  }
+
   close(): void {
     for (const ws of this.wss.clients) ws.terminate();
     this.wss.close();
   }
+}
+
+/** Longest delay setTimeout takes (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `expired` when the principal's `exp` (seconds since the epoch, RFC 7519 §4.1.4) passes.
+ * Nothing without an `exp`, or for a token valid longer than a timer can wait (24.8 days).
+ */
+function expiryTimer(principal: McpSession['principal'], expired: () => void): NodeJS.Timeout | undefined {
+  const exp = (principal as { exp?: unknown } | undefined)?.exp;
+  if (typeof exp !== 'number') return undefined;
+  const ms = exp * 1000 - Date.now();
+  if (ms > MAX_TIMER_MS) return undefined;
+  const timer = setTimeout(expired, Math.max(0, ms));
+  timer.unref();
+  return timer;
 }

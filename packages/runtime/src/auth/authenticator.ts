@@ -10,6 +10,12 @@ export interface AuthContext {
    * that a token never lands in access logs or a Referer by accident.
    */
   socket?: boolean;
+  /**
+   * The resource the request is addressed to (RFC 8707), when the surface is an OAuth resource
+   * server with one audience per endpoint (MCP, docs/mcp.md "OAuth"): a JWT must then name it in
+   * `aud`, instead of the authenticator's configured audience.
+   */
+  audience?: string;
 }
 
 /**

@@ -3,12 +3,16 @@ import type { Principal } from '../model.js';
 import { AuthenticationError, bearerCredential, type Authenticator } from './authenticator.js';
 
 export interface JwtOptions {
-  /** Where the signing keys are published (`https://issuer.example/.well-known/jwks.json`). */
-  jwksUrl: string;
-  /** Required `iss`. */
-  issuer: string;
-  /** Required `aud` (one of the token's audiences). */
-  audience: string;
+  /**
+   * Where the signing keys are published (`https://issuer.example/.well-known/jwks.json`), or a
+   * function that finds it on first use (e.g. from the issuer's RFC 8414 metadata); a failed
+   * lookup is retried by the next token.
+   */
+  jwksUrl: string | (() => Promise<string>);
+  /** Required `iss` (one of them, when several issuers are trusted). */
+  issuer: string | string[];
+  /** Required `aud` (one of the token's audiences must be this, or one of these); `context.audience` replaces it per request. */
+  audience: string | string[];
   /** Claim holding the roles: an array of strings or a space-separated string (default `roles`). */
   rolesClaim?: string;
   /** Claim naming the principal (default `sub`). */
@@ -30,7 +34,11 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
  * not-before are checked (RFC 7519 §4.1); a token that fails any check is a 401 with the reason.
  */
 export function jwtBearer(options: JwtOptions): Authenticator {
-  const keys = createRemoteJWKSet(new URL(options.jwksUrl));
+  let keySet: ReturnType<typeof createRemoteJWKSet> | undefined;
+  const keys = async (): Promise<ReturnType<typeof createRemoteJWKSet>> => {
+    keySet ??= createRemoteJWKSet(new URL(typeof options.jwksUrl === 'string' ? options.jwksUrl : await options.jwksUrl()));
+    return keySet;
+  };
   const rolesClaim = options.rolesClaim ?? 'roles';
   const principalClaim = options.principalClaim ?? 'sub';
   const clockTolerance = Math.round((options.clockToleranceMs ?? 30_000) / 1000);
@@ -40,7 +48,8 @@ export function jwtBearer(options: JwtOptions): Authenticator {
     if (token === undefined || !JWT_SHAPE.test(token)) return undefined;
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, keys, { issuer: options.issuer, audience: options.audience, clockTolerance, algorithms }));
+      const audience = context?.audience ?? options.audience;
+      ({ payload } = await jwtVerify(token, await keys(), { issuer: options.issuer, audience, clockTolerance, algorithms }));
     } catch (err) {
       throw new AuthenticationError(`invalid token: ${reason(err)}`);
     }

@@ -1,0 +1,164 @@
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { Framework } from '@fw/runtime';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { Client as ClientV2, ClientCredentialsProvider as ClientCredentialsProviderV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2, type VersionNegotiationMode } from '@modelcontextprotocol/client';
+import { McpParam, McpServer, McpTool, mountMcpServer, type McpContext } from '../src/index.js';
+import { CLIENT, startAuthorizationServer, type TestAuthorizationServer } from './oauth-authorization-server.js';
+
+/**
+ * The official MCP SDK clients run their real OAuth flow against fw as a resource server and a
+ * real authorization server (oidc-provider) in this process: the first request gets 401 with a
+ * `resource_metadata` challenge, the client reads fw's RFC 9728 document, discovers the
+ * authorization server's metadata, gets a client_credentials token for fw's resource (RFC 8707
+ * `resource`), then lists and calls tools; a tool needing more scope answers 403
+ * insufficient_scope naming every scope the call needs.
+ */
+@McpServer({ name: 'oauth-files', version: '1.0.0', path: '/mcp' })
+class FilesServer {
+  @McpTool({ name: 'read_file', description: 'reads a file' })
+  read(@McpParam({ name: 'path', description: 'file path', type: 'string' }) path: string): string {
+    return `contents of ${path}`;
+  }
+
+  @McpTool({ name: 'write_file', description: 'writes a file', scopes: ['files:write'] })
+  write(@McpParam({ name: 'path', description: 'file path', type: 'string' }) path: string): string {
+    return `wrote ${path}`;
+  }
+
+  @McpTool({ name: 'whoami', description: 'the caller' })
+  whoami(ctx: McpContext): string {
+    return ctx.principal?.id ?? 'anonymous';
+  }
+}
+
+let as: TestAuthorizationServer;
+let fw: Framework;
+let port: number;
+
+before(async () => {
+  as = await startAuthorizationServer();
+  fw = new Framework({
+    configFile: false,
+    'fw.modules.autoload': false,
+    'fw.mcp.oauth.authorization-servers': as.issuer,
+    'fw.mcp.oauth.scopes': 'mcp:use',
+  });
+  mountMcpServer(fw, FilesServer);
+  port = (await fw.listen(0, '127.0.0.1')).port;
+});
+
+after(async () => {
+  await fw.close();
+  await as.close();
+});
+
+interface Seen {
+  method: string;
+  url: string;
+  status: number;
+  challenge: string | null;
+  token: string | undefined;
+}
+
+/** A fetch that records what the client sent and got, to check the flow's steps. */
+function recording(seen: Seen[]): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    const auth = new Headers(init?.headers).get('authorization');
+    seen.push({
+      method: init?.method ?? 'GET',
+      url: String(input instanceof Request ? input.url : input),
+      status: res.status,
+      challenge: res.headers.get('www-authenticate'),
+      token: auth?.startsWith('Bearer ') ? auth.slice(7) : undefined,
+    });
+    return res;
+  };
+}
+
+function claims(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+}
+
+function checkFlow(seen: Seen[]): void {
+  const mcp = `http://127.0.0.1:${port}/mcp`;
+  const metadata = `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`;
+  const first = seen[0]!;
+  assert.equal(first.url, mcp);
+  assert.equal(first.status, 401);
+  assert.equal(first.challenge, `Bearer resource_metadata="${metadata}", scope="mcp:use"`);
+  assert.ok(seen.some((s) => s.url === metadata && s.status === 200), 'the client read the RFC 9728 document');
+  assert.ok(seen.some((s) => s.url.startsWith(`${as.issuer}/.well-known/`) && s.status === 200), 'the client read the authorization server metadata');
+  assert.ok(seen.some((s) => s.url === `${as.issuer}/token` && s.status === 200), 'the client got a token');
+  const used = seen.filter((s) => s.url === mcp && s.token);
+  assert.ok(used.length > 0);
+  for (const s of used) {
+    const c = claims(s.token!);
+    assert.equal(c.aud, mcp, 'RFC 8707: the token is for this resource');
+    assert.equal(c.iss, as.issuer);
+  }
+}
+
+test('SDK v1 client: 401 → RFC 9728 → AS metadata → client_credentials token for the resource → tools; a tool beyond its scope is a 403 insufficient_scope', async () => {
+  const seen: Seen[] = [];
+  // The v1 SDK's client_credentials provider asks for its configured scope (not the challenge's).
+  const provider = new ClientCredentialsProvider({ clientId: CLIENT.id, clientSecret: CLIENT.secret, expectedIssuer: as.issuer, scope: 'mcp:use' });
+  const client = new Client({ name: 'oauth-v1', version: '1.0.0' });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { authProvider: provider, fetch: recording(seen) }));
+    checkFlow(seen);
+    const tools = await client.listTools();
+    assert.deepEqual(tools.tools.map((t) => t.name).sort(), ['read_file', 'whoami', 'write_file']);
+    const read = await client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } });
+    assert.deepEqual(read.content, [{ type: 'text', text: 'contents of a.txt' }]);
+    const who = await client.callTool({ name: 'whoami', arguments: {} });
+    assert.deepEqual(who.content, [{ type: 'text', text: CLIENT.id }], 'the principal is the token\'s subject');
+    assert.equal(claims(seen.find((s) => s.token)!.token!).scope, 'mcp:use');
+    // write_file needs files:write too: 403 with every scope the call needs in one challenge. The
+    // SDK tries to step up, but a client_credentials client only asks for its configured scope.
+    const before403 = seen.length;
+    await assert.rejects(client.callTool({ name: 'write_file', arguments: { path: 'b.txt' } }), (err: { code?: number }) => err.code === 403);
+    const refused = seen.slice(before403).find((s) => s.status === 403);
+    assert.equal(refused?.challenge, `Bearer error="insufficient_scope", error_description="the tool 'write_file' needs the scope(s) files:write, which the access token lacks", resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp", scope="mcp:use files:write"`);
+  } finally {
+    await client.close();
+  }
+  // A client configured with the scope the challenge named gets its call through.
+  const writer = new Client({ name: 'oauth-v1-writer', version: '1.0.0' });
+  try {
+    const wide = new ClientCredentialsProvider({ clientId: CLIENT.id, clientSecret: CLIENT.secret, expectedIssuer: as.issuer, scope: 'mcp:use files:write' });
+    await writer.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { authProvider: wide }));
+    const wrote = await writer.callTool({ name: 'write_file', arguments: { path: 'b.txt' } });
+    assert.deepEqual(wrote.content, [{ type: 'text', text: 'wrote b.txt' }]);
+  } finally {
+    await writer.close();
+  }
+});
+
+const v2Modes: [string, VersionNegotiationMode, string][] = [
+  ['legacy', 'legacy', '2025-11-25'],
+  ['pinned 2026-07-28', { pin: '2026-07-28' }, '2026-07-28'],
+];
+for (const [label, mode, expected] of v2Modes) {
+  test(`SDK v2 client (${label}): the same OAuth flow, then tools`, async () => {
+    const seen: Seen[] = [];
+    const provider = new ClientCredentialsProviderV2({ clientId: CLIENT.id, clientSecret: CLIENT.secret, expectedIssuer: as.issuer, scope: 'mcp:use files:write' });
+    const client = new ClientV2({ name: 'oauth-v2', version: '1.0.0' }, { versionNegotiation: { mode } });
+    try {
+      await client.connect(new StreamableHTTPClientTransportV2(new URL(`http://127.0.0.1:${port}/mcp`), { authProvider: provider, fetch: recording(seen) }));
+      assert.equal(client.getNegotiatedProtocolVersion(), expected);
+      checkFlow(seen);
+      const tools = await client.listTools();
+      assert.deepEqual(tools.tools.map((t) => t.name).sort(), ['read_file', 'whoami', 'write_file']);
+      const read = await client.callTool({ name: 'read_file', arguments: { path: 'c.txt' } });
+      assert.deepEqual(read.content, [{ type: 'text', text: 'contents of c.txt' }]);
+      const wrote = await client.callTool({ name: 'write_file', arguments: { path: 'd.txt' } });
+      assert.deepEqual(wrote.content, [{ type: 'text', text: 'wrote d.txt' }]);
+    } finally {
+      await client.close();
+    }
+  });
+}
