@@ -6,7 +6,7 @@
 // the file is out of date (the configuration-docs test runs it). Needs a build (`npm run build`).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { envName, RUNTIME_CONFIG } from '@fw/runtime';
-import { MCP_CONFIG } from '@fw/mcp';
+import { MCP_CONFIG, MCP_OAUTH_CONFIG } from '@fw/mcp';
 import { AGENT_CONFIG } from '@fw/agent';
 import { ADMIN_CONFIG } from '@fw/admin';
 import { CLUSTER_CONFIG } from '@fw/redis';
@@ -14,7 +14,7 @@ import { STORE_CONFIG } from '@fw/store';
 
 export const SCHEMAS = {
   '@fw/runtime': RUNTIME_CONFIG,
-  '@fw/mcp': MCP_CONFIG,
+  '@fw/mcp': { ...MCP_CONFIG, ...MCP_OAUTH_CONFIG },
   '@fw/agent': AGENT_CONFIG,
   '@fw/store': STORE_CONFIG,
   '@fw/admin': ADMIN_CONFIG,

@@ -1,17 +1,21 @@
-import { AUTH_CONFIG, ConfigError, type ConfigSchema, type Framework } from '@fw/runtime';
+import { AUTH_CONFIG, ConfigError, defineConfig, type ConfigTypes, type Framework } from '@fw/runtime';
 import { parseScopes, parseToolScopes } from './scopes.js';
 
 /**
  * The keys that make MCP endpoints OAuth 2.1 resource servers (MCP basic/authorization, both the
  * 2025-11-25 and 2026-07-28 revisions). Documented in docs/mcp.md, "OAuth".
  */
-export const MCP_OAUTH_CONFIG: ConfigSchema = {
+export const MCP_OAUTH_CONFIG = defineConfig({
   'fw.mcp.oauth.authorization-servers': { type: 'string', default: '', description: 'Issuer URLs of the OAuth authorization servers whose access tokens MCP endpoints accept (comma-separated); setting it makes /mcp and every per-agent MCP endpoint an OAuth 2.1 resource server (RFC 9728 metadata, 401/403 challenges, RFC 8707 audience).' },
   'fw.mcp.oauth.jwks-url': { type: 'string', default: '', description: 'JWKS URL of the access tokens\' signing keys; empty: the `jwks_uri` of the first authorization server\'s metadata (RFC 8414, then OpenID Connect discovery).' },
   'fw.mcp.oauth.scopes': { type: 'string', default: '', description: 'Scopes (space-separated) every MCP request needs; named in the 401 challenge\'s `scope` and in `scopes_supported`.' },
   'fw.mcp.oauth.tool-scopes': { type: 'string', default: '', description: 'Scopes per tool, `tool=scope scope,tool2=scope`; a tools/call without them is refused with 403 insufficient_scope. Overrides the tool\'s own `scopes`.' },
   'fw.mcp.oauth.resource-name': { type: 'string', default: '', description: 'Human-readable `resource_name` of the protected resource metadata (default: the MCP server\'s name).' },
-};
+});
+
+declare module '@fw/runtime' {
+  interface FwConfigKeys extends ConfigTypes<typeof MCP_OAUTH_CONFIG> {}
+}
 
 /** The resolved settings, read once per framework. */
 export interface OAuthSettings {
@@ -29,8 +33,7 @@ export interface OAuthSettings {
 export function readOAuthSettings(fw: Framework): OAuthSettings | undefined {
   fw.config.declare(MCP_OAUTH_CONFIG);
   fw.config.declare(AUTH_CONFIG);
-  const get = <T>(key: string): T => fw.config.get<T>(key);
-  const servers = get<string>('fw.mcp.oauth.authorization-servers').split(',').map((s) => s.trim()).filter(Boolean);
+  const servers = fw.config.get('fw.mcp.oauth.authorization-servers').split(',').map((s) => s.trim()).filter(Boolean);
   if (servers.length === 0) return undefined;
   for (const s of servers) {
     let url: URL;
@@ -44,7 +47,7 @@ export function readOAuthSettings(fw: Framework): OAuthSettings | undefined {
       throw new ConfigError(`fw.mcp.oauth.authorization-servers: '${s}' must be an http(s) URL without query or fragment`);
     }
   }
-  const jwksUrl = get<string>('fw.mcp.oauth.jwks-url').trim();
+  const jwksUrl = fw.config.get('fw.mcp.oauth.jwks-url').trim();
   if (jwksUrl) {
     try {
       new URL(jwksUrl);
@@ -55,10 +58,10 @@ export function readOAuthSettings(fw: Framework): OAuthSettings | undefined {
   return {
     authorizationServers: servers,
     jwksUrl,
-    scopes: parseScopes(get<string>('fw.mcp.oauth.scopes')),
-    toolScopes: parseToolScopes(get<string>('fw.mcp.oauth.tool-scopes')),
-    resourceName: get<string>('fw.mcp.oauth.resource-name'),
-    rolesClaim: get<string>('fw.auth.jwt.roles-claim'),
-    clockToleranceMs: get<number>('fw.auth.jwt.clock-tolerance'),
+    scopes: parseScopes(fw.config.get('fw.mcp.oauth.scopes')),
+    toolScopes: parseToolScopes(fw.config.get('fw.mcp.oauth.tool-scopes')),
+    resourceName: fw.config.get('fw.mcp.oauth.resource-name'),
+    rolesClaim: fw.config.get('fw.auth.jwt.roles-claim'),
+    clockToleranceMs: fw.config.get('fw.auth.jwt.clock-tolerance'),
   };
 }

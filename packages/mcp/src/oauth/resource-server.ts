@@ -91,7 +91,7 @@ export class ProtectedResource {
   }
 
   private base(req: IncomingMessage): string {
-    if (this.server.fw.config.get<string>('fw.public-url')) return this.server.fw.security.baseUrl(req);
+    if (this.server.fw.config.get('fw.public-url')) return this.server.fw.security.baseUrl(req);
     const host = requestHost(req);
     return host ? `${requestProtocol(req)}://${host}` : this.server.fw.security.baseUrl(req);
   }
