@@ -40,7 +40,9 @@ function show(data) {
   }
   if (msg && typeof msg === 'object' && typeof msg.text === 'string') {
     const when = typeof msg.at === 'number' ? new Date(msg.at).toLocaleTimeString() : '';
-    line([[when, 'when'], [String(msg.user ?? 'anonymous'), 'who'], [msg.text]]);
+    // The demo's simulated participants say so in every message (and their names start with sim-).
+    const parts = msg.simulated === true ? [[when, 'when'], [String(msg.user ?? 'anonymous'), 'who'], ['simulated', 'sim'], [msg.text]] : [[when, 'when'], [String(msg.user ?? 'anonymous'), 'who'], [msg.text]];
+    line(parts, msg.simulated === true ? 'simulated' : undefined);
   } else {
     line([[String(data)]]);
   }
@@ -130,5 +132,57 @@ $('transport-choice').addEventListener('change', () => {
   join(room);
 });
 
+// The ticker: the simulation's broadcaster, subscribe-only, a few prices a second.
+const prices = new Map();
+const ticker = connect('/fw/demo/ticker');
+ticker.onMessage((data) => {
+  let tick;
+  try {
+    tick = JSON.parse(data);
+  } catch {
+    return;
+  }
+  if (!tick || typeof tick.symbol !== 'string' || typeof tick.price !== 'number') return;
+  prices.set(tick.symbol, tick);
+  const list = $('ticker');
+  list.replaceChildren(...[...prices.values()].map((t) => {
+    const li = document.createElement('li');
+    const change = typeof t.change === 'number' ? t.change : 0;
+    li.textContent = `${t.symbol} ${t.price.toFixed(2)} ${change >= 0 ? '▲' : '▼'} ${Math.abs(change).toFixed(2)}`;
+    li.className = change >= 0 ? 'up' : 'down';
+    return li;
+  }));
+});
+
+// The simulation switch: starting and stopping it is an admin write (loopback only, or a
+// credential), so a refusal is shown rather than hidden.
+async function refreshSimulation() {
+  try {
+    const status = await (await fetch('/demo/simulation')).json();
+    $('simulation-switch').checked = status.running === true;
+  } catch {
+    // the next refresh tries again
+  }
+}
+
+$('simulation-switch').addEventListener('change', async () => {
+  const running = $('simulation-switch').checked;
+  $('simulation-note').textContent = '';
+  try {
+    const res = await fetch('/demo/simulation', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ running }) });
+    const body = await res.json();
+    if (!res.ok) throw new Error(body.detail ?? `HTTP ${res.status}`);
+    $('simulation-switch').checked = body.running === true;
+    $('simulation-note').textContent = body.running ? 'simulation on' : 'simulation off';
+  } catch (err) {
+    $('simulation-switch').checked = !running;
+    $('simulation-note').textContent = `switch refused: ${err.message}`;
+  }
+});
+
 join(room);
-setInterval(refreshRooms, 5000);
+refreshSimulation();
+setInterval(() => {
+  refreshRooms();
+  refreshSimulation();
+}, 5000);

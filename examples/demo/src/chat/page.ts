@@ -6,6 +6,7 @@ const FILES: Record<string, [string, string]> = {
   '/': ['index.html', 'text/html; charset=utf-8'],
   '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
   '/app.css': ['app.css', 'text/css; charset=utf-8'],
+  '/agents.js': ['agents.js', 'text/javascript; charset=utf-8'],
 };
 
 /** Serves the chat page (examples/demo/public, no build step) at `/`. */

@@ -1,0 +1,215 @@
+// The demo is alive from the first second (issue #17, Build 1 and 4, Acceptance 1's chat-page
+// part): with nobody doing anything, simulated participants (real fw clients over loopback) talk in
+// the rooms, the ticker broadcasts, and one coordinator run fills the journal; the switch stops and
+// restarts all of it and is an admin write (gate + operator role); `npm start` prints where
+// everything is, and its stdio-bridge line really connects a stdio MCP client.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { chromium } from 'playwright-core';
+import { startDemo, type Demo } from '../src/main.js';
+
+const CHROMIUM = process.env.FW_CHROMIUM ?? '/usr/bin/chromium';
+const skipBrowser = existsSync(CHROMIUM) ? false : `Chromium not found at ${CHROMIUM}`;
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+const BRIDGE = fileURLToPath(new URL('../../../../packages/mcp/dist/src/bin/stdio-bridge.js', import.meta.url));
+
+async function json<T>(url: string, init?: RequestInit): Promise<{ status: number; body: T; headers: Headers }> {
+  const res = await fetch(url, init);
+  return { status: res.status, body: (await res.json()) as T, headers: res.headers };
+}
+
+interface Status {
+  running: boolean;
+  participants: { name: string; state: string; sent: number }[];
+  ticker: { broadcasts: number };
+  coordinatorRun?: { state: string; detail?: string };
+}
+
+/** Polls `probe` until it returns a value (bounded in time; the machine may be loaded). */
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('10 s after start, with no action, the chat page shows simulated messages arriving; the counters are real', { skip: skipBrowser }, async () => {
+  const started = Date.now();
+  const demo = await startDemo({ port: 0, host: '127.0.0.1', simulation: true });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  try {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(20_000);
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(demo.url);
+    // Acceptance 1 names the moment: 10 s after start, nothing done on the page but opening it.
+    await page.waitForTimeout(Math.max(0, started + 10_000 - Date.now()));
+    const simulated = (): Promise<number> => page.locator('#messages li.simulated').count();
+    const at10s = await simulated();
+    assert.ok(at10s > 0, `no simulated message on the page 10 s after start (${await page.textContent('#messages')})`);
+    // "Arriving": more come while we watch.
+    await page.waitForFunction((n) => document.querySelectorAll('#messages li.simulated').length > n, at10s);
+    const first = page.locator('#messages li.simulated').first();
+    assert.match((await first.locator('.who').textContent()) ?? '', /^sim-/);
+    assert.equal(await first.locator('.sim').textContent(), 'simulated');
+    // The ticker is a real broadcaster the page subscribes to.
+    await page.waitForFunction(() => (document.getElementById('ticker')?.children.length ?? 0) >= 3);
+    assert.equal(await page.isChecked('#simulation-switch'), true);
+
+    // Honest counters: the admin plane counts the simulated clients and the broadcasts they caused.
+    const overview = (await json<{ connections: number; broadcasts: number; messagesIn: number }>(`${demo.url}api/admin/overview`)).body;
+    assert.ok(overview.connections >= 6, `connections ${overview.connections}`);
+    assert.ok(overview.broadcasts > 0 && overview.messagesIn > 0, JSON.stringify(overview));
+    const resources = (await json<{ path: string; transport: string }[]>(`${demo.url}api/admin/resources?limit=100`)).body;
+    const chat = resources.filter((r) => r.path.startsWith('/fw/chat/'));
+    assert.deepEqual([...new Set(chat.map((r) => r.transport))].sort(), ['long-polling', 'sse', 'streaming', 'websocket']);
+    const ticker = (await json<{ id: string }[]>(`${demo.url}api/admin/broadcasters?limit=100`)).body.find((b) => b.id === '/fw/demo/ticker');
+    assert.ok(ticker, 'the ticker broadcaster is listed');
+    // One coordinator run at start: a completed A2A task of `lead` and its journal events.
+    const status = await until('the coordinator run', async () => {
+      const s = (await json<Status>(`${demo.url}demo/simulation`)).body;
+      return s.coordinatorRun?.state === 'pending' ? undefined : s;
+    });
+    assert.deepEqual(status.coordinatorRun, { state: 'completed' });
+    const journal = await json<unknown[]>(`${demo.url}api/admin/journal?limit=50`);
+    const kinds = new Set((journal.body as { kind: string; coordinator: string }[]).filter((e) => e.coordinator === 'lead').map((e) => e.kind));
+    for (const kind of ['dispatch', 'completion', 'handoff', 'evaluation']) assert.ok(kinds.has(kind), `journal has a ${kind} of lead`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await demo.close();
+  }
+});
+
+test('the switch stops and restarts the simulation: participants disconnect, the ticker stops; bad requests are refused', async () => {
+  const demo = await startDemo({ port: 0, host: '127.0.0.1', simulation: true, config: { 'demo.ticker.interval': '100ms' } });
+  const post = (body: string, type = 'application/json'): Promise<{ status: number; body: Status & { code?: string }; headers: Headers }> =>
+    json(`${demo.url}demo/simulation`, { method: 'POST', headers: { 'content-type': type }, body });
+  const chatConnections = async (): Promise<number> =>
+    (await json<{ path: string }[]>(`${demo.url}api/admin/resources?limit=100`)).body.filter((r) => r.path.startsWith('/fw/chat/')).length;
+  try {
+    await until('six connected participants', async () => ((await chatConnections()) === 6 ? true : undefined));
+    const off = await post('{"running": false}');
+    assert.equal(off.status, 200);
+    assert.equal(off.body.running, false);
+    assert.deepEqual(off.body.participants, []);
+    await until('the participants to disconnect', async () => ((await chatConnections()) === 0 ? true : undefined));
+    const stoppedAt = (await json<Status>(`${demo.url}demo/simulation`)).body.ticker.broadcasts;
+    // Ten ticker intervals later, still no new tick.
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal((await json<Status>(`${demo.url}demo/simulation`)).body.ticker.broadcasts, stoppedAt);
+
+    assert.equal((await post('{"running": "yes"}')).status, 400);
+    assert.equal((await post('[]')).status, 400);
+    assert.equal((await post('{"running": false}', 'text/plain')).status, 415);
+    assert.equal((await post(`{"running": false, "pad": "${'x'.repeat(2000)}"}`)).status, 413);
+
+    const on = await post('{"running": true}');
+    assert.equal(on.status, 200);
+    assert.equal(on.body.running, true);
+    await until('the participants to reconnect', async () => ((await chatConnections()) === 6 ? true : undefined));
+    await until('new ticks', async () => ((await json<Status>(`${demo.url}demo/simulation`)).body.ticker.broadcasts > stoppedAt ? true : undefined));
+  } finally {
+    await demo.close();
+  }
+});
+
+test('the switch is an admin write: no credential 401, a viewer 403, another site 403, an operator switches', async () => {
+  const viewer = 'viewer-token-0123456789';
+  const operator = 'operator-token-0123456789';
+  const demo: Demo = await startDemo({ port: 0, host: '127.0.0.1', config: { configFile: false, 'fw.auth.tokens': `v:viewer:${viewer},o:operator:${operator}` } });
+  const post = (headers: Record<string, string>): Promise<{ status: number; body: { code?: string; running?: boolean }; headers: Headers }> =>
+    json(`${demo.url}demo/simulation`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"running": false}' });
+  try {
+    const anonymous = await post({});
+    assert.equal(anonymous.status, 401);
+    assert.match(anonymous.headers.get('www-authenticate') ?? '', /^Bearer/);
+    const wrong = await post({ authorization: 'Bearer not-a-token-at-all-000' });
+    assert.equal(wrong.status, 401);
+    const asViewer = await post({ authorization: `Bearer ${viewer}` });
+    assert.equal(asViewer.status, 403);
+    assert.equal(asViewer.body.code, 'forbidden');
+    const crossSite = await post({ authorization: `Bearer ${operator}`, origin: 'http://evil.example' });
+    assert.equal(crossSite.status, 403);
+    const asOperator = await post({ authorization: `Bearer ${operator}` });
+    assert.equal(asOperator.status, 200);
+    assert.equal(asOperator.body.running, false);
+  } finally {
+    await demo.close();
+  }
+});
+
+test('npm start prints the URLs, the admin access and a stdio-bridge line that really connects', async () => {
+  const env: NodeJS.ProcessEnv = { ...process.env, FW_DATA_DIR: '', DEMO_SIMULATION: 'false' };
+  delete env.FW_ADMIN_MCP_WRITE_TOOLS;
+  const child = spawn(process.execPath, [MAIN, '--port', '0'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  try {
+    const lines: string[] = [];
+    const printed = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no printout within 60 s: ${lines.join('\n')}\n${stderr}`)), 60_000);
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        lines.push(line);
+        if (line.startsWith('Press Ctrl+C')) {
+          clearTimeout(timer);
+          resolve(lines.join('\n'));
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code} before the printout: ${stderr}`)));
+    });
+    const url = /chat page\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(printed)?.[1];
+    assert.ok(url, printed);
+    assert.match(printed, new RegExp(`dashboard\\s+${url}fw/admin/`));
+    assert.match(printed, new RegExp(`admin MCP\\s+${url}fw/admin/mcp\\s+\\(write tools on`));
+    assert.match(printed, new RegExp(`app MCP\\s+${url}mcp`));
+    for (const agent of ['assistant', 'research', 'lead', 'slow']) {
+      const card: string | undefined = new RegExp(`${agent}\\s+(${url}fw/agent/${agent}/a2a/\\.well-known/agent-card\\.json)`).exec(printed)?.[1];
+      assert.ok(card, `${agent}'s card in the printout`);
+      assert.equal((await fetch(card, { headers: { 'a2a-version': '1.0' } })).status, 200, card);
+    }
+    assert.match(printed, /admin access\s+loopback only/);
+    assert.match(printed, /simulation\s+off/);
+    assert.equal((await fetch(url)).status, 200);
+
+    // The desktop-client snippet is valid JSON, and the command it names speaks MCP over stdio.
+    const snippet = JSON.parse(/^\s+(\{"mcpServers".*)$/m.exec(printed)?.[1] ?? 'null') as { mcpServers: Record<string, { command: string; args: string[] }> };
+    const server = snippet.mcpServers['fw-admin']!;
+    assert.equal(server.command, 'npx');
+    assert.deepEqual(server.args, ['fw-mcp-stdio-bridge', `${url}fw/admin/mcp`]);
+    // `npx fw-mcp-stdio-bridge` runs this file (the package's bin); started directly, no npm in between.
+    const bridge = spawn(process.execPath, [BRIDGE, ...server.args.slice(1)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      const answer = new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('the bridge did not answer within 30 s')), 30_000);
+        createInterface({ input: bridge.stdout }).once('line', (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        });
+      });
+      bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'live-test', version: '1' } } })}\n`);
+      const init = JSON.parse(await answer) as { id: number; result?: { serverInfo?: { name?: string } } };
+      assert.equal(init.id, 1);
+      assert.equal(init.result?.serverInfo?.name, 'fw-admin');
+    } finally {
+      bridge.stdin.end();
+      bridge.kill();
+    }
+  } finally {
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, `the demo stops cleanly on SIGTERM: ${stderr}`);
+  }
+});
