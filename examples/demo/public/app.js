@@ -38,13 +38,27 @@ function show(data) {
   } catch {
     msg = undefined;
   }
+  render(msg, data);
+}
+
+function render(msg, raw) {
   if (msg && typeof msg === 'object' && typeof msg.text === 'string') {
     const when = typeof msg.at === 'number' ? new Date(msg.at).toLocaleTimeString() : '';
     // The demo's simulated participants say so in every message (and their names start with sim-).
     const parts = msg.simulated === true ? [[when, 'when'], [String(msg.user ?? 'anonymous'), 'who'], ['simulated', 'sim'], [msg.text]] : [[when, 'when'], [String(msg.user ?? 'anonymous'), 'who'], [msg.text]];
     line(parts, msg.simulated === true ? 'simulated' : undefined);
   } else {
-    line([[String(data)]]);
+    line([[String(raw)]]);
+  }
+}
+
+/** The room's recent messages (a page joining a busy room starts with the conversation, not blank). */
+async function recentMessages(name) {
+  try {
+    const res = await fetch(`/demo/rooms/${encodeURIComponent(name)}/messages`);
+    return res.ok ? (await res.json()).messages : [];
+  } catch {
+    return [];
   }
 }
 
@@ -54,12 +68,21 @@ function setState(state) {
   $('transport').textContent = client?.transport ?? '–';
 }
 
-function join(name) {
+let joins = 0;
+
+async function join(name) {
   client?.close();
+  client = undefined;
+  const joining = ++joins;
   room = name;
   location.hash = name;
   $('room-title').textContent = `#${name}`;
   $('messages').replaceChildren();
+  // History first, then the live connection: nothing shown twice (a message sent in between is
+  // missed by this page, as it would be by a page that opened a moment later).
+  const recent = await recentMessages(name);
+  if (joining !== joins) return;
+  for (const msg of recent) render(msg, '');
   const choice = $('transport-choice').value;
   const c = connect(`/fw/chat/${encodeURIComponent(name)}`, choice === 'auto' ? {} : { transports: [choice] });
   client = c;

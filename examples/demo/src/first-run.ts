@@ -19,7 +19,7 @@ export function firstRunText({ url, fw, store, simulation }: FirstRunFacts): str
   const agents = fw.services.get('agent')?.agents() ?? [];
   const at = (path: string): string => new URL(path.replace(/^\//, ''), url).href;
   const lines: string[] = ['fw demo running', ''];
-  lines.push(`  chat page      ${url}`);
+  lines.push(`  chat           ${url}`);
   if (admin) {
     lines.push(`  dashboard      ${at('/fw/admin/')}`);
     lines.push(`  admin MCP      ${at('/fw/admin/mcp')}${admin.mcpWriteTools ? '   (write tools on: fw_cancel_task, fw_broadcast, …)' : '   (read tools only: fw.admin.mcp-write-tools=false)'}`);

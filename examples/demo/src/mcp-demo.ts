@@ -1,15 +1,9 @@
 import type { Framework } from '@fw/runtime';
 import { McpMessage, McpParam, McpPrompt, McpResource, McpServer, McpTool, mountMcpServer, type McpContext } from '@fw/mcp';
 import { ROOMS } from './chat/index.js';
+import { roomHistory, type ChatMessage, type RoomHistory } from './chat/history.js';
 
 const ROOM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
-const HISTORY = 50;
-
-interface ChatMessage {
-  user: string;
-  text: string;
-  at: number;
-}
 
 /**
  * The demo's MCP server at `/mcp`: an assistant can list the chat rooms, read a room's recent
@@ -18,25 +12,19 @@ interface ChatMessage {
  */
 @McpServer({ name: 'fw-demo', version: '1.0.0', path: '/mcp', instructions: 'Tools for the fw demo chat: list rooms, read and post messages.' })
 export class DemoMcpServer {
-  /** Recent messages per room, fed by an interceptor that sees every chat message. */
-  private readonly history = new Map<string, ChatMessage[]>();
+  /** Recent messages per room (chat/history.ts: every chat message, and what this server posts). */
+  private readonly history: RoomHistory;
 
   constructor(private readonly fw: Framework) {
-    fw.intercept({
-      name: 'mcp-demo-history',
-      inbound: (resource, data) => {
-        const room = roomOf(fw, resource.path);
-        if (room) this.remember(room, parse(data));
-      },
-    });
+    this.history = roomHistory(fw);
   }
 
   @McpTool({ name: 'list_rooms', description: 'Lists the chat rooms with how many people are in each' })
   listRooms(): { name: string; members: number; recentMessages: number }[] {
     const prefix = `${this.fw.path}/chat/`;
     const live = new Map(this.fw.runtime.listBroadcasters().filter((b) => b.id.startsWith(prefix)).map((b) => [b.id.slice(prefix.length), b.resourceCount]));
-    const names = [...new Set<string>([...ROOMS, ...live.keys(), ...this.history.keys()])];
-    return names.map((name) => ({ name, members: live.get(name) ?? 0, recentMessages: this.history.get(name)?.length ?? 0 }));
+    const names = [...new Set<string>([...ROOMS, ...live.keys(), ...this.history.names()])];
+    return names.map((name) => ({ name, members: live.get(name) ?? 0, recentMessages: this.history.recent(name).length }));
   }
 
   @McpTool({ name: 'post_message', description: 'Posts a message into a chat room; everyone in the room sees it live' })
@@ -51,13 +39,13 @@ export class DemoMcpServer {
     const message: ChatMessage = { user: user || ctx.principal?.id || 'assistant', text, at: Date.now() };
     const broadcaster = this.fw.broadcasters.lookup(`${this.fw.path}/chat/${room}`, true);
     const delivered = broadcaster.broadcast(message);
-    this.remember(room, message);
+    this.history.remember(room, message);
     return { room, delivered };
   }
 
   @McpResource({ uri: 'fw://rooms/{roomId}', name: 'Chat room', description: 'The recent messages of a chat room (JSON)', mimeType: 'application/json' })
   room(@McpParam({ name: 'roomId', description: 'Room name' }) roomId: string): { room: string; messages: ChatMessage[] } {
-    return { room: roomId, messages: this.history.get(roomId) ?? [] };
+    return { room: roomId, messages: [...this.history.recent(roomId)] };
   }
 
   @McpPrompt({ name: 'summarize_room', description: 'Asks the model to summarise the recent conversation of a room' })
@@ -65,34 +53,11 @@ export class DemoMcpServer {
     @McpParam({ name: 'roomId', description: 'Room name' }) roomId: string,
     @McpParam({ name: 'style', description: 'bullet points or one paragraph', required: false }) style: string | undefined,
   ): McpMessage[] {
-    const lines = (this.history.get(roomId) ?? []).map((m) => `${m.user}: ${m.text}`).join('\n') || '(no messages yet)';
+    const lines = this.history.recent(roomId).map((m) => `${m.user}: ${m.text}`).join('\n') || '(no messages yet)';
     return [
       McpMessage.system(`You summarise chat rooms of the fw demo${style ? `, as ${style}` : ''}.`),
       McpMessage.user(`Summarise the recent conversation in #${roomId}:\n${lines}`),
     ];
-  }
-
-  private remember(room: string, message: ChatMessage | undefined): void {
-    if (!message) return;
-    const list = this.history.get(room) ?? [];
-    list.push(message);
-    if (list.length > HISTORY) list.splice(0, list.length - HISTORY);
-    this.history.set(room, list);
-  }
-}
-
-function roomOf(fw: Framework, path: string): string | undefined {
-  const prefix = `${fw.path}/chat/`;
-  return path.startsWith(prefix) ? path.slice(prefix.length) : undefined;
-}
-
-function parse(data: string): ChatMessage | undefined {
-  try {
-    const m = JSON.parse(data) as Partial<ChatMessage>;
-    if (typeof m.text !== 'string') return undefined;
-    return { user: typeof m.user === 'string' ? m.user : 'anonymous', text: m.text, at: typeof m.at === 'number' ? m.at : Date.now() };
-  } catch {
-    return undefined;
   }
 }
 

@@ -27,8 +27,9 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
   });
 }
 
+/** The real demo process, without its simulated traffic (this test counts deliveries into #lobby). */
 async function startDemo(): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [demoMain, '--port', '0'], { cwd: root, env: { ...process.env, FW_HOST: '127.0.0.1' } });
+  const child = spawn(process.execPath, [demoMain, '--port', '0'], { cwd: root, env: { ...process.env, FW_HOST: '127.0.0.1', DEMO_SIMULATION: 'false' } });
   const base = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`demo did not start: ${out}`)), 20_000);

@@ -1,4 +1,5 @@
-import type { Framework } from '@fw/runtime';
+import { sendJson, sendProblem, type Framework } from '@fw/runtime';
+import { roomHistory } from './history.js';
 
 /** The rooms the page offers; any other `/fw/chat/{room}` works too. */
 export const ROOMS = ['lobby', 'random', 'help'] as const;
@@ -7,9 +8,11 @@ const ROOM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 /**
  * The chat: one handler on `/chat/{room}`. It has no `message` callback, so whatever a client
  * sends is broadcast to its room's broadcaster (`/fw/chat/<room>`), the sender included. Room
- * names are checked by an interceptor, and `/demo/rooms` lists the rooms with their members.
+ * names are checked by an interceptor, `/demo/rooms` lists the rooms with their members and
+ * `/demo/rooms/{room}/messages` returns a room's recent messages (what a joining page shows first).
  */
 export function installChat(fw: Framework): void {
+  const history = roomHistory(fw);
   fw.handle('/chat/{room}', {}, {
     description: 'Demo chat rooms: messages are broadcast to everyone in the room',
     interceptors: [{
@@ -25,5 +28,13 @@ export function installChat(fw: Framework): void {
     const rooms = [...new Set([...ROOMS, ...live.keys()])].map((name) => ({ name, members: live.get(name) ?? 0 }));
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
     res.end(JSON.stringify({ rooms }));
+  });
+  fw.route('GET', '/demo/rooms/{room}/messages', (_req, res, ctx) => {
+    const room = ctx.params.room ?? '';
+    if (!ROOM_NAME.test(room)) {
+      sendProblem(res, 400, 'invalid_room', 'room names are 1–32 lowercase letters, digits or dashes');
+      return;
+    }
+    sendJson(res, 200, { room, messages: history.recent(room) }, { 'cache-control': 'no-store' });
   });
 }
