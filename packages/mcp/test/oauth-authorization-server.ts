@@ -1,10 +1,19 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { type JWK } from 'oidc-provider';
 
 /** A client registered with the test authorization server (client_credentials, client_secret_basic). */
 export const CLIENT = { id: 'mcp-test-agent', secret: 'a-client-secret-long-enough-for-tests' };
+
+/**
+ * A public client of the authorization code flow with PKCE (what interactive MCP clients are). Its
+ * redirect URI is never contacted: the test's "browser" stops at the redirect and reads the code.
+ */
+export const APP_CLIENT = { id: 'mcp-test-app', redirectUri: 'http://127.0.0.1:9/callback' };
+
+/** The resource owner the authorization server logs in and who consents to everything asked. */
+export const USER = 'alice';
 
 /** Every scope the authorization server issues for a resource. */
 export const AS_SCOPES = 'mcp:use files:read files:write';
@@ -40,6 +49,14 @@ export async function startAuthorizationServer(options: { accessTokenTtlSeconds?
       // The server signs with its one EC key (the default would be RS256).
       id_token_signed_response_alg: 'ES256',
       scope: AS_SCOPES,
+    }, {
+      client_id: APP_CLIENT.id,
+      grant_types: ['authorization_code'],
+      redirect_uris: [APP_CLIENT.redirectUri],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+      scope: AS_SCOPES,
     }],
     jwks: { keys: [jwk] },
     scopes: AS_SCOPES.split(' '),
@@ -60,7 +77,12 @@ export async function startAuthorizationServer(options: { accessTokenTtlSeconds?
     },
   });
   const callback = provider.callback();
-  server.on('request', (req, res) => void callback(req, res));
+  server.on('request', (req, res) => {
+    // The user's side of the authorization endpoint: logged in as USER, consenting to every scope
+    // and resource asked (oidc-provider's interaction API; its login and consent pages are not needed).
+    if (req.url?.startsWith('/interaction/')) return void finishInteraction(provider, req, res).catch((err: Error) => res.writeHead(500).end(err.message));
+    void callback(req, res);
+  });
   return {
     issuer,
     signingKey: privateKey,
@@ -85,4 +107,44 @@ export async function requestToken(as: TestAuthorizationServer, resource: string
   const body = (await res.json()) as { access_token?: string; error?: string; error_description?: string };
   if (!res.ok || !body.access_token) throw new Error(`token request failed: ${res.status} ${body.error ?? ''} ${body.error_description ?? ''}`);
   return body.access_token;
+}
+
+async function finishInteraction(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const details = await provider.interactionDetails(req, res);
+  if (details.prompt.name === 'login') {
+    await provider.interactionFinished(req, res, { login: { accountId: USER } }, { mergeWithLastSubmission: false });
+    return;
+  }
+  const grant = details.grantId
+    ? (await provider.Grant.find(details.grantId))!
+    : new provider.Grant({ accountId: details.session!.accountId, clientId: String(details.params.client_id) });
+  const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+  if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+  for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));
+  const grantId = await grant.save();
+  await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+}
+
+/**
+ * The browser: follows the authorization URL through the authorization server's redirects
+ * (keeping its cookies, as a browser does) until it is sent to the client's redirect URI, and
+ * returns that URL (with `code`, `state` and `iss`).
+ */
+export async function browse(authorizationUrl: URL, redirectUri: string): Promise<URL> {
+  const cookies = new Map<string, string>();
+  let url = authorizationUrl.href;
+  for (let hop = 0; hop < 20; hop++) {
+    if (url.startsWith(redirectUri)) return new URL(url);
+    const res = await fetch(url, { redirect: 'manual', headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const eq = pair.indexOf('=');
+      if (eq > 0) cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+    }
+    const location = res.headers.get('location');
+    await res.body?.cancel();
+    if (!location) throw new Error(`the authorization server stopped at ${url} with ${res.status}`);
+    url = new URL(location, url).href;
+  }
+  throw new Error('more than 20 redirects');
 }

@@ -4,17 +4,20 @@ import { Framework } from '@fw/runtime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { Client as ClientV2, ClientCredentialsProvider as ClientCredentialsProviderV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2, type VersionNegotiationMode } from '@modelcontextprotocol/client';
 import { McpParam, McpServer, McpTool, mountMcpServer, type McpContext } from '../src/index.js';
-import { CLIENT, startAuthorizationServer, type TestAuthorizationServer } from './oauth-authorization-server.js';
+import { APP_CLIENT, browse, CLIENT, startAuthorizationServer, USER, type TestAuthorizationServer } from './oauth-authorization-server.js';
 
 /**
  * The official MCP SDK clients run their real OAuth flow against fw as a resource server and a
  * real authorization server (oidc-provider) in this process: the first request gets 401 with a
  * `resource_metadata` challenge, the client reads fw's RFC 9728 document, discovers the
- * authorization server's metadata, gets a client_credentials token for fw's resource (RFC 8707
- * `resource`), then lists and calls tools; a tool needing more scope answers 403
- * insufficient_scope naming every scope the call needs.
+ * authorization server's metadata, gets a token for fw's resource (RFC 8707 `resource`) by the
+ * authorization code + PKCE flow or client_credentials, then lists and calls tools; a tool needing
+ * more scope answers 403 insufficient_scope naming every scope the call needs, and an
+ * interactive client steps up.
  */
 @McpServer({ name: 'oauth-files', version: '1.0.0', path: '/mcp' })
 class FilesServer {
@@ -135,6 +138,94 @@ test('SDK v1 client: 401 → RFC 9728 → AS metadata → client_credentials tok
     assert.deepEqual(wrote.content, [{ type: 'text', text: 'wrote b.txt' }]);
   } finally {
     await writer.close();
+  }
+});
+
+/**
+ * An interactive client's provider, as an app implements it (the SDK defines the interface): a
+ * pre-registered public client, PKCE verifier and tokens kept in memory, and the "browser" is the
+ * URL the SDK asks to open.
+ */
+class AppProvider implements OAuthClientProvider {
+  opened: URL | undefined;
+  private verifier = '';
+  private saved: OAuthTokens | undefined;
+  private info: OAuthClientInformationMixed = { client_id: APP_CLIENT.id };
+
+  get redirectUrl(): string {
+    return APP_CLIENT.redirectUri;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: 'fw oauth test', redirect_uris: [APP_CLIENT.redirectUri], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+
+  clientInformation(): OAuthClientInformationMixed {
+    return this.info;
+  }
+
+  saveClientInformation(info: OAuthClientInformationMixed): void {
+    this.info = info;
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.saved;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    this.saved = tokens;
+  }
+
+  redirectToAuthorization(url: URL): void {
+    this.opened = url;
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    return this.verifier;
+  }
+}
+
+test('SDK v1 client, authorization code + PKCE: 401 → metadata → the user authorizes at the real authorization server → token for the resource → tools → step-up on 403', async () => {
+  const seen: Seen[] = [];
+  const provider = new AppProvider();
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  const first = new StreamableHTTPClientTransport(url, { authProvider: provider, fetch: recording(seen) });
+  await assert.rejects(new Client({ name: 'oauth-app', version: '1.0.0' }).connect(first), UnauthorizedError, 'the first connect ends at the authorization redirect');
+  const opened = provider.opened!;
+  assert.equal(opened.origin + opened.pathname, `${as.issuer}/auth`);
+  assert.equal(opened.searchParams.get('resource'), url.href, 'RFC 8707 resource in the authorization request');
+  assert.equal(opened.searchParams.get('scope'), 'mcp:use', 'the scope of the 401 challenge');
+  assert.equal(opened.searchParams.get('code_challenge_method'), 'S256');
+  const callback = await browse(opened, APP_CLIENT.redirectUri);
+  assert.equal(callback.searchParams.get('iss'), as.issuer, 'RFC 9207 issuer in the response');
+  await first.finishAuth(callback.searchParams.get('code')!);
+  await first.close();
+
+  const client = new Client({ name: 'oauth-app', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(url, { authProvider: provider, fetch: recording(seen) });
+  try {
+    await client.connect(transport);
+    checkFlow(seen);
+    const who = await client.callTool({ name: 'whoami', arguments: {} });
+    assert.deepEqual(who.content, [{ type: 'text', text: USER }], 'the principal is the user who authorized');
+    const read = await client.callTool({ name: 'read_file', arguments: { path: 'e.txt' } });
+    assert.deepEqual(read.content, [{ type: 'text', text: 'contents of e.txt' }]);
+
+    // Step-up (basic/authorization "Step-Up Authorization Flow"): write_file needs files:write;
+    // the 403's challenge sends the user back to the authorization server for exactly that.
+    provider.opened = undefined;
+    await assert.rejects(client.callTool({ name: 'write_file', arguments: { path: 'f.txt' } }), UnauthorizedError);
+    assert.deepEqual(provider.opened!.searchParams.get('scope')?.split(' ').sort(), ['files:write', 'mcp:use']);
+    assert.equal(provider.opened!.searchParams.get('resource'), url.href);
+    await transport.finishAuth((await browse(provider.opened!, APP_CLIENT.redirectUri)).searchParams.get('code')!);
+    const wrote = await client.callTool({ name: 'write_file', arguments: { path: 'f.txt' } });
+    assert.deepEqual(wrote.content, [{ type: 'text', text: 'wrote f.txt' }]);
+  } finally {
+    await client.close();
   }
 });
 
