@@ -16,6 +16,8 @@ export const ADMIN_CONFIG = defineConfig({
   'fw.admin.audit.max-files': { type: 'number', default: 5, description: 'Rotated audit files kept besides the live one (older ones are deleted)' },
   'fw.admin.events.recent': { type: 'number', default: 200, description: 'Size of the ring of recent events served by GET /api/admin/events/recent' },
   'fw.admin.events.max-queue': { type: 'number', default: 1000, description: 'Events queued for the event stream between flushes; past it the oldest are dropped and counted' },
+  'fw.admin.history.interval-ms': { type: 'number', default: 5000, description: 'Milliseconds between two samples of the dashboard\'s time series (GET /api/admin/history, `HistorySample` frames); at least 100' },
+  'fw.admin.history.samples': { type: 'number', default: 180, description: 'Samples of the time series kept (oldest dropped first); interval × samples is the window a dashboard opened late still charts (default 15 minutes); 1 to 100000' },
   'fw.admin.page.default-limit': { type: 'number', default: 100, description: 'Page size of list endpoints when ?limit= is absent' },
   'fw.admin.page.max-limit': { type: 'number', default: 1000, description: 'Largest ?limit= a list endpoint accepts (larger is a 400)' },
   'fw.admin.max-body': { type: 'number', default: 65_536, description: 'Largest request body (bytes) an admin write endpoint accepts (larger is a 413)' },

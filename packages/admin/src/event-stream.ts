@@ -86,6 +86,16 @@ export class EventStream {
     };
   }
 
+  /**
+   * Sends a frame of the admin plane's own (a `HistorySample`) to the stream's consumers now. It
+   * is not a framework event: not counted, not kept for events/recent, not queued.
+   */
+  publish(frame: { type: string }): void {
+    const b = this.broadcaster;
+    if (!b || b.size === 0) return;
+    b.broadcast(JSON.stringify(frame));
+  }
+
   recent(limit?: number): FwEvent[] {
     return this.ring.last(limit);
   }

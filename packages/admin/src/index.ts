@@ -13,6 +13,7 @@ export { FileAuditSink, type FileSinkOptions } from './audit-file.js';
 export { mountAdminMcp, type AdminMcpOptions } from './mcp-tools.js';
 export { ControlPlane, type ControlCaller, type Permission } from './control.js';
 export { EventStream, EVENTS_HANDLER_PATH, type EventStreamStats } from './event-stream.js';
+export { History, HISTORY_TRANSPORTS, type HistoryOptions, type HistorySample, type HistoryTotals } from './history.js';
 export { DASHBOARD_CSP, DASHBOARD_DIR, mountDashboard } from './dashboard.js';
 export { overview, FW_VERSION, type Overview } from './overview.js';
 export { collectMetrics, toPrometheus, type AdminMetrics } from './metrics.js';

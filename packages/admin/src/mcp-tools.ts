@@ -104,7 +104,7 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
 
   const limitParam = opt('limit', 'Most items to return', 'integer');
   const tools: McpToolDef[] = [
-    read('fw_overview', 'System overview: status, version, connections, broadcasters, agents, sessions, tasks, AI runtime', [], (a) => overview(a.views)),
+    read('fw_overview', 'System overview: status, version, connections, broadcasters, agents, sessions, tasks, AI runtime', [], (a) => overview(a.views, a.history.totals())),
     read('fw_list_agents', 'Registered agents and coordinators: name, version, kind (agent or coordinator), protocols', [limitParam],
       (a, _args, limit) => a.views.agent.agents().slice(0, limit).map((x) => ({ name: x.name, version: x.version, kind: x.kind, protocols: x.protocols, path: x.path, headless: x.headless, activeSessions: x.activeSessions }))),
     read('fw_list_agent_sessions', 'Active agent sessions, optionally of one agent', [opt('agent', 'Agent name'), limitParam],

@@ -11,6 +11,7 @@ import { ControlPlane } from './control.js';
 import { DASHBOARD_DIR, mountDashboard } from './dashboard.js';
 import { EventStream } from './event-stream.js';
 import { AdminGate } from './gate.js';
+import { History } from './history.js';
 import { mountAdminMcp } from './mcp-tools.js';
 import { adminTokenAuthenticator, type ClientAddress } from './principal.js';
 import { countControlActions } from './seams.js';
@@ -50,6 +51,7 @@ export class AdminModule implements FrameworkModule {
   readonly name = '@fw/admin';
   private readonly cleanups: (() => void)[] = [];
   private events: EventStream | undefined;
+  private history: History | undefined;
   private audit: AuditLog | undefined;
   private releaseAuditStore: (() => Promise<void>) | undefined;
 
@@ -100,19 +102,26 @@ export class AdminModule implements FrameworkModule {
     }).then(() => undefined));
     this.events = events;
     events.start();
+    const history = new History(views, (listener) => fw.events.onAny(listener), {
+      intervalMs: fw.config.get('fw.admin.history.interval-ms'),
+      samples: fw.config.get('fw.admin.history.samples'),
+    });
+    this.history = history;
+    history.onSample((sample) => events.publish({ type: 'HistorySample', ...sample }));
+    history.start();
 
     const pageDefault = get<number>('fw.admin.page.default-limit');
     const pageMax = get<number>('fw.admin.page.max-limit');
     const dashboardDir = this.options.dashboardDir ?? DASHBOARD_DIR;
     const dashboardPrefixes = [`${fw.path}/admin/`];
     this.cleanups.push(mountRoutes(fw, ADMIN_API_BASE, adminRoutes({
-      views, control, audit, events, gate, pageDefault, pageMax,
+      views, control, audit, events, history, gate, pageDefault, pageMax,
     }), { gate, control, audit, maxBody: get<number>('fw.admin.max-body'), dashboardPrefixes: () => dashboardPrefixes }));
     this.cleanups.push(mountDashboard(fw, `${fw.path}/admin`, dashboardDir));
 
     const mcpWriteTools = get<boolean>('fw.admin.mcp-write-tools');
     const service: AdminService = {
-      views, control, audit, events, gate, pageDefault, pageMax, mcpWriteTools,
+      views, control, audit, events, history, gate, pageDefault, pageMax, mcpWriteTools,
       authRequired: gate.authRequired,
       mountDashboard: (prefix) => {
         const p = prefix.replace(/\/+$/, '');
@@ -161,6 +170,7 @@ export class AdminModule implements FrameworkModule {
   }
 
   async close(): Promise<void> {
+    this.history?.close();
     this.events?.close();
     for (const c of this.cleanups.splice(0).reverse()) c();
     await this.audit?.close();

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { HistoryTotals } from './history.js';
 import type { Views } from './views.js';
 
 /** The framework's version, from @fw/runtime's package.json. */
@@ -22,16 +23,23 @@ export interface Overview {
   startedAt: string;
   messagesIn: number;
   messagesOut: number;
+  /** Broadcasts on user broadcasters since start (the admin event stream's own frames are in `internal.messages`). */
   broadcasts: number;
   dropped: number;
-  /** Connections and broadcasters of the framework's own (internal broadcasters: the admin event stream), left out of the counts above. */
-  internal: { connections: number; broadcasters: number };
+  /** Agent runs started since the admin plane started: A2A tasks created and coordinator dispatches. */
+  agentRuns: number;
+  /** Failed runs and dispatches, and control actions that failed with an error, since the admin plane started. */
+  errors: number;
+  /** Connections, broadcasters and broadcasts of the framework's own (internal broadcasters: the admin event stream), left out of the counts above. */
+  internal: { connections: number; broadcasters: number; messages: number };
 }
 
-export function overview(views: Views): Overview {
+/** `totals` comes from the admin plane's history (absent: zero runs and errors). */
+export function overview(views: Views, totals?: HistoryTotals): Overview {
   const s = views.runtime.stats();
   const internal = views.runtime.listBroadcasters().filter((b) => b.internal);
   const internalConnections = internal.reduce((n, b) => n + b.resourceCount, 0);
+  const internalMessages = internal.reduce((n, b) => n + b.messages, 0);
   const agent = views.agent;
   const agents = agent.agents();
   return {
@@ -50,8 +58,10 @@ export function overview(views: Views): Overview {
     startedAt: s.startedAt,
     messagesIn: s.messagesIn,
     messagesOut: s.messagesOut,
-    broadcasts: s.broadcasts,
+    broadcasts: Math.max(0, s.broadcasts - internalMessages),
     dropped: s.dropped,
-    internal: { connections: internalConnections, broadcasters: internal.length },
+    agentRuns: totals?.agentRuns ?? 0,
+    errors: totals?.errors ?? 0,
+    internal: { connections: internalConnections, broadcasters: internal.length, messages: internalMessages },
   };
 }

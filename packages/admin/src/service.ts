@@ -2,6 +2,7 @@ import type { AuditLog } from './audit.js';
 import type { ControlPlane } from './control.js';
 import type { EventStream } from './event-stream.js';
 import type { AdminGate } from './gate.js';
+import type { History } from './history.js';
 import type { Views } from './views.js';
 
 /** What the admin module publishes as the service `'admin'` (for the Fastify plugin, the cluster module, tests). */
@@ -11,6 +12,8 @@ export interface AdminService {
   readonly audit: AuditLog;
   readonly events: EventStream;
   readonly gate: AdminGate;
+  /** The time series of the dashboard's charts (GET /api/admin/history). */
+  readonly history: History;
   readonly authRequired: boolean;
   readonly mcpWriteTools: boolean;
   readonly pageDefault: number;

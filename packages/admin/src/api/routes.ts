@@ -6,6 +6,7 @@ import { settled } from '../cluster.js';
 import type { ControlPlane } from '../control.js';
 import type { EventStream } from '../event-stream.js';
 import type { AdminGate } from '../gate.js';
+import type { History } from '../history.js';
 import { collectMetrics, toPrometheus } from '../metrics.js';
 import { FW_VERSION, overview } from '../overview.js';
 import type { JournalEvent } from '../peer-types.js';
@@ -20,6 +21,7 @@ export interface RouteDeps {
   control: ControlPlane;
   audit: AuditLog;
   events: EventStream;
+  history: History;
   gate: AdminGate;
   pageDefault: number;
   pageMax: number;
@@ -64,7 +66,8 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       // Cluster mode adds `cluster`: the sums, each node's figures, and the nodes that did not answer.
       method: 'GET', path: '/overview', doc: { tag: 'overview', reply: 'object', summary: 'Status, uptime and counters of this node (and, in cluster mode, of every node)' }, handle: async () => {
         const cluster = views.cluster;
-        return json(cluster ? { ...overview(views), cluster: await cluster.overview() } : overview(views));
+        const own = overview(views, d.history.totals());
+        return json(cluster ? { ...own, cluster: await cluster.overview() } : own);
       },
     },
     {
@@ -107,6 +110,14 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
     {
       method: 'GET', path: '/metrics/prometheus', doc: { tag: 'overview', reply: 'text', textType: 'text/plain; version=0.0.4', summary: 'The same figures in Prometheus text format (behind the admin gate; scrapers use /fw/metrics)' },
       handle: () => ({ kind: 'text', body: toPrometheus(collectMetrics(views, d.events.stats(), d.audit.size)), contentType: 'text/plain; version=0.0.4; charset=utf-8' }),
+    },
+    {
+      // The dashboard's charts: a late-opened page still draws the whole window (docs/dashboard.md).
+      method: 'GET', path: '/history', doc: { tag: 'overview', reply: 'object', summary: 'Time series of this node for the last fw.admin.history.samples × interval-ms (default 15 minutes): connections by transport, broadcasts, agent runs, errors, gaps and recoveries', query: { since: { description: 'Only samples taken after this epoch-milliseconds time', schema: { type: 'integer', minimum: 0 } } } }, handle: (r) => {
+        const since = intParam(r.url, 'since', { min: 0, max: Number.MAX_SAFE_INTEGER, default: 0 });
+        const { intervalMs, samples } = d.history.options;
+        return json({ intervalMs, capacity: samples, now: Date.now(), totals: d.history.totals(), samples: d.history.samples().filter((s) => s.t > since) });
+      },
     },
     {
       method: 'GET', path: '/events/recent', doc: { tag: 'events', reply: 'list', summary: 'The most recent framework events, oldest first', query: { limit: { description: 'How many (at most fw.admin.page.max-limit)', schema: { type: 'integer', minimum: 1 } } } }, handle: (r) => {
