@@ -1,5 +1,6 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { fallbackLogger, type Logger } from '@fw/runtime';
 import type { AuditEntry, AuditSink } from './audit.js';
 
 export interface FileSinkOptions {
@@ -7,6 +8,8 @@ export interface FileSinkOptions {
   maxBytes: number;
   /** Rotated files kept besides the live one; older ones are deleted. */
   maxFiles: number;
+  /** Where skipped (torn) lines are reported; default fw's default logger. */
+  log?: Logger;
 }
 
 /**
@@ -45,7 +48,7 @@ export class FileAuditSink implements AuditSink {
         }
       }
     }
-    if (this.skippedLines) console.warn(`[fw] admin: skipped ${this.skippedLines} unreadable line(s) in the audit log ${this.path}`);
+    if (this.skippedLines) (this.options.log ?? fallbackLogger()).warn({ sink: this.description, skippedLines: this.skippedLines }, 'skipped unreadable lines in the audit log');
     this.openFile();
     // A torn last line has no newline: start the next append on a fresh line.
     if (this.size > 0 && statSync(this.path).isFile() && !readFileSync(this.path, 'utf8').endsWith('\n')) this.write('\n');

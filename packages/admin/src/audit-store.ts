@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Framework } from '@fw/runtime';
+import { errorSummary, fallbackLogger, type Framework, type Logger } from '@fw/runtime';
 import type { AuditEntry, AuditSink } from './audit.js';
 
 type StoreModule = typeof import('@fw/store');
@@ -9,6 +9,8 @@ type AuditRow = import('@fw/store').AuditRow;
 export interface StoreSinkOptions {
   /** Records kept in the table; older ones are deleted (fw.admin.audit.store-max-entries). */
   maxEntries: number;
+  /** Where a failed prune is reported; default fw's default logger. */
+  log?: Logger;
 }
 
 /**
@@ -47,7 +49,7 @@ export class StoreAuditSink implements AuditSink {
     try {
       await records.prune(this.options.maxEntries);
     } catch (err) {
-      console.warn(`[fw] admin: cannot prune the audit log (${this.description}): ${(err as Error).message}`);
+      (this.options.log ?? fallbackLogger()).warn({ sink: this.description, error: errorSummary(err) }, 'cannot prune the audit log');
     }
   }
 }
@@ -88,7 +90,7 @@ export async function storeAuditSinkFor(fw: Framework, maxEntries: number): Prom
       throw err;
     }
   };
-  const sink = new StoreAuditSink(records, `store postgres ${store.redact(options.postgresUrl ?? '')}`, { maxEntries });
+  const sink = new StoreAuditSink(records, `store postgres ${store.redact(options.postgresUrl ?? '')}`, { maxEntries, log: fw.logger.child({ module: 'admin' }) });
   return {
     sink,
     release: async () => {

@@ -1,4 +1,4 @@
-import { FwError } from '@fw/runtime';
+import { errorSummary, fallbackLogger, FwError, type Logger } from '@fw/runtime';
 
 /**
  * - `allowed`: authorized; for a write, recorded before it runs (so a write is never done unrecorded)
@@ -82,7 +82,7 @@ export class AuditLog {
   private failure: string | null = null;
   private chain: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly maxEntries: number, private readonly sink?: AuditSink) {
+  constructor(private readonly maxEntries: number, private readonly sink?: AuditSink, private readonly log: Logger = fallbackLogger()) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('fw.admin.audit.max-entries must be a positive integer');
   }
 
@@ -96,7 +96,7 @@ export class AuditLog {
       }
     } catch (err) {
       this.failure = message(err);
-      console.error(`[fw] admin: cannot read the audit log (${this.sink.description}): ${this.failure}; admin writes are refused until it can be written`);
+      this.log.error({ sink: this.sink.description, error: errorSummary(err) }, 'cannot read the audit log; admin writes are refused until it can be written');
     }
     return this;
   }
@@ -122,10 +122,10 @@ export class AuditLog {
     this.chain = write.catch(() => undefined);
     try {
       await write;
-      if (this.failure !== null) console.warn(`[fw] admin: the audit log (${sink.description}) can be written again`);
+      if (this.failure !== null) this.log.warn({ sink: sink.description }, 'the audit log can be written again');
       this.failure = null;
     } catch (err) {
-      if (this.failure === null) console.error(`[fw] admin: cannot write the audit log (${sink.description}): ${message(err)}; admin writes are refused until it can`);
+      if (this.failure === null) this.log.error({ sink: sink.description, error: errorSummary(err) }, 'cannot write the audit log; admin writes are refused until it can');
       this.failure = message(err);
       throw new AuditUnavailableError(this.failure);
     }

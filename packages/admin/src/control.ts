@@ -1,4 +1,4 @@
-import { EventBus, FwError, hasRole, NotFoundError, type Principal } from '@fw/runtime';
+import { EventBus, fallbackLogger, FwError, type Logger, hasRole, NotFoundError, type Principal } from '@fw/runtime';
 import { REQUIRED_ROLE, type ControlAction, type ControlAuthorizer } from './authorizer.js';
 import type { AuditLog, AuditOutcome, AuditSource } from './audit.js';
 import { settled } from './cluster.js';
@@ -29,6 +29,7 @@ export class ControlPlane {
     private readonly events: EventBus,
     private readonly authorizer: () => ControlAuthorizer,
     private readonly authRequired: () => boolean,
+    private readonly log: Logger = fallbackLogger(),
   ) {}
 
   /** Asks the roles and the authorizer without acting or auditing (what the dashboard may offer). */
@@ -53,7 +54,7 @@ export class ControlPlane {
         return { ok: false, outcome: 'refused', code: 'forbidden', reason: 'refused by the authorizer' };
       }
     } catch (err) {
-      console.error(`[fw] admin: the authorizer threw on ${action} '${target}'; the write is denied:`, err);
+      this.log.error({ err, action, target }, 'the authorizer threw; the write is denied');
       return { ok: false, outcome: 'error', code: 'authorizer_error', reason: `the authorizer failed: ${(err as Error)?.message ?? String(err)}` };
     }
     return { ok: true };

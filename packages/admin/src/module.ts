@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { chainAuthenticators, clientAddress as runtimeClientAddress, frameworkAuthenticator, type Authenticator, type Framework, type FrameworkModule } from '@fw/runtime';
+import { chainAuthenticators, clientAddress as runtimeClientAddress, frameworkAuthenticator, type Authenticator, type Framework, type FrameworkModule, type Logger } from '@fw/runtime';
 import { mountRoutes } from './api/router.js';
 import { adminRoutes } from './api/routes.js';
 import { AuditLog, type AuditSink } from './audit.js';
@@ -62,6 +62,7 @@ export class AdminModule implements FrameworkModule {
     if (!fw.config.get<boolean>('fw.admin.enabled')) return;
     countControlActions(fw);
     const get = <T>(key: string): T => fw.config.get<T>(key);
+    const log = fw.logger.child({ module: 'admin' });
 
     const resolver = this.options.principalResolver ?? fw.config.option('adminPrincipalResolver');
     // Looked up at every write, so an app may provide or replace it after start.
@@ -85,14 +86,13 @@ export class AdminModule implements FrameworkModule {
       clientAddress,
     });
     if (!gate.authRequired && get<boolean>('fw.admin.allow-remote-unauthenticated')) {
-      console.warn('[fw] WARNING: the admin plane accepts unauthenticated requests from any address ' +
-        '(fw.admin.allow-remote-unauthenticated=true); configure fw.auth.tokens or fw.auth.jwt.* in production');
+      log.warn({ key: 'fw.admin.allow-remote-unauthenticated' }, 'the admin plane accepts unauthenticated requests from any address; configure fw.auth.tokens or fw.auth.jwt.* in production');
     }
 
-    const audit = await new AuditLog(get<number>('fw.admin.audit.max-entries'), await this.auditSink(fw)).open();
+    const audit = await new AuditLog(get<number>('fw.admin.audit.max-entries'), await this.auditSink(fw, log), log).open();
     this.audit = audit;
     const views = new Views(fw);
-    const control = new ControlPlane(views, audit, fw.events, authorizer, () => gate.authRequired);
+    const control = new ControlPlane(views, audit, fw.events, authorizer, () => gate.authRequired, log);
     const events = new EventStream(fw as RealtimeFramework, gate, {
       recent: get<number>('fw.admin.events.recent'),
       maxQueue: get<number>('fw.admin.events.max-queue'),
@@ -148,7 +148,7 @@ export class AdminModule implements FrameworkModule {
     }
   }
 
-  private async auditSink(fw: Framework): Promise<AuditSink | undefined> {
+  private async auditSink(fw: Framework, log: Logger): Promise<AuditSink | undefined> {
     const given = this.options.auditSink ?? fw.services.get('admin.audit-sink');
     if (given) return given;
     const configured = fw.config.get<string>('fw.admin.audit.file');
@@ -166,6 +166,7 @@ export class AdminModule implements FrameworkModule {
     return new FileAuditSink(file, {
       maxBytes: fw.config.get<number>('fw.admin.audit.max-file-bytes'),
       maxFiles: fw.config.get<number>('fw.admin.audit.max-files'),
+      log,
     });
   }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { DENY_ALL, requireRole, DASHBOARD_CSP, type AuditEntry } from '../src/index.js';
 import type { ClusterService } from '@fw/runtime/adapter';
 import { startHarness } from './harness.js';
+import { MemoryLogger } from '@fw/runtime';
 
 const API = '/api/admin';
 
@@ -385,18 +386,14 @@ test('the audit JSON Lines file is complete after a restart of the app', async (
 });
 
 test('opting into remote unauthenticated access warns at startup', async () => {
-  const warn = console.warn;
-  const seen: string[] = [];
-  console.warn = (m: unknown) => seen.push(String(m));
-  try {
-    const h = await startHarness({ 'fw.admin.allow-remote-unauthenticated': true });
-    await h.close();
-    const quiet = await startHarness({ 'fw.admin.allow-remote-unauthenticated': true, 'fw.admin.auth.token': 't' });
-    await quiet.close();
-  } finally {
-    console.warn = warn;
-  }
-  assert.equal(seen.filter((m) => m.includes('allow-remote-unauthenticated')).length, 1);
+  const logger = new MemoryLogger();
+  const h = await startHarness({ 'fw.admin.allow-remote-unauthenticated': true, logger });
+  await h.close();
+  const quiet = await startHarness({ 'fw.admin.allow-remote-unauthenticated': true, 'fw.admin.auth.token': 't', logger });
+  await quiet.close();
+  const seen = logger.entries.filter((e) => e.level === 'warn' && e.fields.key === 'fw.admin.allow-remote-unauthenticated');
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0]!.fields.module, 'admin');
 });
 
 test('under another fw.path the dashboard page points at that path\'s event stream and client', async () => {

@@ -4,7 +4,7 @@
  */
 import type { AgentAuth } from './auth.js';
 import { randomUUID } from 'node:crypto';
-import { FwError, NotFoundError, type CallOutcome, type Framework } from '@fw/runtime';
+import { errorSummary, FwError, NotFoundError, type CallOutcome, type Framework, type Logger } from '@fw/runtime';
 import type { FwStore, RunRow } from '@fw/store';
 import type { AgentProtocol, AgentRunInfo } from './admin-view.js';
 import type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
@@ -71,8 +71,10 @@ export class AgentHost {
   auth: AgentAuth | undefined;
   /** Aborted on close: every run in flight stops with it. */
   private readonly root = new AbortController();
+  private readonly log: Logger;
 
   constructor(readonly fw: Framework, readonly store: FwStore) {
+    this.log = fw.logger.child({ module: 'agent' });
     this.journal = new CoordinationJournal(store, () => ({
       maxEvents: fw.config.get<number>('fw.agent.journal.max-events'),
       maxAgeMs: fw.config.get<number>('fw.agent.journal.max-age'),
@@ -290,14 +292,20 @@ export class AgentHost {
     for (let step = 0; step < maxSteps; step++) {
       const calls: AiToolCall[] = [];
       let text = '';
-      for await (const part of runtime.stream({ messages, tools, ...extras }, signal)) {
-        if (part.type === 'text') {
-          text += part.delta;
-          yield part.delta;
-        } else if (part.type === 'tool-call') {
-          calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
-          emit({ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+      try {
+        for await (const part of runtime.stream({ messages, tools, ...extras }, signal)) {
+          if (part.type === 'text') {
+            text += part.delta;
+            yield part.delta;
+          } else if (part.type === 'tool-call') {
+            calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+            emit({ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+          }
         }
+      } catch (err) {
+        // One line per provider error, without its stack: the provider's failure, not fw's code.
+        if (!signal.aborted) this.log.error({ agent: agent.name, runtime: runtime.name, error: errorSummary(err) }, 'AI provider call failed');
+        throw err;
       }
       if (calls.length === 0) return;
       messages.push({ role: 'assistant', content: text, toolCalls: calls });

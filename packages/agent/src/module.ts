@@ -3,7 +3,7 @@
  * hand with `fw.use(agentModule())`. It mounts the decorated agents and those given to
  * `mountAgent`, registers the runtimes and publishes the admin view as the service `'agent'`.
  */
-import { NotFoundError, type Authenticator, type Framework, type FrameworkModule } from '@fw/runtime';
+import { errorSummary, NotFoundError, type Authenticator, type Framework, type FrameworkModule, type Logger } from '@fw/runtime';
 import { releaseStore, useStore, type FwStore } from '@fw/store';
 import { AgentAuth } from './auth.js';
 import { A2AEndpoint } from './a2a/endpoint.js';
@@ -38,6 +38,7 @@ export class AgentModule implements FrameworkModule {
   view!: AgentAdminView;
   readonly a2a = new Map<string, A2AEndpoint>();
   private fw!: Framework;
+  private log!: Logger;
   private readonly unmounts: (() => void)[] = [];
   private readonly extraMounts: ProtocolMount[] = [];
   private closed = false;
@@ -48,6 +49,7 @@ export class AgentModule implements FrameworkModule {
 
   async install(fw: Framework): Promise<void> {
     this.fw = fw;
+    const log = (this.log = fw.logger.child({ module: 'agent' }));
     fw.config.declare(AGENT_CONFIG);
     this.db = await useStore(fw);
     this.host = new AgentHost(fw, this.db);
@@ -63,16 +65,17 @@ export class AgentModule implements FrameworkModule {
       max: fw.config.get<number>('fw.agent.tasks.max'),
       terminalTtlMs: fw.config.get<number>('fw.agent.tasks.terminal-ttl'),
     }), this.db.tasks);
+    this.store.log = log;
     // Before any endpoint exists: settle what a crashed predecessor left in flight.
     const recovery = await this.host.recover();
     const tasks = await this.store.restore(INTERRUPTED);
     this.recovered = { tasks, runs: recovery.runs.map((r) => r.id), sessions: recovery.sessions };
     if (tasks.length || recovery.runs.length) {
-      console.warn(`[fw] store ${this.db.location}: ${tasks.length} A2A task(s) and ${recovery.runs.length} run(s) were in flight when the last process stopped; marked failed/interrupted`);
+      log.warn({ store: this.db.location, tasks: tasks.length, runs: recovery.runs.length }, 'A2A tasks and runs were in flight when the last process stopped; marked failed/interrupted');
     }
     const interval = fw.config.get<number>('fw.agent.journal.prune-interval');
     if (interval > 0) {
-      this.pruneTimer = setInterval(() => void this.host.journal.prune().catch((err: Error) => console.error('[fw] journal retention failed:', err.message)), interval);
+      this.pruneTimer = setInterval(() => void this.host.journal.prune().catch((err: unknown) => log.error({ error: errorSummary(err) }, 'journal retention failed')), interval);
       this.pruneTimer.unref();
     }
     this.view = createAdminView(this.host, this.store, this.a2a);
@@ -96,7 +99,7 @@ export class AgentModule implements FrameworkModule {
         // Two decorated classes may share a name in one process (tests, variants); the first wins
         // instead of failing the framework's start.
         if (this.host.agents.has(def.options.name)) {
-          console.warn(`[fw] agent '${def.options.name}' is declared twice; ${def.target.name} is not mounted`);
+          log.warn({ agent: def.options.name, class: def.target.name }, 'an agent of this name is declared twice; this class is not mounted');
           continue;
         }
         this.mount(def.target);

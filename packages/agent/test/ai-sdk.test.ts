@@ -6,6 +6,7 @@ import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { Agent, AgentTool, AiSdkRuntime, openAiRuntime, type AiStreamPart } from '../src/index.js';
+import { MemoryLogger } from '@fw/runtime';
 import { startApp, until } from './helpers.js';
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
@@ -266,4 +267,45 @@ test('OpenAI-compatible server: every cancel path aborts the provider HTTP reque
     if (!closed) await app.close();
     await server.close();
   }
+});
+
+test('a provider error is one structured log line: no stack, nothing on stderr', async () => {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'the model is overloaded', type: 'server_error' } }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const logger = new MemoryLogger();
+  const app = await startApp((m) => m.mount(Tooled), {
+    logger, 'fw.ai.auto': true, 'fw.ai.base-url': `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, 'fw.ai.model': 'local-model',
+  });
+  const stderr: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    stderr.push(String(chunk));
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    await assert.rejects(app.module.host.run('tooled', { message: 'hi' }, new AbortController().signal), /overloaded/);
+  } finally {
+    process.stderr.write = write;
+    await app.close();
+    server.closeAllConnections();
+    server.close();
+  }
+  assert.deepEqual(stderr, []);
+  assert.equal(logger.entries.length, 1);
+  const [line] = logger.entries;
+  assert.equal(line!.level, 'error');
+  assert.equal(line!.message, 'AI provider call failed');
+  assert.equal(line!.fields.module, 'agent');
+  assert.equal(line!.fields.agent, 'tooled');
+  assert.equal(line!.fields.runtime, 'openai-compatible');
+  const error = line!.fields.error as Record<string, unknown>;
+  assert.equal(error.status, 500);
+  assert.match(String(error.message), /overloaded/);
+  assert.ok(!JSON.stringify(line!.fields).includes('    at '), 'no stack frames in the line');
 });

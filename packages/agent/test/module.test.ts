@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Framework } from '@fw/runtime';
+import { Framework, MemoryLogger } from '@fw/runtime';
 import { Agent, agentModule, agentModuleOf, mountAgent, type AgentAdminView, type AiRuntime } from '../src/index.js';
 
 @Agent({ name: 'auto', description: 'mounted by the module' })
@@ -13,10 +13,8 @@ class AutoTwin {}
 class Later {}
 
 test('autoload: createModule installs the module, mounts decorated classes (first of a name wins) and mountAgent queues until then', async () => {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false });
-  const warnings: string[] = [];
-  const warn = console.warn;
-  console.warn = (m: string) => warnings.push(String(m));
+  const logger = new MemoryLogger();
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false, logger });
   try {
     mountAgent(fw, Later); // before the module exists: queued
     await fw.start();
@@ -24,12 +22,11 @@ test('autoload: createModule installs the module, mounts decorated classes (firs
     assert.ok(view);
     assert.equal(view.agent('auto')?.description, 'mounted by the module');
     assert.equal(view.agent('later')?.headless, true);
-    assert.ok(warnings.some((w) => w.includes(`agent 'auto' is declared twice; ${AutoTwin.name} is not mounted`)));
+    assert.ok(logger.entries.some((e) => e.level === 'warn' && e.fields.agent === 'auto' && e.fields.class === AutoTwin.name && /declared twice/.test(e.message ?? '')));
     assert.equal(view.activeRuntime()?.name, 'offline');
     mountAgent(fw, Auto); // same class again: a no-op
     assert.throws(() => agentModuleOf(fw)!.mount(AutoTwin), (e: { code?: string }) => e.code === 'agent_exists');
   } finally {
-    console.warn = warn;
     await fw.close();
   }
 });

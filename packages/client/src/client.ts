@@ -10,6 +10,7 @@
  * caches fill the gap, again dropping what we already have by broadcaster sequence.
  */
 import { backoffDelay, reconnectOptions, type ReconnectOptions } from './backoff.js';
+import { consoleLogger, type ClientLogger } from './default-logger.js';
 import { ClientError } from './errors.js';
 import { encodeSince, resolveEndpoint } from './endpoint.js';
 import type { Gap, ServerFrame, TransportName, UpstreamKind } from '@fw/protocol';
@@ -39,6 +40,8 @@ export interface ConnectOptions {
   connectTimeout?: number;
   /** Messages `send()` may queue while not connected. Default 1000. */
   maxQueue?: number;
+  /** Where a listener that threw is reported (`error(fields, message)`, pino's shape). Default: written to the developer tools console (stderr under Node). */
+  logger?: ClientLogger;
 }
 
 export interface MessageMeta {
@@ -109,10 +112,6 @@ interface Candidate {
   transport: number;
 }
 
-function report(e: unknown): void {
-  // A throwing listener must not break the connection logic.
-  console.error('fw client listener failed:', e);
-}
 
 export class FwClient<M extends MessageMap = MessageMap> {
   private _state: ClientState = 'connecting';
@@ -123,6 +122,7 @@ export class FwClient<M extends MessageMap = MessageMap> {
   private readonly env: { WebSocket: WebSocketConstructor | undefined; fetch: FetchLike | undefined };
   private readonly reconnect: ReconnectOptions | false;
   private readonly connectTimeout: number;
+  private readonly logger: ClientLogger;
   private readonly maxQueue: number;
   private readonly heartbeatTimeoutOption: number | undefined;
 
@@ -183,6 +183,7 @@ export class FwClient<M extends MessageMap = MessageMap> {
     this.reconnect = options.reconnect === false ? false : reconnectOptions(options.reconnect);
     this.connectTimeout = options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT;
     this.maxQueue = options.maxQueue ?? DEFAULT_MAX_QUEUE;
+    this.logger = options.logger ?? consoleLogger;
     this.heartbeatTimeoutOption = options.heartbeatTimeout;
     this.startRound();
   }
@@ -444,7 +445,7 @@ export class FwClient<M extends MessageMap = MessageMap> {
           try {
             l(frame.d, meta);
           } catch (e) {
-            report(e);
+            this.report(e);
           }
         }
         return;
@@ -598,6 +599,11 @@ export class FwClient<M extends MessageMap = MessageMap> {
 
   // ---- listeners -----------------------------------------------------------------------------
 
+  /** A throwing listener must not break the connection logic: it is reported and the rest go on. */
+  private report(err: unknown): void {
+    this.logger.error({ err }, 'listener failed');
+  }
+
   private setState(state: ClientState): void {
     const previous = this._state;
     if (previous === state) return;
@@ -606,7 +612,7 @@ export class FwClient<M extends MessageMap = MessageMap> {
       try {
         l(state, previous);
       } catch (e) {
-        report(e);
+        this.report(e);
       }
     }
   }
@@ -616,7 +622,7 @@ export class FwClient<M extends MessageMap = MessageMap> {
       try {
         l(value);
       } catch (e) {
-        report(e);
+        this.report(e);
       }
     }
   }

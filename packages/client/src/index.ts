@@ -6,6 +6,7 @@
 export { connect, FwClient, DEFAULT_TRANSPORTS } from './client.js';
 export type { ClientState, ConnectOptions, MessageMeta, MessageListener, StateListener, CloseListener, GapListener, ErrorListener, Recovery, RecoveryListener, MessageMap, MessageOut, MessageIn, JsonListener } from './client.js';
 export { ClientError, type ClientErrorCode } from './errors.js';
+export type { ClientLogger } from './default-logger.js';
 export { backoffDelay, DEFAULT_RECONNECT, type ReconnectOptions } from './backoff.js';
 export type { TransportName, Gap, GapReason } from '@fw/protocol';
 export { FINAL_CLOSE_CODES } from '@fw/protocol';

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { Framework, FrameworkModule } from '@fw/runtime';
+import type { Framework, FrameworkModule, Logger } from '@fw/runtime';
 import { ClusterBroadcast } from './cluster-broadcast.js';
 import type { ClusterService, NodeRecord, Stamped } from '@fw/runtime/adapter';
 import { Cluster } from './cluster-service.js';
@@ -75,11 +75,13 @@ export class ClusterModule implements FrameworkModule {
   private epochKey: string | undefined;
   private unregisterReadiness: (() => void) | undefined;
   private unregisterMetrics: (() => void)[] = [];
+  private logger: Logger | undefined;
 
   async install(fw: Framework): Promise<void> {
     fw.config.declare(CLUSTER_CONFIG);
     const s = readClusterSettings(fw);
     this.runtime = fw.runtime;
+    const logger = (this.logger = fw.logger.child({ module: 'cluster', node: s.nodeId }));
     this.epochKey = `${s.prefix}:epoch`;
     countClusterEvents(fw);
     const emit = (change: ClusterChange, detail: string, count?: number): void => {
@@ -87,7 +89,7 @@ export class ClusterModule implements FrameworkModule {
       fw.events.emit('ClusterChanged', { node: s.nodeId, change, detail, ...n });
     };
     const reporter = (this.reporter = new LossReporter((detail, lost) => {
-      console.warn(`[fw] cluster ${s.nodeId}: ${detail}`);
+      logger.warn({ lost }, detail);
       emit('messages-lost', detail, lost);
     }, 1000, (detail, recovered) => emit('messages-recovered', detail, recovered)));
     const link = (this.link = new RedisLink({
@@ -169,7 +171,7 @@ export class ClusterModule implements FrameworkModule {
     ];
     // Start degraded rather than not at all when Redis is away: local delivery goes on.
     if (await link.waitUp(s.requestTimeout)) await this.subscribe();
-    else console.warn(`[fw] cluster ${s.nodeId}: Redis at ${redact(s.redisUrl)} is unreachable; running alone until it is back`);
+    else logger.warn({ redis: redact(s.redisUrl) }, 'Redis is unreachable; running alone until it is back');
     presence.start();
   }
 
@@ -204,7 +206,7 @@ export class ClusterModule implements FrameworkModule {
     if (state === 'down') {
       this.broadcast?.linkDown();
       this.rpc?.failAll('Redis is unreachable');
-      console.warn(`[fw] cluster: ${detail}`);
+      this.logger?.warn({}, detail);
       emit('redis-down', detail);
       return;
     }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Framework, NotFoundError } from '@fw/runtime';
+import { Framework, MemoryLogger, NotFoundError } from '@fw/runtime';
 import { ClusterModule, createModule } from '../src/index.js';
 import { freePort, redisAvailable, REDIS_URL, SKIP_NO_REDIS, uniquePrefix, waitFor } from './harness.js';
 
@@ -37,9 +37,8 @@ test('bad cluster configuration is refused at install with invalid_config', asyn
 });
 
 test('Redis unreachable at start: the node starts alone; its broadcasts wait in the outbox, or beyond it (here: off) go local only, counted as unpublished', async () => {
-  const fw = framework({ 'fw.cluster.redis-url': `redis://127.0.0.1:${await freePort()}`, 'fw.cluster.request-timeout': 100, 'fw.cluster.node-id': 'alone', 'fw.cluster.outbox': 1 });
-  const warn = console.warn;
-  console.warn = () => undefined;
+  const logger = new MemoryLogger();
+  const fw = framework({ 'fw.cluster.redis-url': `redis://127.0.0.1:${await freePort()}`, 'fw.cluster.request-timeout': 100, 'fw.cluster.node-id': 'alone', 'fw.cluster.outbox': 1, logger });
   try {
     await fw.use(createModule(fw)!);
     const cluster = fw.services.get('cluster')!;
@@ -58,8 +57,11 @@ test('Redis unreachable at start: the node starts alone; its broadcasts wait in 
     const overview = await cluster.overview();
     assert.deepEqual([overview.redis, overview.totals.nodes, overview.missing], ['down', 1, []]);
     await waitFor('the loss reported', () => (events.includes('messages-lost:1') ? true : undefined), 3000);
+    // Both said as warnings of the cluster module, naming the node (and the password-less URL).
+    const warnings = logger.entries.filter((e) => e.level === 'warn');
+    assert.ok(warnings.some((e) => e.fields.module === 'cluster' && e.fields.node === 'alone' && /unreachable/.test(e.message ?? '')));
+    assert.ok(warnings.some((e) => e.fields.lost === 1));
   } finally {
-    console.warn = warn;
     await fw.close();
   }
 });

@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FrameworkOptions } from './framework.js';
+import { fallbackLogger } from './logging/default-logger.js';
 
 /**
  * Typed configuration. Every module declares its keys (`fw.admin.enabled`, …) with a type, a
@@ -83,7 +84,7 @@ export class Config {
   private readonly file: ConfigSource;
   private readonly env: NodeJS.ProcessEnv;
   private readonly warned = new Set<string>();
-  warn: (message: string) => void = (m) => console.warn(`[fw] ${m}`);
+  warn: (message: string) => void = (m) => fallbackLogger().warn({}, m);
 
   constructor(options: ConfigSource = {}, opts: { env?: NodeJS.ProcessEnv; configFile?: string | false } = {}) {
     this.explicit = flatten(options, '', this.unset);

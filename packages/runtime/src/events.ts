@@ -12,6 +12,8 @@
  * Emission is synchronous and costs a single map lookup when nobody listens: call
  * `bus.wants(type)` before building a payload on a hot path.
  */
+import { fallbackLogger } from './logging/default-logger.js';
+
 import type { TransportName } from '@fw/protocol';
 export type { TransportName };
 
@@ -38,8 +40,8 @@ export class EventBus {
   private readonly byType = new Map<FwEventType, Set<Listener<never>>>();
   private readonly any = new Set<AnyListener>();
   /** Listener errors are reported here instead of breaking the emitter. */
-  onListenerError: (err: unknown, event: FwEvent) => void = (err) => {
-    console.error('[fw] event listener failed:', err);
+  onListenerError: (err: unknown, event: FwEvent) => void = (err, event) => {
+    fallbackLogger().error({ err, event: event.type }, 'event listener failed');
   };
 
   on<K extends FwEventType>(type: K, listener: Listener<K>): () => void {

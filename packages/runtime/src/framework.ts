@@ -18,6 +18,8 @@ import { FwMetrics } from './metrics/fw-metrics.js';
 import { mountMetrics } from './metrics/endpoint.js';
 import { SecurityPolicy, type Refusal } from './security/security-policy.js';
 import { drainOnSignals, parseSignals } from './signals.js';
+import { parseLogLevel, type Logger } from './logging/logger.js';
+import { createDefaultLogger } from './logging/default-logger.js';
 import type { BroadcasterFactory } from './broadcast/factory.js';
 import type { ResourceRegistry } from './resource/registry.js';
 import type { Handler, HandlerOptions, Interceptor } from './model.js';
@@ -39,6 +41,11 @@ export interface FrameworkOptions extends ConfigOptions {
   fw?: Record<string, unknown>;
   /** The app's own authenticator, tried before `fw.auth.tokens` and JWT (docs/security.md). */
   authenticator?: Authenticator;
+  /**
+   * Where fw logs (pino-compatible: `info(fields, message)`, `warn`, `error`, `debug`, `child`);
+   * default pino JSON on stdout at `fw.log.level`. See docs/operations.md, *Logging*.
+   */
+  logger?: Logger;
 }
 
 /**
@@ -64,10 +71,16 @@ export class Framework {
   private readonly probes: Set<string>;
 
   constructor(options: FrameworkOptions = {}) {
-    const { configFile, env, ...props } = options;
+    const { configFile, env, logger, ...props } = options;
     this.config = new Config(props as ConfigSource, { ...(env ? { env } : {}), ...(configFile !== undefined ? { configFile } : {}) });
     this.config.declare(RUNTIME_CONFIG);
+    this.logger = logger ?? createDefaultLogger(parseLogLevel(this.config.get<string>('fw.log.level')));
+    this.log = this.logger.child({ module: 'framework' });
+    this.config.warn = (message) => this.log.warn({}, message);
+    const eventLog = this.logger.child({ module: 'events' });
+    this.events.onListenerError = (err, event) => eventLog.error({ err, event: event.type }, 'event listener failed');
     this.security = SecurityPolicy.fromConfig(this.config);
+    this.security.log = this.logger.child({ module: 'security' });
     this.runtime = new Runtime(this);
     this.metrics = new FwMetrics(this.runtime, this.events, {
       enabled: this.config.get<boolean>('fw.metrics.enabled'),
@@ -79,6 +92,10 @@ export class Framework {
     this.probes = new Set(Object.values(probePaths(this.path)));
     this.onClose(() => this.runtime.close());
   }
+
+  /** The application's logger (or fw's default); modules log through `logger.child({ module })`. */
+  readonly logger: Logger;
+  private readonly log: Logger;
 
   /**
    * Host allow-list, Origin policy, trusted proxies, public URL and JSON limits (docs/security.md).
@@ -193,7 +210,7 @@ export class Framework {
 
   /** Takes over fw's routes on an existing server. Call after the app installed its own handler. */
   attach(server: Server): this {
-    void this.start().catch((err) => console.error('[fw] startup failed:', err));
+    void this.start().catch((err: unknown) => this.log.error({ err }, 'startup failed'));
     const appRequest = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
     const appUpgrade = server.listeners('upgrade') as ((req: IncomingMessage, socket: Duplex, head: Buffer) => void)[];
     server.removeAllListeners('request');
@@ -334,14 +351,14 @@ export class Framework {
         try {
           await hook();
         } catch (err) {
-          console.error('[fw] close hook failed:', err);
+          this.log.error({ err }, 'close hook failed');
         }
       }
       for (const m of [...this.modules].reverse()) {
         try {
           await m.close?.();
         } catch (err) {
-          console.error(`[fw] closing module '${m.name}' failed:`, err);
+          this.log.error({ err, closing: m.name }, 'closing a module failed');
         }
       }
       for (const d of this.detachers.splice(0)) d();

@@ -28,6 +28,7 @@ export const RUNTIME_CONFIG = defineConfig({
   'fw.metrics.enabled': { type: 'boolean', default: true, description: 'Serve Prometheus metrics at `<fw.path>/metrics` and record the histograms behind them ([operations](operations.md#metrics))' },
   'fw.metrics.token': { type: 'string', default: '', description: 'Bearer token a non-loopback Prometheus scraper must send to `<fw.path>/metrics` (separate from every admin credential); empty: loopback scrapers only' },
   'fw.metrics.allow-loopback': { type: 'boolean', default: true, description: 'Let loopback scrapers read `<fw.path>/metrics` without the token; switch off when a reverse proxy on the same host forwards it' },
+  'fw.log.level': { type: 'string', default: 'info', description: 'Level of the default logger (pino): `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; a `logger` passed to `new Framework()` keeps its own level ([operations](operations.md#logging))' },
   'fw.metrics.process': { type: 'boolean', default: false, description: 'Also export prom-client\'s default `process_*` and `nodejs_*` metrics (CPU, memory, event-loop lag, GC) in fw\'s registry' },
   'fw.close.signals': { type: 'string', default: '', description: 'Comma-separated signals (e.g. `SIGTERM,SIGINT`) on which fw drains (`close()`) and then lets the signal end the process ([operations](operations.md#shutdown)); empty: fw installs no signal handler' },
   'fw.close.drain-timeout': { type: 'duration', default: 2000, description: 'How long close() waits for connections to end before destroying them' },

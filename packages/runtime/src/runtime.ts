@@ -20,6 +20,7 @@ import { ResourceRegistry } from './resource/registry.js';
 import type { FwResource } from './resource/resource.js';
 import { Timers } from './timers.js';
 import { Endpoint } from './transport/endpoint.js';
+import type { Logger } from './logging/logger.js';
 
 /** The runtime's configuration, read once when the framework is created. */
 export interface RuntimeSettings {
@@ -88,6 +89,7 @@ export interface RuntimeHost {
   readonly config: Config;
   readonly events: EventBus;
   readonly path: string;
+  readonly logger: Logger;
   route(method: Method, path: string, handler: HttpRouteHandler): () => void;
   upgrade(path: string, handler: UpgradeRouteHandler): () => void;
 }
@@ -104,6 +106,8 @@ export class Runtime implements RuntimeView {
   readonly resources = new ResourceRegistry();
   readonly broadcasters: BroadcasterFactory;
   readonly events: EventBus;
+  /** Handler, interceptor and listener failures are logged here (`module: runtime`). */
+  readonly log: Logger;
   /** Open WebSockets, for draining on close. */
   readonly sockets = new Set<WebSocket>();
   readonly handlers: HandlerEntry[] = [];
@@ -131,6 +135,7 @@ export class Runtime implements RuntimeView {
   constructor(private readonly host: RuntimeHost) {
     this.settings = readSettings(host.config);
     this.events = host.events;
+    this.log = host.logger.child({ module: 'runtime' });
     this.broadcasters = new BroadcasterFactory(this);
     if (this.settings.heartbeat > 0) this.intercept(heartbeat({ interval: this.settings.heartbeat }));
     if (this.settings.idleTimeout > 0) this.intercept(idleTimeout({ timeout: this.settings.idleTimeout }));

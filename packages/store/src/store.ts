@@ -16,7 +16,7 @@ import { resolve } from 'node:path';
 import { createClient } from '@libsql/client';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { FwError, type Framework } from '@fw/runtime';
+import { errorSummary, fallbackLogger, FwError, type Framework, type Logger } from '@fw/runtime';
 import { STORE_CONFIG } from './config.js';
 import { AuditRecords } from './audit.js';
 import { JournalRecords } from './journal.js';
@@ -36,6 +36,8 @@ export interface StoreOptions {
   postgresPool?: number;
   /** Path of the embedded SQLite file; absent (and no postgresUrl): in memory. */
   file?: string;
+  /** Where failed writes and lost connections are logged (default: fw's default logger). */
+  logger?: Logger;
 }
 
 export interface FwStore {
@@ -58,6 +60,7 @@ export interface FwStore {
 }
 
 export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
+  const log = options.logger ?? fallbackLogger().child({ module: 'store' });
   let db: Kysely<StoreSchema>;
   let kind: StoreKind;
   let location: string;
@@ -70,7 +73,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
       // int8 columns (epoch ms, journal ids) fit a double: read them as numbers, as SQLite does.
       types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
     });
-    pool.on('error', (err) => console.error('[fw] store connection error:', err.message));
+    pool.on('error', (err) => log.error({ store: redact(options.postgresUrl ?? ''), error: errorSummary(err) }, 'store connection error'));
     db = new Kysely<StoreSchema>({ dialect: new PostgresDialect({ pool }) });
   } else {
     kind = options.file ? 'sqlite' : 'memory';
@@ -93,7 +96,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     await db.destroy().catch(() => undefined);
     throw new FwError('store_unavailable', `the store at ${location} could not be opened: ${(err as Error).message}`, 503);
   }
-  const writes = new WriteQueue();
+  const writes = new WriteQueue(log);
   let closed: Promise<void> | undefined;
   return {
     kind,
@@ -113,13 +116,14 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
 /** The store options `fw`'s configuration asks for. */
 export function storeOptions(fw: Framework): StoreOptions {
   fw.config.declare(STORE_CONFIG);
+  const logger = fw.logger.child({ module: 'store' });
   const postgresUrl = fw.config.get<string>('fw.store.postgres-url');
-  if (postgresUrl) return { postgresUrl, postgresPool: fw.config.get<number>('fw.store.postgres-pool') };
+  if (postgresUrl) return { postgresUrl, postgresPool: fw.config.get<number>('fw.store.postgres-pool'), logger };
   const dir = dataDir(fw);
-  if (!dir) return {};
+  if (!dir) return { logger };
   const abs = resolve(dir);
   mkdirSync(abs, { recursive: true, mode: 0o700 });
-  return { file: resolve(abs, fw.config.get<string>('fw.store.file')) };
+  return { file: resolve(abs, fw.config.get<string>('fw.store.file')), logger };
 }
 
 /**

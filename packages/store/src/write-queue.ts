@@ -1,3 +1,5 @@
+import { errorSummary, fallbackLogger, type Logger } from '@fw/runtime';
+
 /**
  * Writes that callers do not wait for (a session touched, a run finished) still happen in the
  * order they were asked for, and `flush()` waits for all of them: graceful close and every read
@@ -5,6 +7,8 @@
  * caller that has moved on.
  */
 export class WriteQueue {
+  constructor(private readonly log: Logger = fallbackLogger()) {}
+
   private tail: Promise<void> = Promise.resolve();
   /** Writes that failed (each is also logged). */
   failures = 0;
@@ -17,7 +21,7 @@ export class WriteQueue {
       (err: unknown) => {
         this.failures++;
         this.lastError = err;
-        console.error('[fw] store write failed:', (err as Error)?.message ?? err);
+        this.log.error({ error: errorSummary(err) }, 'store write failed');
       },
     );
   }

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MemoryLogger } from '@fw/runtime';
 import { createTestDatabase } from '../postgres.js';
 import { API, startIdentityApp, type Audited } from './identity-app.js';
 
@@ -47,11 +48,10 @@ test('a failing disk: writes answer 503 and do not happen, reads go on, and a re
   const dir = mkdtempSync(join(tmpdir(), 'fw-sec-full-'));
   const file = join(dir, 'audit.jsonl');
   symlinkSync('/dev/full', file); // every write: ENOSPC
-  const error = console.error;
-  console.error = () => {};
+  const logger = new MemoryLogger();
   try {
     for (let run = 0; run < 2; run++) {
-      const app = await startIdentityApp({ 'fw.data-dir': dir });
+      const app = await startIdentityApp({ 'fw.data-dir': dir, logger });
       try {
         app.fw.broadcasters.lookup('/fw/chat/lobby', true);
         assert.equal((await app.get(`${API}/overview`)).status, 200, 'the process started and reads work');
@@ -82,17 +82,19 @@ test('a failing disk: writes answer 503 and do not happen, reads go on, and a re
       await healed.close();
     }
     assert.match(readFileSync(file, 'utf8'), /"outcome":"allowed"/);
+    // Said once per failing start, as one structured line naming the sink, not per refused write.
+    const failures = logger.entries.filter((e) => e.level === 'error');
+    assert.deepEqual(failures.map((e) => [e.fields.module, e.fields.sink]), [['admin', `file ${file}`], ['admin', `file ${file}`]]);
+    assert.match(String((failures[0]!.fields.error as { message: string }).message), /ENOSPC/);
   } finally {
-    console.error = error;
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
 test('an authorizer that throws denies the write; it is audited as error, apart from a refusal', async () => {
-  const error = console.error;
-  const logged: string[] = [];
-  console.error = (m: unknown) => logged.push(String(m));
+  const logger = new MemoryLogger();
   const app = await startIdentityApp({
+    logger,
     adminAuthorizer: (action: string) => {
       if (action === 'destroy') return false;
       throw new Error('policy store unreachable');
@@ -109,9 +111,9 @@ test('an authorizer that throws denies the write; it is audited as error, apart 
     const audit = await (await app.get(`${API}/audit`)).json() as Audited[];
     assert.deepEqual(audit.map((e) => [e.action, e.target, e.outcome]), [['destroy', '/fw/chat/lobby', 'refused'], ['broadcast', '/fw/chat/lobby', 'error']]);
     assert.match(audit[1]!.reason ?? '', /policy store unreachable/);
-    assert.ok(logged.some((m) => m.includes('the authorizer threw')), 'and it is logged');
+    const logged = logger.entries.find((e) => e.message?.includes('the authorizer threw'));
+    assert.deepEqual([logged?.level, logged?.fields.module, logged?.fields.action, logged?.fields.target], ['error', 'admin', 'broadcast', '/fw/chat/lobby'], 'and it is logged');
   } finally {
-    console.error = error;
     await app.close();
   }
 });
@@ -158,12 +160,10 @@ test('PostgreSQL store mode: the audit log is in the database and comes back aft
 
 test('PostgreSQL goes away: admin writes answer 503 audit_unavailable and do not happen, reads go on', async () => {
   const db = await createTestDatabase('fw_audit_gone');
-  const error = console.error;
-  const app = await startIdentityApp({ 'fw.store.postgres-url': db.url });
+  const app = await startIdentityApp({ 'fw.store.postgres-url': db.url, logger: new MemoryLogger() });
   try {
     app.fw.broadcasters.lookup('/fw/chat/lobby', true);
     assert.equal((await app.send('POST', `${API}/broadcasters/broadcast`, BROADCAST)).status, 200);
-    console.error = () => {};
     await db.drop(); // DROP DATABASE … WITH (FORCE): the pool's connections are cut, new ones are refused
     const refused = await app.send('POST', `${API}/broadcasters/broadcast`, BROADCAST);
     assert.equal(refused.status, 503);
@@ -176,7 +176,6 @@ test('PostgreSQL goes away: admin writes answer 503 audit_unavailable and do not
     assert.equal(audit.filter((e) => e.action === 'broadcast').length, 2, 'both attempts are readable (from memory)');
   } finally {
     await app.close().catch(() => undefined);
-    console.error = error;
     await db.drop();
   }
 });

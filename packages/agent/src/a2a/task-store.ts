@@ -10,7 +10,7 @@
 import { TaskState, type ListTasksRequest, type ListTasksResponse, type Task } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import { LimitExceededError, type EventBus } from '@fw/runtime';
+import { errorSummary, fallbackLogger, LimitExceededError, type EventBus, type Logger } from '@fw/runtime';
 import type { TaskRecords, TaskRow } from '@fw/store';
 import type { TaskInfo } from '../admin-view.js';
 import { agentMessage } from './messages.js';
@@ -41,6 +41,9 @@ export class BoundedTaskStore {
     private readonly records: TaskRecords,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Where failed deletions of expired tasks are reported (the agent module sets fw's logger). */
+  log: Logger = fallbackLogger();
 
   /**
    * Loads the tasks of the store at start. A task that is not finished was cut off when the
@@ -218,7 +221,7 @@ export class BoundedTaskStore {
 
   private forget(ids: string[]): void {
     for (const id of ids) this.entries.delete(id);
-    void this.records.delete(ids).catch((err: Error) => console.error('[fw] deleting expired tasks failed:', err.message));
+    void this.records.delete(ids).catch((err: unknown) => this.log.error({ error: errorSummary(err), tasks: ids.length }, 'deleting expired tasks failed'));
   }
 
   /** Evicts the oldest terminal task when full; refuses when every task is still live. */

@@ -65,6 +65,10 @@ export class AiSdkRuntime implements AiRuntime {
       ...(request.tools?.length ? { tools } : {}),
       abortSignal: signal,
       maxRetries: 0,
+      // The AI SDK's default prints the whole error object (a stack dump) to stderr. The error
+      // reaches the caller through the stream's error part below, and the agent host logs it as
+      // one structured line through fw's logger.
+      onError: () => {},
     });
     for await (const part of result.fullStream) {
       switch (part.type) {

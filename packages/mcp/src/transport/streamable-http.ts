@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FwError, readBody, parseJson, requireJsonContentType, sendProblem } from '@fw/runtime';
+import { FwError, readBody, parseJson, requireJsonContentType, sendProblem, type Logger } from '@fw/runtime';
 import type { McpEndpoint } from '../endpoint.js';
 import { RpcCode } from '../errors.js';
 import { allowsBatches, SUPPORTED_VERSIONS } from '../protocol/dispatcher.js';
@@ -66,8 +66,11 @@ export class StreamableHttpTransport {
   private readonly channels = new Map<string, HttpChannel>();
   private readonly modern: ModernHttpTransport;
 
+  private readonly log: Logger;
+
   constructor(private readonly endpoint: McpEndpoint) {
     this.modern = new ModernHttpTransport(endpoint);
+    this.log = endpoint.fw.logger.child({ module: 'mcp' });
   }
 
   handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -338,7 +341,7 @@ export class StreamableHttpTransport {
         const lost = stream.written > seq ? ` (${stream.written - seq} later event(s) were dropped from the replay buffer, fw.mcp.replay-buffer)` : '';
         return fail(res, 405, 'mcp_stream_finished', `stream ${stream.no} is finished; nothing follows '${lastEventId}'${lost}`, { allow: ALLOW });
       }
-      if (stream.hasGapAfter(seq)) console.warn(`[fw] mcp: session ${session.id} resumed stream ${stream.no} after events were dropped from its replay buffer (fw.mcp.replay-buffer)`);
+      if (stream.hasGapAfter(seq)) this.log.warn({ stream: stream.no, key: 'fw.mcp.replay-buffer' }, 'an MCP session resumed a stream after events were dropped from its replay buffer');
       this.carry(stream, new SseStream(res, { 'mcp-session-id': session.id }), session, seq);
       return;
     }

@@ -4,6 +4,7 @@ import type { Runtime } from '../runtime.js';
 import { FrameRing } from './frame-ring.js';
 import { Outgoing } from './outgoing.js';
 import type { GapReason, ReplayStore } from './replay-store.js';
+import { errorSummary } from '../logging/logger.js';
 
 /**
  * A pub/sub topic. A broadcast is encoded once (`Outgoing`) and handed to each member, which only
@@ -216,7 +217,7 @@ export class FwBroadcaster implements Broadcaster {
     }, (err: unknown) => {
       // The store is unreachable: fall back on what this process holds (its gaps said as usual).
       held = resource.endHold(this.id);
-      console.warn(`[fw] replay store read for ${this.id} failed: ${(err as Error).message}`);
+      this.runtime.log.warn({ broadcaster: this.id, error: errorSummary(err) }, 'replay store read failed');
       let last = lastBid;
       if (lastBid + 1 < this.cache.first) {
         resource.gap({ b: this.id, from: lastBid + 1, to: this.cache.first - 1, lost: this.cache.first - lastBid - 1, reason: 'replay-window-exceeded' });

@@ -9,6 +9,7 @@ import type { Connection } from '../transport/connection.js';
 import type { HandlerEntry } from '../handler.js';
 import type { Runtime } from '../runtime.js';
 import { clientAddress } from '../security/request-source.js';
+import type { Logger } from '../logging/logger.js';
 
 export interface ResourceInit {
   transport: TransportName;
@@ -285,10 +286,10 @@ export class FwResource implements Resource {
     for (const i of this.handler.chain()) {
       if (i.inbound && i.inbound(this, data) === false) return;
     }
-    if (this.messageListeners) for (const l of [...this.messageListeners]) guard(() => l(data));
+    if (this.messageListeners) for (const l of [...this.messageListeners]) guard(() => l(data), this.runtime.log);
     const h = this.handler.handler;
     if (h.message) {
-      guard(() => h.message!(this, data));
+      guard(() => h.message!(this, data), this.runtime.log);
     } else if (this.home !== null) {
       this.runtime.broadcasters.lookup(this.home)?.broadcast(data);
     }
@@ -309,7 +310,7 @@ export class FwResource implements Resource {
       try {
         if (l(data)) return true;
       } catch (err) {
-        console.error('[fw] tool-response listener failed:', err);
+        this.runtime.log.error({ err }, 'tool-response listener failed');
       }
     }
     return false;
@@ -463,10 +464,10 @@ export class FwResource implements Resource {
     for (const id of [...this.broadcasters]) rt.broadcasters.lookup(id)?.remove(this);
     rt.resources.remove(this);
     this.handler.resourceCount--;
-    for (const i of this.handler.chain()) if (i.detach) guard(() => i.detach!(this));
-    if (this.cleanups) for (const c of this.cleanups.splice(0)) guard(c);
-    if (this.handler.handler.close) guard(() => this.handler.handler.close!(this, reason));
-    if (this.closeListeners) for (const l of this.closeListeners.splice(0)) guard(() => l(reason));
+    for (const i of this.handler.chain()) if (i.detach) guard(() => i.detach!(this), this.runtime.log);
+    if (this.cleanups) for (const c of this.cleanups.splice(0)) guard(c, this.runtime.log);
+    if (this.handler.handler.close) guard(() => this.handler.handler.close!(this, reason), this.runtime.log);
+    if (this.closeListeners) for (const l of this.closeListeners.splice(0)) guard(() => l(reason), this.runtime.log);
     this.messageListeners = undefined;
     this.toolResponseListeners = undefined;
     this.ring.release();
@@ -486,11 +487,11 @@ function remove<T>(list: T[] | undefined, item: T): void {
 }
 
 /** Application callbacks never break the runtime: errors (sync or async) are logged. */
-export function guard(fn: () => unknown): void {
+export function guard(fn: () => unknown, log: Logger): void {
   try {
     const r = fn() as Promise<unknown> | undefined;
-    if (r && typeof r.then === 'function') r.then(undefined, (err: unknown) => console.error('[fw] handler failed:', err));
+    if (r && typeof r.then === 'function') r.then(undefined, (err: unknown) => log.error({ err }, 'handler failed'));
   } catch (err) {
-    console.error('[fw] handler failed:', err);
+    log.error({ err }, 'handler failed');
   }
 }

@@ -9,6 +9,8 @@ import { isLoopback } from './loopback.js';
 import { OriginPolicy } from './origin-policy.js';
 import { recordSource, type RequestSource } from './request-source.js';
 import { TrustedProxies } from './trusted-proxies.js';
+import { fallbackLogger } from '../logging/default-logger.js';
+import type { Logger } from '../logging/logger.js';
 
 /** Why a request was turned away before any fw route saw it. */
 export interface Refusal {
@@ -73,6 +75,9 @@ export class SecurityPolicy {
     }
     this.jsonDepth = settings.jsonDepth;
   }
+
+  /** Where a throwing refusal listener is reported (the framework sets its own logger). */
+  log: Logger = fallbackLogger();
 
   static fromConfig(config: Config): SecurityPolicy {
     const list = (key: string): string[] => config.get<string>(key).split(',').map((s) => s.trim()).filter(Boolean);
@@ -204,7 +209,7 @@ export class SecurityPolicy {
       try {
         l(req, url, refusal);
       } catch (err) {
-        console.error('[fw] refusal listener failed:', err);
+        this.log.error({ err }, 'refusal listener failed');
       }
     }
   }

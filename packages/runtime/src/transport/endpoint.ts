@@ -245,7 +245,7 @@ export class Endpoint {
         if (err instanceof FwError) throw err;
         const e = err as { status?: unknown; code?: unknown; detail?: unknown };
         if (typeof e?.status === 'number' && typeof e.code === 'string') throw new FwError(e.code, String(e.detail ?? e.code), e.status);
-        console.error(`[fw] interceptor '${i.name}' failed:`, err);
+        this.rt.log.error({ err, interceptor: i.name }, 'interceptor failed');
         throw new FwError('interceptor_failed', `interceptor '${i.name}' failed`, 500);
       }
       if (rejection) throw new FwError(rejection.code, rejection.detail, rejection.status, { interceptor: i.name });
@@ -284,7 +284,7 @@ export class Endpoint {
         const cleanup = i.attach(r);
         if (cleanup) (r.cleanups ??= []).push(cleanup);
       } catch (err) {
-        console.error(`[fw] interceptor '${i.name}' failed:`, err);
+        this.rt.log.error({ err, interceptor: i.name }, 'interceptor failed');
       }
     }
     rt.events.emit('ResourceConnected', { uuid: r.uuid, transport: r.transport, broadcaster: home, path: r.path });
@@ -292,9 +292,9 @@ export class Endpoint {
     if (open) {
       try {
         const p = open.call(this.entry.handler, r) as Promise<void> | undefined;
-        if (p && typeof p.then === 'function') p.then(undefined, (err: unknown) => console.error('[fw] handler open failed:', err));
+        if (p && typeof p.then === 'function') p.then(undefined, (err: unknown) => this.rt.log.error({ err }, 'handler open failed'));
       } catch (err) {
-        console.error('[fw] handler open failed:', err);
+        this.rt.log.error({ err }, 'handler open failed');
       }
     }
     if (q.since !== undefined) {
