@@ -1,4 +1,4 @@
-import type { FwEvent, TransportName } from '@fw/runtime';
+import { fallbackLogger, type FwEvent, type Logger, type TransportName } from '@fw/runtime';
 import { Ring } from './ring.js';
 import type { Views } from './views.js';
 
@@ -87,6 +87,7 @@ export class History {
     private readonly views: Views,
     private readonly subscribe: (listener: (event: FwEvent) => void) => () => void,
     readonly options: HistoryOptions,
+    private readonly log: Logger = fallbackLogger(),
   ) {
     if (!Number.isInteger(options.intervalMs) || options.intervalMs < 100) throw new RangeError(`fw.admin.history.interval-ms must be an integer of at least 100, got ${options.intervalMs}`);
     if (!Number.isInteger(options.samples) || options.samples < 1 || options.samples > 100_000) throw new RangeError(`fw.admin.history.samples must be an integer from 1 to 100000, got ${options.samples}`);
@@ -160,7 +161,7 @@ export class History {
       try {
         l(sample);
       } catch (err) {
-        console.error('[fw] admin history listener failed:', err);
+        this.log.error({ err }, 'admin history listener failed');
       }
     }
     return sample;

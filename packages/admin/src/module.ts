@@ -105,7 +105,7 @@ export class AdminModule implements FrameworkModule {
     const history = new History(views, (listener) => fw.events.onAny(listener), {
       intervalMs: fw.config.get('fw.admin.history.interval-ms'),
       samples: fw.config.get('fw.admin.history.samples'),
-    });
+    }, log);
     this.history = history;
     history.onSample((sample) => events.publish({ type: 'HistorySample', ...sample }));
     history.start();
