@@ -5,12 +5,14 @@
 // everything is, and its stdio-bridge line really connects a stdio MCP client.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { chromium } from 'playwright-core';
+import { envName } from '@fw/runtime';
 import { startDemo, type Demo } from '../src/main.js';
+import { DEMO_CONFIG } from '../src/config.js';
 
 const CHROMIUM = process.env.FW_CHROMIUM ?? '/usr/bin/chromium';
 const skipBrowser = existsSync(CHROMIUM) ? false : `Chromium not found at ${CHROMIUM}`;
@@ -214,4 +216,22 @@ test('npm start prints the URLs, the admin access and a stdio-bridge line that r
     child.kill('SIGTERM');
     assert.equal(await exited, 0, `the demo stops cleanly on SIGTERM: ${stderr}`);
   }
+});
+
+test('docs/demo.md documents every demo.* key with its environment variable, type and default', () => {
+  const doc = readFileSync(new URL('../../../../docs/demo.md', import.meta.url), 'utf8');
+  const rows = new Map<string, string[]>();
+  for (const line of doc.split('\n')) {
+    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    const key = /^`(demo\.[^`]+)`$/.exec(cells[0] ?? '')?.[1];
+    if (key) rows.set(key, cells);
+  }
+  for (const [key, def] of Object.entries(DEMO_CONFIG)) {
+    const cells = rows.get(key);
+    assert.ok(cells, `${key} is missing from docs/demo.md`);
+    assert.equal(cells[1], `\`${envName(key)}\``, `${key}: environment variable`);
+    assert.equal(cells[2], def.type, `${key}: type`);
+    assert.equal(cells[3], `\`${String(def.default)}\``, `${key}: default`);
+  }
+  assert.equal(rows.size, Object.keys(DEMO_CONFIG).length, 'no row for a key that does not exist');
 });
