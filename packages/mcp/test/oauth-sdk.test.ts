@@ -1,5 +1,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Framework } from '@fw/runtime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -8,7 +10,7 @@ import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotoc
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { Client as ClientV2, ClientCredentialsProvider as ClientCredentialsProviderV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2, type VersionNegotiationMode } from '@modelcontextprotocol/client';
 import { McpParam, McpServer, McpTool, mountMcpServer, type McpContext } from '../src/index.js';
-import { APP_CLIENT, browse, CLIENT, startAuthorizationServer, USER, type TestAuthorizationServer } from './oauth-authorization-server.js';
+import { APP_CLIENT, browse, CLIENT, requestToken, startAuthorizationServer, USER, type TestAuthorizationServer } from './oauth-authorization-server.js';
 
 /**
  * The official MCP SDK clients run their real OAuth flow against fw as a resource server and a
@@ -253,3 +255,25 @@ for (const [label, mode, expected] of v2Modes) {
     }
   });
 }
+
+test('stdio bridge: the access token from the environment (FW_MCP_BRIDGE_TOKEN) reaches the protected endpoint; without it the client sees the 401', async () => {
+  const bridge = fileURLToPath(new URL('../src/bin/stdio-bridge.js', import.meta.url));
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const token = await requestToken(as, url, 'mcp:use');
+  const client = new Client({ name: 'oauth-stdio', version: '1.0.0' });
+  try {
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [bridge, url], env: { ...process.env, FW_MCP_BRIDGE_TOKEN: token } as Record<string, string>, stderr: 'pipe' }));
+    const who = await client.callTool({ name: 'whoami', arguments: {} });
+    assert.deepEqual(who.content, [{ type: 'text', text: CLIENT.id }]);
+  } finally {
+    await client.close();
+  }
+  const anonymous = new Client({ name: 'oauth-stdio-anonymous', version: '1.0.0' });
+  const env = { ...process.env } as Record<string, string>;
+  delete env.FW_MCP_BRIDGE_TOKEN;
+  try {
+    await assert.rejects(anonymous.connect(new StdioClientTransport({ command: process.execPath, args: [bridge, url], env, stderr: 'pipe' })), /401/);
+  } finally {
+    await anonymous.close();
+  }
+});
