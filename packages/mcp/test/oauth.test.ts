@@ -168,6 +168,29 @@ test('wrong audience, wrong issuer, expired, not a JWT, bad signature: 401 inval
   }
 });
 
+test('a token verified once is remembered for its audience only, and refused once it expires (fw.mcp.oauth.token-cache)', async () => {
+  const exp = Math.floor(Date.now() / 1000) + 2;
+  const token = await forged({ exp });
+  const first = await legacyInitialize(bearer(token));
+  assert.equal(first.status, 200);
+  const session = String(first.headers['mcp-session-id']);
+  const list = () => http(port, 'POST', '/mcp', { ...JSON_HEADERS, ...bearer(token), 'mcp-session-id': session }, rpc('tools/list'));
+  assert.equal((await list()).status, 200, 'served from the cache');
+  // The same token at another endpoint is checked for that endpoint's audience, cache or not.
+  const elsewhere = await http(port, 'POST', '/billing/mcp', { ...JSON_HEADERS, ...bearer(token) }, initBody('2025-11-25'));
+  assert.equal(elsewhere.status, 401);
+  assert.equal(elsewhere.headers['www-authenticate'], invalidToken("invalid token: claim 'aud' does not match", '/billing/mcp'));
+  // Past exp (clock tolerance 0 here) the cached entry is gone and the check says why.
+  let r = await list();
+  for (let i = 0; i < 100 && r.status === 200; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    r = await list();
+  }
+  assert.ok(Date.now() >= exp * 1000, 'refused only after exp');
+  assert.equal(r.status, 401);
+  assert.equal(r.headers['www-authenticate'], invalidToken('invalid token: expired'));
+});
+
 test('attack: a token issued for another MCP server on the same host (audience confusion) is refused', async () => {
   const forBilling = await requestToken(as, `${base}/billing/mcp`, 'mcp:use files:write files:admin');
   const atFiles = await legacyInitialize(bearer(forBilling));

@@ -10,6 +10,7 @@ export const MCP_OAUTH_CONFIG = defineConfig({
   'fw.mcp.oauth.jwks-url': { type: 'string', default: '', description: 'JWKS URL of the access tokens\' signing keys; empty: the `jwks_uri` of the first authorization server\'s metadata (RFC 8414, then OpenID Connect discovery).' },
   'fw.mcp.oauth.scopes': { type: 'string', default: '', description: 'Scopes (space-separated) every MCP request needs; named in the 401 challenge\'s `scope` and in `scopes_supported`.' },
   'fw.mcp.oauth.tool-scopes': { type: 'string', default: '', description: 'Scopes per tool, `tool=scope scope,tool2=scope`; a tools/call without them is refused with 403 insufficient_scope. Overrides the tool\'s own `scopes`.' },
+  'fw.mcp.oauth.token-cache': { type: 'number', default: 1000, description: 'Verified access tokens remembered (per framework, until each one\'s `exp`) so a session\'s requests do not re-check the signature; 0 verifies every request.' },
   'fw.mcp.oauth.resource-name': { type: 'string', default: '', description: 'Human-readable `resource_name` of the protected resource metadata (default: the MCP server\'s name).' },
 });
 
@@ -25,6 +26,7 @@ export interface OAuthSettings {
   scopes: string[];
   toolScopes: ReadonlyMap<string, readonly string[]>;
   resourceName: string;
+  tokenCache: number;
   rolesClaim: string;
   clockToleranceMs: number;
 }
@@ -61,6 +63,7 @@ export function readOAuthSettings(fw: Framework): OAuthSettings | undefined {
     scopes: parseScopes(fw.config.get('fw.mcp.oauth.scopes')),
     toolScopes: parseToolScopes(fw.config.get('fw.mcp.oauth.tool-scopes')),
     resourceName: fw.config.get('fw.mcp.oauth.resource-name'),
+    tokenCache: Math.max(0, Math.floor(fw.config.get('fw.mcp.oauth.token-cache'))),
     rolesClaim: fw.config.get('fw.auth.jwt.roles-claim'),
     clockToleranceMs: fw.config.get('fw.auth.jwt.clock-tolerance'),
   };

@@ -4,6 +4,7 @@ import { discoverJwksUri } from './authorization-server-metadata.js';
 import { OAuthRefusal } from './challenge.js';
 import { readOAuthSettings, type OAuthSettings } from './config.js';
 import { grantedScopes, missingScopes } from './scopes.js';
+import { VerifiedTokenCache } from './token-cache.js';
 
 /** The RFC 9728 §3 well-known prefix; an endpoint's document is at this prefix + the endpoint's path. */
 export const RESOURCE_METADATA_PREFIX = '/.well-known/oauth-protected-resource';
@@ -24,6 +25,7 @@ export interface ProtectedResourceMetadata {
  */
 export class OAuthResourceServer {
   private readonly verify: Authenticator;
+  readonly verified: VerifiedTokenCache;
 
   constructor(readonly fw: Framework, readonly settings: OAuthSettings) {
     const first = settings.authorizationServers[0]!;
@@ -36,11 +38,20 @@ export class OAuthResourceServer {
       rolesClaim: settings.rolesClaim,
       clockToleranceMs: settings.clockToleranceMs,
     });
+    this.verified = new VerifiedTokenCache(settings.tokenCache, settings.clockToleranceMs);
   }
 
-  /** Verifies `req`'s bearer JWT for `audience`; undefined when it carries none (or not a JWT). */
-  verifyFor(req: IncomingMessage, audience: string): Principal | undefined | Promise<Principal | undefined> {
-    return this.verify(req, new URL(req.url ?? '/', 'http://localhost'), { audience });
+  /**
+   * Verifies `token` (the bearer credential of `req`) for `audience`; undefined when it is not a
+   * JWT. A token verified before for the same audience and not yet expired is not checked again.
+   */
+  async verifyFor(req: IncomingMessage, token: string, audience: string): Promise<Principal | undefined> {
+    const key = this.verified.key(audience, token);
+    const known = this.verified.get(key);
+    if (known) return known;
+    const principal = await this.verify(req, new URL(req.url ?? '/', 'http://localhost'), { audience });
+    if (principal) this.verified.set(key, principal);
+    return principal;
   }
 }
 
@@ -133,12 +144,13 @@ export class ProtectedResource {
   private async check(req: IncomingMessage): Promise<Principal> {
     const resourceMetadata = this.metadataUrl(req);
     const scope = this.settings.scopes;
-    if (bearerCredential(req, new URL(req.url ?? '/', 'http://localhost')) === undefined) {
+    const token = bearerCredential(req, new URL(req.url ?? '/', 'http://localhost'));
+    if (token === undefined) {
       throw new OAuthRefusal(401, `this MCP server requires an OAuth access token (Authorization: Bearer …); its authorization servers are listed at ${resourceMetadata}`, { resourceMetadata, scope });
     }
     let principal: Principal | undefined;
     try {
-      principal = await this.server.verifyFor(req, this.resourceUrl(req));
+      principal = await this.server.verifyFor(req, token, this.resourceUrl(req));
     } catch (err) {
       const detail = err instanceof AuthenticationError ? err.message : 'invalid token: could not be verified';
       throw new OAuthRefusal(401, detail, { resourceMetadata, scope, error: 'invalid_token', errorDescription: detail });
