@@ -109,7 +109,9 @@ function portFromArgs(argv: readonly string[]): number | undefined {
 
 async function main(): Promise<void> {
   const demo = await startDemo({ port: portFromArgs(process.argv.slice(2)), simulation: true, config: cliConfig() });
+  // For people: plain text on stdout, once. For log pipelines: one structured line.
   console.log(firstRunText({ url: demo.url, fw: demo.fw, store: storeLocation(demo.fw), simulation: demo.simulation.status() }));
+  demo.fw.logger.child({ module: 'demo' }).info({ url: demo.url, simulation: demo.simulation.running }, 'demo started');
   let stopping = false;
   const stop = (): void => {
     if (stopping) process.exit(1);

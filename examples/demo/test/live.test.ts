@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { chromium } from 'playwright-core';
-import { envName } from '@fw/runtime';
+import { envName, MemoryLogger } from '@fw/runtime';
 import { startDemo, type Demo } from '../src/main.js';
 import { DEMO_CONFIG } from '../src/config.js';
 
@@ -130,7 +130,8 @@ test('the switch stops and restarts the simulation: participants disconnect, the
 test('the switch is an admin write: no credential 401, a viewer 403, another site 403, an operator switches', async () => {
   const viewer = 'viewer-token-0123456789';
   const operator = 'operator-token-0123456789';
-  const demo: Demo = await startDemo({ port: 0, host: '127.0.0.1', config: { configFile: false, 'fw.auth.tokens': `v:viewer:${viewer},o:operator:${operator}` } });
+  const logger = new MemoryLogger();
+  const demo: Demo = await startDemo({ port: 0, host: '127.0.0.1', config: { configFile: false, logger, 'fw.auth.tokens': `v:viewer:${viewer},o:operator:${operator}` } });
   const post = (headers: Record<string, string>): Promise<{ status: number; body: { code?: string; running?: boolean }; headers: Headers }> =>
     json(`${demo.url}demo/simulation`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"running": false}' });
   try {
@@ -147,6 +148,9 @@ test('the switch is an admin write: no credential 401, a viewer 403, another sit
     const asOperator = await post({ authorization: `Bearer ${operator}` });
     assert.equal(asOperator.status, 200);
     assert.equal(asOperator.body.running, false);
+    // Who switched it is logged (through fw.logger, module demo); the refused attempts switched nothing.
+    const switched = logger.entries.filter((e) => e.message === 'simulation switched');
+    assert.deepEqual(switched.map((e) => e.fields), [{ module: 'demo', running: false, principal: 'o' }]);
   } finally {
     await demo.close();
   }

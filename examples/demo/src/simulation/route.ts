@@ -20,7 +20,7 @@ export function installSimulationRoute(fw: Framework, simulation: Simulation): v
   });
   fw.route('POST', '/demo/simulation', async (req, res) => {
     try {
-      await admit(fw, req, res);
+      const principal = await admit(fw, req, res);
       requireJsonContentType(req);
       const body = (await readJson(req, MAX_BODY_BYTES)) as { running?: unknown } | null;
       if (typeof body !== 'object' || body === null || typeof body.running !== 'boolean') {
@@ -28,6 +28,7 @@ export function installSimulationRoute(fw: Framework, simulation: Simulation): v
       }
       if (body.running) simulation.start();
       else simulation.stop();
+      fw.logger.child({ module: 'demo' }).info({ running: body.running, principal: principal ?? 'local operator' }, 'simulation switched');
       sendJson(res, 200, simulation.status(), { 'cache-control': 'no-store' });
     } catch (err) {
       sendError(res, err);
@@ -35,7 +36,8 @@ export function installSimulationRoute(fw: Framework, simulation: Simulation): v
   });
 }
 
-async function admit(fw: Framework, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** The caller's principal id (undefined: the anonymous loopback operator), or throws the refusal. */
+async function admit(fw: Framework, req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
   const admin = fw.services.get('admin');
   if (!admin) throw new FwError('forbidden', 'the simulation switch needs the admin plane (fw.admin.enabled)', 403);
   const gate = await admin.gate.check(req, new URL(req.url ?? '/', 'http://localhost'), { write: true });
@@ -47,4 +49,5 @@ async function admit(fw: Framework, req: IncomingMessage, res: ServerResponse): 
   if (gate.principal && !hasRole(gate.principal, 'operator')) {
     throw new FwError('forbidden', `principal '${gate.principal.id}' needs the operator role to switch the simulation`, 403);
   }
+  return gate.principal?.id;
 }

@@ -7,7 +7,7 @@
  * `start()`/`stop()` are the runtime switch (the chat page and `POST /demo/simulation` use them);
  * `demo.simulation=false` keeps it off at start. The framework's close stops it first.
  */
-import type { Framework } from '@fw/runtime';
+import { errorSummary, type Framework, type Logger } from '@fw/runtime';
 import { CAST, connectParticipant, speak, type SimulatedParticipant } from './participants.js';
 import { PriceWalk, TICKER_PATH } from './ticker.js';
 import { runCoordinatorOnce, type KickoffResult } from './kickoff.js';
@@ -35,8 +35,10 @@ export class Simulation {
   private broadcasts = 0;
   private kickoff: KickoffResult | undefined;
   private kickoffAbort: AbortController | undefined;
+  private readonly log: Logger;
 
   constructor(private readonly fw: Framework, private readonly options: SimulationOptions) {
+    this.log = fw.logger.child({ module: 'demo' });
     fw.onClose(() => this.stop());
   }
 
@@ -54,9 +56,11 @@ export class Simulation {
       this.broadcasts++;
     }, this.options.tickerIntervalMs);
     if (!this.kickoff || this.kickoff.state !== 'completed') this.runCoordinator();
+    this.log.info({ participants: this.participants.length, tickerIntervalMs: this.options.tickerIntervalMs }, 'simulation started');
   }
 
   stop(): void {
+    if (this.running) this.log.info({}, 'simulation stopped');
     clearInterval(this.ticker);
     this.ticker = undefined;
     for (const t of this.timers) clearTimeout(t);
@@ -91,8 +95,10 @@ export class Simulation {
     this.kickoff = { state: 'pending' };
     runCoordinatorOnce(this.options.baseUrl, ac.signal).then((result) => {
       this.kickoff = result;
-    }, (err: Error) => {
-      this.kickoff = { state: ac.signal.aborted ? 'skipped' : 'failed', detail: ac.signal.aborted ? 'the simulation stopped first' : err.message };
+      if (result.state !== 'completed') this.log.warn({ coordinatorRun: result }, 'the simulation\'s coordinator run did not complete');
+    }, (err: unknown) => {
+      this.kickoff = ac.signal.aborted ? { state: 'skipped', detail: 'the simulation stopped first' } : { state: 'failed', detail: errorSummary(err).message };
+      if (!ac.signal.aborted) this.log.warn({ err: errorSummary(err) }, 'the simulation\'s coordinator run failed');
     });
   }
 }
