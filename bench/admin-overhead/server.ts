@@ -12,7 +12,7 @@ import { nowUs } from '../common/clock.js';
 import { encode } from '../fanout/message.js';
 
 const withAdmin = process.argv[2] === 'on';
-const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, 'fw.heartbeat.interval': 0, ...(withAdmin ? { 'fw.admin.mcp-tools': false } : {}) });
+const fw = new Framework({ configFile: false, 'fw.heartbeat.interval': 0, ...(withAdmin ? { 'fw.admin.mcp-tools': false } : {}) });
 if (withAdmin) await fw.use(admin());
 fw.handle('/bench', {});
 const { port } = await fw.listen(0, '127.0.0.1');

@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { Server as SocketIoServer } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Framework } from '@fw/runtime';
-import { createModule } from '@fw/redis';
+import { cluster as clusterMode } from '@fw/redis';
 import { serveParent } from '../common/child.js';
 import { nowUs } from '../common/clock.js';
 import { encode } from '../fanout/message.js';
@@ -33,14 +33,11 @@ async function start(kind: ClusterKind, redisUrl: string, prefix: string, node: 
     const fw = new Framework({
       configFile: false,
       env: {},
-      'fw.modules.autoload': false,
       'fw.cluster.redis-url': redisUrl,
       'fw.cluster.prefix': prefix,
       'fw.cluster.node-id': node,
     });
-    const cluster = createModule(fw);
-    if (!cluster) throw new Error('cluster mode is off');
-    await fw.use(cluster);
+    await fw.use(clusterMode());
     fw.handle('/bench', {});
     const { port } = await fw.listen(0, '127.0.0.1');
     return {

@@ -18,6 +18,9 @@ import type { IncomingMessage } from 'node:http';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { Framework, FwResource } from '@fw/runtime';
 import { connect } from '@fw/client/node';
+import { admin } from '@fw/admin';
+import { agents } from '@fw/agent';
+import { mcp } from '@fw/mcp';
 
 const CHROMIUM = process.env.FW_CHROMIUM ?? '/usr/bin/chromium';
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
@@ -85,6 +88,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const fw = new Framework({ configFile: false, 'fw.port': 0 });
+  for (const module of [mcp(), agents(), admin()]) await fw.use(module);
   await fw.start();
   fw.handle('/bench/{room}', {});
   const address = await fw.listen(0, '127.0.0.1');

@@ -32,7 +32,7 @@ async function start(kind: ServerKind): Promise<Target> {
   switch (kind) {
     case 'fw':
     case 'fw-proto': {
-      const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+      const fw = new Framework({ configFile: false });
       // Subscribers join the broadcaster /fw/bench; nobody but the publisher sends.
       fw.handle('/bench', {});
       fw.handle('/publish', { message: (_r, data) => void fw.broadcasters.lookup('/fw/bench')?.broadcast(data) }, { broadcaster: null });

@@ -24,7 +24,6 @@ class EchoServer {
 async function startFw(): Promise<number> {
   const fw = new Framework({
     configFile: false,
-    'fw.modules.autoload': false,
     'fw.mcp.http-replies': 'json',
     'fw.mcp.max-inflight-requests': 10_000,
   });

@@ -7,11 +7,11 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Framework } from '@fw/runtime';
 import { connect, type FwClient } from '@fw/client/node';
-import { McpRegistry } from '@fw/mcp';
-import { Agent, OnPrompt, mountAgent, openAiRuntime, MissingPeerError } from '@fw/agent';
+import { McpRegistry, mcp } from '@fw/mcp';
+import { Agent, OnPrompt, agents, mountAgent, openAiRuntime, MissingPeerError } from '@fw/agent';
 import { checkMcp } from './mcp-client/check.mjs';
 // The configuration keys of modules this script configures but does not call are typed by their packages.
-import type {} from '@fw/redis';
+import { cluster } from '@fw/redis';
 import type {} from '@fw/admin';
 // The README's 20-line app, copied from README.md by the pack check (port 0 instead of 8080).
 import { fw, server } from './readme-app.js';
@@ -55,6 +55,9 @@ class Echo {
 }
 
 async function main(): Promise<void> {
+  // The README app installs admin(); the smoke adds the MCP server and the agents to it.
+  await fw.use(mcp());
+  await fw.use(agents());
   if (!server.listening) await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const base = `http://127.0.0.1:${port}`;
@@ -173,16 +176,16 @@ async function checkCluster(): Promise<void> {
     configFile: false,
     'fw.cluster.redis-url': redisUrl,
     'fw.cluster.prefix': prefix,
-    'fw.mcp.enabled': false,
-    'fw.agent.enabled': false,
-    'fw.admin.enabled': false,
   });
   const a = node();
   const b = node();
   cleanups.push(() => a.close(), () => b.close());
-  for (const n of [a, b]) n.handle('/room/{id}', {});
+  for (const n of [a, b]) {
+    await n.use(cluster());
+    n.handle('/room/{id}', {});
+  }
   const [addressA, addressB] = await Promise.all([a.listen(0, '127.0.0.1'), b.listen(0, '127.0.0.1')]);
-  if (!a.hasModule('@fw/redis') || !b.hasModule('@fw/redis')) fail('@fw/redis was not autoloaded');
+  if (!a.services.get('cluster') || !b.services.get('cluster')) fail('@fw/redis did not start cluster mode');
   const onA = connect(`http://127.0.0.1:${addressA.port}/fw/room/x`);
   const onB = connect(`http://127.0.0.1:${addressB.port}/fw/room/x`);
   cleanups.push(() => onA.close(), () => onB.close());

@@ -10,6 +10,7 @@ import { installChatPage } from './chat/page.js';
 import { DEMO_CONFIG } from './config.js';
 import { firstRunText } from './first-run.js';
 import { installMcpDemo } from './mcp-demo.js';
+import { installModules } from './modules.js';
 import { installSimulationRoute } from './simulation/route.js';
 import { Simulation } from './simulation/simulation.js';
 import { installTicker } from './simulation/ticker.js';
@@ -36,7 +37,7 @@ export interface Demo {
   close(): Promise<void>;
 }
 
-/** The demo app: chat rooms on the real-time runtime, the MCP server, agents and admin (autoloaded). */
+/** The demo app: chat rooms on the real-time runtime, the MCP server, agents and admin. */
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const fw = new Framework(options.config);
   fw.config.declare(DEMO_CONFIG);
@@ -46,6 +47,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   installAgentsRoute(fw);
   await installMcpDemo(fw);
   await installAgentDemo(fw);
+  await installModules(fw);
   const address = await fw.listen(options.port, options.host);
   configureAgentDemo(fw);
   const url = `http://${urlHost(address.address, address.family)}:${address.port}/`;

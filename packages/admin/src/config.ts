@@ -3,7 +3,7 @@ import type { ControlAuthorizer } from './authorizer.js';
 
 /** The admin plane's configuration keys; each is documented in docs/admin.md. */
 export const ADMIN_CONFIG = defineConfig({
-  'fw.admin.enabled': { type: 'boolean', default: true, description: 'Master switch for the admin module' },
+  'fw.admin.enabled': { type: 'boolean', default: true, description: 'Master switch: `fw.use(admin())` installs nothing when false' },
   'fw.admin.mcp-tools': { type: 'boolean', default: true, description: 'Serve the read-only admin MCP tools (fw_list_agents, …) on the admin MCP endpoint `/fw/admin/mcp` when @fw/mcp is present' },
   'fw.admin.mcp-write-tools': { type: 'boolean', default: false, description: 'Serve the write admin MCP tools too (fw_broadcast, fw_destroy_broadcaster, …); each still needs its role' },
   'fw.admin.mcp-tools-on-user-server': { type: 'boolean', default: false, description: 'Also offer the fw_* tools on the app\'s own MCP server at `/mcp` (to clients the admin gate admits only)' },

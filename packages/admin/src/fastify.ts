@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Framework, type FrameworkOptions } from '@fw/runtime';
+import { AdminModule } from './module.js';
 
 export interface FwFastifyOptions {
   /** A framework to mount; default: a new one built from `frameworkOptions`. */
@@ -28,6 +29,8 @@ declare module 'fastify' {
  */
 async function plugin(app: FastifyInstance, options: FwFastifyOptions): Promise<void> {
   const fw = options.fw ?? new Framework(options.frameworkOptions);
+  // The plugin is the admin plane's: it installs it unless the app already did (with its options).
+  if (!fw.hasModule('@fw/admin')) await fw.use(new AdminModule());
   await fw.start();
   fw.attach(app.server);
   const admin = fw.services.get('admin');

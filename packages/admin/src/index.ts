@@ -1,6 +1,4 @@
 import './seams.js'; // the admin plane's event and services in the kernel's typed maps
-import type { Framework } from '@fw/runtime';
-import { ADMIN_CONFIG } from './config.js';
 import { AdminModule, type AdminOptions } from './module.js';
 
 export { AdminModule, ADMIN_API_BASE, ADMIN_MCP_PATH, type AdminOptions } from './module.js';
@@ -20,13 +18,10 @@ export { collectMetrics, toPrometheus, type AdminMetrics } from './metrics.js';
 export { UnauthorizedError, ForbiddenError } from './errors.js';
 export type { AdminService } from './service.js';
 
-/** Installs the admin plane by hand, with an authorizer and/or principal resolver: `fw.use(admin({...}))`. */
+/**
+ * The admin plane, to install with `await fw.use(admin())` (options: an authorizer, a principal
+ * resolver, an audit sink); nothing when `fw.admin.enabled=false`.
+ */
 export function admin(options: AdminOptions = {}): AdminModule {
   return new AdminModule(options);
-}
-
-/** Autoload entry point: the admin plane is on unless `fw.admin.enabled=false`. */
-export function createModule(fw: Framework): AdminModule | undefined {
-  fw.config.declare(ADMIN_CONFIG);
-  return fw.config.get<boolean>('fw.admin.enabled') ? new AdminModule() : undefined;
 }

@@ -14,7 +14,7 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Framework } from '@fw/runtime';
 import { connect as fwConnect, type FwClient } from '@fw/client/node';
-import { createModule as mcpModule, BiDirectionalToolBridge } from '@fw/mcp';
+import { mcp as mcpModule, BiDirectionalToolBridge } from '@fw/mcp';
 import { Agent, AgentModule, Coordinator, OnPrompt, type AiRequest, type AiRuntime, type AiStreamPart, type CoordinatorContext } from '@fw/agent';
 import { admin } from '../src/index.js';
 
@@ -61,11 +61,10 @@ interface Ev { type: string; [k: string]: unknown }
 
 async function startApp() {
   const fw = new Framework({
-    configFile: false, env: {}, 'fw.data-dir': '', 'fw.modules.autoload': false, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false,
+    configFile: false, env: {}, 'fw.data-dir': '', 'fw.agent.mount-decorated': false, 'fw.ai.auto': false,
     'fw.heartbeat.interval': 0, 'fw.admin.mcp-write-tools': true,
   });
-  const mcp = await mcpModule(fw);
-  if (mcp) await fw.use(mcp);
+  await fw.use(mcpModule());
   const model = new SteeredRuntime();
   const agents = new AgentModule({ runtimes: [model] });
   await fw.use(agents);

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { Framework } from '@fw/runtime';
-import { createModule as mcpModule } from '@fw/mcp';
+import { mcp as mcpModule } from '@fw/mcp';
 import { Agent, AgentModule, type AiRequest, type AiRuntime, type AiStreamPart } from '@fw/agent';
 import { admin } from '../src/index.js';
 
@@ -37,7 +37,7 @@ class Writer {}
 Agent({ name: 'writer-agui', headless: true })(Writer);
 
 test('an AG-UI run in flight is listed with the tasks, cancelled from the admin REST API, and kept under /runs', async () => {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.modules.autoload': false, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.heartbeat.interval': 0 });
+  const fw = new Framework({ configFile: false, env: {}, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.heartbeat.interval': 0 });
   const agents = new AgentModule({ runtimes: [new Endless()] });
   await fw.use(agents);
   agents.mount(Writer);
@@ -88,11 +88,10 @@ test('an AG-UI run in flight is listed with the tasks, cancelled from the admin 
 
 test('fw_cancel_task on /fw/admin/mcp (write tools on) cancels an AG-UI run in flight; @ag-ui/client sees it end cancelled', async () => {
   const fw = new Framework({
-    configFile: false, env: {}, 'fw.modules.autoload': false, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.heartbeat.interval': 0,
+    configFile: false, env: {}, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.heartbeat.interval': 0,
     'fw.admin.mcp-write-tools': true,
   });
-  const mcp = await mcpModule(fw);
-  if (mcp) await fw.use(mcp);
+  await fw.use(mcpModule());
   const agents = new AgentModule({ runtimes: [new Endless()] });
   await fw.use(agents);
   agents.mount(Writer);

@@ -27,7 +27,7 @@ function frames(ws: WebSocket): () => Promise<{ t: string; [k: string]: unknown 
 
 test('admin REST: a broadcaster\'s recovered count and replay window follow a real replay; the runtime counts it as a metric', async () => {
   const fw = new Framework({
-    configFile: false, env: {}, 'fw.data-dir': '', 'fw.modules.autoload': false, 'fw.admin.mcp-tools': false,
+    configFile: false, env: {}, 'fw.data-dir': '', 'fw.admin.mcp-tools': false,
     'fw.broadcaster.replay-cache': 4, 'fw.heartbeat.interval': 0,
   });
   fw.handle('/room', {});

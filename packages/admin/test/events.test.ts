@@ -9,7 +9,7 @@ import type { AdminService } from '../src/index.js';
 interface Ev { type: string; timestamp: string; [k: string]: unknown }
 
 async function startFw(props: Record<string, unknown> = {}): Promise<{ fw: Framework; base: string; ws: string }> {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, 'fw.admin.mcp-tools': false, 'fw.heartbeat.interval': 0, ...props });
+  const fw = new Framework({ configFile: false, 'fw.admin.mcp-tools': false, 'fw.heartbeat.interval': 0, ...props });
   await fw.use(admin());
   fw.handle('/chat/{room}', {});
   const { port } = await fw.listen(0, '127.0.0.1');

@@ -11,7 +11,7 @@ import { fwAdminPlugin } from '../src/fastify.js';
 test('the Fastify plugin mounts fw: dashboard at /admin/ and /fw/admin/, REST at /api/admin/, the rest stays Fastify\'s', async () => {
   const app = Fastify();
   app.get('/hello', async () => ({ from: 'fastify' }));
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, 'fw.admin.mcp-tools': false, 'fw.heartbeat.interval': 0 });
+  const fw = new Framework({ configFile: false, 'fw.admin.mcp-tools': false, 'fw.heartbeat.interval': 0 });
   await fw.use(admin());
   fw.handle('/chat/{room}', {});
   await app.register(fwAdminPlugin, { fw, closeFramework: true });

@@ -22,7 +22,7 @@ export async function startHarness(props: Record<string, unknown> = {}, options:
   const dashboardDir = mkdtempSync(join(tmpdir(), 'fw-admin-dash-'));
   writeFileSync(join(dashboardDir, 'index.html'), '<!doctype html><title>fw admin</title>');
   writeFileSync(join(dashboardDir, 'app.js'), 'console.log(1)');
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, 'fw.admin.mcp-tools': false, ...props });
+  const fw = new Framework({ configFile: false, 'fw.admin.mcp-tools': false, ...props });
   const runtime = new FakeRuntime();
   Object.defineProperty(fw, 'runtime', { value: runtime, configurable: true });
   const agent = fakeAgent();

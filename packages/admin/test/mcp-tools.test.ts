@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Framework } from '@fw/runtime';
-import { createModule as mcpModule } from '@fw/mcp';
+import { mcp as mcpModule } from '@fw/mcp';
 import { admin, DENY_ALL, type AdminOptions, type AuditEntry } from '../src/index.js';
 import { fakeAgent } from './doubles.js';
 
@@ -14,9 +14,8 @@ const READ_TOOLS = ['fw_overview', 'fw_list_agents', 'fw_list_agent_sessions', '
 const WRITE_TOOLS = ['fw_broadcast', 'fw_disconnect_resource', 'fw_destroy_broadcaster', 'fw_cancel_task'];
 
 async function start(props: Record<string, unknown>, options: AdminOptions = {}) {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, 'fw.heartbeat.interval': 0, ...props });
-  const mcp = await mcpModule(fw);
-  if (mcp) await fw.use(mcp);
+  const fw = new Framework({ configFile: false, 'fw.heartbeat.interval': 0, ...props });
+  await fw.use(mcpModule());
   fw.services.provide('agent', fakeAgent());
   await fw.use(admin(options));
   fw.handle('/chat/{room}', {});

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { AdminGate, AuditLog, DENY_ALL, REQUIRE_PRINCIPAL, ALLOW_ALL, requireRole, isLoopback, bearerTokenResolver, adminTokenAuthenticator, FileAuditSink, TOKEN_PRINCIPAL, type GateOptions } from '../src/index.js';
 import { Ring } from '../src/ring.js';
 import { Framework, type Authenticator } from '@fw/runtime';
-import { createModule, AdminModule } from '../src/index.js';
+import { admin } from '../src/index.js';
 
 function fakeReq(remoteAddress: string, headers: Record<string, string> = {}): IncomingMessage {
   return { socket: { remoteAddress }, headers } as unknown as IncomingMessage;
@@ -151,9 +151,12 @@ test('audit file rotation: past max-file-bytes the file rotates, max-files older
   }
 });
 
-test('createModule: on by default, off with fw.admin.enabled=false', () => {
-  const on = new Framework({ configFile: false, 'fw.modules.autoload': false });
-  assert.ok(createModule(on) instanceof AdminModule);
-  const off = new Framework({ configFile: false, 'fw.modules.autoload': false, 'fw.admin.enabled': false });
-  assert.equal(createModule(off), undefined);
+test('admin(): on by default, installs nothing with fw.admin.enabled=false', async () => {
+  const on = new Framework({ configFile: false, 'fw.data-dir': '', 'fw.admin.mcp-tools': false });
+  await on.use(admin());
+  assert.ok(on.services.get('admin'));
+  const off = new Framework({ configFile: false, 'fw.admin.enabled': false });
+  await off.use(admin());
+  assert.equal(off.services.get('admin'), undefined);
+  await Promise.all([on.close(), off.close()]);
 });

@@ -2,7 +2,7 @@ import { defineConfig, type ConfigTypes } from '@fw/runtime';
 
 /** The agent module's configuration keys (documented in docs/agents.md). */
 export const AGENT_CONFIG = defineConfig({
-  'fw.agent.enabled': { type: 'boolean', default: true, description: 'Configure the agent module automatically when @fw/agent is installed' },
+  'fw.agent.enabled': { type: 'boolean', default: true, description: 'Master switch: `fw.use(agents())` mounts nothing when false' },
   'fw.agent.mount-decorated': { type: 'boolean', default: true, description: 'Mount every @Agent/@Coordinator class decorated in this process' },
   'fw.agent.max-body-bytes': { type: 'number', default: 1_048_576, description: 'Largest A2A / AG-UI request body accepted (bytes)' },
   'fw.agent.max-message-chars': { type: 'number', default: 32_768, description: 'Largest chat message accepted (characters)' },

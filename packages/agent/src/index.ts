@@ -7,7 +7,7 @@ export { Agent, Coordinator, AgentTool, OnPrompt, decoratedAgents, definitionOf 
 export type { AgentOptions, CoordinatorOptions, ToolOptions, FleetMember, PromptResult, AgentClass, AgentDefinition } from './decorators.js';
 export type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
 export type { RunEvent, RunListener } from './run-event.js';
-export { AgentModule, agentModule, createModule, mountAgent, agentModuleOf, type ProtocolMount } from './module.js';
+export { AgentModule, agents, mountAgent, agentModuleOf, type ProtocolMount } from './module.js';
 export { AgentHost, type MountedAgent, type RunInput, type RemoteCaller, type Recovery } from './host.js';
 export { CoordinationJournal, isJournalKind, type JournalEntry, type JournalRetention } from './journal.js';
 export { SessionTracker, type AgentSession } from './sessions.js';

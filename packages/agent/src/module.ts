@@ -1,6 +1,5 @@
 /**
- * The agent module: installed automatically when @fw/agent is present (`fw.agent.enabled`), or by
- * hand with `fw.use(agentModule())`. It mounts the decorated agents and those given to
+ * The agent module, installed with `await fw.use(agents())` (nothing when `fw.agent.enabled=false`). It mounts the decorated agents and those given to
  * `mountAgent`, registers the runtimes and publishes the admin view as the service `'agent'`.
  */
 import { errorSummary, NotFoundError, type Authenticator, type Framework, type FrameworkModule, type Logger } from '@fw/runtime';
@@ -51,6 +50,10 @@ export class AgentModule implements FrameworkModule {
     this.fw = fw;
     const log = (this.log = fw.logger.child({ module: 'agent' }));
     fw.config.declare(AGENT_CONFIG);
+    if (!fw.config.get('fw.agent.enabled')) {
+      this.closed = true; // switched off: nothing to mount, nothing to close
+      return;
+    }
     this.db = await useStore(fw);
     this.host = new AgentHost(fw, this.db);
     this.host.auth = new AgentAuth(fw, this.options.authenticator);
@@ -142,6 +145,7 @@ export class AgentModule implements FrameworkModule {
    * writes are flushed, and the store is released (closed by its last user).
    */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     clearInterval(this.pruneTimer);
     for (const ac of aguiRuns(this.host).values()) ac.abort(new RunCancelledError('the framework is closing'));
@@ -176,15 +180,9 @@ export function mountAgent(fw: Framework, target: AgentClass | object): void {
 }
 
 /**
- * The agent module, to install by hand: `await fw.use(agentModule({ runtimes: [myRuntime] }))`
- * (the autoloader then skips @fw/agent).
+ * The agent module, to install with `await fw.use(agents())` or `fw.use(agents({ runtimes: [myRuntime] }))`
+ * (nothing when `fw.agent.enabled=false`).
  */
-export function agentModule(options?: ConstructorParameters<typeof AgentModule>[0]): AgentModule {
+export function agents(options?: ConstructorParameters<typeof AgentModule>[0]): AgentModule {
   return new AgentModule(options);
-}
-
-/** Autoload entry point: the module, unless `fw.agent.enabled` is false. */
-export function createModule(fw: Framework): AgentModule | undefined {
-  fw.config.declare(AGENT_CONFIG);
-  return fw.config.get<boolean>('fw.agent.enabled') ? new AgentModule() : undefined;
 }

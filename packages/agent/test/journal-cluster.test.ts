@@ -6,7 +6,7 @@ import { openStore } from '@fw/store';
 import { AGENT_CONFIG, AgentHost, AgentModule } from '../src/index.js';
 
 test('cluster mode: every journal event is also appended to the shared journal of the cluster service', async () => {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false, env: {} });
   fw.config.declare(AGENT_CONFIG);
   const store = await openStore({});
   const host = new AgentHost(fw, store);
@@ -28,7 +28,7 @@ test('cluster mode: the agent module registers its routable methods on the clust
   for (const clusterFirst of [true, false]) {
     const handlers = new Map<string, ClusterMethod>();
     const cluster = { handle: (method: string, fn: ClusterMethod) => (handlers.set(method, fn), () => handlers.delete(method)) } as unknown as ClusterService;
-    const fw = new Framework({ configFile: false, env: {}, 'fw.modules.autoload': false, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.data-dir': '' });
+    const fw = new Framework({ configFile: false, env: {}, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.data-dir': '' });
     if (clusterFirst) fw.services.provide('cluster', cluster);
     await fw.use(new AgentModule());
     if (!clusterFirst) fw.services.provide('cluster', cluster);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework, MemoryLogger } from '@fw/runtime';
-import { Agent, agentModule, agentModuleOf, mountAgent, type AgentAdminView, type AiRuntime } from '../src/index.js';
+import { Agent, agents, agentModuleOf, mountAgent, type AgentAdminView, type AiRuntime } from '../src/index.js';
 
 @Agent({ name: 'auto', description: 'mounted by the module' })
 class Auto {}
@@ -12,11 +12,12 @@ class AutoTwin {}
 @Agent({ name: 'later', headless: true })
 class Later {}
 
-test('autoload: createModule installs the module, mounts decorated classes (first of a name wins) and mountAgent queues until then', async () => {
+test('agents(): installs the module, mounts decorated classes (first of a name wins) and mountAgent queues until then', async () => {
   const logger = new MemoryLogger();
   const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false, logger });
   try {
     mountAgent(fw, Later); // before the module exists: queued
+    await fw.use(agents());
     await fw.start();
     const view = fw.services.get('agent')!;
     assert.ok(view);
@@ -31,18 +32,19 @@ test('autoload: createModule installs the module, mounts decorated classes (firs
   }
 });
 
-test('fw.agent.enabled=false: no module, no agent service', async () => {
+test('fw.agent.enabled=false: agents() mounts nothing, no agent service', async () => {
   const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.agent.enabled': false });
   try {
+    await fw.use(agents());
     await fw.start();
     assert.equal(fw.services.get('agent'), undefined);
-    assert.equal(fw.hasModule('@fw/agent'), false);
+    assert.equal(agentModuleOf(fw), undefined);
   } finally {
     await fw.close();
   }
 });
 
-test('agentModule(): installed by hand with its runtimes, the autoloader then skips @fw/agent', async () => {
+test('agents({ runtimes }): the module with the app\'s own runtimes', async () => {
   const fw = new Framework({ configFile: false, env: {}, 'fw.ai.auto': false, 'fw.agent.mount-decorated': false });
   const mine: AiRuntime = {
     name: 'mine', priority: 5, capabilities: ['streaming'], models: ['m1'],
@@ -52,7 +54,7 @@ test('agentModule(): installed by hand with its runtimes, the autoloader then sk
     },
   };
   try {
-    const module = agentModule({ runtimes: [mine] });
+    const module = agents({ runtimes: [mine] });
     await fw.use(module);
     await fw.start();
     assert.equal(agentModuleOf(fw), module);

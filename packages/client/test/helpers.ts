@@ -12,7 +12,7 @@ export interface Served {
 }
 
 export async function serve(options: Record<string, unknown> = {}, setup: (fw: Framework) => void = () => {}): Promise<Served> {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, ...options });
+  const fw = new Framework({ configFile: false, ...options });
   setup(fw);
   const addr = await fw.listen(0, '127.0.0.1');
   const sockets = new Set<Socket>();

@@ -10,7 +10,7 @@ import { eventually, until } from './helpers.js';
 const ROOM = '/fw/chat/lobby';
 
 async function start(port: number, before?: string[]): Promise<{ fw: Framework; port: number }> {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false });
   fw.handle('/chat/{room}', {});
   if (before) {
     // Broadcast before anyone can connect: only the replay cache can bring these to the client.

@@ -2,7 +2,7 @@ import { defineConfig, type ConfigTypes } from '@fw/runtime';
 
 /** Every limit and switch of the MCP module, with its default. Documented in docs/mcp.md. */
 export const MCP_CONFIG = defineConfig({
-  'fw.mcp.enabled': { type: 'boolean', default: true, description: 'Master switch: mount the @McpServer classes on start.' },
+  'fw.mcp.enabled': { type: 'boolean', default: true, description: 'Master switch: `fw.use(mcp())` mounts nothing when false' },
   'fw.mcp.max-sessions': { type: 'number', default: 1000, description: 'Most concurrent MCP sessions per endpoint (HTTP and WebSocket together); at it an unfinished or idle session gives way (fw.mcp.evict-when-full), and if all are in use initialize is refused with 503.' },
   'fw.mcp.max-sessions-per-address': { type: 'number', default: 64, description: 'Most concurrent MCP sessions per endpoint from one client address (the runtime\'s client address: a trusted proxy\'s forwarded one counts); at it the address\'s own unfinished or idle sessions give way, and if all are in use initialize is refused with 429. 0: no per-address cap.' },
   'fw.mcp.evict-when-full': { type: 'boolean', default: true, description: 'At a session cap, end a session that never finished initialization, else the longest-idle one (no stream, no request running), to admit the new one; false: refuse the new one instead.' },

@@ -24,4 +24,4 @@ export { SUPPORTED_VERSIONS, LATEST_VERSION } from './protocol/dispatcher.js';
 export { BiDirectionalToolBridge, BridgeTimeoutError, BridgeDisconnectedError, BridgeLimitError, BridgeClientError, allPendingBridgeCalls, type PendingCall, type BridgeOptions, type BridgeStats } from './bridge.js';
 export { createAdminView } from './admin-view.js';
 export type * from './admin-view.js';
-export { createModule } from './module.js';
+export { McpModule, mcp } from './module.js';

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpRegistry, ToolRegistry, mountMcpServer } from '../src/index.js';
 
 async function start(): Promise<{ fw: Framework; base: string }> {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false });
   const { port } = await fw.listen(0, '127.0.0.1');
   return { fw, base: `http://127.0.0.1:${port}` };
 }

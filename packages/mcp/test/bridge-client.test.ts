@@ -7,7 +7,7 @@ import { WebSocket } from 'ws';
 import { BiDirectionalToolBridge, BridgeDisconnectedError, BridgeTimeoutError } from '../src/index.js';
 
 async function serve(): Promise<{ fw: Framework; url: string; connected: () => Promise<Resource> }> {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false });
   const waiting: ((r: Resource) => void)[] = [];
   const ready: Resource[] = [];
   fw.handle('/assistant', {

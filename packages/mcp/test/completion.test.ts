@@ -39,7 +39,7 @@ class Completing {
 }
 
 test('completion/complete: prompt arguments and template variables from their completers (with context), capped at 100; templates per RFC 6570', async () => {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false });
   mountMcpServer(fw, Completing);
   const { port } = await fw.listen(0, '127.0.0.1');
   const client = new Client({ name: 'completion-test', version: '1.0.0' });

@@ -98,7 +98,7 @@ export class EdgeServer {
 }
 
 export async function startEdge(options: Record<string, unknown> = {}, mountOptions: Parameters<typeof mountMcpServer>[2] = {}): Promise<{ fw: Framework; port: number; mounted: MountedServer }> {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, ...options });
+  const fw = new Framework({ configFile: false, ...options });
   const mounted = mountMcpServer(fw, EdgeServer, mountOptions);
   const addr = await fw.listen(0, '127.0.0.1');
   return { fw, port: addr.port, mounted };

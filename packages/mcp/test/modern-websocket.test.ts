@@ -9,7 +9,7 @@ import { mountMcpServer, ToolRegistry, type McpContext } from '../src/index.js';
 const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 
 test('WebSocket: modern requests are served statelessly; notifications/cancelled ends a request or a subscription', async () => {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false });
   const registry = new ToolRegistry('programmatic');
   let aborted = 0;
   registry.registerTool({ name: 'echo', params: [{ name: 'text', type: 'string' }], handler: (args) => `echo ${String(args.text)}` });

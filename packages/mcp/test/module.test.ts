@@ -3,17 +3,20 @@ import assert from 'node:assert/strict';
 import { Framework } from '@fw/runtime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BiDirectionalToolBridge, McpParam, McpRegistry, McpServer, McpTool, createModule, mountedServers, type McpAdminView, type McpContext } from '../src/index.js';
+import { BiDirectionalToolBridge, McpParam, McpRegistry, McpServer, McpTool, mcp, mountedServers, type McpAdminView, type McpContext } from '../src/index.js';
 import { UriTemplate } from '../src/uri-template.js';
 
-test('createModule: switched off by fw.mcp.enabled=false', () => {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, 'fw.mcp.enabled': false });
-  assert.equal(createModule(fw), undefined);
+test('mcp(): switched off by fw.mcp.enabled=false, it mounts nothing and publishes no service', async () => {
+  const fw = new Framework({ configFile: false, 'fw.mcp.enabled': false });
+  await fw.use(mcp());
+  assert.equal(fw.services.get('mcp'), undefined);
+  assert.deepEqual(mountedServers(fw), []);
+  await fw.close();
 });
 
 test('module: default server at /mcp for the registry, late @McpServer classes mounted, admin view live', async () => {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
-  await fw.use(createModule(fw)!);
+  const fw = new Framework({ configFile: false });
+  await fw.use(mcp());
   const addr = await fw.listen(0, '127.0.0.1');
   const view = fw.services.get('mcp')!;
   const offTool = McpRegistry.get().registerTool({
@@ -85,7 +88,7 @@ test('URI templates: one variable per path segment, decoded; literals escaped', 
 
 test('mountMcpServer with its own registries and without the process-wide one; catalog.add/remove announce changes', async () => {
   const { ToolRegistry, mountMcpServer } = await import('../src/index.js');
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false });
   const own = new ToolRegistry('programmatic');
   own.registerTool({ name: 'own_tool', description: 'only here', handler: () => 'mine' });
   const offGlobal = McpRegistry.get().registerTool({ name: 'global_tool', description: 'everywhere', handler: () => 'global' });

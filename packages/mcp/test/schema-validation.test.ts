@@ -25,7 +25,7 @@ const booking = {
 };
 
 async function start(): Promise<{ fw: Framework; url: string }> {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false });
   const registry = new ToolRegistry('programmatic');
   registry.registerTool({ name: 'book', inputSchema: booking, handler: (args) => { calls++; return `booked ${String(args.room)}`; } });
   registry.registerTool({

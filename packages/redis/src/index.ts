@@ -1,4 +1,4 @@
-export { createModule, ClusterModule, readClusterSettings } from './module.js';
+export { cluster, ClusterModule, readClusterSettings } from './module.js';
 export { CLUSTER_CONFIG, type ClusterSettings } from './config.js';
 // The cluster contract is the kernel's (`@fw/runtime/adapter`); re-exported for convenience.
 export type {

@@ -79,6 +79,7 @@ export class ClusterModule implements FrameworkModule {
 
   async install(fw: Framework): Promise<void> {
     fw.config.declare(CLUSTER_CONFIG);
+    if (!fw.config.get('fw.cluster.redis-url')) return; // a single node
     const s = readClusterSettings(fw);
     this.runtime = fw.runtime;
     const logger = (this.logger = fw.logger.child({ module: 'cluster', node: s.nodeId }));
@@ -229,10 +230,12 @@ export class ClusterModule implements FrameworkModule {
   }
 }
 
-/** The module when `fw.cluster.redis-url` is set, else undefined (single node). */
-export function createModule(fw: Framework): ClusterModule | undefined {
-  fw.config.declare(CLUSTER_CONFIG);
-  return fw.config.get<string>('fw.cluster.redis-url') ? new ClusterModule() : undefined;
+/**
+ * Cluster mode, to install with `await fw.use(cluster())`. It is on when `fw.cluster.redis-url` is
+ * set; without it the node runs alone and the module installs nothing, so one app runs either way.
+ */
+export function cluster(): ClusterModule {
+  return new ClusterModule();
 }
 
 function addressOf(fw: Framework): string {

@@ -1,18 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework, MemoryLogger, NotFoundError } from '@fw/runtime';
-import { ClusterModule, createModule } from '../src/index.js';
+import { cluster as clusterMode } from '../src/index.js';
 import { freePort, redisAvailable, REDIS_URL, SKIP_NO_REDIS, uniquePrefix, waitFor } from './harness.js';
 
 const available = await redisAvailable();
 
 function framework(options: Record<string, unknown> = {}): Framework {
-  return new Framework({ configFile: false, env: {}, 'fw.modules.autoload': false, ...options });
+  return new Framework({ configFile: false, env: {}, ...options });
 }
 
-test('createModule: off (undefined) unless fw.cluster.redis-url is set', () => {
-  assert.equal(createModule(framework()), undefined);
-  assert.ok(createModule(framework({ 'fw.cluster.redis-url': 'redis://127.0.0.1:1' })) instanceof ClusterModule);
+test('cluster(): a single node (nothing installed, no cluster service) unless fw.cluster.redis-url is set', async () => {
+  const fw = framework();
+  await fw.use(clusterMode());
+  assert.equal(fw.services.get('cluster'), undefined);
+  assert.equal(fw.runtime.adapter, undefined);
+  await fw.close();
 });
 
 test('bad cluster configuration is refused at install with invalid_config', async () => {
@@ -26,12 +29,12 @@ test('bad cluster configuration is refused at install with invalid_config', asyn
   ];
   for (const [options, message] of cases) {
     const fw = framework({ 'fw.cluster.redis-url': 'redis://127.0.0.1:1', ...options });
-    await assert.rejects(fw.use(createModule(fw)!), (err: Error & { code?: string }) => err.code === 'invalid_config' && message.test(err.message));
+    await assert.rejects(fw.use(clusterMode()), (err: Error & { code?: string }) => err.code === 'invalid_config' && message.test(err.message));
     await fw.close();
   }
   // The edge: 64 characters is a valid id.
   const ok = framework({ 'fw.cluster.redis-url': `redis://127.0.0.1:${await freePort()}`, 'fw.cluster.node-id': 'x'.repeat(64), 'fw.cluster.request-timeout': 100 });
-  await ok.use(createModule(ok)!);
+  await ok.use(clusterMode());
   assert.equal(ok.services.get('cluster')!.nodeId, 'x'.repeat(64));
   await ok.close();
 });
@@ -40,7 +43,7 @@ test('Redis unreachable at start: the node starts alone; its broadcasts wait in 
   const logger = new MemoryLogger();
   const fw = framework({ 'fw.cluster.redis-url': `redis://127.0.0.1:${await freePort()}`, 'fw.cluster.request-timeout': 100, 'fw.cluster.node-id': 'alone', 'fw.cluster.outbox': 1, logger });
   try {
-    await fw.use(createModule(fw)!);
+    await fw.use(clusterMode());
     const cluster = fw.services.get('cluster')!;
     assert.equal(cluster.status().redis, 'down');
     const b = fw.broadcasters.create('/fw/room');
@@ -70,7 +73,7 @@ test('two nodes in one process: routed control outcomes, the pending-request lim
   const prefix = uniquePrefix('module');
   const make = async (id: string, extra: Record<string, unknown> = {}) => {
     const fw = framework({ 'fw.cluster.redis-url': REDIS_URL, 'fw.cluster.prefix': prefix, 'fw.cluster.node-id': id, 'fw.cluster.heartbeat-interval': 200, 'fw.cluster.node-timeout': 1000, ...extra });
-    await fw.use(createModule(fw)!);
+    await fw.use(clusterMode());
     return fw;
   };
   const a = await make('a', { 'fw.cluster.max-pending-requests': 1 });

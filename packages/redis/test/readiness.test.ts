@@ -1,7 +1,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework, MemoryLogger } from '@fw/runtime';
-import { createModule } from '../src/index.js';
+import { cluster } from '../src/index.js';
 import { redisServerInstalled, ThrowawayRedis, uniquePrefix, waitFor } from './harness.js';
 
 const installed = await redisServerInstalled();
@@ -22,14 +22,13 @@ test('cluster mode: /fw/ready is not ready (and fw_cluster_redis_up is 0) while 
   fw = new Framework({
     configFile: false,
     env: {},
-    'fw.modules.autoload': false,
     'fw.cluster.redis-url': redis.url,
     'fw.cluster.prefix': uniquePrefix('ready'),
     'fw.cluster.reconnect-max-delay': 200,
     'fw.cluster.request-timeout': 500,
     logger: new MemoryLogger(), // Redis is stopped on purpose: its warnings are expected
   });
-  await fw.use(createModule(fw)!);
+  await fw.use(cluster());
   const { port } = await fw.listen(0, '127.0.0.1');
   const ready = async (): Promise<{ code: number; body: Ready }> => {
     const res = await fetch(`http://127.0.0.1:${port}/fw/ready`);

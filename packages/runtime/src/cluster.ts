@@ -1,7 +1,7 @@
 import type { BroadcasterInfo, Page, ResourceInfo, ResourceQuery, RuntimeStats } from './model.js';
 
 /**
- * The cluster contract: what a scaling module (`@fw/redis`) publishes as the service `'cluster'`
+ * The cluster contract: what a scaling module (the Redis cluster package) publishes as the service `'cluster'`
  * and what the admin plane and the agent layer program against. It lives in the kernel, next to
  * the broadcast adapter, because every side of it depends on the runtime and none on the others.
  * Answers never fail whole because a node is slow or gone: they name it in `missing`. Control

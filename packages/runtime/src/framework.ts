@@ -7,7 +7,7 @@ import { EventBus } from './events.js';
 import { Services } from './services.js';
 import { sendError, sendProblem } from './http/problem.js';
 import { RouteTable, type HttpRouteHandler, type Method, type UpgradeRouteHandler } from './http/router.js';
-import { AUTOLOAD_MODULES, type FrameworkModule, type ModuleFactory } from './module.js';
+import type { FrameworkModule } from './module.js';
 import { RUNTIME_CONFIG } from './runtime-config.js';
 import { rejectUpgrade } from './http/reject-upgrade.js';
 import { mountClientAssets } from './http/client-assets.js';
@@ -160,7 +160,11 @@ export class Framework {
     return this.upgradeRoutes.add('GET', path, handler);
   }
 
-  /** Installs a module by hand (a module of the same name is then not autoloaded). */
+  /**
+   * Installs a module: the one way fw's add-on packages (`mcp()`, `agents()`, `admin()`, `cluster()`)
+   * and an app's own modules plug in (`await fw.use(admin())`). Install them before `attach`/`listen`; a module
+   * switched off by its property (`fw.admin.enabled=false`) installs nothing.
+   */
   async use(module: FrameworkModule): Promise<this> {
     if (this.modules.some((m) => m.name === module.name)) throw new Error(`module '${module.name}' is already installed`);
     this.modules.push(module);
@@ -178,34 +182,17 @@ export class Framework {
   }
 
   /**
-   * Loads the modules that are installed and switched on, then warns about unknown keys.
-   * Idempotent; `attach` and `listen` call it.
+   * Warns about unknown keys (every installed module has declared its keys by now), arms the
+   * signal handlers and moves to `running`. Idempotent; `attach` and `listen` call it.
    */
   start(): Promise<void> {
-    this.startPromise ??= this.autoload().then(() => {
+    this.startPromise ??= Promise.resolve().then(() => {
       this.config.warnUnknown();
       const signals = parseSignals(this.config.get<string>('fw.close.signals'));
       if (signals.length > 0 && !this.closing) this.onClose(drainOnSignals(signals, () => this.close()));
       this.started = true;
     });
     return this.startPromise;
-  }
-
-  private async autoload(): Promise<void> {
-    if (!this.config.get<boolean>('fw.modules.autoload')) return;
-    for (const name of AUTOLOAD_MODULES) {
-      if (this.hasModule(name)) continue;
-      let mod: { createModule?: ModuleFactory };
-      try {
-        mod = (await import(name)) as { createModule?: ModuleFactory };
-      } catch (err) {
-        if (isMissing(err, name)) continue;
-        throw err;
-      }
-      if (typeof mod.createModule !== 'function' || this.hasModule(name)) continue;
-      const module = await mod.createModule(this);
-      if (module && !this.hasModule(module.name)) await this.use(module);
-    }
   }
 
   /** Takes over fw's routes on an existing server. Call after the app installed its own handler. */

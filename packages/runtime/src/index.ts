@@ -1,6 +1,5 @@
 export { Framework, rejectUpgrade, type FrameworkOptions } from './framework.js';
-export type { FrameworkModule, ModuleFactory } from './module.js';
-export { AUTOLOAD_MODULES } from './module.js';
+export type { FrameworkModule } from './module.js';
 export {
   Config, ConfigError, defineConfig, envName, parseDuration, type ConfigKey, type ConfigSchema, type ConfigType, type ConfigTypes,
   type ConfigValue, type ConfigInput, type ConfigOptions, type FwConfigKeys,

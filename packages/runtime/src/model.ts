@@ -1,6 +1,6 @@
 /**
- * The runtime model as the other modules see it. `@fw/runtime` implements these; `@fw/mcp`,
- * `@fw/agent`, `@fw/admin` and `@fw/redis` program against them only.
+ * The runtime model as the other modules see it. The runtime implements these; the add-on
+ * packages (MCP, agents, admin, cluster mode) program against them only.
  */
 import type { IncomingMessage } from 'node:http';
 import type { TransportName } from './events.js';

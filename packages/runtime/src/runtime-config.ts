@@ -13,7 +13,6 @@ export const RUNTIME_CONFIG = defineConfig({
   'fw.limits.json-depth': { type: 'number', default: 64, description: 'Deepest nesting of a JSON body or message fw parses; deeper is a 400 `json_too_deep` (a JSON-RPC -32600 on A2A and MCP)' },
   ...AUTH_CONFIG,
   'fw.data-dir': { type: 'string', default: '.fw-data', description: 'Directory where fw keeps durable state (audit log, store); relative to the working directory; empty keeps everything in memory' },
-  'fw.modules.autoload': { type: 'boolean', default: true, description: 'Configure installed fw modules (@fw/mcp, @fw/agent, @fw/admin, @fw/redis) automatically' },
   'fw.websocket.max-payload': { type: 'number', default: 65536, description: 'Largest client message in bytes: a bigger WebSocket frame closes with 1009, a bigger POST gets 413' },
   'fw.resume.buffer': { type: 'number', default: 1024, description: 'Frames kept per resource for resume (and not yet flushed); overflow becomes a gap frame' },
   'fw.resume.grace': { type: 'duration', default: 15000, description: 'How long a dropped fw-protocol resource is kept for a reconnect with its tracking id' },

@@ -117,10 +117,10 @@ export class Runtime implements RuntimeView {
   closing = false;
   /** Set by the metrics (when on): receives each broadcast's fan-out time in seconds. */
   fanoutObserver: ((seconds: number) => void) | undefined;
-  /** The cluster seam (`@fw/redis` installs it); undefined on a single node. See BroadcastAdapter. */
+  /** The cluster seam (cluster mode installs it); undefined on a single node. See BroadcastAdapter. */
   adapter: BroadcastAdapter | undefined;
   /**
-   * A durable replay store (`@fw/redis` installs one on Redis Streams); undefined: the in-memory
+   * A durable replay store (cluster mode installs one on Redis Streams); undefined: the in-memory
    * replay caches are all there is. See ReplayStore.
    */
   replayStore: ReplayStore | undefined;

@@ -17,13 +17,13 @@ export interface FwServices {
   /** The app's own authenticator, asked first by the framework's chain (`frameworkAuthenticator`). */
   authenticator: Authenticator;
   /**
-   * Who makes a request, for surfaces that do not authenticate themselves (MCP sessions). `@fw/admin`
+   * Who makes a request, for surfaces that do not authenticate themselves (MCP sessions). The admin plane
    * publishes its gate's chain (admin token, the app's resolver, `fw.auth.*`) unless the app provides its own.
    */
   'principal-resolver': Authenticator;
   /** The client's address of a request; default the runtime's (`clientAddress`, trusted-proxy aware). */
   'client-address': (req: IncomingMessage) => string | undefined;
-  /** Cluster mode (provided by a scaling module such as `@fw/redis`); absent on a single node. */
+  /** Cluster mode (provided by a scaling module such as the Redis cluster package); absent on a single node. */
   cluster: ClusterService;
 }
 

@@ -42,7 +42,7 @@ test('a defined option still wins over the environment and the file; null is a v
 
 test('a misspelled key given as undefined is still warned about', async () => {
   // A misspelling does not compile; JavaScript callers and config files still get the warning.
-  const fw = new Framework({ configFile: false, env: {}, ...{ 'fw.pth': undefined }, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false, env: {}, ...{ 'fw.pth': undefined } });
   const warnings: string[] = [];
   fw.config.warn = (m) => warnings.push(m);
   await fw.start();
@@ -65,7 +65,7 @@ test('PORT is honoured when FW_PORT is not set; FW_PORT wins over PORT; an optio
 });
 
 test('listen() with no port listens where PORT says', async () => {
-  const fw = new Framework({ configFile: false, env: { PORT: '0' }, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false, env: { PORT: '0' } });
   try {
     const address = await fw.listen();
     assert.equal(address.address, '127.0.0.1');

@@ -25,7 +25,7 @@ test('typed options and typed reads', async () => {
   const wrongType = () => new Framework({ configFile: false, env: {}, 'fw.port': 'eighty' });
   assert.equal(typeof wrongType, 'function');
 
-  const fw = new Framework({ configFile: false, env: {}, 'fw.demo.window': '5s', 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false, env: {}, 'fw.demo.window': '5s' });
   fw.config.declare(DEMO_CONFIG);
   const limit: number = fw.config.get('fw.demo.limit');
   const window: number = fw.config.get('fw.demo.window');

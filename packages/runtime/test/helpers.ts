@@ -11,7 +11,7 @@ export interface Running {
 
 /** A framework on an ephemeral loopback port, no autoloaded modules, no config file. */
 export async function startFw(options: FrameworkOptions = {}, setup?: (fw: Framework) => void): Promise<Running> {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.modules.autoload': false, ...options });
+  const fw = new Framework({ configFile: false, env: {}, ...options });
   setup?.(fw);
   const { port } = await fw.listen(0, '127.0.0.1');
   return { fw, base: `http://127.0.0.1:${port}`, ws: `ws://127.0.0.1:${port}`, close: () => fw.close() };

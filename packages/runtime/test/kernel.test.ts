@@ -44,7 +44,7 @@ test('event bus: typed, timestamped, and free when nobody listens', () => {
 
 test('attach takes over only fw routes and leaves the app its own', async () => {
   const server = createServer((_req, res) => res.end('app'));
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false });
   fw.route('GET', '/fw/ping', (_req, res) => res.end('pong'));
   fw.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -60,7 +60,7 @@ test('attach takes over only fw routes and leaves the app its own', async () => 
 });
 
 test('standalone listen answers unknown paths with problem+json 404 and 405 with Allow', async () => {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false });
   fw.route('POST', '/fw/only-post', (_req, res) => res.end('ok'));
   const { port } = await fw.listen(0);
   try {

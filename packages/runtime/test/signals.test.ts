@@ -34,12 +34,12 @@ test('fw.close.signals: parsed and checked; off by default, and close() removes 
   assert.throws(() => parseSignals('TERM'), /not a signal fw can handle/);
 
   const before = process.listenerCount('SIGTERM');
-  const off = new Framework({ configFile: false, env: {}, 'fw.modules.autoload': false });
+  const off = new Framework({ configFile: false, env: {} });
   await off.listen(0, '127.0.0.1');
   assert.equal(process.listenerCount('SIGTERM'), before, 'no handler unless asked');
   await off.close();
 
-  const on = new Framework({ configFile: false, env: {}, 'fw.modules.autoload': false, 'fw.close.signals': 'SIGTERM,SIGINT' });
+  const on = new Framework({ configFile: false, env: {}, 'fw.close.signals': 'SIGTERM,SIGINT' });
   await on.listen(0, '127.0.0.1');
   assert.equal(process.listenerCount('SIGTERM'), before + 1);
   await on.close();

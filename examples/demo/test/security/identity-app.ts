@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { installAgentDemo } from '../../src/agent-demo.js';
 import { installChat } from '../../src/chat/index.js';
 import { installMcpDemo } from '../../src/mcp-demo.js';
+import { installModules } from '../../src/modules.js';
 
 export const API = '/api/admin';
 
@@ -33,6 +34,7 @@ export async function startIdentityApp(options: Record<string, unknown> = {}): P
   installChat(fw);
   await installMcpDemo(fw);
   await installAgentDemo(fw);
+  await installModules(fw);
   const { port } = await fw.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${port}`;
   const auth = (token?: string): Record<string, string> => ({

@@ -14,7 +14,7 @@ import { assertAudit, record } from './audit.js';
 const ROOM = '/fw/chat/lobby';
 
 async function start(port: number): Promise<{ fw: Framework; port: number }> {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false });
   fw.handle('/chat/{room}', {});
   const addr = await fw.listen(port, '127.0.0.1');
   return { fw, port: addr.port };

@@ -1,7 +1,7 @@
 import type { FwBroadcaster } from './broadcaster.js';
 
 /**
- * The cluster seam (Socket.IO's "adapter" idea), installed as `fw.runtime.adapter` by `@fw/redis`.
+ * The cluster seam (Socket.IO's "adapter" idea), installed as `fw.runtime.adapter` by cluster mode.
  *
  * A full broadcast on a non-internal broadcaster is handed to `publish` instead of being delivered
  * at once. The adapter gives it a cluster-wide broadcaster sequence (`bid`) and then delivers it on

@@ -6,7 +6,7 @@ import type { Gap as ProtocolGap, GapReason } from '@fw/protocol';
  *
  * The default is in memory: each broadcaster's replay cache (`fw.broadcaster.replay-cache`),
  * read synchronously by `FwBroadcaster.replay`; `Runtime.replayStore` is then undefined. A durable
- * store (`@fw/redis` installs one on Redis Streams) is written by whoever sequences the broadcasts
+ * store (cluster mode installs one on Redis Streams) is written by whoever sequences the broadcasts
  * (the cluster adapter, in the same atomic step) and read here, asynchronously.
  */
 export interface ReplayEntry {

@@ -8,7 +8,7 @@ import { Framework } from '../../src/index.js';
 import { connectWs, openStream } from '../helpers.js';
 
 function newFw(): Framework {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false, env: {} });
   fw.handle('/chat/{room}', {});
   return fw;
 }

@@ -61,7 +61,7 @@ test('health and readiness: JSON, no credential, not cached; ready follows every
 });
 
 test('readiness is false while starting and while draining; liveness stays up until closed', async () => {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false, env: {} });
   assert.equal(fw.phase, 'starting');
   const { port } = await fw.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${port}`;

@@ -17,7 +17,7 @@ function get(port: number, method: string, path: string, headers: Record<string,
 }
 
 test('screening covers fw routes only: the app\'s own routes answer any Host, Origin and OPTIONS as before', async () => {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.modules.autoload': false });
+  const fw = new Framework({ configFile: false, env: {} });
   fw.handle('/chat/{room}', {});
   fw.route('GET', '/fw-owned', (_req, res) => res.end('fw'));
   const refused: string[] = [];
