@@ -47,7 +47,6 @@ before(async () => {
   as = await startAuthorizationServer();
   fw = new Framework({
     configFile: false,
-    'fw.modules.autoload': false,
     'fw.mcp.oauth.authorization-servers': as.issuer,
     'fw.mcp.oauth.scopes': 'mcp:use',
   });

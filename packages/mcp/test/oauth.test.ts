@@ -26,7 +26,6 @@ before(async () => {
   as = await startAuthorizationServer();
   fw = new Framework({
     configFile: false,
-    'fw.modules.autoload': false,
     'fw.mcp.oauth.authorization-servers': as.issuer,
     'fw.mcp.oauth.scopes': 'mcp:use',
     // delete_file's scopes come from configuration, write_file's from its definition.
