@@ -16,7 +16,7 @@ interface HistoryBody { intervalMs: number; capacity: number; now: number; total
 interface Frame { type: string; [k: string]: unknown }
 
 async function startFw(props: Record<string, unknown> = {}): Promise<{ fw: Framework; base: string; ws: string }> {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, 'fw.admin.mcp-tools': false, 'fw.heartbeat.interval': 0, ...props });
+  const fw = new Framework({ configFile: false, 'fw.admin.mcp-tools': false, 'fw.heartbeat.interval': 0, ...props });
   await fw.use(admin());
   fw.handle('/chat/{room}', {});
   const { port } = await fw.listen(0, '127.0.0.1');
@@ -104,12 +104,12 @@ test('history: samples count user connections by transport, broadcasts, runs and
 
 test('history: a bad fw.admin.history.* value stops the admin plane at start with the key in the message', async () => {
   for (const [key, value] of [['fw.admin.history.interval-ms', 99], ['fw.admin.history.samples', 0], ['fw.admin.history.samples', 100_001]] as const) {
-    const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, 'fw.admin.mcp-tools': false, [key]: value });
+    const fw = new Framework({ configFile: false, 'fw.admin.mcp-tools': false, [key]: value });
     await assert.rejects(fw.use(admin()), (err: Error) => err.message.includes(key), `${key}=${value}`);
     await fw.close();
   }
   // The smallest values accepted.
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, 'fw.admin.mcp-tools': false, 'fw.admin.history.interval-ms': 100, 'fw.admin.history.samples': 1 });
+  const fw = new Framework({ configFile: false, 'fw.admin.mcp-tools': false, 'fw.admin.history.interval-ms': 100, 'fw.admin.history.samples': 1 });
   await fw.use(admin());
   await fw.close();
 });

@@ -5,7 +5,7 @@ import { bearerChallenge, mountMcpServer } from '../src/index.js';
 
 /** Each `fw.mcp.oauth.*` mistake is a ConfigError naming the key and the value, at mount time. */
 function mount(options: Record<string, unknown>): void {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, ...options });
+  const fw = new Framework({ configFile: false, ...options });
   mountMcpServer(fw, { name: 'x', path: '/mcp' }, { globalRegistry: false });
 }
 

@@ -34,7 +34,7 @@ test('a custom logger gets structured entries from the modules: a handler that t
 
 test('a throwing event listener is logged with the event type, and the emitter goes on', async () => {
   const logger = new CaptureLogger();
-  const fw = new Framework({ configFile: false, env: {}, 'fw.modules.autoload': false, logger });
+  const fw = new Framework({ configFile: false, env: {}, logger });
   let after = 0;
   fw.events.on('BroadcasterCreated', () => {
     throw new Error('listener bug');
@@ -49,7 +49,7 @@ test('a throwing event listener is logged with the event type, and the emitter g
 test('pino itself fits the logger option', async () => {
   const lines: string[] = [];
   const logger: Logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(s) });
-  const fw = new Framework({ configFile: false, env: {}, 'fw.modules.autoload': false, logger, fw: { 'bogus-key': 1 } });
+  const fw = new Framework({ configFile: false, env: {}, logger, fw: { 'bogus-key': 1 } });
   await fw.start();
   const warn = JSON.parse(lines.find((l) => l.includes('bogus'))!) as { level: number; module: string; msg: string };
   assert.equal(warn.level, 40);
@@ -66,7 +66,7 @@ const runtimeEntry = fileURLToPath(new URL('../src/index.js', import.meta.url));
 /** Runs a script that logs through a default-logger framework and returns its stdout lines. */
 function runDefault(env: Record<string, string>): Promise<string[]> {
   const script = `import { Framework } from ${JSON.stringify(runtimeEntry)};
-const fw = new Framework({ configFile: false, 'fw.modules.autoload': false });
+const fw = new Framework({ configFile: false });
 fw.logger.child({ module: 'app' }).info({ n: 1 }, 'hello');
 fw.logger.debug({}, 'details');
 fw.logger.warn({}, 'careful');`;
