@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Framework } from '@fw/runtime';
 import { connect, type FwClient } from '@fw/client/node';
-import { McpRegistry, mcp } from '@fw/mcp';
+import { McpRegistry, mcp as mcpModule } from '@fw/mcp';
 import { Agent, OnPrompt, agents, mountAgent, openAiRuntime, MissingPeerError } from '@fw/agent';
 import { checkMcp } from './mcp-client/check.mjs';
 // The configuration keys of modules this script configures but does not call are typed by their packages.
@@ -56,7 +56,7 @@ class Echo {
 
 async function main(): Promise<void> {
   // The README app installs admin(); the smoke adds the MCP server and the agents to it.
-  await fw.use(mcp());
+  await fw.use(mcpModule());
   await fw.use(agents());
   if (!server.listening) await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
