@@ -53,7 +53,7 @@ export class ResearchAgent {
   }
 }
 
-@Agent({ name: 'assistant', version: '1.0.0', description: 'A friendly chat agent (try "/time" or "/roll {\\"sides\\": 20}")' })
+@Agent({ name: 'assistant', version: '1.0.0', description: 'A friendly chat agent (try "/time" or "/roll {"sides": 20}")' })
 export class ChatAgent {
   @AgentTool({ description: 'Tells the current time (UTC)' })
   time(): string {
