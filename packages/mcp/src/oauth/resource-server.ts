@@ -26,6 +26,8 @@ export interface ProtectedResourceMetadata {
 export class OAuthResourceServer {
   private readonly verify: Authenticator;
   readonly verified: VerifiedTokenCache;
+  /** Whether `fw.public-url` is set (read once: it names the canonical URL of every endpoint). */
+  readonly publicUrl: boolean;
 
   constructor(readonly fw: Framework, readonly settings: OAuthSettings) {
     const first = settings.authorizationServers[0]!;
@@ -39,6 +41,7 @@ export class OAuthResourceServer {
       clockToleranceMs: settings.clockToleranceMs,
     });
     this.verified = new VerifiedTokenCache(settings.tokenCache, settings.clockToleranceMs);
+    this.publicUrl = fw.config.get('fw.public-url') !== '';
   }
 
   /**
@@ -102,7 +105,7 @@ export class ProtectedResource {
   }
 
   private base(req: IncomingMessage): string {
-    if (this.server.fw.config.get('fw.public-url')) return this.server.fw.security.baseUrl(req);
+    if (this.server.publicUrl) return this.server.fw.security.baseUrl(req);
     const host = requestHost(req);
     return host ? `${requestProtocol(req)}://${host}` : this.server.fw.security.baseUrl(req);
   }
@@ -142,7 +145,8 @@ export class ProtectedResource {
   }
 
   private async check(req: IncomingMessage): Promise<Principal> {
-    const resourceMetadata = this.metadataUrl(req);
+    const base = this.base(req);
+    const resourceMetadata = `${base}${RESOURCE_METADATA_PREFIX}${this.path}`;
     const scope = this.settings.scopes;
     const token = bearerCredential(req, new URL(req.url ?? '/', 'http://localhost'));
     if (token === undefined) {
@@ -150,7 +154,7 @@ export class ProtectedResource {
     }
     let principal: Principal | undefined;
     try {
-      principal = await this.server.verifyFor(req, token, this.resourceUrl(req));
+      principal = await this.server.verifyFor(req, token, `${base}${this.path}`);
     } catch (err) {
       const detail = err instanceof AuthenticationError ? err.message : 'invalid token: could not be verified';
       throw new OAuthRefusal(401, detail, { resourceMetadata, scope, error: 'invalid_token', errorDescription: detail });
