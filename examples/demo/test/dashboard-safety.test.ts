@@ -25,7 +25,8 @@ async function assertInert(page: Page): Promise<void> {
     return {
       pwned: (window as unknown as { __pwned?: unknown }).__pwned ?? null,
       imgs: document.querySelectorAll('img').length,
-      svgs: [...document.querySelectorAll('svg')].filter((s) => !s.closest('#graph')).length,
+      // The page's own SVG: the execution graph and the charts (svg.tchart, built by charts.js).
+      svgs: [...document.querySelectorAll('svg')].filter((s) => !s.closest('#graph') && !s.matches('svg.tchart')).length,
       inlineScripts: document.querySelectorAll('script:not([src])').length,
       handlerAttributes: all.flatMap((el) => [...el.attributes].filter((a) => a.name.startsWith('on')).map((a) => `${el.tagName}[${a.name}]`)),
       csp: (window as unknown as { __cspViolations: string[] }).__cspViolations,

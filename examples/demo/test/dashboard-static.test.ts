@@ -19,7 +19,7 @@ test('every dashboard module parses', () => {
 });
 
 test('index.html references only files that exist, and preloads every module', () => {
-  const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((r) => !/^(data:|#|\/)/.test(r));
+  const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((r) => !/^(data:|#|\/|https?:)/.test(r));
   for (const r of refs) assert.ok(existsSync(`${DIR}${r}`), `missing ${r}`);
   const preloaded = new Set([...html.matchAll(/rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]!));
   assert.deepEqual(modules.filter((m) => m !== 'app.js' && !preloaded.has(m)), [], 'modules missing a modulepreload');

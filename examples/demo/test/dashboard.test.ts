@@ -344,7 +344,11 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
 
   it('shows live data on every tab', async () => {
     await selectTab(page, 'dashboard');
-    await page.waitForFunction(() => (document.getElementById('chart-conn')?.getAttribute('aria-label') ?? '').includes('now'));
+    // Each chart names what it shows in words (its SVG's accessible name) once a sample arrived.
+    for (const id of ['chart-conn', 'chart-rate', 'chart-runs', 'chart-errors', 'chart-gaps']) {
+      await page.waitForFunction((i) => /last \d+ min: /.test(document.querySelector(`#${i} .chart-summary`)?.textContent ?? ''), id, { timeout: 20_000 });
+      assert.equal(await page.locator(`#${id} svg`).getAttribute('role'), 'img');
+    }
 
     await selectTab(page, 'agents');
     const agentView = target.fw.services.get('agent');

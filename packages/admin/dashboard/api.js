@@ -60,6 +60,12 @@ export const seg = (s) => encodeURIComponent(String(s));
  * Calls the API. Returns `{ data, total, status }`; `total` comes from `X-Total-Count` when the
  * endpoint pages. Throws ApiError for any non-2xx answer or a network failure.
  */
+/**
+ * @typedef {{ method?: string, query?: Record<string, unknown>, body?: unknown, text?: boolean, signal?: AbortSignal }} RequestOptions
+ * @param {string} path
+ * @param {RequestOptions} [options]
+ * @returns {Promise<{ data: any, total: number | undefined, status: number }>}
+ */
 export async function request(path, { method = 'GET', query, body, text = false, signal } = {}) {
   const headers = { Accept: text ? 'text/plain, application/problem+json' : 'application/json, application/problem+json' };
   const token = auth.token;
@@ -78,7 +84,7 @@ export async function request(path, { method = 'GET', query, body, text = false,
       signal,
     });
   } catch (err) {
-    if (err?.name === 'AbortError') throw err;
+    if (err instanceof Error && err.name === 'AbortError') throw err;
     auth.onReachability(false);
     throw new ApiError(0, 'network', 'Server unreachable', 'The admin API could not be reached.');
   }

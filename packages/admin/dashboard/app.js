@@ -10,6 +10,7 @@ import { $, h, replace, setText } from './dom.js';
 import { createJournalTab } from './journal-tab.js';
 import { createEventStream } from './stream.js';
 import { createTabs } from './tabs.js';
+import { setupTheme } from './theme.js';
 
 /** Broadcaster ids offered as suggestions in the Control and resource filter fields. */
 const SUGGESTIONS_LIMIT = 500;
@@ -47,7 +48,7 @@ const shared = {
 
 const dashboard = createDashboardTab(shared);
 const agents = createAgentsTab(shared);
-const journal = createJournalTab(shared);
+const journal = createJournalTab();
 const control = createControlTab(shared);
 const views = { dashboard, agents, journal, control };
 
@@ -103,7 +104,7 @@ signinForm.addEventListener('submit', async (e) => {
     await get('session');
   } catch (err) {
     auth.token = '';
-    setText($('#signin-error'), err instanceof ApiError && err.status === 401 ? 'That token was not accepted.' : `Sign-in failed: ${err.message}`);
+    setText($('#signin-error'), err instanceof ApiError && err.status === 401 ? 'That token was not accepted.' : `Sign-in failed: ${err instanceof Error ? err.message : String(err)}`);
     signingIn = true;
     return;
   }
@@ -179,6 +180,11 @@ async function start() {
 auth.onReachability = (ok) => {
   if (!ok) dashboard.onUnreachable();
 };
+
+// The docs link follows the server's fw.admin.docs-url (written into the page's <meta>).
+const docsUrl = document.querySelector('meta[name="fw-docs"]')?.getAttribute('content');
+if (docsUrl) $('#docs-link').setAttribute('href', docsUrl);
+setupTheme(/** @type {HTMLButtonElement} */ ($('#theme-toggle')));
 
 showState('connecting');
 void start();

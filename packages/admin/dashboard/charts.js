@@ -1,101 +1,196 @@
-// Small live charts on canvas, no library: a fixed window of samples drawn as an area line with
-// a light grid, the current value and the window's maximum. Colours come from the CSS variables
-// so the charts follow the light and dark themes.
+// Time-series charts of the last 15 minutes, drawn as SVG by the page itself (no library: a few
+// polylines, a grid and labels). Each chart says what it shows in words (a summary line that is
+// also the SVG's accessible name) and in numbers (a per-minute table behind "Numbers"). Colours
+// come from CSS classes, so the charts follow the light and dark themes.
 
+import { h, replace, s, setText } from './dom.js';
 import { num } from './format.js';
 
-export function createChart(canvas, { samples = 120, label, integer = true } = {}) {
-  const values = new Array(samples).fill(null);
-  const ctx = canvas.getContext('2d');
+/** The window the charts show (the server keeps 5 s × 180 samples by default). */
+export const CHART_WINDOW_MS = 15 * 60_000;
+/** While the server has less history than the window, the axis spans what there is (at least this). */
+const MIN_SPAN_MS = 2 * 60_000;
+/** Tick steps of the time axis, the first that gives at most five ticks wins. */
+const TICK_STEPS_MS = [30_000, 60_000, 2 * 60_000, 5 * 60_000];
+const HEIGHT = 150;
+const PAD = { left: 40, right: 10, top: 10, bottom: 22 };
 
-  function css(name) {
-    return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
+/**
+ * @typedef {{ t: number, values: Record<string, number> }} ChartPoint
+ * @typedef {{ key: string, label: string }} ChartSeries
+ * @typedef {{
+ *   title: string,
+ *   series: ChartSeries[],
+ *   unit: string,
+ *   kind: 'gauge' | 'rate' | 'count',
+ *   digits?: number,
+ * }} ChartOptions
+ */
+
+let ids = 0;
+
+/**
+ * A chart in `host`. `kind` says how to read the numbers: `gauge` (a level at each point, e.g.
+ * connections), `rate` (per second), `count` (events per sample interval).
+ * @param {HTMLElement} host
+ * @param {ChartOptions} options
+ */
+export function createTimeChart(host, options) {
+  const id = `chart-${++ids}`;
+  const digits = options.digits ?? (options.kind === 'rate' ? 1 : 0);
+  const svg = /** @type {SVGSVGElement} */ (s('svg', { class: 'tchart', role: 'img', 'aria-labelledby': `${id}-summary`, height: HEIGHT }));
+  const summary = h('p', { class: 'chart-summary', attrs: { id: `${id}-summary` } });
+  const legend = h('ul', { class: 'chart-legend', attrs: { 'aria-hidden': 'true' } },
+    options.series.map((se, i) => h('li', { dataset: { series: String(i + 1) } }, h('span', { class: 'swatch' }), se.label)));
+  const table = h('table', { class: 'chart-table' });
+  const details = h('details', { class: 'chart-numbers' }, h('summary', { text: `Numbers: ${options.title} per minute` }), h('div', { class: 'table-wrap' }, table));
+  replace(host, svg, legend, summary, details);
+
+  /** @type {ChartPoint[]} */
+  let points = [];
+  let width = 0;
+
+  function format(v) {
+    return typeof v === 'number' && Number.isFinite(v) ? num(Number(v.toFixed(digits))) : '—';
   }
 
   function draw() {
-    const dpr = window.devicePixelRatio || 1;
-    const w = canvas.clientWidth;
-    const hgt = canvas.clientHeight;
-    if (!w || !hgt) return;
-    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(hgt * dpr)) {
-      canvas.width = Math.round(w * dpr);
-      canvas.height = Math.round(hgt * dpr);
-    }
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, w, hgt);
+    const w = Math.round(svg.getBoundingClientRect().width || host.clientWidth || 0);
+    if (!w) return;
+    width = w;
+    svg.setAttribute('viewBox', `0 0 ${w} ${HEIGHT}`);
+    svg.setAttribute('width', String(w));
+    const now = Date.now();
+    // A young server has little history: the axis spans it (two minutes at least) instead of
+    // squeezing it against the right edge of fifteen empty minutes.
+    const oldest = points.find((p) => p.t >= now - CHART_WINDOW_MS)?.t ?? now;
+    const span = Math.min(CHART_WINDOW_MS, Math.max(MIN_SPAN_MS, now - oldest));
+    const t0 = now - span;
+    const shown = points.filter((p) => p.t >= t0);
+    let max = 0;
+    for (const p of shown) for (const se of options.series) max = Math.max(max, p.values[se.key] ?? 0);
+    const top = niceMax(max, digits > 0);
+    const plotW = w - PAD.left - PAD.right;
+    const plotH = HEIGHT - PAD.top - PAD.bottom;
+    const x = (/** @type {number} */ t) => PAD.left + ((t - t0) / span) * plotW;
+    const y = (/** @type {number} */ v) => PAD.top + plotH * (1 - v / top);
 
-    const known = values.filter((v) => v !== null);
-    const max = niceMax(Math.max(integer ? 2 : 1, ...known), integer);
-    ctx.font = `10px ${css('--sans') || 'sans-serif'}`;
-    const fmt = (frac) => num(integer ? Math.round(max * frac) : Number((max * frac).toFixed(1)));
-    // The axis makes room for its widest label.
-    const padL = Math.ceil(ctx.measureText(fmt(1)).width) + 10;
-    const padR = 4;
-    const padT = 6;
-    const padB = 16;
-    const plotW = w - padL - padR;
-    const plotH = hgt - padT - padB;
-
-    ctx.fillStyle = css('--muted');
-    ctx.strokeStyle = css('--chart-grid');
-    ctx.lineWidth = 1;
-    ctx.textAlign = 'right';
-    ctx.textBaseline = 'middle';
+    /** @type {Element[]} */
+    const parts = [];
     for (const frac of [0, 0.5, 1]) {
-      const y = Math.round(padT + plotH * (1 - frac)) + 0.5;
-      ctx.beginPath();
-      ctx.moveTo(padL, y);
-      ctx.lineTo(w - padR, y);
-      ctx.stroke();
-      ctx.fillText(fmt(frac), padL - 6, y);
+      const gy = Math.round(y(top * frac)) + 0.5;
+      parts.push(s('line', { class: 'grid', x1: PAD.left, x2: w - PAD.right, y1: gy, y2: gy }));
+      parts.push(s('text', { class: 'axis', x: PAD.left - 6, y: gy + 4, 'text-anchor': 'end', text: format(top * frac) }));
     }
-    ctx.textAlign = 'left';
-    ctx.textBaseline = 'alphabetic';
-    ctx.fillText(`−${Math.round(samples)} s`, padL, hgt - 3);
-    ctx.textAlign = 'right';
-    ctx.fillText('now', w - padR, hgt - 3);
+    const step = TICK_STEPS_MS.find((st) => span / st <= 5) ?? 5 * 60_000;
+    for (let ago = 0; ago <= span + 1; ago += step) {
+      const anchor = ago === 0 ? 'end' : ago + step > span + 1 ? 'start' : 'middle';
+      const text = ago === 0 ? 'now' : ago % 60_000 === 0 ? `−${ago / 60_000} min` : `−${(ago / 60_000).toFixed(1)} min`;
+      parts.push(s('text', { class: 'axis', x: x(now - ago), y: HEIGHT - 6, 'text-anchor': anchor, text }));
+    }
+    if (shown.length === 0) {
+      parts.push(s('text', { class: 'axis', x: PAD.left + plotW / 2, y: PAD.top + plotH / 2, 'text-anchor': 'middle', text: 'waiting for the first sample…' }));
+    }
+    options.series.forEach((se, i) => {
+      if (shown.length === 0) return;
+      const coords = shown.map((p) => `${x(p.t).toFixed(1)},${y(p.values[se.key] ?? 0).toFixed(1)}`);
+      // A single sample is a dot; more are a line.
+      if (shown.length === 1) parts.push(s('circle', { class: `series s${i + 1}`, cx: x(shown[0].t), cy: y(shown[0].values[se.key] ?? 0), r: 2.5 }));
+      else parts.push(s('polyline', { class: `series s${i + 1}`, points: coords.join(' ') }));
+    });
+    svg.replaceChildren(...parts);
+  }
 
-    const step = plotW / (samples - 1);
-    const xy = (i) => [padL + i * step, padT + plotH * (1 - (values[i] ?? 0) / max)];
-    let first = values.findIndex((v) => v !== null);
-    if (first < 0) return;
-    ctx.beginPath();
-    ctx.moveTo(xy(first)[0], padT + plotH);
-    for (let i = first; i < samples; i++) ctx.lineTo(...xy(i));
-    ctx.lineTo(xy(samples - 1)[0], padT + plotH);
-    ctx.closePath();
-    ctx.fillStyle = css('--chart-fill');
-    ctx.fill();
-    ctx.beginPath();
-    for (let i = first; i < samples; i++) {
-      const [x, y] = xy(i);
-      if (i === first) ctx.moveTo(x, y);
-      else ctx.lineTo(x, y);
+  function describe() {
+    const shown = points.filter((p) => p.t >= Date.now() - CHART_WINDOW_MS);
+    const last = shown[shown.length - 1];
+    if (!last) {
+      setText(summary, `${options.title}: no samples yet.`);
+      return;
     }
-    ctx.strokeStyle = css('--chart-line');
-    ctx.lineWidth = 1.5;
-    ctx.stroke();
+    const minutes = Math.max(1, Math.round((last.t - shown[0].t) / 60_000));
+    const parts = options.series.map((se) => {
+      const values = shown.map((p) => p.values[se.key] ?? 0);
+      const peak = Math.max(...values);
+      if (options.kind === 'gauge') return `${se.label} ${format(last.values[se.key])} (peak ${format(peak)})`;
+      const mean = values.reduce((a, b) => a + b, 0) / values.length;
+      return `${se.label} ${format(last.values[se.key])} now, average ${format(mean)}, peak ${format(peak)}`;
+    });
+    setText(summary, `${options.title} (${options.unit}), last ${minutes} min: ${parts.join('; ')}.`);
+  }
+
+  function tabulate() {
+    /** @type {Map<number, ChartPoint[]>} */
+    const byMinute = new Map();
+    for (const p of points) {
+      if (p.t < Date.now() - CHART_WINDOW_MS) continue;
+      const m = Math.floor(p.t / 60_000) * 60_000;
+      const list = byMinute.get(m);
+      if (list) list.push(p);
+      else byMinute.set(m, [p]);
+    }
+    const head = h('tr', {}, h('th', { attrs: { scope: 'col' }, text: 'Minute' }),
+      options.series.map((se) => h('th', { class: 'num', attrs: { scope: 'col' }, text: se.label })));
+    const rows = [...byMinute.entries()].sort((a, b) => b[0] - a[0]).map(([m, list]) => {
+      const d = new Date(m);
+      const label = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+      return h('tr', {}, h('th', { attrs: { scope: 'row' }, text: label }), options.series.map((se) => {
+        const values = list.map((p) => p.values[se.key] ?? 0);
+        // Gauges: the level at the end of the minute; rates: the minute's average; counts: its sum.
+        const v = options.kind === 'gauge' ? values[values.length - 1]
+          : options.kind === 'rate' ? values.reduce((a, b) => a + b, 0) / values.length
+            : values.reduce((a, b) => a + b, 0);
+        return h('td', { class: 'num', text: format(v) });
+      }));
+    });
+    const caption = h('caption', { class: 'sr-only', text: `${options.title} per minute (${options.kind === 'count' ? 'sums' : options.kind === 'rate' ? 'averages' : 'levels at the end of each minute'}), newest first` });
+    table.replaceChildren(caption, h('thead', {}, head), h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { attrs: { colspan: String(options.series.length + 1) }, text: 'No samples yet.' }))));
+  }
+
+  function render() {
+    draw();
+    describe();
+    if (details.open) tabulate();
+  }
+  details.addEventListener('toggle', () => { if (details.open) tabulate(); });
+  if (typeof ResizeObserver === 'function') {
+    new ResizeObserver(() => {
+      const w = Math.round(svg.getBoundingClientRect().width);
+      if (w && w !== width) draw();
+    }).observe(host);
   }
 
   return {
-    /** Appends one sample (the oldest falls off) and redraws. */
-    push(v) {
-      values.shift();
-      values.push(typeof v === 'number' && Number.isFinite(v) ? v : null);
-      const last = values[values.length - 1];
-      canvas.setAttribute('aria-label', `${label}: ${last === null ? 'no data' : num(last)} now, ${num(Math.max(0, ...values.filter((x) => x !== null)))} at most in the last ${samples} s`);
-      draw();
+    /** Replaces every point (a history read from the server). @param {ChartPoint[]} next */
+    set(next) {
+      points = [...next].sort((a, b) => a.t - b.t);
+      render();
     },
-    draw,
-    get last() {
-      return values[values.length - 1];
+    /** Appends one point (a pushed sample); the ones older than the window fall off. @param {ChartPoint} p */
+    push(p) {
+      if (points.length && p.t <= points[points.length - 1].t) return;
+      points.push(p);
+      const cut = Date.now() - CHART_WINDOW_MS - 60_000;
+      while (points.length && points[0].t < cut) points.shift();
+      render();
+    },
+    draw: render,
+    get points() {
+      return points;
     },
   };
 }
 
-/** A round axis maximum at or above v (2, 4, 10 × 10^n for integers, so the half mark is whole too). */
-function niceMax(v, integer) {
+/**
+ * A round axis maximum at or above v: 1, 2, 5 × 10^n for fractions; 2, 4, 10 × 10^n for whole
+ * numbers, so the half-way mark is whole too.
+ * @param {number} v
+ * @param {boolean} fractional
+ */
+function niceMax(v, fractional) {
+  const floor = fractional ? 0.5 : 2;
+  if (!(v > floor)) return floor;
   const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of integer ? [1, 2, 4, 10] : [1, 2, 5, 10]) if (m * p >= v && (!integer || (m * p) % 2 === 0)) return m * p;
+  for (const m of fractional ? [1, 2, 5, 10] : [1, 2, 4, 10]) if (m * p >= v && (fractional || (m * p) % 2 === 0)) return m * p;
   return 10 * p;
 }

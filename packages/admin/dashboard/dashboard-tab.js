@@ -1,14 +1,35 @@
-// The Dashboard tab: live counters, two small charts, the event feed, and the broadcaster and
+// The Dashboard tab: live counters, the charts of the last 15 minutes, the event feed, and the broadcaster and
 // resource tables. Counters and tables refresh from the REST API when events say something
 // changed (throttled) and on a slow poll, so they stay right even if the stream drops events.
 
-import { get } from './api.js';
-import { createChart } from './charts.js';
+import { ApiError, get } from './api.js';
+import { createTimeChart } from './charts.js';
 import { createTable } from './data-table.js';
 import { $, h, replace, setText } from './dom.js';
 import { ago, dateTime, num, shortId } from './format.js';
 import { createFeed } from './feed.js';
 import { throttled } from './schedule.js';
+
+/**
+ * One sample of GET /api/admin/history (packages/admin/src/history.ts).
+ * @typedef {{ t: number, intervalMs: number, connections: Record<string, number>, broadcasts: number,
+ *   deliveries: number, messagesIn: number, agentRuns: number, activeRuns: number, errors: number,
+ *   gaps: number, lost: number, recovered: number }} HistorySample
+ */
+
+/**
+ * Counts of a sample as per-second rates.
+ * @param {HistorySample} x
+ * @param {('broadcasts'|'deliveries'|'messagesIn')[]} keys
+ * @returns {Record<string, number>}
+ */
+function perSecond(x, keys) {
+  const seconds = Math.max(0.001, x.intervalMs / 1000);
+  /** @type {Record<string, number>} */
+  const out = {};
+  for (const k of keys) out[k] = x[k] / seconds;
+  return out;
+}
 
 /** Rows per page of the resource table (the server pages; the page never holds more). */
 export const RESOURCE_PAGE = 50;
@@ -21,6 +42,8 @@ const COUNTERS = [
   { key: 'connections', label: 'Connections', sub: (o) => (o.internal?.connections ? `+${num(o.internal.connections)} internal` : '') },
   { key: 'broadcasters', label: 'Broadcasters', sub: (o) => (o.internal?.broadcasters ? `+${num(o.internal.broadcasters)} internal` : '') },
   { key: 'agentCount', label: 'Agents', sub: (o) => (o.coordinatorCount ? `+${num(o.coordinatorCount)} coord.` : '') },
+  { key: 'broadcasts', label: 'Broadcasts', sub: () => 'since start' },
+  { key: 'agentRuns', label: 'Agent runs', sub: (o) => (o.errors ? `${num(o.errors)} errors` : 'since start') },
   { key: 'activeSessions', label: 'Active sessions' },
   { key: 'taskCount', label: 'Tasks' },
   { key: 'aiRuntime', label: 'AI runtime', text: true },
@@ -67,25 +90,81 @@ export function createDashboardTab(ctx) {
     try {
       showOverview((await get('overview')).data);
     } catch (err) {
-      if (err.status === 0) showStatusDown();
+      if (err instanceof ApiError && err.status === 0) showStatusDown();
       throw err;
     }
   }, 500);
 
   // --- charts ---------------------------------------------------------------------------------
-  const connChart = createChart($('#chart-conn'), { label: 'Connections' });
-  const rateChart = createChart($('#chart-rate'), { label: 'Messages per second' });
-  // Messages per second: MessageBroadcast events counted per second of the stream.
-  let broadcastsThisSecond = 0;
-  function sample() {
-    const conns = overview?.connections;
-    connChart.push(conns);
-    setText($('#chart-conn-now'), conns === undefined ? '' : num(conns));
-    const rate = broadcastsThisSecond;
-    broadcastsThisSecond = 0;
-    rateChart.push(rate);
-    setText($('#chart-rate-now'), `${num(rate)}/s`);
+  // The server samples every few seconds and keeps 15 minutes (GET history); new samples arrive
+  // on the event stream as HistorySample frames, so a page opened late still shows the window.
+  const charts = [
+    {
+      chart: createTimeChart($('#chart-conn'), {
+        title: 'Connections by transport', unit: 'user connections', kind: 'gauge',
+        series: [{ key: 'websocket', label: 'WebSocket' }, { key: 'sse', label: 'SSE' }, { key: 'long-polling', label: 'Long-polling' }, { key: 'streaming', label: 'Streaming' }],
+      }),
+      now: $('#chart-conn-now'),
+      values: (/** @type {HistorySample} */ x) => ({ ...x.connections }),
+      headline: (/** @type {Record<string, number>} */ v) => `${num(Object.values(v).reduce((a, b) => a + b, 0))} now`,
+    },
+    {
+      chart: createTimeChart($('#chart-rate'), {
+        title: 'Messages per second', unit: 'per second', kind: 'rate',
+        series: [{ key: 'broadcasts', label: 'Broadcasts' }, { key: 'deliveries', label: 'Delivered' }, { key: 'messagesIn', label: 'Received' }],
+      }),
+      now: $('#chart-rate-now'),
+      values: (/** @type {HistorySample} */ x) => perSecond(x, ['broadcasts', 'deliveries', 'messagesIn']),
+      headline: (/** @type {Record<string, number>} */ v) => `${num(Number(v.broadcasts.toFixed(1)))} broadcasts/s`,
+    },
+    {
+      chart: createTimeChart($('#chart-runs'), {
+        title: 'Agent runs', unit: 'runs started per sample, runs in flight', kind: 'count',
+        series: [{ key: 'agentRuns', label: 'Started' }, { key: 'activeRuns', label: 'In flight' }],
+      }),
+      now: $('#chart-runs-now'),
+      values: (/** @type {HistorySample} */ x) => ({ agentRuns: x.agentRuns, activeRuns: x.activeRuns }),
+      headline: (/** @type {Record<string, number>} */ v) => `${num(v.activeRuns)} in flight`,
+    },
+    {
+      chart: createTimeChart($('#chart-errors'), {
+        title: 'Errors', unit: 'per sample', kind: 'count',
+        series: [{ key: 'errors', label: 'Errors' }],
+      }),
+      now: $('#chart-errors-now'),
+      values: (/** @type {HistorySample} */ x) => ({ errors: x.errors }),
+      headline: (/** @type {Record<string, number>} */ v) => `${num(v.errors)} in the last sample`,
+    },
+    {
+      chart: createTimeChart($('#chart-gaps'), {
+        title: 'Gaps and recoveries', unit: 'messages per sample', kind: 'count',
+        series: [{ key: 'lost', label: 'Lost (told with a gap)' }, { key: 'recovered', label: 'Recovered' }],
+      }),
+      now: $('#chart-gaps-now'),
+      values: (/** @type {HistorySample} */ x) => ({ lost: x.lost, recovered: x.recovered }),
+      headline: (/** @type {Record<string, number>} */ v) => `${num(v.lost)} lost, ${num(v.recovered)} recovered`,
+    },
+  ];
+  /** @param {HistorySample[]} samples */
+  function showHistory(samples) {
+    for (const c of charts) {
+      c.chart.set(samples.map((x) => ({ t: x.t, values: c.values(x) })));
+      const last = samples[samples.length - 1];
+      setText(c.now, last ? c.headline(c.values(last)) : '');
+    }
   }
+  /** @param {HistorySample} sample */
+  function addSample(sample) {
+    for (const c of charts) {
+      const values = c.values(sample);
+      c.chart.push({ t: sample.t, values });
+      setText(c.now, c.headline(values));
+    }
+  }
+  const refreshHistory = throttled(async () => {
+    const { data } = await get('history');
+    if (Array.isArray(data?.samples)) showHistory(data.samples);
+  }, 1000);
 
   // --- feed -----------------------------------------------------------------------------------
   const feed = createFeed({
@@ -152,7 +231,7 @@ export function createDashboardTab(ctx) {
   let resOffset = 0;
   let resLimit = RESOURCE_PAGE;
   /** Internal broadcasters seen (the admin event stream's, at least): their members are the dashboards' own connections. */
-  const internalIds = new Set([document.querySelector('meta[name="fw-admin-events"]')?.content ?? '/fw/admin/events']);
+  const internalIds = new Set([document.querySelector('meta[name="fw-admin-events"]')?.getAttribute('content') ?? '/fw/admin/events']);
   const isInternal = (r) => (r.broadcasters ?? [r.broadcaster]).some((id) => internalIds.has(id));
   const resTable = createTable($('#res-table'), {
     label: 'Resources',
@@ -207,7 +286,6 @@ export function createDashboardTab(ctx) {
   // --- lifecycle ------------------------------------------------------------------------------
   let visible = false;
   let poll;
-  let sampler;
 
   function refreshAll() {
     refreshOverview.trigger();
@@ -221,13 +299,12 @@ export function createDashboardTab(ctx) {
     feed,
     start() {
       refreshOverview.now();
-      sampler = setInterval(sample, 1000);
+      refreshHistory.now();
       poll = setInterval(refreshAll, POLL_MS);
     },
     show() {
       visible = true;
-      connChart.draw();
-      rateChart.draw();
+      for (const c of charts) c.chart.draw();
       refreshBroadcasters.now();
       refreshResources.now();
     },
@@ -237,16 +314,21 @@ export function createDashboardTab(ctx) {
     /** After the stream (re)connects: everything may have changed while it was down. */
     resync() {
       refreshOverview.now();
+      refreshHistory.now();
       if (visible) {
         refreshBroadcasters.now();
         refreshResources.now();
       }
     },
     onEvent(ev) {
+      if (ev.type === 'HistorySample') {
+        addSample(ev);
+        return;
+      }
       feed.push(ev);
       switch (ev.type) {
         case 'MessageBroadcast':
-          broadcastsThisSecond++;
+          refreshOverview.trigger();
           if (visible) refreshBroadcasters.trigger();
           break;
         case 'ResourceConnected':
@@ -265,6 +347,8 @@ export function createDashboardTab(ctx) {
         case 'AgentSessionStarted':
         case 'AgentSessionEnded':
         case 'TaskStateChanged':
+        case 'AgentDispatched':
+        case 'AgentCompleted':
           refreshOverview.trigger();
           break;
         default:

@@ -52,7 +52,8 @@ export function createTable(container, options) {
   if (options.pager) pager = createPager(container, options.pager, options.label);
 
   function toggleSort(key) {
-    sort = sort?.key === key && sort.dir === 'ascending' ? { key, dir: 'descending' } : { key, dir: 'ascending' };
+    const cur = sort;
+    sort = cur !== null && cur.key === key && cur.dir === 'ascending' ? { key, dir: 'descending' } : { key, dir: 'ascending' };
     syncSortHeaders();
     render();
   }
@@ -65,10 +66,11 @@ export function createTable(container, options) {
   }
 
   function sorted() {
-    if (!sort) return rows;
-    const col = columns.find((c) => c.key === sort.key);
+    const by = sort;
+    if (!by) return rows;
+    const col = columns.find((c) => c.key === by.key);
     if (!col) return rows;
-    const dir = sort.dir === 'ascending' ? 1 : -1;
+    const dir = by.dir === 'ascending' ? 1 : -1;
     return [...rows].sort((a, b) => dir * compare(col.value(a), col.value(b)));
   }
 
@@ -145,7 +147,7 @@ export function createTable(container, options) {
     if (!entry) return;
     selected = key;
     for (const [k, e] of trs) e.tr.classList.toggle('selected', k === key);
-    options.onRowActivate(entry.row);
+    options.onRowActivate?.(entry.row);
   }
 
   return {

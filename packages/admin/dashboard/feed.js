@@ -111,7 +111,7 @@ export function createFeed({ list, filterBar, pauseButton, clearButton, status }
     keys.add(k);
     buffer.push(ev);
     trim();
-    if (counts.has(ev.type)) counts.set(ev.type, counts.get(ev.type) + 1);
+    counts.set(ev.type, (counts.get(ev.type) ?? 0) + 1);
     if (paused) {
       missed++;
       updateStatus();
@@ -152,7 +152,7 @@ export function createFeed({ list, filterBar, pauseButton, clearButton, status }
         if (keys.has(k)) continue;
         keys.add(k);
         buffer.push(ev);
-        if (counts.has(ev.type)) counts.set(ev.type, counts.get(ev.type) + 1);
+        counts.set(ev.type, (counts.get(ev.type) ?? 0) + 1);
       }
       buffer.sort((a, b) => String(a.timestamp).localeCompare(String(b.timestamp)));
       trim();

@@ -171,7 +171,7 @@ function openWithFwClient(mod, url, cb) {
       reconnect: { minDelay: 250, maxDelay: RETRY_MAX_MS },
     });
   } catch (err) {
-    queueMicrotask(() => cb.ended(String(err?.message ?? err)));
+    queueMicrotask(() => cb.ended(err instanceof Error ? err.message : String(err)));
     return { close() { done = true; } };
   }
   // A server restart is a drop: the client reconnects by itself and, seeing the new server's

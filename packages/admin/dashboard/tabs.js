@@ -11,7 +11,8 @@ export function createTabs(tablist, onSelect) {
       const on = t === tab;
       t.setAttribute('aria-selected', String(on));
       t.tabIndex = on ? 0 : -1;
-      panelOf(t).hidden = !on;
+      const panel = panelOf(t);
+      if (panel) panel.hidden = !on;
     }
     if (focus) tab.focus();
     const name = nameOf(tab);

@@ -1,6 +1,9 @@
 import { defineConfig, type Authenticator, type ConfigTypes } from '@fw/runtime';
 import type { ControlAuthorizer } from './authorizer.js';
 
+/** The repository's docs, where the dashboard's Docs link points unless fw.admin.docs-url says otherwise. */
+export const DEFAULT_DOCS_URL = 'https://github.com/fw-contributors/fw/tree/main/docs';
+
 /** The admin plane's configuration keys; each is documented in docs/admin.md. */
 export const ADMIN_CONFIG = defineConfig({
   'fw.admin.enabled': { type: 'boolean', default: true, description: 'Master switch: `fw.use(admin())` installs nothing when false' },
@@ -18,6 +21,7 @@ export const ADMIN_CONFIG = defineConfig({
   'fw.admin.events.max-queue': { type: 'number', default: 1000, description: 'Events queued for the event stream between flushes; past it the oldest are dropped and counted' },
   'fw.admin.history.interval-ms': { type: 'number', default: 5000, description: 'Milliseconds between two samples of the dashboard\'s time series (GET /api/admin/history, `HistorySample` frames); at least 100' },
   'fw.admin.history.samples': { type: 'number', default: 180, description: 'Samples of the time series kept (oldest dropped first); interval × samples is the window a dashboard opened late still charts (default 15 minutes); 1 to 100000' },
+  'fw.admin.docs-url': { type: 'string', default: DEFAULT_DOCS_URL, description: 'Where the dashboard\'s Docs link points (an http or https URL)' },
   'fw.admin.page.default-limit': { type: 'number', default: 100, description: 'Page size of list endpoints when ?limit= is absent' },
   'fw.admin.page.max-limit': { type: 'number', default: 1000, description: 'Largest ?limit= a list endpoint accepts (larger is a 400)' },
   'fw.admin.max-body': { type: 'number', default: 65_536, description: 'Largest request body (bytes) an admin write endpoint accepts (larger is a 413)' },

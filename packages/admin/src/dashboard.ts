@@ -3,6 +3,7 @@ import { extname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendProblem, type Framework } from '@fw/runtime';
+import { DEFAULT_DOCS_URL } from './config.js';
 
 /** The dashboard's static files (index.html, app.js, app.css), shipped beside dist/ in the package. */
 export const DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/', import.meta.url));
@@ -30,6 +31,7 @@ const SAFE = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/
  * and the event stream, which the gate protects. Returns a function that unmounts it.
  */
 export function mountDashboard(fw: Framework, prefix: string, dir = DASHBOARD_DIR): () => void {
+  const rewrite = pointAt(fw.path, docsUrlOf(fw));
   const removers = [
     fw.route('GET', `${prefix}/`, (req, res, ctx) => {
       // The router treats `/x/` and `/x` as one route: redirect the bare form so relative URLs resolve.
@@ -38,11 +40,11 @@ export function mountDashboard(fw: Framework, prefix: string, dir = DASHBOARD_DI
         res.end();
         return;
       }
-      return serveFile(res, dir, 'index.html', req.method === 'HEAD', pointAt(fw.path));
+      return serveFile(res, dir, 'index.html', req.method === 'HEAD', rewrite);
     }),
     fw.route('GET', `${prefix}/{file*}`, (req, res, ctx) => {
       const name = ctx.params.file ?? '';
-      return serveFile(res, dir, name, req.method === 'HEAD', name === 'index.html' ? pointAt(fw.path) : undefined);
+      return serveFile(res, dir, name, req.method === 'HEAD', name === 'index.html' ? rewrite : undefined);
     }),
   ];
   return () => removers.forEach((r) => r());
@@ -53,15 +55,34 @@ function queryOf(req: IncomingMessage): string {
   return q >= 0 ? (req.url ?? '').slice(q) : '';
 }
 
+/** fw.admin.docs-url, checked: an absolute http(s) URL (anything else would be a link to nowhere, or a script). */
+function docsUrlOf(fw: Framework): string {
+  const value = fw.config.get('fw.admin.docs-url');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new RangeError(`fw.admin.docs-url must be an absolute http or https URL, got '${value}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`fw.admin.docs-url must be an http or https URL, got '${value}'`);
+  return url.href;
+}
+
+/** Text safe inside a double-quoted HTML attribute. */
+function attribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 /**
- * The page finds the event stream and the fw client through `<meta>` tags written for the default
- * framework path `/fw`; under another `fw.path` they are rewritten to match.
+ * The page finds the event stream, the fw client and the docs through `<meta>` tags written for
+ * the default framework path `/fw` and the repository's docs; they are rewritten to match
+ * another `fw.path` or fw.admin.docs-url.
  */
-function pointAt(fwPath: string): ((html: string) => string) | undefined {
-  if (fwPath === '/fw') return undefined;
+function pointAt(fwPath: string, docsUrl: string): ((html: string) => string) | undefined {
+  if (fwPath === '/fw' && docsUrl === DEFAULT_DOCS_URL) return undefined;
   const set = (html: string, name: string, value: string): string =>
-    html.replace(new RegExp(`(<meta name="${name}" content=")[^"]*(")`), `$1${value}$2`);
-  return (html) => set(set(html, 'fw-admin-events', `${fwPath}/admin/events`), 'fw-client', `${fwPath}/client.js`);
+    html.replace(new RegExp(`(<meta name="${name}" content=")[^"]*(")`), (_m, open: string, close: string) => `${open}${attribute(value)}${close}`);
+  return (html) => set(set(set(html, 'fw-admin-events', `${fwPath}/admin/events`), 'fw-client', `${fwPath}/client.js`), 'fw-docs', docsUrl);
 }
 
 async function serveFile(res: ServerResponse, dir: string, name: string, head: boolean, rewrite?: (html: string) => string): Promise<void> {

@@ -2,7 +2,7 @@ import './seams.js'; // the admin plane's event and services in the kernel's typ
 import { AdminModule, type AdminOptions } from './module.js';
 
 export { AdminModule, ADMIN_API_BASE, ADMIN_MCP_PATH, type AdminOptions } from './module.js';
-export { ADMIN_CONFIG } from './config.js';
+export { ADMIN_CONFIG, DEFAULT_DOCS_URL } from './config.js';
 export { ALLOW_ALL, DENY_ALL, REQUIRE_PRINCIPAL, requireRole, CONTROL_ACTIONS, REQUIRED_ROLE, type ControlAction, type ControlAuthorizer } from './authorizer.js';
 export { adminTokenAuthenticator, bearerTokenResolver, isLoopback, TOKEN_PRINCIPAL, type ClientAddress } from './principal.js';
 export { AdminGate, type GateResult, type GateOptions, type CheckOptions } from './gate.js';
