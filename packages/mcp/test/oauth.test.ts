@@ -276,6 +276,18 @@ test('WebSocket: the handshake is refused with the challenge; a token opens it; 
   } finally {
     ws.close();
   }
+  // The same on a socket speaking 2026-07-28 (no initialize, the _meta envelope on each request).
+  const modern = (await openSocket(bearer(token))).ws;
+  assert.ok(modern);
+  try {
+    const read = await ask(modern, modernBody('tools/call', { name: 'read_file', arguments: {} }));
+    assert.deepEqual((read.result as { content: unknown }).content, [{ type: 'text', text: 'read' }]);
+    const write = await ask(modern, modernBody('tools/call', { name: 'write_file', arguments: {} }));
+    assert.equal(write.error?.data?.status, 403);
+    assert.equal(write.error?.data?.scope, 'mcp:use files:write');
+  } finally {
+    modern.close();
+  }
 });
 
 test('WebSocket: the socket is closed when its token expires (1008)', async () => {
