@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Framework } from '@fw/runtime';
 import { connect, type FwClient } from '@fw/client/node';
 import { McpRegistry, mcp as mcpModule } from '@fw/mcp';
-import { Agent, OnPrompt, agents, mountAgent, openAiRuntime, MissingPeerError } from '@fw/agent';
+import { Agent, OnPrompt, agents, mountAgent, openAiProvider, MissingPeerError } from '@fw/agent';
 import { checkMcp } from './mcp-client/check.mjs';
 // The configuration keys of modules this script configures but does not call are typed by their packages.
 import { cluster } from '@fw/redis';
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
   }
 
   step('an optional peer that is not installed (ai) fails with a clear error');
-  const runtime = openAiRuntime({ model: 'm', baseURL: 'http://127.0.0.1:9/v1' });
+  const runtime = openAiProvider({ model: 'm', baseURL: 'http://127.0.0.1:9/v1' });
   const missing = await (async () => {
     for await (const part of runtime.stream({ messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal)) void part;
   })().then(() => undefined, (err: unknown) => err);

@@ -6,7 +6,7 @@
  * registers an AI SDK runtime with a higher priority and they use it instead.
  */
 import type { Framework } from '@fw/runtime';
-import { Agent, AgentTool, Coordinator, OfflineRuntime, OnPrompt, agentModuleOf, mountAgent, type AgentContext, type CoordinatorContext } from '@fw/agent';
+import { Agent, AgentTool, Coordinator, OfflineProvider, OnPrompt, agentModuleOf, mountAgent, type AgentContext, type CoordinatorContext } from '@fw/agent';
 import { SlowAgent, configureSlowAgent } from './slow-agent.js';
 
 const NOTES: Record<string, string> = {
@@ -94,6 +94,6 @@ export function configureAgentDemo(fw: Framework): void {
   const module = agentModuleOf(fw);
   if (!module) return;
   const tokenDelayMs = fw.config.get('demo.token-delay');
-  if (tokenDelayMs > 0) module.addRuntime(new OfflineRuntime({ tokenDelayMs, priority: 1 }));
+  if (tokenDelayMs > 0) module.addProvider(new OfflineProvider({ tokenDelayMs, priority: 1 }));
   configureSlowAgent(fw, fw.config.get('demo.slow-agent.duration'));
 }

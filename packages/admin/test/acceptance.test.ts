@@ -15,11 +15,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Framework } from '@fw/runtime';
 import { connect as fwConnect, type FwClient } from '@fw/client/node';
 import { mcp as mcpModule, BiDirectionalToolBridge } from '@fw/mcp';
-import { Agent, AgentModule, Coordinator, OnPrompt, type AiRequest, type AiRuntime, type AiStreamPart, type CoordinatorContext } from '@fw/agent';
+import { Agent, AgentModule, Coordinator, OnPrompt, type AiRequest, type ModelProvider, type AiStreamPart, type CoordinatorContext } from '@fw/agent';
 import { admin } from '../src/index.js';
 
 /** A model the test steers: `slow` streams until aborted (and counts the abort); anything else is echoed. */
-class SteeredRuntime implements AiRuntime {
+class SteeredRuntime implements ModelProvider {
   readonly name = 'steered';
   readonly priority = 5;
   readonly capabilities = ['streaming'];
@@ -66,7 +66,7 @@ async function startApp() {
   });
   await fw.use(mcpModule());
   const model = new SteeredRuntime();
-  const agents = new AgentModule({ runtimes: [model] });
+  const agents = new AgentModule({ providers: [model] });
   await fw.use(agents);
   for (const cls of [EchoAgent, ChattyAgent, LeadCoordinator]) agents.mount(cls);
   await fw.use(admin());

@@ -10,11 +10,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { Framework } from '@fw/runtime';
 import { mcp as mcpModule } from '@fw/mcp';
-import { Agent, AgentModule, type AiRequest, type AiRuntime, type AiStreamPart } from '@fw/agent';
+import { Agent, AgentModule, type AiRequest, type ModelProvider, type AiStreamPart } from '@fw/agent';
 import { admin } from '../src/index.js';
 
 /** Streams a token every 20 ms until its signal aborts. */
-class Endless implements AiRuntime {
+class Endless implements ModelProvider {
   readonly name = 'endless';
   readonly priority = 5;
   readonly capabilities = ['streaming'];
@@ -38,7 +38,7 @@ Agent({ name: 'writer-agui', headless: true })(Writer);
 
 test('an AG-UI run in flight is listed with the tasks, cancelled from the admin REST API, and kept under /runs', async () => {
   const fw = new Framework({ configFile: false, env: {}, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.heartbeat.interval': 0 });
-  const agents = new AgentModule({ runtimes: [new Endless()] });
+  const agents = new AgentModule({ providers: [new Endless()] });
   await fw.use(agents);
   agents.mount(Writer);
   await fw.use(admin());
@@ -92,7 +92,7 @@ test('fw_cancel_task on /fw/admin/mcp (write tools on) cancels an AG-UI run in f
     'fw.admin.mcp-write-tools': true,
   });
   await fw.use(mcpModule());
-  const agents = new AgentModule({ runtimes: [new Endless()] });
+  const agents = new AgentModule({ providers: [new Endless()] });
   await fw.use(agents);
   agents.mount(Writer);
   await fw.use(admin());

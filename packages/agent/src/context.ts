@@ -1,4 +1,4 @@
-import type { AiMessage, AiRuntime } from './runtime/port.js';
+import type { AiMessage, ModelProvider } from './runtime/port.js';
 import type { RunListener } from './run-event.js';
 
 /** What a prompt handler and a tool method receive. */
@@ -15,7 +15,7 @@ export interface AgentContext {
   /** Opaque properties the client forwarded (AG-UI `RunAgentInput.forwardedProps`); `undefined` elsewhere. */
   readonly forwardedProps: unknown;
   /** The active runtime; throws FwError `no_runtime` when none is available. */
-  runtime(): AiRuntime;
+  runtime(): ModelProvider;
   /**
    * Runs the model on `message` (default: the current user message) with the agent's tools,
    * executing the tool calls it makes, and yields the text tokens.

@@ -12,8 +12,8 @@ import { definitionOf, type AgentClass, type AgentDefinition, type PromptResult 
 import { NoRuntimeError, NotInFleetError, ToolStepLimitError } from './errors.js';
 import { CoordinationJournal } from './journal.js';
 import type { RunListener } from './run-event.js';
-import { RuntimeRegistry } from './runtime/registry.js';
-import type { AiMessage, AiRuntime, AiToolCall, AiToolSpec } from './runtime/port.js';
+import { ProviderRegistry } from './runtime/registry.js';
+import type { AiMessage, ModelProvider, AiToolCall, AiToolSpec } from './runtime/port.js';
 import { SessionTracker } from './sessions.js';
 
 export interface MountedAgent {
@@ -63,7 +63,7 @@ export type RemoteCaller = (url: string, message: string, signal: AbortSignal) =
 
 export class AgentHost {
   readonly agents = new Map<string, MountedAgent>();
-  readonly runtimes = new RuntimeRegistry();
+  readonly providers = new ProviderRegistry();
   readonly journal: CoordinationJournal;
   readonly sessions: SessionTracker;
   remoteCaller: RemoteCaller | undefined;
@@ -159,8 +159,8 @@ export class AgentHost {
     return a;
   }
 
-  activeRuntime(): AiRuntime {
-    const r = this.runtimes.active();
+  activeRuntime(): ModelProvider {
+    const r = this.providers.active();
     if (!r) throw new NoRuntimeError();
     return r;
   }

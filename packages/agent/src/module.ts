@@ -16,9 +16,9 @@ import { AGENT_CONFIG } from './config.js';
 import { decoratedAgents, type AgentClass } from './decorators.js';
 import { RunCancelledError } from './errors.js';
 import { AgentHost, INTERRUPTED, type MountedAgent } from './host.js';
-import { openAiRuntime } from './runtime/ai-sdk.js';
-import { OfflineRuntime } from './runtime/offline.js';
-import type { AiRuntime } from './runtime/port.js';
+import { openAiProvider } from './runtime/ai-sdk.js';
+import { OfflineProvider } from './runtime/offline.js';
+import type { ModelProvider } from './runtime/port.js';
 import { countAgentEvents } from './seams.js';
 import { createAdminView } from './view.js';
 
@@ -42,7 +42,7 @@ export class AgentModule implements FrameworkModule {
   private readonly extraMounts: ProtocolMount[] = [];
   private closed = false;
 
-  constructor(private readonly options: { runtimes?: AiRuntime[]; mounts?: ProtocolMount[]; authenticator?: Authenticator } = {}) {
+  constructor(private readonly options: { providers?: ModelProvider[]; mounts?: ProtocolMount[]; authenticator?: Authenticator } = {}) {
     this.extraMounts.push(...(options.mounts ?? []));
   }
 
@@ -58,12 +58,12 @@ export class AgentModule implements FrameworkModule {
     this.host = new AgentHost(fw, this.db);
     this.host.auth = new AgentAuth(fw, this.options.authenticator);
     this.host.remoteCaller = a2aRemoteCaller();
-    this.host.runtimes.add(new OfflineRuntime());
+    this.host.providers.add(new OfflineProvider());
     const baseURL = fw.config.get<string>('fw.ai.base-url');
     if (fw.config.get<boolean>('fw.ai.auto') && (baseURL || process.env.OPENAI_API_KEY)) {
-      this.host.runtimes.add(openAiRuntime({ model: fw.config.get<string>('fw.ai.model'), ...(baseURL ? { baseURL } : {}) }));
+      this.host.providers.add(openAiProvider({ model: fw.config.get<string>('fw.ai.model'), ...(baseURL ? { baseURL } : {}) }));
     }
-    for (const r of this.options.runtimes ?? []) this.host.runtimes.add(r);
+    for (const r of this.options.providers ?? []) this.host.providers.add(r);
     this.store = new BoundedTaskStore(fw.events, () => ({
       max: fw.config.get<number>('fw.agent.tasks.max'),
       terminalTtlMs: fw.config.get<number>('fw.agent.tasks.terminal-ttl'),
@@ -135,9 +135,9 @@ export class AgentModule implements FrameworkModule {
     return agent;
   }
 
-  /** Adds a runtime (e.g. an AiSdkRuntime); the available one with the highest priority is active. */
-  addRuntime(runtime: AiRuntime): () => void {
-    return this.host.runtimes.add(runtime);
+  /** Adds a runtime (e.g. an AiSdkProvider); the available one with the highest priority is active. */
+  addProvider(runtime: ModelProvider): () => void {
+    return this.host.providers.add(runtime);
   }
 
   /**
@@ -180,7 +180,7 @@ export function mountAgent(fw: Framework, target: AgentClass | object): void {
 }
 
 /**
- * The agent module, to install with `await fw.use(agents())` or `fw.use(agents({ runtimes: [myRuntime] }))`
+ * The agent module, to install with `await fw.use(agents())` or `fw.use(agents({ providers: [myProvider] }))`
  * (nothing when `fw.agent.enabled=false`).
  */
 export function agents(options?: ConstructorParameters<typeof AgentModule>[0]): AgentModule {

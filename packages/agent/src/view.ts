@@ -6,7 +6,7 @@ import type { BoundedTaskStore } from './a2a/task-store.js';
 import type { AgentHost, MountedAgent } from './host.js';
 import { aguiRunInfos, aguiRuns, type AguiRunInfo } from './agui/endpoint.js';
 import { RunCancelledError } from './errors.js';
-import type { AiRuntime } from './runtime/port.js';
+import type { ModelProvider } from './runtime/port.js';
 
 export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: Map<string, A2AEndpoint>): AgentAdminView {
   const info = (a: MountedAgent): AgentInfo => ({
@@ -20,7 +20,7 @@ export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: M
     activeSessions: host.sessions.count(a.name),
     ...(a.def.kind === 'coordinator' ? { fleet: [...a.fleetNames] } : {}),
   });
-  const runtime = (r: AiRuntime, active: AiRuntime | undefined): RuntimeInfo => ({
+  const runtime = (r: ModelProvider, active: ModelProvider | undefined): RuntimeInfo => ({
     name: r.name,
     priority: r.priority,
     available: safe(() => r.isAvailable()),
@@ -80,11 +80,11 @@ export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: M
       return store.info(id) ?? (() => { throw new NotFoundError('task', id); })();
     },
     runtimes: () => {
-      const active = host.runtimes.active();
-      return host.runtimes.all().map((r) => runtime(r, active));
+      const active = host.providers.active();
+      return host.providers.all().map((r) => runtime(r, active));
     },
     activeRuntime: () => {
-      const active = host.runtimes.active();
+      const active = host.providers.active();
       return active ? runtime(active, active) : undefined;
     },
   };

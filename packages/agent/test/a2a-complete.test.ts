@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
-import { Agent, AgentTool, type AiRequest, type AiRuntime, type AiStreamPart } from '../src/index.js';
+import { Agent, AgentTool, type AiRequest, type ModelProvider, type AiStreamPart } from '../src/index.js';
 import { ProbeRuntime, startApp, type TestApp } from './helpers.js';
 
 @Agent({ name: 'talker', description: 'Echoes through the model', headless: true })
@@ -36,7 +36,7 @@ const probe = new Runtime();
 let app: TestApp;
 let client: Client;
 before(async () => {
-  app = await startApp((m) => [Talker, Looper].forEach((c) => m.mount(c)), { 'fw.agent.max-tool-steps': 2 }, [probe as AiRuntime]);
+  app = await startApp((m) => [Talker, Looper].forEach((c) => m.mount(c)), { 'fw.agent.max-tool-steps': 2 }, [probe as ModelProvider]);
   client = await new ClientFactory().createFromUrl(`${app.base}/fw/agent/talker/a2a`);
 });
 after(() => app.close());

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { Agent, AgentTool, AiSdkRuntime, openAiRuntime, type AiStreamPart } from '../src/index.js';
+import { Agent, AgentTool, AiSdkProvider, openAiProvider, type AiStreamPart } from '../src/index.js';
 import { MemoryLogger } from '@fw/runtime';
 import { startApp, until } from './helpers.js';
 
@@ -35,7 +35,7 @@ async function collect(it: AsyncIterable<AiStreamPart>): Promise<AiStreamPart[]>
 
 test('AI SDK adapter with MockLanguageModelV3: tokens stream through', async () => {
   const model = new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: textChunks('Hel', 'lo', '!') }) }) });
-  const runtime = new AiSdkRuntime({ model, models: ['mock'] });
+  const runtime = new AiSdkProvider({ model, models: ['mock'] });
   const parts = await collect(runtime.stream({ messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal));
   assert.deepEqual(parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.delta), ['Hel', 'lo', '!']);
   assert.deepEqual(parts.at(-1), { type: 'finish', reason: 'stop' });
@@ -54,7 +54,7 @@ test('AI SDK adapter with MockLanguageModelV3: tool calls run the agent tool and
       }),
     }),
   });
-  const app = await startApp((m) => m.mount(Tooled), {}, [new AiSdkRuntime({ model, priority: 50 })]);
+  const app = await startApp((m) => m.mount(Tooled), {}, [new AiSdkProvider({ model, priority: 50 })]);
   try {
     assert.equal(app.module.view.activeRuntime()?.name, 'ai-sdk');
     const events: string[] = [];
@@ -88,7 +88,7 @@ test('AI SDK adapter with MockLanguageModelV3: abort reaches the model call', as
       };
     },
   });
-  const runtime = new AiSdkRuntime({ model });
+  const runtime = new AiSdkProvider({ model });
   const ac = new AbortController();
   const seen: string[] = [];
   const done = (async () => {
@@ -184,7 +184,7 @@ test('OpenAI-compatible server end to end: A2A CancelTask aborts the provider HT
       timers.delete(t);
     });
   });
-  const app = await startApp((m) => m.mount(Tooled), {}, [openAiRuntime({ baseURL: server.url, model: 'local-model', apiKey: 'test-key' })]);
+  const app = await startApp((m) => m.mount(Tooled), {}, [openAiProvider({ baseURL: server.url, model: 'local-model', apiKey: 'test-key' })]);
   try {
     const res = await fetch(`${app.base}/fw/agent/tooled/a2a`, {
       method: 'POST',
@@ -222,7 +222,7 @@ test('OpenAI-compatible server: every cancel path aborts the provider HTTP reque
       timers.delete(t);
     });
   });
-  const app = await startApp((m) => m.mount(Tooled), {}, [openAiRuntime({ baseURL: server.url, model: 'local-model', apiKey: 'test-key' })]);
+  const app = await startApp((m) => m.mount(Tooled), {}, [openAiProvider({ baseURL: server.url, model: 'local-model', apiKey: 'test-key' })]);
   let closed = false;
   try {
     // The admin plane's cancel (the same path as A2A CancelTask).

@@ -1,5 +1,5 @@
 import { Framework, type FwEvent } from '@fw/runtime';
-import { AgentModule, type AiRequest, type AiRuntime, type AiStreamPart } from '../src/index.js';
+import { AgentModule, type AiRequest, type ModelProvider, type AiStreamPart } from '../src/index.js';
 import { sleep } from '../src/runtime/offline.js';
 
 export interface TestApp {
@@ -11,9 +11,9 @@ export interface TestApp {
 }
 
 /** A framework with the agent module (decorated classes are not auto-mounted) on an ephemeral port. */
-export async function startApp(setup: (module: AgentModule) => void, options: Record<string, unknown> = {}, runtimes: AiRuntime[] = []): Promise<TestApp> {
+export async function startApp(setup: (module: AgentModule) => void, options: Record<string, unknown> = {}, runtimes: ModelProvider[] = []): Promise<TestApp> {
   const fw = new Framework({ configFile: false, env: {}, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, ...options });
-  const module = new AgentModule({ runtimes });
+  const module = new AgentModule({ providers: runtimes });
   await fw.use(module);
   const events: FwEvent[] = [];
   fw.events.onAny((e) => events.push(e));
@@ -26,7 +26,7 @@ export async function startApp(setup: (module: AgentModule) => void, options: Re
  * A runtime the tests steer: a message containing `slow` streams a token every 20 ms until
  * aborted (and records the abort), `explode` throws, anything else is echoed.
  */
-export class ProbeRuntime implements AiRuntime {
+export class ProbeRuntime implements ModelProvider {
   readonly name = 'probe';
   readonly priority = 5;
   readonly capabilities = ['streaming'];

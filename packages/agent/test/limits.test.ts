@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HttpAgent } from '@ag-ui/client';
-import { Agent, AgentTool, OnPrompt, type AgentContext, type AiRequest, type AiRuntime, type AiStreamPart } from '../src/index.js';
+import { Agent, AgentTool, OnPrompt, type AgentContext, type AiRequest, type ModelProvider, type AiStreamPart } from '../src/index.js';
 import { sleep } from '../src/runtime/offline.js';
 import { ProbeRuntime, startApp, until } from './helpers.js';
 
@@ -45,7 +45,7 @@ test('request bodies are capped at fw.agent.max-body-bytes (413 problem+json) on
 });
 
 test('the model gets at most fw.agent.max-tool-steps turns when it keeps calling tools', async () => {
-  class Looper implements AiRuntime {
+  class Looper implements ModelProvider {
     readonly name = 'looper';
     readonly priority = 9;
     readonly capabilities = ['tools'];

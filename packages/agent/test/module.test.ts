@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework, MemoryLogger } from '@fw/runtime';
-import { Agent, agents, agentModuleOf, mountAgent, type AgentAdminView, type AiRuntime } from '../src/index.js';
+import { Agent, agents, agentModuleOf, mountAgent, type AgentAdminView, type ModelProvider } from '../src/index.js';
 
 @Agent({ name: 'auto', description: 'mounted by the module' })
 class Auto {}
@@ -46,7 +46,7 @@ test('fw.agent.enabled=false: agents() mounts nothing, no agent service', async 
 
 test('agents({ runtimes }): the module with the app\'s own runtimes', async () => {
   const fw = new Framework({ configFile: false, env: {}, 'fw.ai.auto': false, 'fw.agent.mount-decorated': false });
-  const mine: AiRuntime = {
+  const mine: ModelProvider = {
     name: 'mine', priority: 5, capabilities: ['streaming'], models: ['m1'],
     isAvailable: () => true,
     async *stream() {
@@ -54,7 +54,7 @@ test('agents({ runtimes }): the module with the app\'s own runtimes', async () =
     },
   };
   try {
-    const module = agents({ runtimes: [mine] });
+    const module = agents({ providers: [mine] });
     await fw.use(module);
     await fw.start();
     assert.equal(agentModuleOf(fw), module);

@@ -6,7 +6,7 @@
  */
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import { missingPeer } from '../errors.js';
-import type { AiMessage, AiRequest, AiRuntime, AiStreamPart } from './port.js';
+import type { AiMessage, AiRequest, ModelProvider, AiStreamPart } from './port.js';
 
 /**
  * An AI SDK language model (`LanguageModel` of `ai`: a model object such as `openai('gpt-4o')`, or
@@ -15,7 +15,7 @@ import type { AiMessage, AiRequest, AiRuntime, AiStreamPart } from './port.js';
  */
 export type AiSdkModel = string | { readonly specificationVersion: string; readonly provider: string; readonly modelId: string };
 
-export interface AiSdkRuntimeOptions {
+export interface AiSdkProviderOptions {
   name?: string;
   priority?: number;
   /** The model, or a factory that builds it on first use (lets provider packages load lazily). */
@@ -27,16 +27,16 @@ export interface AiSdkRuntimeOptions {
   available?: () => boolean;
 }
 
-export class AiSdkRuntime implements AiRuntime {
+export class AiSdkProvider implements ModelProvider {
   readonly name: string;
   readonly priority: number;
   readonly capabilities: readonly string[];
   readonly models: readonly string[];
   private readonly available: () => boolean;
-  private readonly modelSource: AiSdkRuntimeOptions['model'];
+  private readonly modelSource: AiSdkProviderOptions['model'];
   private model: Promise<AiSdkModel> | undefined;
 
-  constructor(options: AiSdkRuntimeOptions) {
+  constructor(options: AiSdkProviderOptions) {
     this.name = options.name ?? 'ai-sdk';
     this.priority = options.priority ?? 10;
     this.capabilities = options.capabilities ?? ['streaming', 'tools'];
@@ -115,7 +115,7 @@ function toModelMessage(m: AiMessage): ModelMessage {
   }
 }
 
-export interface OpenAiRuntimeOptions {
+export interface OpenAiProviderOptions {
   /** API key; default `OPENAI_API_KEY`. An OpenAI-compatible server may not need one. */
   apiKey?: string;
   /** Base URL of an OpenAI-compatible server (Ollama: `http://127.0.0.1:11434/v1`); default OpenAI. */
@@ -129,16 +129,16 @@ export interface OpenAiRuntimeOptions {
  * An AI SDK runtime on `@ai-sdk/openai` (also a peer, loaded on first use) speaking the
  * chat-completions API, which OpenAI and every OpenAI-compatible server share.
  */
-export function openAiRuntime(options: OpenAiRuntimeOptions): AiSdkRuntime {
+export function openAiProvider(options: OpenAiProviderOptions): AiSdkProvider {
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
-  return new AiSdkRuntime({
+  return new AiSdkProvider({
     name: options.name ?? (options.baseURL ? 'openai-compatible' : 'openai'),
     priority: options.priority ?? 10,
     models: [options.model],
     available: () => Boolean(apiKey || options.baseURL),
     model: async () => {
       const { createOpenAI } = await import('@ai-sdk/openai').catch((err: unknown) => {
-        throw missingPeer(err, '@ai-sdk/openai', 'openAiRuntime()');
+        throw missingPeer(err, '@ai-sdk/openai', 'openAiProvider()');
       });
       const provider = createOpenAI({ apiKey: apiKey ?? 'not-needed', ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
       return provider.chat(options.model);

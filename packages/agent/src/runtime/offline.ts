@@ -1,6 +1,6 @@
-import type { AiRequest, AiRuntime, AiStreamPart } from './port.js';
+import type { AiRequest, ModelProvider, AiStreamPart } from './port.js';
 
-export interface OfflineRuntimeOptions {
+export interface OfflineProviderOptions {
   /** Delay between tokens in ms (0 = as fast as possible); lets demos and tests watch a stream. */
   tokenDelayMs?: number;
   priority?: number;
@@ -12,14 +12,14 @@ export interface OfflineRuntimeOptions {
  * message names one of the offered tools (`use <tool>` or `/<tool> <json>`) it calls that tool first
  * and then reports the result. The same input always yields the same tokens.
  */
-export class OfflineRuntime implements AiRuntime {
+export class OfflineProvider implements ModelProvider {
   readonly name = 'offline';
   readonly priority: number;
   readonly capabilities = ['streaming', 'tools', 'offline'] as const;
   readonly models = ['offline-echo'] as const;
   private readonly delay: number;
 
-  constructor(options: OfflineRuntimeOptions = {}) {
+  constructor(options: OfflineProviderOptions = {}) {
     this.delay = options.tokenDelayMs ?? 0;
     this.priority = options.priority ?? 0;
   }

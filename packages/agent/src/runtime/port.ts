@@ -37,7 +37,7 @@ export type AiStreamPart =
   | ({ type: 'tool-call' } & AiToolCall)
   | { type: 'finish'; reason: string };
 
-export interface AiRuntime {
+export interface ModelProvider {
   readonly name: string;
   readonly priority: number;
   readonly capabilities: readonly string[];

@@ -1,10 +1,10 @@
-import type { AiRuntime } from './port.js';
+import type { ModelProvider } from './port.js';
 
 /** The runtimes known to the agent module; the active one is the available one with the highest priority. */
-export class RuntimeRegistry {
-  private readonly list: AiRuntime[] = [];
+export class ProviderRegistry {
+  private readonly list: ModelProvider[] = [];
 
-  add(runtime: AiRuntime): () => void {
+  add(runtime: ModelProvider): () => void {
     this.list.push(runtime);
     return () => {
       const i = this.list.indexOf(runtime);
@@ -12,12 +12,12 @@ export class RuntimeRegistry {
     };
   }
 
-  all(): readonly AiRuntime[] {
+  all(): readonly ModelProvider[] {
     return this.list;
   }
 
-  active(): AiRuntime | undefined {
-    let best: AiRuntime | undefined;
+  active(): ModelProvider | undefined {
+    let best: ModelProvider | undefined;
     for (const r of this.list) {
       if (!safeAvailable(r)) continue;
       if (!best || r.priority > best.priority) best = r;
@@ -26,7 +26,7 @@ export class RuntimeRegistry {
   }
 }
 
-function safeAvailable(r: AiRuntime): boolean {
+function safeAvailable(r: ModelProvider): boolean {
   try {
     return r.isAvailable();
   } catch {
