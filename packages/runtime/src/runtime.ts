@@ -19,7 +19,7 @@ import { FlushQueue } from './resource/flush-queue.js';
 import { ResourceRegistry } from './resource/registry.js';
 import type { FwResource } from './resource/resource.js';
 import { Timers } from './timers.js';
-import { Endpoint } from './transport/endpoint.js';
+import { HandlerTransports } from './transport/endpoint.js';
 import type { Logger } from './logging/logger.js';
 
 /** The runtime's configuration, read once when the framework is created. */
@@ -157,7 +157,7 @@ export class Runtime implements RuntimeView {
     const path = (this.host.path + pattern).replace(/\/+$/, '') || '/';
     if (this.handlers.some((h) => h.path === path)) throw new FwError('handler_exists', `a handler is already registered on ${path}`, 500);
     const entry = new HandlerEntry(path, handler, options, this.globals);
-    const endpoint = new Endpoint(this, entry);
+    const endpoint = new HandlerTransports(this, entry);
     this.handlers.push(entry);
     const offHttp = this.host.route('*', path, endpoint.http);
     const offUpgrade = this.host.upgrade(path, endpoint.upgrade);

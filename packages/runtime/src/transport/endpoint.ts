@@ -51,7 +51,7 @@ class Context implements ConnectContext {
  * plain HTTP `GET` (sse, streaming, long-polling), `POST` (a client message for `tracking`),
  * `DELETE` (the client ends its resource) and `OPTIONS` (CORS preflight).
  */
-export class Endpoint {
+export class HandlerTransports {
   constructor(
     private readonly rt: Runtime,
     private readonly entry: HandlerEntry,
