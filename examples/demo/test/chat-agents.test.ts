@@ -117,6 +117,7 @@ test('the slow agent streams progress; cancelled with the admin REST cancel (as 
     });
     const answered = Date.now();
     assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(((await res.json()) as { state: string }).state, 'canceled', 'the dashboard is told the run is canceled');
     const shownAfter = await cancelledAfter(page, answered);
     assert.ok(shownAfter < CANCEL_SHOWN_WITHIN_MS, `the page showed "cancelled" ${shownAfter} ms after the cancel answered`);
     console.log(`# admin REST cancel → page shows cancelled: ${shownAfter} ms after the cancel's answer`);
@@ -141,6 +142,7 @@ test('the same from the admin MCP tool fw_cancel_task (official MCP SDK client o
     const result = await mcp.callTool({ name: 'fw_cancel_task', arguments: { taskId, reason: 'cancelled over MCP' } });
     const answered = Date.now();
     assert.notEqual(result.isError, true, JSON.stringify(result.content));
+    assert.match(JSON.stringify(result.content), /\\"state\\":\\"canceled\\"/, 'the MCP client is told the run is canceled');
     const shownAfter = await cancelledAfter(page, answered);
     assert.ok(shownAfter < CANCEL_SHOWN_WITHIN_MS, `the page showed "cancelled" ${shownAfter} ms after fw_cancel_task answered`);
     console.log(`# fw_cancel_task → page shows cancelled: ${shownAfter} ms after the tool's answer`);

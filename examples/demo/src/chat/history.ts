@@ -2,13 +2,11 @@
  * The recent messages of each chat room, kept in memory: the page shows them when it joins a room
  * (`GET /demo/rooms/{room}/messages`), and the MCP server reads and summarises them. Fed by an
  * interceptor that sees every message a client sends into a room, plus whatever the server posts
- * itself (`remember`). Bounded: the newest `HISTORY` messages per room, `MAX_ROOMS` rooms (the
- * least recently active room is forgotten first).
+ * itself (`remember`). Bounded: the newest `demo.rooms.history` messages per room, and
+ * `demo.rooms.max` rooms (the least recently active room is forgotten first).
  */
 import type { Framework } from '@fw/runtime';
-
-export const HISTORY = 50;
-export const MAX_ROOMS = 100;
+import { DEMO_CONFIG } from '../config.js';
 
 export interface ChatMessage {
   user: string;
@@ -20,13 +18,15 @@ export interface ChatMessage {
 export class RoomHistory {
   private readonly rooms = new Map<string, ChatMessage[]>();
 
+  constructor(private readonly perRoom: number, private readonly maxRooms: number) {}
+
   remember(room: string, message: ChatMessage): void {
     const list = this.rooms.get(room) ?? [];
     this.rooms.delete(room); // re-inserted last: Map order is the activity order
     list.push(message);
-    if (list.length > HISTORY) list.splice(0, list.length - HISTORY);
+    if (list.length > this.perRoom) list.splice(0, list.length - this.perRoom);
     this.rooms.set(room, list);
-    while (this.rooms.size > MAX_ROOMS) this.rooms.delete(this.rooms.keys().next().value!);
+    while (this.rooms.size > this.maxRooms) this.rooms.delete(this.rooms.keys().next().value!);
   }
 
   recent(room: string): readonly ChatMessage[] {
@@ -44,7 +44,8 @@ const histories = new WeakMap<Framework, RoomHistory>();
 export function roomHistory(fw: Framework): RoomHistory {
   let history = histories.get(fw);
   if (history) return history;
-  const created = new RoomHistory();
+  fw.config.declare(DEMO_CONFIG);
+  const created = new RoomHistory(fw.config.get('demo.rooms.history'), fw.config.get('demo.rooms.max'));
   histories.set(fw, created);
   const prefix = `${fw.path}/chat/`;
   fw.intercept({
