@@ -41,8 +41,10 @@ export function firstRunText({ url, fw, store, simulation }: FirstRunFacts): str
     lines.push('  admin access   loopback only (127.0.0.1, ::1), no credential: set fw.admin.auth.token or fw.auth.tokens before exposing it');
   }
   if (admin) {
+    // Both MCP endpoints: the app's tools (rooms, posting) and the admin tools (overview, cancel, …).
     const bridge = {
       mcpServers: {
+        'fw-demo': { command: 'npx', args: ['fw-mcp-stdio-bridge', at('/mcp')] },
         'fw-admin': {
           command: 'npx',
           args: ['fw-mcp-stdio-bridge', at('/fw/admin/mcp')],

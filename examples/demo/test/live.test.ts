@@ -13,6 +13,7 @@ import { chromium } from 'playwright-core';
 import { envName, MemoryLogger } from '@fw/runtime';
 import { startDemo, type Demo } from '../src/main.js';
 import { DEMO_CONFIG } from '../src/config.js';
+import { firstRunText } from '../src/first-run.js';
 
 const CHROMIUM = process.env.FW_CHROMIUM ?? '/usr/bin/chromium';
 const skipBrowser = existsSync(CHROMIUM) ? false : `Chromium not found at ${CHROMIUM}`;
@@ -198,6 +199,7 @@ test('npm start prints the URLs, the admin access and a stdio-bridge line that r
     const server = snippet.mcpServers['fw-admin']!;
     assert.equal(server.command, 'npx');
     assert.deepEqual(server.args, ['fw-mcp-stdio-bridge', `${url}fw/admin/mcp`]);
+    assert.deepEqual(snippet.mcpServers['fw-demo'], { command: 'npx', args: ['fw-mcp-stdio-bridge', `${url}mcp`] });
     // `npx fw-mcp-stdio-bridge` runs this file (the package's bin); started directly, no npm in between.
     const bridge = spawn(process.execPath, [BRIDGE, ...server.args.slice(1)], { stdio: ['pipe', 'pipe', 'pipe'] });
     try {
@@ -238,4 +240,18 @@ test('docs/demo.md documents every demo.* key with its environment variable, typ
     assert.equal(cells[3], `\`${String(def.default)}\``, `${key}: default`);
   }
   assert.equal(rows.size, Object.keys(DEMO_CONFIG).length, 'no row for a key that does not exist');
+});
+
+test('with a credential configured, the printout names it and the bridge entry carries the token variable', async () => {
+  const demo = await startDemo({ port: 0, host: '127.0.0.1', config: { configFile: false, 'fw.admin.auth.token': 'printout-token-0123456789' } });
+  try {
+    const text = firstRunText({ url: demo.url, fw: demo.fw, store: 'memory', simulation: demo.simulation.status() });
+    assert.match(text, /admin access\s+needs a credential: Authorization: Bearer <token>/);
+    assert.doesNotMatch(text, /printout-token/, 'the secret itself is never printed');
+    const snippet = JSON.parse(/^\s+(\{"mcpServers".*)$/m.exec(text)?.[1] ?? 'null') as { mcpServers: Record<string, { env?: Record<string, string> }> };
+    assert.deepEqual(snippet.mcpServers['fw-admin']?.env, { FW_MCP_BRIDGE_TOKEN: '<your admin token>' });
+    assert.match(text, /admin MCP\s+\S+\s+\(read tools only/, 'write tools stay off unless asked (npm start asks)');
+  } finally {
+    await demo.close();
+  }
 });
