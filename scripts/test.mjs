@@ -42,10 +42,11 @@ if (selected.length === 0) {
   process.exit(1);
 }
 const concurrency = Number(process.env.FW_TEST_CONCURRENCY ?? Math.max(2, availableParallelism()));
-// Tests keep durable state in memory unless they configure fw.data-dir themselves (FW_DATA_DIR='').
+// Tests keep durable state in memory: FW_DATA_DIR='' here for frameworks that read the environment;
+// a test that passes its own `env` sets 'fw.data-dir' itself (nothing sniffs for a test runner).
 // A hung test must fail, not hold CI until its time limit: no single test may run 3 minutes.
 const timeout = Number(process.env.FW_TEST_TIMEOUT ?? 180_000);
 const args = ['--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeout}`, '--test-reporter=spec', ...passthrough, ...selected];
 console.log(`node ${process.version}: ${selected.length} test files, concurrency ${concurrency}`);
-const child = spawn(process.execPath, args, { stdio: 'inherit', cwd: root, env: { FW_DATA_DIR: '', ...process.env, FW_TEST: '1' } });
+const child = spawn(process.execPath, args, { stdio: 'inherit', cwd: root, env: { FW_DATA_DIR: '', ...process.env } });
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

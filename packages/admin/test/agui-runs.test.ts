@@ -37,7 +37,7 @@ class Writer {}
 Agent({ name: 'writer-agui', headless: true })(Writer);
 
 test('an AG-UI run in flight is listed with the tasks, cancelled from the admin REST API, and kept under /runs', async () => {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.heartbeat.interval': 0 });
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.heartbeat.interval': 0 });
   const agents = new AgentModule({ providers: [new Endless()] });
   await fw.use(agents);
   agents.mount(Writer);
@@ -88,7 +88,7 @@ test('an AG-UI run in flight is listed with the tasks, cancelled from the admin 
 
 test('fw_cancel_task on /fw/admin/mcp (write tools on) cancels an AG-UI run in flight; @ag-ui/client sees it end cancelled', async () => {
   const fw = new Framework({
-    configFile: false, env: {}, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.heartbeat.interval': 0,
+    configFile: false, env: {}, 'fw.data-dir': '', 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.heartbeat.interval': 0,
     'fw.admin.mcp-write-tools': true,
   });
   await fw.use(mcpModule());

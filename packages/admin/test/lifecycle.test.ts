@@ -19,7 +19,7 @@ const DRAIN = 1000;
 const CLOSE_BOUND = DRAIN + 8000;
 
 function framework(): Framework {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.admin.mcp-tools': false, 'fw.close.drain-timeout': DRAIN });
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.admin.mcp-tools': false, 'fw.close.drain-timeout': DRAIN });
   fw.handle('/chat/{room}', {});
   return fw;
 }

@@ -12,7 +12,7 @@ export interface TestApp {
 
 /** A framework with the agent module (decorated classes are not auto-mounted) on an ephemeral port. */
 export async function startApp(setup: (module: AgentModule) => void, options: Record<string, unknown> = {}, runtimes: ModelProvider[] = []): Promise<TestApp> {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, ...options });
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, ...options });
   const module = new AgentModule({ providers: runtimes });
   await fw.use(module);
   const events: FwEvent[] = [];

@@ -6,7 +6,7 @@ import { openStore } from '@fw/store';
 import { AGENT_CONFIG, AgentHost, AgentModule } from '../src/index.js';
 
 test('cluster mode: every journal event is also appended to the shared journal of the cluster service', async () => {
-  const fw = new Framework({ configFile: false, env: {} });
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '' });
   fw.config.declare(AGENT_CONFIG);
   const store = await openStore({});
   const host = new AgentHost(fw, store);

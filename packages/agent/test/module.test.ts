@@ -45,7 +45,7 @@ test('fw.agent.enabled=false: agents() mounts nothing, no agent service', async 
 });
 
 test('agents({ runtimes }): the module with the app\'s own runtimes', async () => {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.ai.auto': false, 'fw.agent.mount-decorated': false });
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false, 'fw.agent.mount-decorated': false });
   const mine: ModelProvider = {
     name: 'mine', priority: 5, capabilities: ['streaming'], models: ['m1'],
     isAvailable: () => true,

@@ -126,16 +126,9 @@ export function storeOptions(fw: Framework): StoreOptions {
   return { file: resolve(abs, fw.config.get<string>('fw.store.file')), logger };
 }
 
-/**
- * `fw.data-dir`. Under the test runner (FW_TEST=1), a framework built with its own `env` (most
- * tests do, to be independent of the machine) still gets the runner's FW_DATA_DIR (empty: in
- * memory) unless the test sets the key itself: tests never write into the working directory.
- */
+/** `fw.data-dir`: where the embedded SQLite file lives; empty keeps the store in memory. */
 export function dataDir(fw: Framework): string {
-  const value = fw.config.get<string>('fw.data-dir');
-  const declared = fw.config.entries().find((e) => e.key === 'fw.data-dir');
-  const runnerDir = process.env.FW_TEST === '1' ? process.env.FW_DATA_DIR : undefined;
-  return runnerDir !== undefined && value === declared?.default ? runnerDir : value;
+  return fw.config.get('fw.data-dir');
 }
 
 interface Shared {
