@@ -91,6 +91,10 @@ export class AdminModule implements FrameworkModule {
 
     const audit = await new AuditLog(get<number>('fw.admin.audit.max-entries'), await this.auditSink(fw, log), log).open();
     this.audit = audit;
+    // Not ready while the sink cannot be written: this node refuses admin writes (fail closed), so a
+    // balancer should send its traffic elsewhere. The state is the last write's; each later record
+    // tries the sink again (refusals and reads of the log are recorded too), so it recovers by itself.
+    this.cleanups.push(fw.readiness.register('audit', () => (audit.available ? { ready: true } : { ready: false, detail: 'the audit log cannot be written' })));
     const views = new Views(fw);
     const control = new ControlPlane(views, audit, fw.events, authorizer, () => gate.authRequired, log);
     const events = new EventStream(fw as RealtimeFramework, gate, {

@@ -477,6 +477,10 @@ export class FwClient<M extends MessageMap = MessageMap> {
       }
       case 'close':
         return this.terminate(frame.reason, false);
+      case 'reconnect':
+        // The server shuts down; the stream ends right after this frame, and that end is a drop:
+        // the client reconnects with backoff and resumes (to another node behind a balancer).
+        return;
       case 'hb':
         return;
     }

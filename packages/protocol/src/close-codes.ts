@@ -2,8 +2,10 @@
 export const CloseCode = {
   /** The client ended the connection on purpose (its close()). */
   normal: 1000,
-  /** The server is going away or the page is: a client reconnects (to another node if need be). */
+  /** A page going away (a browser client's close); older servers also sent it on shutdown. A drop: reconnect. */
   goingAway: 1001,
+  /** The server shuts down (`fw.close()`, SIGTERM): the client reconnects, to another node if need be, and resumes. */
+  serviceRestart: 1012,
   /** The client sent a frame that is not fw protocol (or nests deeper than fw.limits.json-depth). */
   invalidPayload: 1007,
   /** A client frame larger than fw.websocket.max-payload. */

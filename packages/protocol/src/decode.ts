@@ -67,6 +67,8 @@ export function checkServerFrame(f: Record<string, unknown>, text = JSON.stringi
       return { t: 'rec', recovered: f.recovered === true };
     case 'close':
       return { t: 'close', reason: typeof f.reason === 'string' ? f.reason : '' };
+    case 'reconnect':
+      return { t: 'reconnect', reason: typeof f.reason === 'string' ? f.reason : '' };
     default:
       if (typeof f.t !== 'string') throw bad(text);
       return undefined;

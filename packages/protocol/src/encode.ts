@@ -30,6 +30,11 @@ export function encodeClose(reason: string): string {
   return JSON.stringify({ t: 'close', reason });
 }
 
+/** The server shuts down: reconnect (elsewhere) and resume. */
+export function encodeReconnect(reason: string): string {
+  return JSON.stringify({ t: 'reconnect', reason });
+}
+
 /** A client → server frame over WebSocket. */
 export function encodeUpstream(data: string, kind: UpstreamKind = 'm'): string {
   return JSON.stringify({ t: kind, d: data });

@@ -75,8 +75,18 @@ export interface CloseFrame {
   reason: string;
 }
 
+/**
+ * The server is shutting down (`fw.close()`): the stream ends right after, and the client
+ * reconnects with backoff and resumes — to another node behind the balancer, or to this one once
+ * it is back. The HTTP transports' counterpart of the WebSocket close code 1012.
+ */
+export interface ReconnectFrame {
+  t: 'reconnect';
+  reason: string;
+}
+
 /** Every frame a server sends. */
-export type ServerFrame = HandshakeFrame | MessageFrame | ToolCallFrame | HeartbeatFrame | GapFrame | RecoveryFrame | CloseFrame;
+export type ServerFrame = HandshakeFrame | MessageFrame | ToolCallFrame | HeartbeatFrame | GapFrame | RecoveryFrame | CloseFrame | ReconnectFrame;
 
 /**
  * What a client sends: an application message (`m`) or a bridge answer (`tool-response`), which

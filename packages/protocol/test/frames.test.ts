@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  parseServerFrame, parseClientFrame, encodeUpstream, encodeHandshake, encodeGap, encodeRecovery, encodeClose, ProtocolError,
+  parseServerFrame, parseClientFrame, encodeUpstream, encodeHandshake, encodeGap, encodeRecovery, encodeClose, encodeReconnect, ProtocolError,
   MESSAGE_FRAME_HEAD, HEARTBEAT_FRAME, FINAL_CLOSE_CODES, CloseCode,
 } from '@fw/protocol';
 
@@ -18,6 +18,7 @@ test('server frames: every type decodes; unknown types are skipped; junk is a pr
   assert.deepEqual(parseServerFrame('{"t":"gap","lost":2,"reason":"cluster-link-lost","b":"/fw/x","from":4,"to":5}'), { t: 'gap', reason: 'cluster-link-lost', lost: 2, b: '/fw/x', from: 4, to: 5 });
   assert.deepEqual(parseServerFrame('{"t":"rec","recovered":true}'), { t: 'rec', recovered: true });
   assert.deepEqual(parseServerFrame('{"t":"close","reason":"bye"}'), { t: 'close', reason: 'bye' });
+  assert.deepEqual(parseServerFrame('{"t":"reconnect","reason":"server shutting down"}'), { t: 'reconnect', reason: 'server shutting down' });
   assert.equal(parseServerFrame('{"t":"future-frame"}'), undefined);
   for (const junk of ['hello', '[1]', 'null', '{"t":"m","id":"1","d":"x"}', '{"t":"m","id":1}', '{"t":"hs","uuid":"u","transport":"pigeon"}', '{"x":1}', '{"t":"m","id":1,"d":"x","bid":3}', '{"t":"m","id":1,"d":"x","b":7}']) {
     assert.throws(() => parseServerFrame(junk), (e: unknown) => e instanceof ProtocolError && e.code === 'protocol_error', junk);
@@ -37,10 +38,11 @@ test('encoders and decoders agree in both directions', () => {
   assert.deepEqual(parseServerFrame(encodeGap({ reason: 'server-restarted', lost: 3, b: '/fw/a', from: 4, to: 6 })), { t: 'gap', reason: 'server-restarted', lost: 3, b: '/fw/a', from: 4, to: 6 });
   assert.deepEqual(parseServerFrame(encodeRecovery(false)), { t: 'rec', recovered: false });
   assert.deepEqual(parseServerFrame(encodeClose('bye')), { t: 'close', reason: 'bye' });
+  assert.deepEqual(parseServerFrame(encodeReconnect('server shutting down')), { t: 'reconnect', reason: 'server shutting down' });
   assert.deepEqual(parseServerFrame(`${MESSAGE_FRAME_HEAD}5,"d":"x"}`), { t: 'm', id: 5, d: 'x' });
 });
 
 test('close codes: the server ending a resource or refusing input is final; a drop or restart is not', () => {
   for (const code of [CloseCode.closedByServer, CloseCode.invalidPayload, CloseCode.messageTooBig, 1008]) assert.ok(FINAL_CLOSE_CODES.has(code), String(code));
-  for (const code of [CloseCode.goingAway, 1006, 1011, 1012, 1013]) assert.ok(!FINAL_CLOSE_CODES.has(code), String(code));
+  for (const code of [CloseCode.goingAway, CloseCode.serviceRestart, 1006, 1011, 1013]) assert.ok(!FINAL_CLOSE_CODES.has(code), String(code));
 });

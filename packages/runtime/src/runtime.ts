@@ -315,7 +315,8 @@ export class Runtime implements RuntimeView {
   /**
    * Graceful close: no new connections; every resource is ended as a drop, not a final close
    * (fw clients get no close frame and reconnect, to this node once it is back or to another;
-   * WebSockets close with 1001); then waits up to `fw.close.drain-timeout` for the sockets to end.
+   * WebSockets close with 1012, HTTP streams and polls end with a `reconnect` frame); then waits
+   * up to `fw.close.drain-timeout` for the sockets to end.
    */
   async close(): Promise<void> {
     this.closing = true;

@@ -7,7 +7,7 @@ import { WebSocket } from 'ws';
 import { Framework } from '../src/index.js';
 import { parseSignals } from '../src/signals.js';
 
-test('fw.close.signals=SIGTERM: the process drains (clients told 1001), then ends by the signal', { timeout: 30_000 }, async () => {
+test('fw.close.signals=SIGTERM: the process drains (clients told 1012), then ends by the signal', { timeout: 30_000 }, async () => {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/signal-app.js', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let out = '';
@@ -23,7 +23,7 @@ test('fw.close.signals=SIGTERM: the process drains (clients told 1001), then end
   await once(ws, 'open');
   const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
   child.kill('SIGTERM');
-  assert.equal(await closed, 1001, 'the client was told the server is going away');
+  assert.equal(await closed, 1012, 'the client was told the service restarts');
   assert.deepEqual(await exited, { code: null, signal: 'SIGTERM' }, 'ended by the signal once drained');
 });
 

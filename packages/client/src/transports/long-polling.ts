@@ -100,6 +100,9 @@ export function openLongPolling({ endpoint, params, sink, env, heartbeat }: Open
       }
       if (accepted && !done) sink.frame({ t: 'rec', recovered: true });
       if (done) return;
+      // The server shuts down: polling it again would only be refused; this is a drop, so the
+      // client reconnects with backoff (to another node behind a balancer) and resumes.
+      if (frames.some((f) => f.t === 'reconnect')) throw new ClientError('connection_lost', 'the server is shutting down');
       sink.alive();
       if (uuid === undefined) throw new ClientError('protocol_error', 'long-polling answer without a handshake');
       query = { fw: '1', tracking: uuid, last: String(last) };

@@ -263,7 +263,8 @@ export class FwResource implements Resource {
 
   /**
    * Ends the resource because the server is shutting down. Unlike `close`, the client gets no
-   * close frame and no tombstone is left: for the client it is a drop, and it reconnects (a
+   * close frame and no tombstone is left, only a WebSocket close 1012 or a `reconnect` frame on
+   * the HTTP transports: for the client it is a drop, and it reconnects (a
    * restarted node no longer knows the tracking id, so the client starts fresh with `since`).
    */
   shutdown(reason: string): void {

@@ -27,7 +27,8 @@ export interface Connection {
   /**
    * Ends the connection because the server is going away: pending frames are flushed but no
    * close frame is sent, so an fw client treats it as a drop and reconnects (to this node once it
-   * is back, or to another one). WebSockets close with 1001.
+   * is back, or to another one). WebSockets close with 1012 (service restart); SSE, streaming and
+   * long-polling send a `reconnect` frame (fw protocol) before they end.
    */
   goAway(reason: string): void;
   /** Kills the connection without a goodbye (tests use this to simulate a network drop). */

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Outgoing } from '../broadcast/outgoing.js';
 import type { TransportName } from '../events.js';
 import type { FwResource } from '../resource/resource.js';
-import { encodeClose, HEARTBEAT_FRAME } from '@fw/protocol';
+import { encodeClose, encodeReconnect, HEARTBEAT_FRAME } from '@fw/protocol';
 import type { Connection } from './connection.js';
 
 /**
@@ -62,8 +62,11 @@ export class HttpStreamConnection implements Connection {
     }
   }
 
-  goAway(): void {
+  goAway(reason: string): void {
     if (this.res.writableEnded) return;
+    // An fw client is told why the stream ends (it reconnects either way); a plain EventSource
+    // reconnects by itself when the stream ends.
+    if (this.fw) this.control(encodeReconnect(reason));
     if (this.buf) {
       this.res.end(this.buf);
       this.buf = '';

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Outgoing } from '../broadcast/outgoing.js';
 import type { FwResource } from '../resource/resource.js';
 import type { Timers } from '../timers.js';
-import { encodeClose } from '@fw/protocol';
+import { encodeClose, encodeReconnect } from '@fw/protocol';
 import type { Connection } from './connection.js';
 
 /**
@@ -53,7 +53,10 @@ export class LongPollConnection implements Connection {
     this.respond('closed');
   }
 
-  goAway(): void {
+  goAway(reason: string): void {
+    // The held poll is answered with what is pending and a reconnect frame: the client polls
+    // again with backoff (to another node behind a balancer) and resumes.
+    this.frames.push(encodeReconnect(reason));
     this.respond('closed');
   }
 

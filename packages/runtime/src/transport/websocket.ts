@@ -114,7 +114,7 @@ export class WebSocketConnection implements Connection {
 
   goAway(reason: string): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.close(1001, truncate(reason));
+    this.ws.close(CloseCode.serviceRestart, truncate(reason));
   }
 
   destroy(): void {

@@ -31,10 +31,10 @@ async function exercise(port: number, fw: Framework, appPath: string, appBody: s
   assert.equal((await sse.events.next()).data, 'hi');
   assert.equal(await (await fetch(`${base}${appPath}`)).text(), appBody);
   await fw.close();
-  // Graceful close: the socket ends with 1001 and no close frame (for an fw client a shutdown is a
+  // Graceful close: the socket ends with 1012 and no close frame (for an fw client a shutdown is a
   // drop it reconnects from, not a goodbye); the app keeps serving.
   const closed = await ws.closed;
-  assert.equal(closed.code, 1001);
+  assert.equal(closed.code, 1012);
   assert.equal(ws.messages.buffered(), 0, 'no close frame on shutdown');
   await sse.ended;
   assert.equal(fw.runtime.stats().connections, 0);

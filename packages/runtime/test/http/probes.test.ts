@@ -98,5 +98,5 @@ test('readiness is false while starting and while draining; liveness stays up un
   release();
   await closing;
   assert.equal(fw.phase, 'closed');
-  assert.equal(await closed, 1001, 'the client was told the server is going away');
+  assert.equal(await closed, 1012, 'the client was told the service restarts');
 });
