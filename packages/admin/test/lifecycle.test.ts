@@ -17,7 +17,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import WebSocket from 'ws';
 import { Framework, MemoryLogger } from '@fw/runtime';
-import { Agent, AgentModule, type AiRequest, type AiRuntime, type AiStreamPart } from '@fw/agent';
+import { Agent, AgentModule, type AiRequest, type ModelProvider, type AiStreamPart } from '@fw/agent';
 import { admin } from '../src/index.js';
 import { fwAdminPlugin } from '../src/fastify.js';
 
@@ -26,7 +26,7 @@ const DRAIN = 1000;
 const CLOSE_BOUND = DRAIN + 8000;
 
 /** Streams a token every 20 ms until its signal aborts: a run that is in flight when close() comes. */
-class Endless implements AiRuntime {
+class Endless implements ModelProvider {
   readonly name = 'endless';
   readonly priority = 5;
   readonly capabilities = ['streaming'];
@@ -54,7 +54,7 @@ async function framework(dataDir: string): Promise<Framework> {
     'fw.agent.mount-decorated': false, 'fw.ai.auto': false, logger: new MemoryLogger(),
   });
   fw.handle('/chat/{room}', {});
-  const agents = new AgentModule({ runtimes: [new Endless()] });
+  const agents = new AgentModule({ providers: [new Endless()] });
   await fw.use(agents);
   agents.mount(Writer);
   return fw;
