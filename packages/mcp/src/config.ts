@@ -1,4 +1,5 @@
 import { defineConfig, type ConfigTypes } from '@fw/runtime';
+import type { TaskLimits } from './modern/tasks.js';
 
 /** Every limit and switch of the MCP module, with its default. Documented in docs/mcp.md. */
 export const MCP_CONFIG = defineConfig({
@@ -23,6 +24,10 @@ export const MCP_CONFIG = defineConfig({
   'fw.mcp.read-cache-ttl': { type: 'duration', default: '0', description: '`ttlMs` hint on 2026-07-28 `resources/read` results.' },
   'fw.mcp.read-cache-scope': { type: 'string', default: 'private', description: '`cacheScope` hint on 2026-07-28 `resources/read` results: `public` or `private`.' },
   'fw.mcp.max-stateless-requests': { type: 'number', default: 1000, description: 'Most 2026-07-28 (stateless) requests one endpoint serves at once; past it a request is refused with -32000 (HTTP 503).' },
+  'fw.mcp.max-tasks': { type: 'number', default: 10000, description: 'Most tasks (tasks extension, 2026-07-28) one endpoint keeps, running or finished within their TTL; past it a task-capable tools/call is refused with -32000.' },
+  'fw.mcp.max-tasks-per-principal': { type: 'number', default: 100, description: 'Most unfinished tasks one principal (all unauthenticated callers together count as one) may have per endpoint; past it a task-capable tools/call is refused with -32000.' },
+  'fw.mcp.task-ttl': { type: 'duration', default: '1h', description: 'How long a task is kept after its creation (its `ttlMs`); a task still running then is cancelled, and then forgotten (tasks/get: -32602).' },
+  'fw.mcp.task-poll-interval': { type: 'duration', default: '1s', description: 'The `pollIntervalMs` suggested to clients polling tasks/get.' },
   'fw.mcp.max-subscriptions': { type: 'number', default: 1000, description: 'Most open 2026-07-28 `subscriptions/listen` streams per endpoint; past it the request is refused with 503.' },
 });
 
@@ -52,6 +57,7 @@ export interface McpLimits {
   readCache: { ttlMs: number; scope: 'public' | 'private' };
   maxSubscriptions: number;
   maxStatelessRequests: number;
+  tasks: TaskLimits;
 }
 
 export function readLimits(get: <T>(key: string) => T): McpLimits {
@@ -77,5 +83,12 @@ export function readLimits(get: <T>(key: string) => T): McpLimits {
     readCache: { ttlMs: Math.max(0, Math.round(get<number>('fw.mcp.read-cache-ttl'))), scope: get<string>('fw.mcp.read-cache-scope') === 'public' ? 'public' : 'private' },
     maxSubscriptions: Math.max(0, get<number>('fw.mcp.max-subscriptions')),
     maxStatelessRequests: Math.max(1, get<number>('fw.mcp.max-stateless-requests')),
+    tasks: {
+      maxTasks: Math.max(0, get<number>('fw.mcp.max-tasks')),
+      maxTasksPerPrincipal: Math.max(0, get<number>('fw.mcp.max-tasks-per-principal')),
+      // Integer milliseconds on the wire (SEP-2663: ttlMs / pollIntervalMs are integers > 0).
+      ttlMs: Math.max(1, Math.round(get<number>('fw.mcp.task-ttl'))),
+      pollIntervalMs: Math.max(1, Math.round(get<number>('fw.mcp.task-poll-interval'))),
+    },
   };
 }

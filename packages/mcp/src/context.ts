@@ -57,4 +57,11 @@ export interface McpContext {
   input(key: string, method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** Several inputs at once (one round trip under 2026-07-28); resolves with the answers by key. */
   inputs(requests: Record<string, { method: string; params?: Record<string, unknown> }>): Promise<Record<string, Record<string, unknown>>>;
+  /**
+   * For tools declared `task: { start: 'handler' }`: turns the call into a task now (the client
+   * gets its `CreateTaskResult`) and resolves true; the handler runs on, its later `input()`
+   * calls park the task in `input_required` until `tasks/update` answers them. Resolves false
+   * (and the call stays synchronous) when the tool or the client does not do tasks.
+   */
+  startTask(): Promise<boolean>;
 }

@@ -1,5 +1,5 @@
 import type { McpContext } from './context.js';
-import { ToolRegistry } from './registry.js';
+import { ToolRegistry, type ToolTaskOptions } from './registry.js';
 import { typeFromConstructor, type JsonSchema, type ParamSpec } from './schema.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 
@@ -24,6 +24,8 @@ export interface McpToolOptions {
   annotations?: Record<string, unknown>;
   /** OAuth scopes a call needs (see ToolDefinition.scopes). */
   scopes?: readonly string[];
+  /** Long-running: runs as a task for clients that declared the tasks extension (ToolTaskOptions). */
+  task?: ToolTaskOptions;
 }
 
 export interface McpResourceOptions {

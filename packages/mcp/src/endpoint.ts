@@ -300,6 +300,7 @@ export class McpEndpoint {
     this.closed = true;
     for (const id of [...this.sessions.keys()]) this.end(id, 'server closing');
     this.subscriptions.closeAll();
+    this.protocol.tasks.close();
     this.offCatalog();
     if (this.ticker) clearInterval(this.ticker);
     this.ticker = undefined;

@@ -26,8 +26,25 @@ export interface ToolDefinition {
   annotations?: Record<string, unknown>;
   /** OAuth scopes a tools/call needs when the endpoint is an OAuth resource server (`fw.mcp.oauth.tool-scopes` overrides them). */
   scopes?: readonly string[];
+  /**
+   * Long-running: under 2026-07-28 a client that declared the tasks extension gets a task
+   * (`CreateTaskResult`) and polls it (docs/mcp.md "Tasks"). See {@link ToolTaskOptions}.
+   */
+  task?: ToolTaskOptions;
   /** Receives the argument map and the context; may return any serialisable value. */
   handler: (args: Record<string, unknown>, ctx: McpContext) => unknown;
+}
+
+/**
+ * How a tool runs as a task (`io.modelcontextprotocol/tasks`). `support: 'optional'` falls back
+ * to a synchronous result for clients without the extension; `'required'` answers them -32021.
+ * `start: 'immediate'` (default) creates the task before the handler runs; `'handler'` lets the
+ * handler gather input first (multi round-trip) and call `ctx.startTask()` when the long part
+ * begins — a handler that returns without calling it answers synchronously.
+ */
+export interface ToolTaskOptions {
+  support: 'optional' | 'required';
+  start?: 'immediate' | 'handler';
 }
 
 export interface ResourceDefinition {
@@ -59,6 +76,7 @@ export interface ToolEntry {
   annotations: Record<string, unknown> | undefined;
   /** OAuth scopes a call needs (see ToolDefinition.scopes). */
   scopes?: readonly string[] | undefined;
+  task: ToolTaskOptions | undefined;
   handler: ToolDefinition['handler'];
   /** The Standard Schema that validates (and parses) the arguments, when one was declared. */
   inputValidator?: StandardSchemaV1 | undefined;
@@ -120,6 +138,7 @@ export class ToolRegistry {
       outputSchema: isStandardSchema(def.outputSchema) ? (standardJsonSchema(def.outputSchema, 'output') ?? { type: 'object' }) : def.outputSchema,
       annotations: def.annotations,
       scopes: def.scopes,
+      task: def.task,
       handler: def.handler,
       inputValidator: isStandardSchema(def.inputSchema) ? def.inputSchema : undefined,
       outputValidator: isStandardSchema(def.outputSchema) ? def.outputSchema : undefined,

@@ -33,6 +33,8 @@ export const ModernCode = {
 export const MODERN_METHODS: ReadonlySet<string> = new Set([
   'server/discover', 'subscriptions/listen', 'tools/list', 'tools/call', 'resources/list',
   'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get', 'completion/complete',
+  // The tasks extension (io.modelcontextprotocol/tasks, SEP-2663).
+  'tasks/get', 'tasks/update', 'tasks/cancel',
 ]);
 
 /** Results that carry `ttlMs` / `cacheScope` (server/utilities/caching "Cacheable Results"). */

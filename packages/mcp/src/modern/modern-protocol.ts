@@ -7,6 +7,7 @@ import type { Sink } from '../protocol/session.js';
 import type { Envelope } from './envelope.js';
 import { LEGACY_VERSIONS, LIST_RESULTS, META, MODERN_METHODS, MODERN_VERSIONS, ModernCode } from './era.js';
 import { StatelessSession } from './stateless-session.js';
+import { TASKS_EXTENSION } from './tasks.js';
 
 /** An answer and the HTTP status it travels with (transports that have none ignore it). */
 export interface ModernAnswer {
@@ -73,7 +74,9 @@ export class ModernProtocol {
     const id = this.endpoint.identity;
     return {
       supportedVersions: [...MODERN_VERSIONS, ...LEGACY_VERSIONS.filter((v) => v !== '2024-11-05')],
-      capabilities: McpProtocol.capabilities(),
+      // Extensions are advertised here only: the tasks extension is not defined for the
+      // initialize-based revisions (SEP-2663 "Backward Compatibility").
+      capabilities: { ...McpProtocol.capabilities(), extensions: { [TASKS_EXTENSION]: {} } },
       ...(id.instructions ? { instructions: id.instructions } : {}),
     };
   }

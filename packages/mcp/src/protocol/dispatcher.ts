@@ -12,7 +12,17 @@ import type { McpSession } from './session.js';
 import { InputRequiredSignal, requireCapability, type InputRequest } from '../modern/input.js';
 import { RequestStateSealer } from '../modern/request-state.js';
 import { StatelessSession } from '../modern/stateless-session.js';
-import { INPUT_METHODS } from '../modern/era.js';
+import { INPUT_METHODS, ModernCode } from '../modern/era.js';
+import { McpTask, TaskManager, TASKS_EXTENSION, taskOwner } from '../modern/tasks.js';
+
+/** What ties a tool call to the task it may become (tasks extension). */
+interface TaskLink {
+  task?: McpTask;
+  /** Creates the task (once) and unties the handler from its request; undefined: the call cannot become a task. */
+  start?: () => Promise<boolean>;
+}
+
+type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Newest first. 2025-03-26 is the floor; a client asking for anything else is offered the newest. */
 export const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
@@ -45,6 +55,8 @@ export class McpProtocol {
   private readonly methods: Record<string, Handler>;
   /** Signs the `requestState` of multi round-trip requests (2026-07-28). */
   readonly sealer: RequestStateSealer;
+  /** Tasks of the tasks extension (2026-07-28), bound to the principals that created them. */
+  readonly tasks: TaskManager;
 
   constructor(
     readonly fw: Framework,
@@ -53,6 +65,7 @@ export class McpProtocol {
     readonly limits: McpLimits,
   ) {
     this.sealer = new RequestStateSealer(limits.requestStateKey, limits.requestStateTtlMs);
+    this.tasks = new TaskManager(identity.path, limits.tasks);
     this.methods = {
       ping: () => ({}),
       'tools/list': (s, r) => this.page('tools', r, this.catalog.tools(s).map(toolInfo)),
@@ -83,6 +96,24 @@ export class McpProtocol {
         return {};
       },
       'completion/complete': (sess, r) => this.complete(sess, r),
+      // The tasks extension (SEP-2663): tasks/result and tasks/list do not exist in it (-32601).
+      'tasks/get': (s, r) => this.taskOf(s, r).detailed(),
+      'tasks/update': (s, r) => {
+        const task = this.taskOf(s, r);
+        const responses = r.params?.inputResponses;
+        if (!isObject(responses)) throw new InvalidParamsError('params.inputResponses must be an object keyed by the task\'s inputRequests keys');
+        const answers: Record<string, Record<string, unknown>> = {};
+        for (const [key, value] of Object.entries(responses)) {
+          if (!isObject(value)) throw new InvalidParamsError(`inputResponses['${key}'] must be the client's result object for that input request`);
+          answers[key] = value;
+        }
+        task.answer(answers);
+        return {};
+      },
+      'tasks/cancel': (s, r) => {
+        this.taskOf(s, r).cancel('cancelled by the client (tasks/cancel)');
+        return {};
+      },
     };
   }
 
@@ -200,7 +231,21 @@ export class McpProtocol {
     return notification(`notifications/${kind}/list_changed`);
   }
 
-  private context(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): McpContext {
+  /**
+   * The task a tasks/* request names: 2026-07-28 only, the extension declared on the request
+   * (-32021 otherwise, SEP-2663 "Error Handling"), and visible to the caller — another
+   * principal's task is answered like an unknown id (-32602) so its existence does not leak.
+   */
+  private taskOf(session: McpSession, req: JsonRpcRequest): McpTask {
+    if (!(session instanceof StatelessSession)) throw new McpError(RpcCode.MethodNotFound, 'mcp_method_not_found', `method not found: ${req.method} (the tasks extension is served under protocol 2026-07-28)`);
+    if (!declaresTasks(session.clientCapabilities)) throw missingTasksExtension(`${req.method} needs`);
+    const taskId = stringParam(req, 'taskId');
+    const task = this.tasks.get(taskId, taskOwner(session.principal));
+    if (!task) throw new InvalidParamsError(`unknown task: ${taskId}`);
+    return task;
+  }
+
+  private context(session: McpSession, req: JsonRpcRequest, signal: AbortSignal, link?: TaskLink): McpContext {
     const meta = req.params?._meta as { progressToken?: unknown } | undefined;
     const token = meta?.progressToken;
     const hasToken = typeof token === 'string' || typeof token === 'number';
@@ -209,6 +254,10 @@ export class McpProtocol {
     const stateless = session instanceof StatelessSession ? session : undefined;
     let asked = 0;
     const ask = async (key: string, r: InputRequest): Promise<Record<string, unknown>> => {
+      if (link?.task) {
+        requireCapability(session.clientCapabilities, r.method);
+        return link.task.ask(key, r);
+      }
       if (stateless) return stateless.answer(key, r);
       requireCapability(session.clientCapabilities, r.method);
       return session.request(r.method, r.params, timeout, req.id);
@@ -238,11 +287,17 @@ export class McpProtocol {
       request: (method, params) => (stateless ? ask(`fw-${++asked}`, { method, params }) : session.request(method, params, timeout, req.id)),
       input: (key, method, params) => ask(key, { method, params }),
       async inputs(requests) {
+        if (link?.task) {
+          const keys = Object.keys(requests);
+          const answers = await Promise.all(keys.map((key) => ask(key, requests[key] as InputRequest)));
+          return Object.fromEntries(keys.map((key, i) => [key, answers[i] as Record<string, unknown>]));
+        }
         if (stateless) return stateless.answerAll(requests);
         const out: Record<string, Record<string, unknown>> = {};
         for (const [key, r] of Object.entries(requests)) out[key] = await ask(key, r);
         return out;
       },
+      startTask: () => (link?.start ? link.start() : Promise.resolve(false)),
     };
   }
 
@@ -268,6 +323,8 @@ export class McpProtocol {
       if (err instanceof InvalidSchemaError) return toolError(`tool '${name}' declares an inputSchema that cannot be compiled: ${err.message}`);
       throw err;
     }
+    const plan = taskPlan(tool, session);
+    if (plan !== 'sync') return this.callToolAsTask(session as StatelessSession, req, tool, args, signal, plan);
     let value: unknown;
     const started = performance.now();
     const observe = (outcome: CallOutcome): void => this.fw.metrics.observeMcpToolCall(name, outcome, (performance.now() - started) / 1000);
@@ -281,6 +338,69 @@ export class McpProtocol {
     observe('ok');
     const result = toolResult(value, session.protocolVersion);
     return await this.checkOutput(tool, result, session.protocolVersion);
+  }
+
+  /**
+   * A task-capable tool called by a client that declared the tasks extension. `immediate`: the
+   * task exists before the handler runs; `handler`: the handler runs in the request (and may end
+   * it with `input_required` or a plain result) until it calls `ctx.startTask()`. From then on
+   * the handler's signal follows the task (tasks/cancel, TTL, shutdown), not the request, and
+   * its outcome is recorded on the task (SEP-2663 "Error Handling": a tool error is `completed`
+   * with `isError`; a JSON-RPC error is `failed`).
+   */
+  private async callToolAsTask(session: StatelessSession, req: JsonRpcRequest, tool: ToolEntry, args: Record<string, unknown>, signal: AbortSignal, plan: 'immediate' | 'handler'): Promise<Record<string, unknown>> {
+    const handler = new AbortController();
+    const followRequest = (): void => handler.abort(signal.reason);
+    signal.addEventListener('abort', followRequest, { once: true });
+    let detached!: () => void;
+    const whenDetached = new Promise<void>((resolve) => (detached = resolve));
+    const link: TaskLink = {};
+    link.start = async () => {
+      if (link.task) return true;
+      const task = this.tasks.create(tool.name, taskOwner(session.principal));
+      link.task = task;
+      signal.removeEventListener('abort', followRequest);
+      task.controller.signal.addEventListener('abort', () => handler.abort(task.controller.signal.reason), { once: true });
+      detached();
+      return true;
+    };
+    const started = performance.now();
+    const observe = (outcome: CallOutcome): void => this.fw.metrics.observeMcpToolCall(tool.name, outcome, (performance.now() - started) / 1000);
+    const ctx = this.context(session, req, handler.signal, link);
+    if (plan === 'immediate') await link.start();
+    const settled: Promise<Settled> = (async () => tool.handler(args, ctx))().then((value) => ({ ok: true, value }), (error: unknown) => ({ ok: false, error }));
+    const outcome = link.task ? undefined : await Promise.race([settled, whenDetached.then(() => undefined)]);
+    const task = link.task;
+    if (task) {
+      void settled.then((o) => this.settleTask(task, tool, o, session.protocolVersion, observe));
+      return task.created();
+    }
+    signal.removeEventListener('abort', followRequest);
+    const o = outcome as Settled;
+    if (o.ok) {
+      observe('ok');
+      return await this.checkOutput(tool, toolResult(o.value, session.protocolVersion), session.protocolVersion);
+    }
+    observe(signal.aborted ? 'cancelled' : o.error instanceof InputRequiredSignal ? 'input-required' : 'error');
+    if (o.error instanceof McpError || o.error instanceof InputRequiredSignal || signal.aborted) throw o.error;
+    return toolError(`tool '${tool.name}' failed: ${(o.error as Error)?.message ?? String(o.error)}`);
+  }
+
+  private async settleTask(task: McpTask, tool: ToolEntry, o: Settled, version: string, observe: (outcome: CallOutcome) => void): Promise<void> {
+    if (task.terminal) {
+      observe(task.status === 'cancelled' ? 'cancelled' : 'error');
+      return;
+    }
+    if (o.ok) {
+      observe('ok');
+      task.complete(await this.checkOutput(tool, toolResult(o.value, version), version));
+    } else if (o.error instanceof McpError) {
+      observe('error');
+      task.fail({ code: o.error.rpcCode, message: o.error.message, ...(o.error.data !== undefined ? { data: o.error.data } : {}) });
+    } else {
+      observe('error');
+      task.complete(toolError(`tool '${tool.name}' failed: ${(o.error as Error)?.message ?? String(o.error)}`));
+    }
   }
 
   /** A declared outputSchema binds structuredContent (2025-06-18+); a result that breaks it is an error result. */
@@ -389,6 +509,34 @@ export class McpProtocol {
     const end = offset + size;
     return { [key]: items.slice(offset, end), ...(end < items.length ? { nextCursor: encodeCursor(end) } : {}) };
   }
+}
+
+/** Whether the request's client capabilities declare the tasks extension. */
+function declaresTasks(capabilities: Record<string, unknown>): boolean {
+  const ext = capabilities.extensions;
+  return isObject(ext) && ext[TASKS_EXTENSION] !== undefined && ext[TASKS_EXTENSION] !== null;
+}
+
+function missingTasksExtension(what: string): McpError {
+  return new McpError(ModernCode.MissingRequiredClientCapability, 'mcp_missing_client_capability',
+    `${what} the client extension '${TASKS_EXTENSION}' (declare it in _meta['io.modelcontextprotocol/clientCapabilities'].extensions)`,
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+}
+
+/**
+ * Whether a tools/call becomes a task: only task-capable tools, only under 2026-07-28, only for
+ * a client that declared the extension on this request (SEP-2663 "Capability Negotiation": a
+ * server MUST NOT return CreateTaskResult otherwise). A `required` tool refuses everyone else
+ * with -32021, in both eras (it cannot be served without a task).
+ */
+function taskPlan(tool: ToolEntry, session: McpSession): 'sync' | 'immediate' | 'handler' {
+  if (!tool.task) return 'sync';
+  const declared = session instanceof StatelessSession && declaresTasks(session.clientCapabilities);
+  if (!declared) {
+    if (tool.task.support === 'required') throw missingTasksExtension(`tool '${tool.name}' runs only as a task and needs`);
+    return 'sync';
+  }
+  return tool.task.start === 'handler' ? 'handler' : 'immediate';
 }
 
 function toolError(text: string): Record<string, unknown> {

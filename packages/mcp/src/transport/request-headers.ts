@@ -40,7 +40,11 @@ export function checkStandardHeaders(headers: IncomingHttpHeaders, method: strin
   const mcpMethod = header(headers, 'mcp-method');
   if (mcpMethod === undefined) return 'the Mcp-Method header is required';
   if (mcpMethod !== method) return `Mcp-Method header value '${mcpMethod}' does not match body method '${method}'`;
-  const source = method === 'tools/call' || method === 'prompts/get' ? params?.name : method === 'resources/read' ? params?.uri : undefined;
+  // SEP-2663 "Streamable HTTP: Routing Headers": tasks/get, tasks/update and tasks/cancel carry the taskId.
+  const source = method === 'tools/call' || method === 'prompts/get' ? params?.name
+    : method === 'resources/read' ? params?.uri
+    : method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel' ? params?.taskId
+    : undefined;
   const rawName = header(headers, 'mcp-name');
   if (typeof source !== 'string') return undefined;
   if (rawName === undefined) return `the Mcp-Name header is required for ${method}`;
