@@ -55,7 +55,7 @@ class Probe {
 }
 
 async function start(options: Record<string, unknown> = {}): Promise<{ fw: Framework; url: string; probe: Probe }> {
-  const fw = new Framework({ configFile: false, 'fw.modules.autoload': false, ...options });
+  const fw = new Framework({ configFile: false, ...options });
   const registry = new ToolRegistry('programmatic');
   const probe = new Probe();
   registry.registerTool({
