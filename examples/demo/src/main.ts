@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Framework, envName, type FrameworkOptions } from '@fw/runtime';
+import { ConfigError, Framework, envName, type FrameworkOptions } from '@fw/runtime';
 import type { FwStore } from '@fw/store';
 import { configureAgentDemo, installAgentDemo } from './agent-demo.js';
 import { installAgentsRoute } from './agents-route.js';
@@ -41,6 +41,9 @@ export interface Demo {
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const fw = new Framework(options.config);
   fw.config.declare(DEMO_CONFIG);
+  // Checked before anything listens: a bad rate fails the start, it is not corrected silently.
+  const messageIntervalMs = atLeast(fw, 'demo.simulation.message-interval', MIN_MESSAGE_INTERVAL_MS);
+  const tickerIntervalMs = atLeast(fw, 'demo.ticker.interval', MIN_TICKER_INTERVAL_MS);
   installChat(fw);
   installChatPage(fw);
   installTicker(fw);
@@ -53,12 +56,24 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const url = `http://${urlHost(address.address, address.family)}:${address.port}/`;
   const simulation = new Simulation(fw, {
     baseUrl: url,
-    messageIntervalMs: fw.config.get('demo.simulation.message-interval'),
-    tickerIntervalMs: fw.config.get('demo.ticker.interval'),
+    messageIntervalMs,
+    tickerIntervalMs,
   });
   installSimulationRoute(fw, simulation);
   if (options.simulation && fw.config.get('demo.simulation')) simulation.start();
   return { url, fw, simulation, close: () => fw.close() };
+}
+
+/** The simulation stays a demo, never a load generator: its rates have a floor. */
+export const MIN_MESSAGE_INTERVAL_MS = 100;
+export const MIN_TICKER_INTERVAL_MS = 50;
+
+function atLeast(fw: Framework, key: 'demo.simulation.message-interval' | 'demo.ticker.interval', min: number): number {
+  const value = fw.config.get(key);
+  if (value < min) {
+    throw new ConfigError(`${key} must be at least ${min}ms (got ${value}ms): the simulation is bounded`);
+  }
+  return value;
 }
 
 /**

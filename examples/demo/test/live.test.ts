@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { chromium } from 'playwright-core';
 import { envName, MemoryLogger } from '@fw/runtime';
-import { startDemo, type Demo } from '../src/main.js';
+import { MIN_MESSAGE_INTERVAL_MS, MIN_TICKER_INTERVAL_MS, startDemo, type Demo } from '../src/main.js';
 import { DEMO_CONFIG } from '../src/config.js';
 import { firstRunText } from '../src/first-run.js';
 
@@ -253,5 +253,18 @@ test('with a credential configured, the printout names it and the bridge entry c
     assert.match(text, /admin MCP\s+\S+\s+\(read tools only/, 'write tools stay off unless asked (npm start asks)');
   } finally {
     await demo.close();
+  }
+});
+
+test('the simulation is bounded: an interval under its floor fails the start with the key named; the floor itself is accepted', async () => {
+  for (const [key, min] of [['demo.ticker.interval', MIN_TICKER_INTERVAL_MS], ['demo.simulation.message-interval', MIN_MESSAGE_INTERVAL_MS]] as const) {
+    await assert.rejects(startDemo({ port: 0, host: '127.0.0.1', simulation: true, config: { configFile: false, [key]: min - 1 } }),
+      (err: Error & { code?: string }) => err.code === 'invalid_config' && err.message.includes(key) && err.message.includes(`at least ${min}ms`));
+    const demo = await startDemo({ port: 0, host: '127.0.0.1', simulation: true, config: { configFile: false, [key]: min } });
+    try {
+      assert.equal(demo.simulation.running, true);
+    } finally {
+      await demo.close();
+    }
   }
 });
