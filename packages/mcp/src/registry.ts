@@ -3,6 +3,7 @@ import { McpRegistrationError } from './errors.js';
 import type { McpMessage } from './message.js';
 import { objectSchema, resolveParam, type JsonSchema, type ParamSpec, type ResolvedParam } from './schema.js';
 import { UriTemplate } from './uri-template.js';
+import { headerAnnotationProblems } from './modern/header-annotations.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { isStandardSchema, standardJsonSchema } from './validation.js';
 
@@ -144,6 +145,8 @@ export class ToolRegistry {
       outputValidator: isStandardSchema(def.outputSchema) ? def.outputSchema : undefined,
       origin: this.origin,
     };
+    const headerProblems = headerAnnotationProblems(entry.inputSchema);
+    if (headerProblems.length) throw new McpRegistrationError(`tool '${def.name}' has an invalid x-mcp-header annotation: ${headerProblems.join('; ')}`);
     this.toolMap.set(def.name, entry);
     this.changed('tools');
     return () => {
