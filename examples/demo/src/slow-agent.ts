@@ -13,7 +13,7 @@ const STEPS = 10;
 @Agent({
   name: 'slow',
   version: '1.0.0',
-  description: 'Works for about 20 seconds and reports its progress: try Stop, or cancel it from the dashboard or the admin MCP tool',
+  description: 'Works for a while (demo.slow-agent.duration, 20 s by default) and reports its progress: try Stop, or cancel it from the dashboard or the admin MCP tool',
   skills: [{ id: 'slow-work', name: 'Slow work', description: 'A long job that reports progress and can be cancelled', tags: ['demo', 'cancel'] }],
 })
 export class SlowAgent {
