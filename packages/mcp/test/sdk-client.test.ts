@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { WebSocket } from 'ws';
 import { McpRegistry } from '../src/index.js';
@@ -91,6 +91,34 @@ test('SDK client over WebSocket (subprotocol mcp), with list_changed when the re
     } finally {
       off();
     }
+  } finally {
+    await client.close();
+    await fw.close();
+  }
+});
+
+test('SDK client over WebSocket: elicitation and sampling as server-to-client requests (ctx.request and ctx.input), declined answers too', async () => {
+  const { fw, port } = await startFixture();
+  const client = new Client({ name: 'sdk-ws-input', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {} } });
+  const asked: string[] = [];
+  let decline = false;
+  client.setRequestHandler(ElicitRequestSchema, async (r) => {
+    asked.push(r.params.message);
+    return decline ? { action: 'decline' } : { action: 'accept', content: { username: 'ada', email: 'ada@example.org', name: 'Ada' } };
+  });
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'local-test' }));
+  try {
+    await client.connect(new WebSocketClientTransport(new URL(`ws://127.0.0.1:${port}/mcp`)) as Transport);
+    const elicited = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+    assert.deepEqual(elicited.content, [{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.org","name":"Ada"}' }]);
+    const input = await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
+    assert.deepEqual(input.content, [{ type: 'text', text: 'Hello, Ada!' }]);
+    assert.deepEqual(asked, ['Who are you?', 'What is your name?']);
+    const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Capital of France?' } });
+    assert.deepEqual(sampled.content, [{ type: 'text', text: 'LLM response: Paris' }]);
+    decline = true;
+    const declined = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Again?' } });
+    assert.deepEqual(declined.content, [{ type: 'text', text: 'User response: action=decline, content={}' }]);
   } finally {
     await client.close();
     await fw.close();
