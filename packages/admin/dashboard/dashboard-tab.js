@@ -201,7 +201,7 @@ export function createDashboardTab(ctx) {
         // Internal broadcasters are read-only, and a principal that may not broadcast sees no button.
         key: 'actions', label: '', sortable: false, sig: (b) => `${ctx.may('broadcast')}|${b.internal}`,
         render: (b) => (b.internal || !ctx.may('broadcast') ? '' : h('button', {
-          type: 'button', class: 'small', text: 'Send…', attrs: { 'aria-label': `Broadcast to ${b.id}` },
+          type: 'button', class: 'small', text: 'Send…', attrs: { 'aria-label': `Send… to ${b.id}` },
           on: { click: () => ctx.prefillBroadcast(b.id) },
         })),
       },
@@ -252,7 +252,7 @@ export function createDashboardTab(ctx) {
       { key: 'dropped', label: 'Dropped', num: true },
       {
         key: 'actions', label: '', sortable: false, sig: () => String(ctx.may('disconnect')), render: (r) => (!ctx.may('disconnect') ? '' : h('button', {
-          type: 'button', class: 'small danger', text: 'Disconnect…', attrs: { 'aria-label': `Disconnect ${shortId(r.uuid)}` },
+          type: 'button', class: 'small danger', text: 'Disconnect…', attrs: { 'aria-label': `Disconnect… ${shortId(r.uuid)}` },
           on: { click: () => ctx.prefillDisconnect(r.uuid) },
         })),
       },

@@ -203,7 +203,7 @@ function createPager(container, { limit, limits = [25, 50, 100, 200], onChange }
   const range = h('span', { class: 'range', attrs: { 'aria-live': 'polite' } });
   const btn = (text, aria, fn) => h('button', { type: 'button', class: 'small', text, attrs: { 'aria-label': aria }, on: { click: fn } });
   const first = btn('«', `First page of ${label}`, () => go(0));
-  const prev = btn('‹ Prev', `Previous page of ${label}`, () => go(state.offset - state.limit));
+  const prev = btn('‹ Previous', `Previous page of ${label}`, () => go(state.offset - state.limit));
   const next = btn('Next ›', `Next page of ${label}`, () => go(state.offset + state.limit));
   const last = btn('»', `Last page of ${label}`, () => go(Math.max(0, Math.floor((state.total - 1) / state.limit) * state.limit)));
   const size = h('select', { on: { change: () => { state.limit = Number(size.value); go(0); } } },

@@ -7,10 +7,11 @@ const THEME_KEY = 'fw.admin.theme';
 /** @type {Theme[]} */
 const ORDER = ['auto', 'light', 'dark'];
 const LABEL = { auto: 'Theme: auto', light: 'Theme: light', dark: 'Theme: dark' };
+// Each accessible name starts with the visible text (WCAG 2.5.3, label in name).
 const DESCRIPTION = {
-  auto: 'Colour theme follows the system. Activate for light.',
-  light: 'Colour theme is light. Activate for dark.',
-  dark: 'Colour theme is dark. Activate to follow the system.',
+  auto: 'Theme: auto (follows the system); activate for light',
+  light: 'Theme: light; activate for dark',
+  dark: 'Theme: dark; activate to follow the system',
 };
 
 /** @returns {Theme} */
