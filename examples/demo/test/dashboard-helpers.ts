@@ -22,7 +22,7 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
  * Screenshots go to test-results/ (ignored by git) so a test run never dirties the work tree;
  * `FW_UPDATE_SCREENSHOTS=1 npm test -- dashboard-screenshots` refreshes the ones in docs/images/.
  */
-export const IMAGES_DIR = process.env.FW_UPDATE_SCREENSHOTS === '1' ? `${REPO_ROOT}docs/images/` : `${REPO_ROOT}test-results/screenshots/`;
+export const IMAGES_DIR = process.env.FW_SCREENSHOTS === '1' || process.env.FW_UPDATE_SCREENSHOTS === '1' ? `${REPO_ROOT}docs/images/` : `${REPO_ROOT}test-results/screenshots/`;
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({

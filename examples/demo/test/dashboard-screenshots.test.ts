@@ -1,98 +1,80 @@
 /**
- * The screenshots of docs/dashboard.md: the demo with some life in it (chat clients, broadcasts,
- * an agent chat session, a coordination, an A2A task), one image per tab at 1280 × 900, saved to
- * docs/images/dashboard-*.png. Each tab is checked to show that live data before it is taken.
+ * The screenshots of docs/dashboard.md and the README: the demo as `npm start` runs it (its
+ * simulation on: rooms, ticker, a coordinator run), the chat page and one image per dashboard tab
+ * at 1280 × 900 in light, and the overview in dark. Each tab is checked to show live data before
+ * it is taken. Saved to test-results/screenshots/, or to docs/images/ with FW_SCREENSHOTS=1
+ * (`npm run screenshots`).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { Role } from '@a2a-js/sdk';
-import { ClientFactory } from '@a2a-js/sdk/client';
-import { agentModuleOf } from '@fw/agent';
-import type { AgentInfo } from '@fw/agent';
-import {
-  closeSession, connectClient, openSession, screenshot, selectTab, skipBrowser, until, type Target, type TestClient,
-} from './dashboard-helpers.js';
+import { startDemo, type Demo } from '../src/main.js';
+import { IMAGES_DIR, launchBrowser, screenshot, selectTab, skipBrowser, waitForConnState } from './dashboard-helpers.js';
 
-describe('dashboard screenshots', { skip: skipBrowser, timeout: 60_000 }, () => {
-  let target: Target;
+describe('dashboard screenshots', { skip: skipBrowser, timeout: 170_000 }, () => {
+  let demo: Demo;
   let browser: Browser;
   let page: Page;
-  let errors: string[];
-  const clients: TestClient[] = [];
+  const errors: string[] = [];
+  const started = Date.now();
 
   before(async () => {
-    ({ target, browser, page, errors } = await openSession());
+    demo = await startDemo({ port: 0, host: '127.0.0.1', simulation: true, config: { 'fw.admin.history.interval-ms': 1000 } });
+    browser = await launchBrowser();
   });
 
-  after(() => closeSession({ clients, browser, target }));
-
-  const post = (path: string, body: unknown) => fetch(`${target.url}/api/admin/${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  after(async () => {
+    await browser?.close();
+    await demo?.close();
   });
 
-  it('captures every tab with live data', async () => {
-    const rooms = ['/fw/chat/lobby', '/fw/chat/lobby', '/fw/chat/lobby', '/fw/chat/ops', '/fw/chat/ops', '/fw/chat/support'];
-    for (const room of rooms) {
-      clients.push(await connectClient(target.url, room));
-      await new Promise((r) => setTimeout(r, 150)); // a visible ramp on the connections chart
-    }
-    for (const [i, text] of ['deploy finished', 'standup in 5 minutes', 'lunch?'].entries()) {
-      assert.equal((await post('broadcasters/broadcast', { broadcasterId: rooms[i * 2]!, message: text })).status, 200);
-    }
-    const agentView = target.fw.services.get('agent');
-    const agents = agentView?.agents() ?? [];
-    const coordinator = agents.find((a) => a.kind === 'coordinator');
-    const module = agentModuleOf(target.fw);
-    if (coordinator && module) {
-      for (const q of ['What is a broadcaster?', 'How does resume work?']) await module.host.run(coordinator.name, { message: q }, new AbortController().signal);
-    }
-    const a2aAgent = agents.find((a) => a.kind === 'agent' && a.protocols.includes('a2a'));
-    if (a2aAgent) {
-      const a2a = await new ClientFactory().createFromUrl(`${target.url}${a2aAgent.path}/a2a`);
-      await a2a.sendMessage({
-        tenant: '', configuration: undefined, metadata: undefined,
-        message: {
-          messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, metadata: undefined, extensions: [], referenceTaskIds: [],
-          parts: [{ content: { $case: 'text', value: 'What does the admin plane audit?' }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-        },
-      });
-    }
-    const chatty = agents.find((a) => a.kind === 'agent' && !a.headless);
-    if (chatty) {
-      const session = await connectClient(target.url, chatty.path);
-      clients.push(session);
-      session.client.send('hello');
-      await until(() => session.messages.length > 0, 5000, 'the agent to answer');
-    }
+  const open = async (colorScheme: 'light' | 'dark', path: string): Promise<Page> => {
+    const p = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme });
+    p.setDefaultTimeout(20_000);
+    p.on('pageerror', (e) => errors.push(e.message));
+    await p.goto(`${demo.url}${path}`);
+    return p;
+  };
 
-    await selectTab(page, 'dashboard');
+  it('captures the chat page and every tab with live data', async () => {
+    const chat = await open('light', '');
+    await chat.waitForFunction(() => document.querySelectorAll('#messages li').length >= 4);
+    mkdirSync(IMAGES_DIR, { recursive: true });
+    await chat.screenshot({ path: `${IMAGES_DIR}chat.png` });
+    await chat.close();
+
+    page = await open('light', 'fw/admin/');
+    await waitForConnState(page, 'connected');
+    // Half a minute of history gives the charts some shape (one sample a second here).
+    await page.waitForTimeout(Math.max(0, started + 30_000 - Date.now()));
     await page.locator('#feed li[data-type="MessageBroadcast"]').first().waitFor();
-    await page.waitForTimeout(2500); // a few chart samples
+    await page.waitForFunction(() => (document.querySelector('#chart-rate svg polyline')?.getAttribute('points')?.split(' ').length ?? 0) >= 10);
     await screenshot(page, 'overview');
 
     await selectTab(page, 'agents');
-    for (const a of agents) await page.locator(`#agents-table tr[data-key="${a.name}"]`).waitFor();
-    if (chatty) {
-      await page.click(`#agents-table tr[data-key="${chatty.name}"]`);
-      await page.locator('#sessions-table tbody tr').first().waitFor();
-    }
+    await page.locator('#agents-table tbody tr').first().waitFor();
+    await page.locator('#runtimes-table tbody tr').first().waitFor();
     await screenshot(page, 'agents');
 
     await selectTab(page, 'journal');
-    if (coordinator) await page.locator('#graph svg[role="img"]').first().waitFor();
-    await screenshot(page, 'journal', true);
+    await page.locator('#graph svg g.node').first().waitFor();
+    await screenshot(page, 'journal');
 
     await selectTab(page, 'control');
-    await page.locator('#audit-table tbody tr').first().waitFor();
-    if (a2aAgent) await page.locator('#tasks-table tbody tr').first().waitFor();
     await page.fill('#form-broadcast input[name="broadcasterId"]', '/fw/chat/lobby');
     await page.fill('#form-broadcast textarea[name="message"]', 'Maintenance at 22:00 UTC, expect a short reconnect.');
     await page.click('#form-broadcast button[type="submit"]');
     await page.waitForFunction(() => document.querySelector('#form-broadcast .result')?.getAttribute('data-kind') === 'success');
     await page.locator('#audit-table tbody tr', { hasText: 'dashboard' }).first().waitFor();
     await screenshot(page, 'control');
+    await page.close();
+
+    const dark = await open('dark', 'fw/admin/');
+    await waitForConnState(dark, 'connected');
+    await dark.waitForFunction(() => (document.querySelector('#chart-rate svg polyline')?.getAttribute('points')?.split(' ').length ?? 0) >= 10);
+    await screenshot(dark, 'overview-dark');
+    await dark.close();
     assert.deepEqual(errors, []);
   });
 });

@@ -8,8 +8,8 @@ import { num } from './format.js';
 
 /** The window the charts show (the server keeps 5 s × 180 samples by default). */
 export const CHART_WINDOW_MS = 15 * 60_000;
-/** While the server has less history than the window, the axis spans what there is (at least this). */
-const MIN_SPAN_MS = 2 * 60_000;
+/** While the server has less history than the window, the axis spans what there is (a minute at least). */
+const MIN_SPAN_MS = 60_000;
 /** Tick steps of the time axis, the first that gives at most five ticks wins. */
 const TICK_STEPS_MS = [30_000, 60_000, 2 * 60_000, 5 * 60_000];
 const HEIGHT = 150;

@@ -232,7 +232,8 @@ export function createControlTab(ctx) {
     };
     const { data, total } = await get('audit', q);
     auditTable.setRows(data ?? [], { offset: auditOffset, limit: auditLimit, total: total ?? data?.length ?? 0 });
-    setText($('#audit-count'), `${num(total ?? data?.length ?? 0)} entries`);
+    const count = total ?? data?.length ?? 0;
+    setText($('#audit-count'), `${num(count)} ${count === 1 ? 'entry' : 'entries'}`);
   }, 800, (err) => auditTable.setError(err));
   auditForm.addEventListener('submit', (e) => {
     e.preventDefault();
