@@ -36,7 +36,8 @@ export async function settle(page: Page, tab: (typeof TABS)[number]): Promise<vo
     journal: '#graph svg',
     control: '#audit-table table',
   };
-  await page.locator(ready[tab]).first().waitFor({ timeout: 20_000 });
+  // Attached, not visible: a flat line (a steady count) has an empty bounding box.
+  await page.locator(ready[tab]).first().waitFor({ state: 'attached', timeout: 20_000 });
   // What is folded away is checked too: the charts' number tables, the coordination log.
   await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
 }
