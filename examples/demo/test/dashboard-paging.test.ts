@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
-import { FwResource } from '@fw/runtime';
+import { FwResource } from '@fw/runtime/internals';
 import { launchBrowser, openDashboard, skipBrowser, startTarget, type Target } from './dashboard-helpers.js';
 
 const COUNT = 100_000;

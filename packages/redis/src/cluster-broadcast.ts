@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { BroadcastAdapter, FwBroadcaster, Runtime } from '@fw/runtime';
+import type { AdaptedBroadcaster, BroadcastAdapter, ScalingHost } from '@fw/runtime/adapter';
 import type { Redis } from 'ioredis';
 import { decodeEnvelope, encodeBody } from './envelope.js';
 import type { RedisLink } from './link.js';
@@ -121,7 +121,7 @@ export class ClusterBroadcast implements BroadcastAdapter {
   /** Redis is away or a recovery is under way: gaps are not given up on yet. */
   private recovering = false;
 
-  constructor(private readonly runtime: Runtime, private readonly link: RedisLink, private readonly options: ClusterBroadcastOptions) {
+  constructor(private readonly runtime: ScalingHost, private readonly link: RedisLink, private readonly options: ClusterBroadcastOptions) {
     this.channel = `${options.prefix}:bc`;
     this.redis = link.cmd as ScriptedRedis;
     this.redis.defineCommand('fwPublish', { numberOfKeys: 3, lua: PUBLISH_SCRIPT });
@@ -163,7 +163,7 @@ export class ClusterBroadcast implements BroadcastAdapter {
     return this.sequencer.pending;
   }
 
-  publish(broadcaster: FwBroadcaster, payload: string): boolean {
+  publish(broadcaster: AdaptedBroadcaster, payload: string): boolean {
     const streams = this.options.retention > 0 && this.options.outboxLimit > 0;
     if (streams && (!this.link.up || this.outbox.length > 0)) {
       // Held, in order, until Redis is back: every node then gets it under a cluster sequence.
@@ -284,7 +284,7 @@ export class ClusterBroadcast implements BroadcastAdapter {
   async linkUp(): Promise<void> {
     const ids: string[] = [];
     const raises: Promise<unknown>[] = [];
-    for (const b of this.runtime.broadcasters.values()) {
+    for (const b of this.runtime.broadcasters()) {
       if (b.internal || b.destroyed) continue;
       ids.push(b.id);
       if (b.cache.next > 1) raises.push(this.redis.fwRaise(this.seqKey(b.id), b.cache.next - 1, SEQ_TTL_MS));
@@ -388,8 +388,8 @@ export class ClusterBroadcast implements BroadcastAdapter {
     return `${this.options.prefix}:seq:${id}`;
   }
 
-  private live(id: string): FwBroadcaster | undefined {
-    const b = this.runtime.broadcasters.lookup(id);
+  private live(id: string): AdaptedBroadcaster | undefined {
+    const b = this.runtime.broadcaster(id);
     return b && !b.destroyed && !b.internal ? b : undefined;
   }
 }

@@ -1,4 +1,4 @@
-import { FwError, NotFoundError, type BroadcasterInfo, type Page, type ResourceInfo, type ResourceQuery, type Runtime } from '@fw/runtime';
+import { FwError, NotFoundError, type BroadcasterInfo, type Page, type ResourceInfo, type ResourceQuery, type RuntimeView } from '@fw/runtime';
 import type {
   ClusterBroadcaster, ClusterList, ClusterNode, ClusterOverview, ClusterPage, ClusterResource, ClusterService, ClusterStatus,
   ClusterTotals, ControlResult, NodeOverview, Stamped,
@@ -11,7 +11,7 @@ import type { SharedLog } from './shared-log.js';
 
 export interface ClusterParts {
   nodeId: string;
-  runtime: Runtime;
+  runtime: RuntimeView;
   link: RedisLink;
   rpc: Rpc;
   presence: Presence;

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Framework, FrameworkModule, Logger } from '@fw/runtime';
 import { ClusterBroadcast } from './cluster-broadcast.js';
-import type { ClusterService, NodeRecord, Stamped } from '@fw/runtime/adapter';
+import { scalingOf, type ClusterService, type NodeRecord, type ScalingHost, type Stamped } from '@fw/runtime/adapter';
 import { Cluster } from './cluster-service.js';
 import { CLUSTER_CONFIG, type ClusterSettings } from './config.js';
 import { countClusterEvents, type ClusterChange } from './seams.js';
@@ -71,7 +71,7 @@ export class ClusterModule implements FrameworkModule {
   private readonly logs = new Map<string, SharedLog<object>>();
   private known: string[] = [];
   service: ClusterService | undefined;
-  private runtime: Framework['runtime'] | undefined;
+  private runtime: ScalingHost | undefined;
   private epochKey: string | undefined;
   private unregisterReadiness: (() => void) | undefined;
   private unregisterMetrics: (() => void)[] = [];
@@ -81,7 +81,7 @@ export class ClusterModule implements FrameworkModule {
     fw.config.declare(CLUSTER_CONFIG);
     if (!fw.config.get('fw.cluster.redis-url')) return; // a single node
     const s = readClusterSettings(fw);
-    this.runtime = fw.runtime;
+    const runtime = (this.runtime = scalingOf(fw));
     const logger = (this.logger = fw.logger.child({ module: 'cluster', node: s.nodeId }));
     this.epochKey = `${s.prefix}:epoch`;
     countClusterEvents(fw);
@@ -99,7 +99,7 @@ export class ClusterModule implements FrameworkModule {
       reconnectMaxDelay: s.reconnectMaxDelay,
       onChange: (state, detail) => this.onLink(state, detail, emit),
     }));
-    const broadcast = (this.broadcast = new ClusterBroadcast(fw.runtime, link, {
+    const broadcast = (this.broadcast = new ClusterBroadcast(runtime, link, {
       nodeId: s.nodeId,
       prefix: s.prefix,
       gapTimeout: s.gapTimeout,
@@ -113,9 +113,9 @@ export class ClusterModule implements FrameworkModule {
     const rpc = (this.rpc = new Rpc(link, { prefix: s.prefix, nodeId: s.nodeId, timeout: s.requestTimeout, maxPending: s.maxPendingRequests }));
     const startedAt = new Date().toISOString();
     const record = (): NodeRecord => {
-      const stats = fw.runtime.stats();
+      const stats = runtime.view.stats();
       const ids: string[] = [];
-      for (const b of fw.runtime.broadcasters.values()) {
+      for (const b of runtime.broadcasters()) {
         if (ids.length >= PRESENCE_BROADCASTER_IDS) break;
         if (!b.internal) ids.push(b.id);
       }
@@ -148,7 +148,7 @@ export class ClusterModule implements FrameworkModule {
     }));
     this.service = new Cluster({
       nodeId: s.nodeId,
-      runtime: fw.runtime,
+      runtime: runtime.view,
       link,
       rpc,
       presence,
@@ -156,9 +156,8 @@ export class ClusterModule implements FrameworkModule {
       knownNodes: () => this.known,
       log: <T extends object>(name: string) => this.log(s, name) as SharedLog<Stamped<T>>,
     });
-    fw.runtime.adapter = broadcast;
     // Clients that come back with `since` (a restarted process, another node) read the streams.
-    fw.runtime.replayStore = broadcast.store;
+    runtime.install({ adapter: broadcast, replayStore: broadcast.store });
     fw.services.provide('cluster', this.service);
     // Not ready while Redis is away: a balancer then sends new clients to a node that can reach
     // the rest of the cluster (this one goes on delivering locally meanwhile).
@@ -200,7 +199,7 @@ export class ClusterModule implements FrameworkModule {
     const { cmd } = this.link!;
     await cmd.set(this.epochKey!, this.runtime!.epoch, 'NX');
     const epoch = await cmd.get(this.epochKey!);
-    if (epoch) this.runtime!.epoch = epoch;
+    if (epoch) this.runtime!.adoptEpoch(epoch);
   }
 
   private onLink(state: LinkState, detail: string, emit: (change: 'redis-down' | 'redis-up', detail: string) => void): void {

@@ -1,4 +1,4 @@
-import type { ReplayEntry, ReplayRead, ReplayStore } from '@fw/runtime';
+import type { ReplayEntry, ReplayRead, ReplayStore } from '@fw/runtime/adapter';
 import type { Redis } from 'ioredis';
 import { decodeEnvelope } from './envelope.js';
 

@@ -13,9 +13,6 @@ export { readBody, sendJson, PayloadTooLargeError } from './http/body.js';
 export { isLoopback, isLoopbackHostname } from './security/loopback.js';
 export { normalizeIp } from './security/ip-address.js';
 export { parseHostHeader, type HostHeader } from './security/host-header.js';
-export { HostAllowList } from './security/host-allow-list.js';
-export { OriginPolicy } from './security/origin-policy.js';
-export { TrustedProxies } from './security/trusted-proxies.js';
 export { clientAddress, requestHost, requestProtocol, requestSource, DEFAULT_JSON_DEPTH, type RequestSource } from './security/request-source.js';
 export { jsonDepthExceeds } from './security/json-depth.js';
 export {
@@ -23,20 +20,12 @@ export {
   UnsupportedMediaTypeError, type JsonBodyLimits,
 } from './security/json-body.js';
 export { SecurityPolicy, type Refusal, type RefusalListener, type SecuritySettings, type SecurityCounters } from './security/security-policy.js';
-export { PathPattern } from './http/path-pattern.js';
 export { RouteTable, type HttpRouteHandler, type UpgradeRouteHandler, type RouteContext, type Method } from './http/router.js';
 export type * from './model.js';
-export { Runtime, type RuntimeSettings, type RuntimeCounters, type RuntimeDiagnostics } from './runtime.js';
-export { BroadcasterFactory } from './broadcast/factory.js';
-export { FwBroadcaster } from './broadcast/broadcaster.js';
-export type { BroadcastAdapter } from './broadcast/adapter.js';
-export type { Gap, GapReason, ReplayEntry, ReplayRead, ReplayStore } from './broadcast/replay-store.js';
-export { Outgoing } from './broadcast/outgoing.js';
-export { FwResource } from './resource/resource.js';
-export { ResourceRegistry } from './resource/registry.js';
+export type { BroadcasterFactory } from './broadcast/factory.js';
+export type { ResourceRegistry } from './resource/registry.js';
 export { heartbeat } from './interceptor/heartbeat.js';
 export { idleTimeout } from './interceptor/idle-timeout.js';
-export { parseConnectQuery, type ConnectQuery } from './transport/query.js';
 export { Readiness, type ReadinessCheck, type ReadinessContributor, type ReadinessReport } from './health/readiness.js';
 export { probePaths, type LifecyclePhase } from './health/probes.js';
 export { FwMetrics, type CallOutcome } from './metrics/fw-metrics.js';

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Config, EventBus, Framework, PathPattern, envName } from '../src/index.js';
+import { Config, EventBus, Framework, envName } from '../src/index.js';
+import { PathPattern } from '../src/http/path-pattern.js';
 
 test('path patterns bind named and rest segments, decoded', () => {
   assert.deepEqual(new PathPattern('/chat/{room}').match('/chat/lobby%201'), { room: 'lobby 1' });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
-import { FwResource, type Runtime } from '../src/index.js';
+import { FwResource, type Runtime } from '../src/internals.js';
 import { connectWs, startFw, waitFor } from './helpers.js';
 
 /** A resource without a connection, as the registry holds it (enough for the read side at scale). */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FwBroadcaster } from '../../src/index.js';
+import type { FwBroadcaster } from '../../src/internals.js';
 import { FrameRing } from '../../src/broadcast/frame-ring.js';
 import { connectWs, startFw } from '../helpers.js';
 

@@ -2,9 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import {
-  clientAddress, HostAllowList, isLoopback, jsonDepthExceeds, OriginPolicy, parseHostHeader, parseJson,
-  requestHost, requestProtocol, SecurityPolicy, TrustedProxies,
+  clientAddress, isLoopback, jsonDepthExceeds, parseHostHeader, parseJson, requestHost, requestProtocol, SecurityPolicy,
 } from '../../src/index.js';
+import { HostAllowList } from '../../src/security/host-allow-list.js';
+import { OriginPolicy } from '../../src/security/origin-policy.js';
+import { TrustedProxies } from '../../src/security/trusted-proxies.js';
 
 /** A request as the screening sees it: headers and the socket's two ends. */
 function fakeReq(headers: Record<string, string>, socket: { remoteAddress?: string; localAddress?: string; localPort?: number } = {}): IncomingMessage {
