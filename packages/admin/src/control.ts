@@ -3,7 +3,7 @@ import { REQUIRED_ROLE, type ControlAction, type ControlAuthorizer } from './aut
 import type { AuditLog, AuditOutcome, AuditSource } from './audit.js';
 import { settled } from './cluster.js';
 import { ForbiddenError } from './errors.js';
-import type { TaskInfo } from './peer-types.js';
+import type { McpTaskInfo, TaskInfo } from './peer-types.js';
 import type { Views } from './views.js';
 
 /** Who asks for a write, and through which surface. */
@@ -119,8 +119,11 @@ export class ControlPlane {
     });
   }
 
-  cancel(taskId: string, reason: string, caller: ControlCaller): Promise<TaskInfo> {
-    return this.execute('cancel', taskId, caller, async () => {
+  cancel(taskId: string, reason: string, caller: ControlCaller): Promise<TaskInfo | McpTaskInfo> {
+    return this.execute('cancel', taskId, caller, async (): Promise<TaskInfo | McpTaskInfo> => {
+      // An MCP task (tasks extension) of this node: cancelled there, its handler aborted.
+      const mcpTask = this.views.present('mcp') ? this.views.mcp.cancelTask(taskId, reason) : undefined;
+      if (mcpTask) return mcpTask;
       const cluster = this.views.cluster;
       // Cluster mode: a task this node does not run is canceled on the node that does.
       if (cluster && !(this.views.present('agent') && this.views.agent.task(taskId))) {

@@ -6,6 +6,7 @@ export type { McpAdminView, AgentAdminView };
 
 const EMPTY_MCP: McpAdminView = {
   servers: () => [], tools: () => [], resources: () => [], prompts: () => [], sessions: () => [], pendingBridgeCalls: () => [],
+  tasks: () => [], cancelTask: () => undefined,
 };
 
 const EMPTY_AGENT: AgentAdminView = {

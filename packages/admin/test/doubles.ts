@@ -115,5 +115,7 @@ export function fakeMcp(): McpAdminView {
     prompts: () => [{ name: 'greet', description: '', arguments: [], origin: 'programmatic', server: null }],
     sessions: () => [{ id: 'm1', server: '/mcp', transport: 'streamable-http', protocolVersion: '2025-03-26', clientName: 'x', clientVersion: '1', principal: null, createdAt: now, lastActivityAt: now, requests: 2 }],
     pendingBridgeCalls: () => [{ id: 'b1', resourceUuid: 'r1', toolName: 'ask', startedAt: now, timeoutMs: 30000 }],
+    tasks: () => [],
+    cancelTask: () => undefined,
   };
 }

@@ -1,6 +1,7 @@
 import type { Framework } from '@fw/runtime';
 import { allPendingBridgeCalls } from './bridge.js';
 import { mountedServers } from './server.js';
+import type { McpTask } from './modern/tasks.js';
 
 /**
  * What `@fw/mcp` publishes for the admin plane, as the service `'mcp'`
@@ -63,6 +64,24 @@ export interface PendingBridgeCallInfo {
   timeoutMs: number;
 }
 
+/**
+ * A task of the tasks extension (2026-07-28), shaped like the agent module's TaskInfo so the
+ * admin Tasks view lists both: `protocol: 'mcp'`, `agentName` is the tool, `contextId` the
+ * endpoint path. Results are not exposed here (they may hold the caller's data).
+ */
+export interface McpTaskInfo {
+  id: string;
+  contextId: string;
+  agentName: string;
+  state: string;
+  createdAt: string;
+  updatedAt: string;
+  message?: string;
+  protocol: 'mcp';
+  /** Who created it: `principal:<id>` or `anonymous`. */
+  owner: string;
+}
+
 export interface McpAdminView {
   servers(): McpServerInfo[];
   tools(): McpToolInfo[];
@@ -71,6 +90,10 @@ export interface McpAdminView {
   sessions(): McpSessionInfo[];
   /** Pending calls of every BiDirectionalToolBridge created in this process. */
   pendingBridgeCalls(): PendingBridgeCallInfo[];
+  /** Tasks of the tasks extension on every endpoint. */
+  tasks(): McpTaskInfo[];
+  /** An operator's cancel (any owner): the handler is aborted. Undefined when no such task. */
+  cancelTask(taskId: string, reason: string): McpTaskInfo | undefined;
 }
 
 /** The live view published as the service `'mcp'`. */
@@ -108,9 +131,27 @@ export function createAdminView(fw: Framework): McpAdminView {
       lastActivityAt: new Date(s.lastActivity).toISOString(),
       requests: s.requests,
     }))),
+    tasks: () => mounts().flatMap((m) => m.endpoint.protocol.tasks.all().map(taskInfo)),
+    cancelTask: (taskId, reason) => {
+      for (const m of mounts()) {
+        if (m.endpoint.protocol.tasks.cancelAny(taskId, reason)) {
+          const t = m.endpoint.protocol.tasks.all().find((x) => x.taskId === taskId);
+          return t ? taskInfo(t) : undefined;
+        }
+      }
+      return undefined;
+    },
     pendingBridgeCalls: () => allPendingBridgeCalls().map((c) => ({
       id: c.id, resourceUuid: c.resourceUuid, toolName: c.toolName, startedAt: new Date(c.startedAt).toISOString(), timeoutMs: c.timeoutMs,
     })),
+  };
+}
+
+function taskInfo(t: McpTask): McpTaskInfo {
+  const s = t.summary();
+  return {
+    id: s.taskId, contextId: s.server, agentName: s.tool, state: s.status, createdAt: s.createdAt, updatedAt: s.lastUpdatedAt,
+    ...(s.statusMessage !== undefined ? { message: s.statusMessage } : {}), protocol: 'mcp', owner: s.owner,
   };
 }
 

@@ -278,15 +278,17 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
 
     // --- tasks -------------------------------------------------------------------------------
     {
-      method: 'GET', path: '/tasks', doc: { tag: 'tasks', reply: 'list', paged: true, summary: 'A2A tasks, and the AG-UI runs in flight (protocol agui)', query: { agent: { description: 'Tasks of this agent', schema: { type: 'string' } }, state: { description: 'Tasks in this state', schema: { type: 'string' } } } }, handle: (r) => {
+      method: 'GET', path: '/tasks', doc: { tag: 'tasks', reply: 'list', paged: true, summary: 'A2A tasks, the AG-UI runs in flight (protocol agui) and MCP tasks (protocol mcp, agentName = the tool)', query: { agent: { description: 'Tasks of this agent', schema: { type: 'string' } }, state: { description: 'Tasks in this state', schema: { type: 'string' } } } }, handle: (r) => {
         const agentName = strParam(r.url, 'agent');
         const state = strParam(r.url, 'state');
-        return paged(r, views.agent.tasks({ ...(agentName ? { agentName } : {}), ...(state ? { state } : {}) }));
+        // MCP tasks (tasks extension) beside the A2A tasks and AG-UI runs: protocol 'mcp', agentName = the tool.
+        const mcpTasks = views.mcp.tasks().filter((t) => (!agentName || t.agentName === agentName) && (!state || t.state === state));
+        return paged(r, [...views.agent.tasks({ ...(agentName ? { agentName } : {}), ...(state ? { state } : {}) }), ...mcpTasks]);
       },
     },
     {
       method: 'GET', path: '/tasks/{taskId}', doc: { tag: 'tasks', reply: 'object', summary: 'One A2A task' }, handle: (r) => {
-        const t = views.agent.task(param(r, 'taskId'));
+        const t = views.agent.task(param(r, 'taskId')) ?? views.mcp.tasks().find((x) => x.id === param(r, 'taskId'));
         if (!t) throw new NotFoundError('task', param(r, 'taskId'));
         return json(t);
       },
