@@ -19,7 +19,7 @@ test('writes and destroy on the internal broadcaster are refused; the event stre
   try {
     await once(ws, 'open');
     const id = encodeURIComponent(EVENTS);
-    const overview = await (await app.get(`${API}/overview`)).json() as { connections: number; internal: { connections: number; broadcasters: number } };
+    const overview = await (await app.get(`${API}/overview`)).json() as { connections: number; internal: { connections: number; broadcasters: number; messages: number } };
     const { connections, broadcasters, messages } = overview.internal;
     assert.deepEqual({ connections, broadcasters }, { connections: 1, broadcasters: 1 }, 'the stream is counted apart');
     assert.ok(Number.isInteger(messages) && messages >= 0, 'its own frames are counted apart too');
