@@ -3,6 +3,8 @@ import { defineConfig, type ConfigTypes } from '@fw/runtime';
 /** Cluster mode's configuration keys; documented in docs/cluster.md. */
 export const CLUSTER_CONFIG = defineConfig({
   'fw.cluster.redis-url': { type: 'string', default: '', description: 'Redis URL (`redis://host:port/db`, `rediss://` for TLS); cluster mode is on when set' },
+  'fw.cluster.sentinels': { type: 'string', default: '', description: 'Redis Sentinel: comma-separated `host:port` of the sentinels; when set, the master is the one they name for fw.cluster.sentinel-name (fw.cluster.redis-url then gives only the password, db and TLS; its host and port are not used) and ioredis follows failovers' },
+  'fw.cluster.sentinel-name': { type: 'string', default: 'mymaster', description: 'Redis Sentinel: the monitored master group name (`sentinel monitor <name> …`)' },
   'fw.cluster.node-id': { type: 'string', default: '', shownDefault: '<hostname>-<pid>-<random>', description: 'This node\'s id in the cluster (letters, digits, `.` `_` `-`, at most 64)' },
   'fw.cluster.address': { type: 'string', default: '', description: 'Address announced to the other nodes; default `http://<host>:<port>` of the server fw listens on' },
   'fw.cluster.prefix': { type: 'string', default: 'fw', description: 'Prefix of every Redis key and channel: clusters sharing one Redis need different prefixes' },
@@ -23,6 +25,8 @@ declare module '@fw/runtime' {
 }
 export interface ClusterSettings {
   redisUrl: string;
+  sentinels: { host: string; port: number }[];
+  sentinelName: string;
   nodeId: string;
   address: string;
   prefix: string;

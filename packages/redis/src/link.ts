@@ -4,6 +4,8 @@ export type LinkState = 'up' | 'down';
 
 export interface LinkOptions {
   url: string;
+  /** Redis Sentinel: ask these for the master of `name` (and follow its failovers) instead of the URL's host. */
+  sentinel?: { sentinels: { host: string; port: number }[]; name: string };
   requestTimeout: number;
   reconnectMaxDelay: number;
   onChange(state: LinkState, detail: string): void;
@@ -39,11 +41,17 @@ export class RedisLink {
         return Math.round(delay * (0.75 + Math.random() * 0.5));
       },
     };
-    this.cmd = new Redis(options.url, { ...base, enableAutoPipelining: true, connectionName: 'fw-cmd' });
+    if (options.sentinel) {
+      // The URL still carries the password, db and TLS of the master; the sentinels say where it is.
+      Object.assign(base, urlOptions(options.url), { sentinels: options.sentinel.sentinels, name: options.sentinel.name });
+    }
+    const url = options.sentinel ? undefined : options.url;
+    this.cmd = url ? new Redis(url, { ...base, enableAutoPipelining: true, connectionName: 'fw-cmd' }) : new Redis({ ...base, enableAutoPipelining: true, connectionName: 'fw-cmd' });
     // No autoResubscribe: ioredis re-subscribes without handling a failure, and a Redis that goes
     // away again at that moment crashes the process (an unhandled MaxRetriesPerRequestError).
     // The cluster module subscribes again itself once the link is up (with the failure handled).
-    this.sub = new Redis(options.url, { ...base, commandTimeout: undefined, connectionName: 'fw-sub', autoResubscribe: false });
+    const subOptions: RedisOptions = { ...base, commandTimeout: undefined, connectionName: 'fw-sub', autoResubscribe: false };
+    this.sub = url ? new Redis(url, subOptions) : new Redis(subOptions);
     for (const client of [this.cmd, this.sub]) {
       client.on('ready', () => this.update());
       client.on('close', () => this.update());
@@ -103,4 +111,17 @@ export class RedisLink {
       this.options.onChange('down', `Redis connection lost${this.lastError ? `: ${this.lastError}` : ''}; reconnecting with backoff`);
     }
   }
+}
+
+/** What a Redis URL says besides where the server is: credentials, database, TLS. */
+function urlOptions(url: string): RedisOptions {
+  if (!url) return {};
+  const u = new URL(url);
+  const out: RedisOptions = {};
+  if (u.username) out.username = decodeURIComponent(u.username);
+  if (u.password) out.password = decodeURIComponent(u.password);
+  const db = Number(u.pathname.slice(1));
+  if (u.pathname.length > 1 && Number.isInteger(db)) out.db = db;
+  if (u.protocol === 'rediss:') out.tls = {};
+  return out;
 }

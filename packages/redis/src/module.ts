@@ -28,6 +28,8 @@ export function readClusterSettings(fw: Framework): ClusterSettings {
   if (!prefix || /\s/.test(prefix)) throw new ClusterConfigError(`fw.cluster.prefix must be non-empty without spaces: '${prefix}'`);
   const settings: ClusterSettings = {
     redisUrl: c.get<string>('fw.cluster.redis-url'),
+    sentinels: parseSentinels(c.get<string>('fw.cluster.sentinels')),
+    sentinelName: c.get<string>('fw.cluster.sentinel-name'),
     nodeId,
     address: c.get<string>('fw.cluster.address'),
     prefix,
@@ -79,7 +81,7 @@ export class ClusterModule implements FrameworkModule {
 
   async install(fw: Framework): Promise<void> {
     fw.config.declare(CLUSTER_CONFIG);
-    if (!fw.config.get('fw.cluster.redis-url')) return; // a single node
+    if (!fw.config.get('fw.cluster.redis-url') && !fw.config.get('fw.cluster.sentinels')) return; // a single node
     const s = readClusterSettings(fw);
     const runtime = (this.runtime = scalingOf(fw));
     const logger = (this.logger = fw.logger.child({ module: 'cluster', node: s.nodeId }));
@@ -95,6 +97,7 @@ export class ClusterModule implements FrameworkModule {
     }, 1000, (detail, recovered) => emit('messages-recovered', detail, recovered)));
     const link = (this.link = new RedisLink({
       url: s.redisUrl,
+      ...(s.sentinels.length > 0 ? { sentinel: { sentinels: s.sentinels, name: s.sentinelName } } : {}),
       requestTimeout: s.requestTimeout,
       reconnectMaxDelay: s.reconnectMaxDelay,
       onChange: (state, detail) => this.onLink(state, detail, emit),
@@ -247,4 +250,15 @@ function addressOf(fw: Framework): string {
 
 function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/** `host:port,host:port` → sentinel addresses; a malformed entry is a configuration error at start. */
+export function parseSentinels(value: string): { host: string; port: number }[] {
+  if (!value.trim()) return [];
+  return value.split(',').map((entry) => {
+    const m = /^\s*(\[[^\]]+\]|[^:\s]+):(\d{1,5})\s*$/.exec(entry);
+    const port = m ? Number(m[2]) : NaN;
+    if (!m || port < 1 || port > 65535) throw new ClusterConfigError(`fw.cluster.sentinels must be comma-separated host:port entries: '${entry.trim()}'`);
+    return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+  });
 }
