@@ -124,8 +124,7 @@ export class AgentModule implements FrameworkModule {
     this.unmounts.push(...mountAgui(this.fw, this.host, agent));
     agent.protocols.add('agui');
     if (!agent.def.options.headless) {
-      const off = mountChat(this.fw, this.host, agent);
-      if (off) this.unmounts.push(off);
+      this.unmounts.push(mountChat(this.fw, this.host, agent));
     }
     this.unmounts.push(...(mountMcp(this.fw, this.host, agent) ?? []));
     for (const m of this.extraMounts) {

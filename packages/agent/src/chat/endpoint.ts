@@ -9,13 +9,10 @@
  * a restarted server) continues that conversation and gets its recent turns back in `history`.
  * The id is the conversation's secret; with authentication on, only the same principal resumes it.
  */
-import type { Framework, Handler, HandlerOptions, Resource } from '@fw/runtime';
+import type { Framework, Handler, Resource } from '@fw/runtime';
 import type { AgentHost, MountedAgent } from '../host.js';
 import type { AgentSession } from '../sessions.js';
 import { RunCancelledError } from '../errors.js';
-
-/** `fw.handle` as the runtime offers it (present once the transports are installed). */
-type HandleFn = (path: string, handler: Handler, options?: HandlerOptions) => (() => void) | void;
 
 const SESSION = 'fw.agent.session';
 const OPENING = 'fw.agent.session.opening';
@@ -31,13 +28,7 @@ async function openSession(host: AgentHost, agent: MountedAgent, resource: Resou
   return session;
 }
 
-export function chatAvailable(fw: Framework): boolean {
-  return typeof (fw as unknown as { handle?: unknown }).handle === 'function';
-}
-
-export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): (() => void) | undefined {
-  const handle = (fw as unknown as { handle?: HandleFn }).handle;
-  if (typeof handle !== 'function') return undefined;
+export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): () => void {
   const handler: Handler = {
     open(resource) {
       const opened = openSession(host, agent, resource).then((session) => {
@@ -66,8 +57,7 @@ export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): 
       });
     },
   };
-  const off = handle.call(fw, `/agent/${encodeURIComponent(agent.name)}`, handler, { broadcaster: null, description: `agent ${agent.name} chat sessions` });
-  return typeof off === 'function' ? off : undefined;
+  return fw.handle(`/agent/${encodeURIComponent(agent.name)}`, handler, { broadcaster: null, description: `agent ${agent.name} chat sessions` });
 }
 
 async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, session: AgentSession, data: string): Promise<void> {
