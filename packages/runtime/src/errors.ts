@@ -6,13 +6,20 @@ export class FwError extends Error {
   readonly code: string;
   readonly status: number;
   readonly details: Record<string, unknown> | undefined;
+  private readonly extraHeaders: Record<string, string> | undefined;
 
-  constructor(code: string, message: string, status = 500, details?: Record<string, unknown>) {
+  constructor(code: string, message: string, status = 500, details?: Record<string, unknown>, headers?: Record<string, string>) {
     super(message);
     this.name = new.target.name;
     this.code = code;
     this.status = status;
     this.details = details;
+    this.extraHeaders = headers;
+  }
+
+  /** Extra response headers for the answer (`Retry-After` on a 503 while draining, a challenge on a 401). */
+  get headers(): Record<string, string> | undefined {
+    return this.extraHeaders;
   }
 }
 

@@ -334,6 +334,9 @@ export class Framework {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      // Refuse new connections from the first moment of draining, not only once the runtime's
+      // own hook (registered first, so run last) ends the open ones.
+      this.runtime.closing = true;
       for (const hook of [...this.closeHooks].reverse()) {
         try {
           await hook();

@@ -42,7 +42,7 @@ export class OAuthRefusal extends FwError {
     this.scopes = params.scope ?? [];
   }
 
-  get headers(): Record<string, string> {
+  override get headers(): Record<string, string> {
     return { 'www-authenticate': this.challenge };
   }
 }

@@ -48,7 +48,7 @@ export function sendProblem(
 /** Maps any thrown value to a problem response: FwErrors keep their status and code; the rest are 500s. */
 export function sendError(res: ServerResponse, err: unknown): void {
   if (err instanceof FwError) {
-    sendProblem(res, err.status, err.code, err.message, err.details);
+    sendProblem(res, err.status, err.code, err.message, err.details, err.headers);
   } else {
     sendProblem(res, 500, 'internal_error', 'an internal error occurred');
   }

@@ -92,7 +92,7 @@ export class HandlerTransports {
       this.refuseWhileClosing();
     } catch (err) {
       const e = err instanceof FwError ? err : new FwError('internal_error', 'an internal error occurred', 500);
-      rejectUpgrade(socket, e.status, e.code, e.message);
+      rejectUpgrade(socket, e.status, e.code, e.message, e.headers);
       return;
     }
     this.rt.wss().handleUpgrade(req, socket, head, (ws) => {
@@ -311,8 +311,15 @@ export class HandlerTransports {
     return r;
   }
 
+  /**
+   * While close() drains, a new connection (a WebSocket upgrade too) is refused with 503 and
+   * `Retry-After`: the drain timeout in whole seconds, by which time this node is gone (the
+   * balancer sends the retry elsewhere) or back. fw clients treat the 503 as a drop and back off.
+   */
   private refuseWhileClosing(): void {
-    if (this.rt.closing) throw new FwError('shutting_down', 'the server is shutting down', 503);
+    if (!this.rt.closing) return;
+    const retryAfter = String(Math.max(1, Math.ceil(this.rt.settings.drainTimeout / 1000)));
+    throw new FwError('shutting_down', 'the server is shutting down', 503, undefined, { 'retry-after': retryAfter });
   }
 }
 

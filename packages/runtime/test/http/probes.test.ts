@@ -95,6 +95,22 @@ test('readiness is false while starting and while draining; liveness stays up un
   assert.equal(health.status, 200);
   assert.equal(health.body.phase, 'draining');
 
+  // New connections are refused while draining, with Retry-After (the drain timeout, 2 s by default).
+  const sse = await fetch(`${base}/fw/room?transport=sse&fw=1`);
+  assert.equal(sse.status, 503);
+  assert.equal(sse.headers.get('retry-after'), '2');
+  assert.equal(((await sse.json()) as { code: string }).code, 'shutting_down');
+  const refusedUpgrade = await new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+    const late = new WebSocket(`ws://127.0.0.1:${port}/fw/room`);
+    late.once('unexpected-response', (_req, res) => {
+      resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined });
+      res.resume();
+    });
+    late.once('error', () => undefined); // ws reports the refused upgrade as an error too
+    late.once('open', () => reject(new Error('a WebSocket opened while draining')));
+  });
+  assert.deepEqual(refusedUpgrade, { status: 503, retryAfter: '2' });
+
   release();
   await closing;
   assert.equal(fw.phase, 'closed');
