@@ -1,5 +1,6 @@
-import type { Broadcaster, Framework, FwEvent, Interceptor } from '@fw/runtime';
+import type { Broadcaster, FwEvent, Interceptor } from '@fw/runtime';
 import type { AdminGate, GateResult } from './gate.js';
+import type { RealtimeFramework } from './realtime.js';
 import { Ring } from './ring.js';
 
 /** Handler path under the framework path: the stream is at `/fw/admin/events`. */
@@ -43,7 +44,7 @@ export class EventStream {
   private readonly counters = { events: 0, delivered: 0, queueDropped: 0, consumerDropped: 0 };
 
   constructor(
-    private readonly fw: Framework,
+    private readonly fw: RealtimeFramework,
     private readonly gate: AdminGate,
     private readonly options: EventStreamOptions,
     /** Told about every refused consumer (the audit log records it). */
@@ -60,7 +61,9 @@ export class EventStream {
 
   start(): void {
     this.unsubscribe = this.fw.events.onAny((event) => this.onEvent(event));
-    const broadcaster = this.fw.broadcasters.create(this.broadcasterId, { internal: true, replayCacheSize: 0 });
+    const { broadcasters } = this.fw;
+    if (!broadcasters || typeof this.fw.handle !== 'function') return; // runtime without real-time transports
+    const broadcaster = broadcasters.create(this.broadcasterId, { internal: true, replayCacheSize: 0 });
     this.broadcaster = broadcaster;
     const auth: Interceptor = {
       name: 'admin-auth',

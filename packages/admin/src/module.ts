@@ -15,6 +15,7 @@ import { History } from './history.js';
 import { mountAdminMcp } from './mcp-tools.js';
 import { adminTokenAuthenticator, type ClientAddress } from './principal.js';
 import { countControlActions } from './seams.js';
+import type { RealtimeFramework } from './realtime.js';
 import type { AdminService } from './service.js';
 import { Views } from './views.js';
 
@@ -96,7 +97,7 @@ export class AdminModule implements FrameworkModule {
     this.cleanups.push(fw.readiness.register('audit', () => (audit.available ? { ready: true } : { ready: false, detail: 'the audit log cannot be written' })));
     const views = new Views(fw);
     const control = new ControlPlane(views, audit, fw.events, authorizer, () => gate.authRequired, log);
-    const events = new EventStream(fw, gate, {
+    const events = new EventStream(fw as RealtimeFramework, gate, {
       recent: get<number>('fw.admin.events.recent'),
       maxQueue: get<number>('fw.admin.events.max-queue'),
     }, (refused, path) => audit.note({
