@@ -59,13 +59,14 @@ test('long-polling: refused without fw=1; a resource the server closed answers t
   }
 });
 
-test('long-polling: shutdown answers a held poll without a close frame (the client will reconnect)', async () => {
+test('long-polling: shutdown answers a held poll with a reconnect frame, never a close frame (the client reconnects elsewhere)', async () => {
   const app = await startFw({}, (fw) => fw.handle('/chat/{room}', {}));
   const url = `${app.base}/fw/chat/c?transport=long-polling&fw=1`;
   const [hs] = await poll(url);
   const held = poll(`${url}&tracking=${hs!.uuid}&last=0`);
   await waitFor(() => app.fw.runtime.diagnostics().detachedResources === 0);
   await app.close();
-  assert.deepEqual(await held, []);
+  const frames = (await held) as { t: string }[];
+  assert.deepEqual(frames.map((f) => f.t), ['reconnect']);
   assert.equal(app.fw.runtime.diagnostics().timers, 0);
 });
