@@ -1,4 +1,4 @@
-import { EventBus, fallbackLogger, FwError, type Logger, hasRole, NotFoundError, type Principal } from '@fw/runtime';
+import { EventBus, fallbackLogger, FwError, traced, type Logger, hasRole, NotFoundError, type Principal } from '@fw/runtime';
 import { REQUIRED_ROLE, type ControlAction, type ControlAuthorizer } from './authorizer.js';
 import type { AuditLog, AuditOutcome, AuditSource } from './audit.js';
 import { settled } from './cluster.js';
@@ -163,7 +163,18 @@ export class ControlPlane {
     this.events.emit('ControlActionExecuted', { action, target, principal, success: outcome === 'allowed', outcome, ...(reason ? { reason } : {}) });
   }
 
-  private async execute<T>(action: ControlAction, target: string, caller: ControlCaller, run: () => T | Promise<T>): Promise<T> {
+  /**
+   * Every admin write in a span, `admin {action}` (REST, dashboard and MCP tools alike), so a
+   * trace shows who changed what inside the request that did it. A refused, unaudited or failed
+   * write ends the span in error with its code (`forbidden`, `audit_unavailable`, …).
+   */
+  private execute<T>(action: ControlAction, target: string, caller: ControlCaller, run: () => T | Promise<T>): Promise<T> {
+    return traced(`admin ${action}`, {
+      attributes: { 'fw.admin.action': action, 'fw.admin.target': target, 'fw.admin.source': caller.source },
+    }, () => this.executeAudited(action, target, caller, run));
+  }
+
+  private async executeAudited<T>(action: ControlAction, target: string, caller: ControlCaller, run: () => T | Promise<T>): Promise<T> {
     const permission = await this.permission(action, target, caller.principal);
     if (!permission.ok) {
       await this.note(action, target, caller, permission.outcome, permission.reason, false);

@@ -4,7 +4,8 @@
  */
 import type { AgentAuth } from './auth.js';
 import { randomUUID } from 'node:crypto';
-import { errorSummary, FwError, NotFoundError, type CallOutcome, type Framework, type Logger } from '@fw/runtime';
+import { errorSummary, FwError, NotFoundError, failSpan, SpanStatusCode, traced, type CallOutcome, type Framework, type Logger } from '@fw/runtime';
+import { failModelSpan, providerOf, recordFinish, startModelSpan } from './telemetry.js';
 import type { FwStore, RunRow } from '@fw/store';
 import type { AgentProtocol, AgentRunInfo } from './admin-view.js';
 import type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
@@ -171,6 +172,19 @@ export class AgentHost {
    */
   async run(name: string, input: RunInput, signal: AbortSignal, listener: RunListener = () => {}): Promise<string> {
     this.get(name);
+    const runtime = this.runtimes.active();
+    return traced(`invoke_agent ${name}`, {
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': name,
+        ...(runtime ? { 'gen_ai.provider.name': providerOf(runtime) } : {}),
+        ...(input.protocol ? { 'fw.agent.protocol': input.protocol } : {}),
+      },
+      errorType: () => (signal.aborted || this.root.signal.aborted ? 'cancelled' : undefined),
+    }, () => this.runObserved(name, input, signal, listener));
+  }
+
+  private async runObserved(name: string, input: RunInput, signal: AbortSignal, listener: RunListener): Promise<string> {
     const started = performance.now();
     const observe = (outcome: CallOutcome): void => this.fw.metrics.observeAgentRun(name, outcome, (performance.now() - started) / 1000);
     try {
@@ -292,8 +306,11 @@ export class AgentHost {
     for (let step = 0; step < maxSteps; step++) {
       const calls: AiToolCall[] = [];
       let text = '';
+      const model = runtime.models[0];
+      const span = startModelSpan(runtime, model);
       try {
         for await (const part of runtime.stream({ messages, tools, ...extras }, signal)) {
+          if (part.type === 'finish') recordFinish(span, part);
           if (part.type === 'text') {
             text += part.delta;
             yield part.delta;
@@ -303,9 +320,12 @@ export class AgentHost {
           }
         }
       } catch (err) {
+        failModelSpan(span, err, signal.aborted);
         // One line per provider error, without its stack: the provider's failure, not fw's code.
         if (!signal.aborted) this.log.error({ agent: agent.name, runtime: runtime.name, error: errorSummary(err) }, 'AI provider call failed');
         throw err;
+      } finally {
+        span.end();
       }
       if (calls.length === 0) return;
       messages.push({ role: 'assistant', content: text, toolCalls: calls });
@@ -315,7 +335,7 @@ export class AgentHost {
           clientCalled = true;
           continue;
         }
-        const output = await this.callTool(agent, call, ctx);
+        const output = await this.callTool(agent, call, ctx, call.toolCallId);
         emit({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output });
         messages.push({ role: 'tool', toolCallId: call.toolCallId, toolName: call.toolName, content: output });
       }
@@ -327,8 +347,8 @@ export class AgentHost {
   }
 
   /** Runs one tool method; its failure is reported to the model as text, never thrown past the run. */
-  async callTool(agent: MountedAgent, call: { toolName: string; input: unknown }, ctx: AgentContext): Promise<string> {
-    const out = await this.tool(agent, call.toolName, call.input, ctx);
+  async callTool(agent: MountedAgent, call: { toolName: string; input: unknown }, ctx: AgentContext, callId?: string): Promise<string> {
+    const out = await this.tool(agent, call.toolName, call.input, ctx, callId);
     return out.ok ? out.text : `error: ${out.text}`;
   }
 
@@ -339,17 +359,38 @@ export class AgentHost {
     return this.tool(agent, toolName, input, ctx);
   }
 
-  private async tool(agent: MountedAgent, toolName: string, input: unknown, ctx: AgentContext): Promise<{ ok: boolean; text: string }> {
+  /**
+   * One tool method in an `execute_tool` span (GenAI conventions). A name the agent does not have
+   * (a model's invention) stays out of the span name, which must stay low in cardinality.
+   */
+  private tool(agent: MountedAgent, toolName: string, input: unknown, ctx: AgentContext, callId?: string): Promise<{ ok: boolean; text: string }> {
     const tool = agent.def.tools.find((t) => t.name === toolName);
-    if (!tool) return { ok: false, text: `unknown tool '${toolName}'` };
-    try {
-      const fn = agent.instance[tool.method] as (input: unknown, ctx: AgentContext) => unknown;
-      const out = await fn.call(agent.instance, input ?? {}, ctx);
-      return { ok: true, text: typeof out === 'string' ? out : JSON.stringify(out ?? null) };
-    } catch (err) {
-      ctx.signal.throwIfAborted();
-      return { ok: false, text: (err as Error)?.message ?? String(err) };
-    }
+    return traced(tool ? `execute_tool ${toolName}` : 'execute_tool', {
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.agent.name': agent.name,
+        'gen_ai.tool.type': 'function',
+        ...(tool ? { 'gen_ai.tool.name': toolName, 'gen_ai.tool.description': tool.description } : {}),
+        ...(callId ? { 'gen_ai.tool.call.id': callId } : {}),
+      },
+      errorType: () => (ctx.signal.aborted ? 'cancelled' : undefined),
+    }, async (span) => {
+      if (!tool) {
+        span.setAttribute('error.type', 'unknown_tool');
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'the agent has no tool of that name' });
+        return { ok: false, text: `unknown tool '${toolName}'` };
+      }
+      try {
+        const fn = agent.instance[tool.method] as (input: unknown, ctx: AgentContext) => unknown;
+        const out = await fn.call(agent.instance, input ?? {}, ctx);
+        return { ok: true, text: typeof out === 'string' ? out : JSON.stringify(out ?? null) };
+      } catch (err) {
+        ctx.signal.throwIfAborted();
+        // Reported to the model as text, and to the trace as the failure it is.
+        failSpan(span, err);
+        return { ok: false, text: (err as Error)?.message ?? String(err) };
+      }
+    });
   }
 
   private async dispatch(coord: MountedAgent, ctx: CoordinatorContext, to: string, message: string, options: DispatchOptions = {}, emit: RunListener): Promise<DispatchResult> {

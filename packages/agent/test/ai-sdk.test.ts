@@ -38,7 +38,7 @@ test('AI SDK adapter with MockLanguageModelV3: tokens stream through', async () 
   const runtime = new AiSdkProvider({ model, models: ['mock'] });
   const parts = await collect(runtime.stream({ messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal));
   assert.deepEqual(parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.delta), ['Hel', 'lo', '!']);
-  assert.deepEqual(parts.at(-1), { type: 'finish', reason: 'stop' });
+  assert.deepEqual(parts.at(-1), { type: 'finish', reason: 'stop', usage: { inputTokens: 1, outputTokens: 1 }, responseModel: 'mock-model-id' });
   const prompt = model.doStreamCalls[0]!.prompt;
   assert.deepEqual(JSON.parse(JSON.stringify(prompt.at(-1))), { role: 'user', content: [{ type: 'text', text: 'hi' }] });
 });

@@ -20,6 +20,7 @@ import { SecurityPolicy, type Refusal } from './security/security-policy.js';
 import { drainOnSignals, parseSignals } from './signals.js';
 import { parseLogLevel, type Logger } from './logging/logger.js';
 import { createDefaultLogger } from './logging/default-logger.js';
+import { incomingContext, withContext } from './telemetry/tracing.js';
 import type { BroadcasterFactory } from './broadcast/factory.js';
 import type { ResourceRegistry } from './resource/registry.js';
 import type { Handler, HandlerOptions, Interceptor } from './model.js';
@@ -226,7 +227,8 @@ export class Framework {
         for (const [k, v] of Object.entries(this.security.corsHeaders(req))) res.setHeader(k, v);
         if (this.metrics.enabled) this.timeRequest(req, res, m.route);
         try {
-          const r = m.handler(req, res, { params: m.params, url });
+          // A W3C traceparent continues the caller's trace in every span the route starts.
+          const r = withContext(incomingContext(req), () => m.handler(req, res, { params: m.params, url }));
           if (r && typeof (r as Promise<void>).catch === 'function') (r as Promise<void>).catch((err) => sendError(res, err));
         } catch (err) {
           sendError(res, err);

@@ -33,3 +33,4 @@ export * from './auth/index.js';
 export { errorSummary, parseLogLevel, LOG_LEVELS, type Logger, type LogFn, type LogLevel } from './logging/logger.js';
 export { createDefaultLogger, fallbackLogger } from './logging/default-logger.js';
 export { MemoryLogger, type LogEntry } from './logging/memory-logger.js';
+export { carriedContext, failSpan, fwTracer, headerGetter, incomingContext, traced, withContext, SpanKind, SpanStatusCode, type Attributes, type Span, type TracedOptions } from './telemetry/tracing.js';

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { Role, TaskState, type Task } from '@a2a-js/sdk';
+import { failSpan, SpanKind, traced, type Span } from '@fw/runtime';
 import type { AgentHost } from '../host.js';
 import type { AiMessage } from '../runtime/port.js';
 import { RunCancelledError } from '../errors.js';
@@ -24,11 +25,20 @@ export class FwAgentExecutor implements AgentExecutor {
 
   constructor(private readonly host: AgentHost, private readonly agentName: string, private readonly tasks?: BoundedTaskStore) {}
 
-  async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+  /** One task in a server span, `a2a task {agent}`: the agent run's span is its child. */
+  execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    return traced(`a2a task ${this.agentName}`, {
+      kind: SpanKind.SERVER,
+      attributes: { 'gen_ai.agent.name': this.agentName, 'a2a.task.id': ctx.taskId, ...(ctx.contextId ? { 'a2a.context.id': ctx.contextId } : {}) },
+    }, (span) => this.executeTask(ctx, bus, span));
+  }
+
+  private async executeTask(ctx: RequestContext, bus: ExecutionEventBus, span: Span): Promise<void> {
     const { taskId, contextId } = ctx;
     const ac = new AbortController();
     this.running.set(taskId, { ac, contextId });
     const status = (state: TaskState, text?: string): void => {
+      span.setAttribute('a2a.task.state', TaskState[state] ?? String(state));
       bus.publish(AgentEvent.statusUpdate({
         taskId, contextId, metadata: undefined,
         status: { state, message: text === undefined ? undefined : agentMessage(taskId, contextId, text), timestamp: new Date().toISOString() },
@@ -59,12 +69,19 @@ export class FwAgentExecutor implements AgentExecutor {
         if (held !== undefined) chunk(held, false);
         held = ev.delta;
       });
-      if (ac.signal.aborted) return;
+      if (ac.signal.aborted) {
+        span.setAttribute('a2a.task.state', TaskState[TaskState.TASK_STATE_CANCELED]);
+        return;
+      }
       if (held !== undefined) chunk(held, true);
       status(TaskState.TASK_STATE_COMPLETED, text);
     } catch (err) {
       // A cancelled run was already settled by cancelTask; anything else fails the task with its message.
-      if (!ac.signal.aborted) status(TaskState.TASK_STATE_FAILED, (err as Error)?.message ?? String(err));
+      if (ac.signal.aborted) span.setAttribute('a2a.task.state', TaskState[TaskState.TASK_STATE_CANCELED]);
+      else {
+        failSpan(span, err);
+        status(TaskState.TASK_STATE_FAILED, (err as Error)?.message ?? String(err));
+      }
     } finally {
       this.running.delete(taskId);
     }

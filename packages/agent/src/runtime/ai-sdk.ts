@@ -25,6 +25,8 @@ export interface AiSdkProviderOptions {
   capabilities?: string[];
   /** Availability check; default: always available. */
   available?: () => boolean;
+  /** The provider for traces (`gen_ai.provider.name`); default the runtime's name. */
+  provider?: string;
 }
 
 export class AiSdkProvider implements ModelProvider {
@@ -32,6 +34,7 @@ export class AiSdkProvider implements ModelProvider {
   readonly priority: number;
   readonly capabilities: readonly string[];
   readonly models: readonly string[];
+  readonly provider: string | undefined;
   private readonly available: () => boolean;
   private readonly modelSource: AiSdkProviderOptions['model'];
   private model: Promise<AiSdkModel> | undefined;
@@ -43,6 +46,7 @@ export class AiSdkProvider implements ModelProvider {
     this.models = options.models ?? [];
     this.available = options.available ?? (() => true);
     this.modelSource = options.model;
+    this.provider = options.provider;
   }
 
   isAvailable(): boolean {
@@ -70,8 +74,12 @@ export class AiSdkProvider implements ModelProvider {
       // one structured line through fw's logger.
       onError: () => {},
     });
+    let responseModel: string | undefined;
     for await (const part of result.fullStream) {
       switch (part.type) {
+        case 'finish-step':
+          responseModel = part.response.modelId;
+          break;
         case 'text-delta':
           yield { type: 'text', delta: part.text };
           break;
@@ -79,7 +87,12 @@ export class AiSdkProvider implements ModelProvider {
           yield { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input };
           break;
         case 'finish':
-          yield { type: 'finish', reason: part.finishReason };
+          yield {
+            type: 'finish',
+            reason: part.finishReason,
+            usage: { ...definedNumber('inputTokens', part.totalUsage.inputTokens), ...definedNumber('outputTokens', part.totalUsage.outputTokens) },
+            ...(responseModel ? { responseModel } : {}),
+          };
           break;
         case 'abort':
           throw signal.reason ?? new Error('aborted');
@@ -91,6 +104,10 @@ export class AiSdkProvider implements ModelProvider {
     }
     signal.throwIfAborted();
   }
+}
+
+function definedNumber<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
+  return (typeof value === 'number' ? { [key]: value } : {}) as Partial<Record<K, number>>;
 }
 
 function toModelMessage(m: AiMessage): ModelMessage {
@@ -135,6 +152,7 @@ export function openAiProvider(options: OpenAiProviderOptions): AiSdkProvider {
     name: options.name ?? (options.baseURL ? 'openai-compatible' : 'openai'),
     priority: options.priority ?? 10,
     models: [options.model],
+    provider: 'openai',
     available: () => Boolean(apiKey || options.baseURL),
     model: async () => {
       const { createOpenAI } = await import('@ai-sdk/openai').catch((err: unknown) => {

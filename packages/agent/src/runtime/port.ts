@@ -35,13 +35,21 @@ export interface AiRequest {
 export type AiStreamPart =
   | { type: 'text'; delta: string }
   | ({ type: 'tool-call' } & AiToolCall)
-  | { type: 'finish'; reason: string };
+  | { type: 'finish'; reason: string; usage?: AiUsage; responseModel?: string };
+
+/** Tokens one model turn used, as the provider reported them (for traces: `gen_ai.usage.*`). */
+export interface AiUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+}
 
 export interface ModelProvider {
   readonly name: string;
   readonly priority: number;
   readonly capabilities: readonly string[];
   readonly models: readonly string[];
+  /** The model provider for traces (`gen_ai.provider.name`: `openai`, `anthropic`, …); default the runtime's name. */
+  readonly provider?: string;
   isAvailable(): boolean;
   /**
    * Streams one model turn. Aborting `signal` must reach the provider call (the HTTP request is

@@ -1,4 +1,4 @@
-import type { CallOutcome, Framework } from '@fw/runtime';
+import { carriedContext, SpanKind, SpanStatusCode, traced, type CallOutcome, type Framework } from '@fw/runtime';
 import type { Catalog } from '../catalog.js';
 import type { McpLimits } from '../config.js';
 import { LOG_LEVELS, type LogLevel, type McpContext } from '../context.js';
@@ -301,7 +301,39 @@ export class McpProtocol {
     };
   }
 
-  private async callTool(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+  /**
+   * `tools/call` in a server span (OpenTelemetry MCP conventions): `tools/call {tool}`, a child of
+   * the trace context in `params._meta` when the client sent one, else of the request's. The tool
+   * name is in the span name only for a registered tool (a client's made-up names would make
+   * span names unbounded). The session id is left out: it is a bearer of the session.
+   */
+  private callTool(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const name = typeof req.params?.name === 'string' ? req.params.name : undefined;
+    const known = name !== undefined && this.catalog.tool(name, session) !== undefined;
+    const parent = carriedContext(req.params?._meta);
+    return traced(known ? `tools/call ${name}` : 'tools/call', {
+      kind: SpanKind.SERVER,
+      ...(parent ? { parent } : {}),
+      attributes: {
+        'mcp.method.name': 'tools/call',
+        'gen_ai.operation.name': 'execute_tool',
+        'mcp.protocol.version': session.protocolVersion,
+        ...(known ? { 'gen_ai.tool.name': name } : {}),
+        ...(req.id !== undefined && req.id !== null ? { 'jsonrpc.request.id': String(req.id) } : {}),
+      },
+      errorType: (err) => (signal.aborted ? 'cancelled' : err instanceof InputRequiredSignal ? 'input_required' : err instanceof McpError ? String(err.rpcCode) : undefined),
+    }, async (span) => {
+      const result = await this.runTool(session, req, signal);
+      // A tool execution error is a result the model reads, not a protocol error: still a failed call.
+      if (result.isError === true) {
+        span.setAttribute('error.type', 'tool_error');
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'the tool returned an error result' });
+      }
+      return result;
+    });
+  }
+
+  private async runTool(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
     const name = stringParam(req, 'name');
     const tool = this.catalog.tool(name, session);
     if (!tool) throw new InvalidParamsError(`unknown tool: ${name}`);

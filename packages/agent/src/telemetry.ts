@@ -1,0 +1,39 @@
+/**
+ * The agent's spans, in the OpenTelemetry GenAI semantic conventions (development status, as of
+ * semconv 1.37+: `gen_ai.provider.name` replaced `gen_ai.system`): `invoke_agent {agent}` for a
+ * run, `chat {model}` for each model turn, `execute_tool {tool}` for each tool the agent runs.
+ * Prompts and completions are not recorded (they are the users' data; the conventions make them
+ * opt-in).
+ */
+import { failSpan, fwTracer, SpanKind, type Span } from '@fw/runtime';
+import type { AiRuntime, AiStreamPart } from './runtime/port.js';
+
+/** `gen_ai.provider.name` of a runtime. */
+export function providerOf(runtime: AiRuntime): string {
+  return runtime.provider ?? runtime.name;
+}
+
+/** Starts the span of one model turn under the active context (the run's span); the caller ends it. */
+export function startModelSpan(runtime: AiRuntime, model: string | undefined): Span {
+  return fwTracer.startSpan(model ? `chat ${model}` : 'chat', {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': providerOf(runtime),
+      ...(model ? { 'gen_ai.request.model': model } : {}),
+    },
+  });
+}
+
+/** Records what the provider said about the turn at its end. */
+export function recordFinish(span: Span, part: Extract<AiStreamPart, { type: 'finish' }>): void {
+  span.setAttribute('gen_ai.response.finish_reasons', [part.reason]);
+  if (part.responseModel) span.setAttribute('gen_ai.response.model', part.responseModel);
+  if (part.usage?.inputTokens !== undefined) span.setAttribute('gen_ai.usage.input_tokens', part.usage.inputTokens);
+  if (part.usage?.outputTokens !== undefined) span.setAttribute('gen_ai.usage.output_tokens', part.usage.outputTokens);
+}
+
+/** A model turn that failed or was cancelled. */
+export function failModelSpan(span: Span, err: unknown, cancelled: boolean): void {
+  failSpan(span, err, cancelled ? 'cancelled' : undefined);
+}
