@@ -5,7 +5,10 @@
  * consumer that never reads, in the same run, alternating rounds. Not a test: it prints
  * deliveries/s per configuration and the ratio (target ≥ 0.95×).
  *
- *   npx tsc -b bench && node bench/dist/admin-overhead/index.js [--subscribers 500] [--messages 2000] [--rounds 5]
+ * With `--traces on` (the default) the admin-on server also has an OpenTelemetry SDK registered
+ * (server.ts), so "on" is the admin plane with metrics and traces enabled.
+ *
+ *   npx tsc -b bench && node bench/dist/admin-overhead/index.js [--subscribers 500] [--messages 2000] [--rounds 5] [--traces on|off]
  */
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +23,7 @@ const arg = (name: string, fallback: string): string => {
 const SUBSCRIBERS = Number(arg('subscribers', '500'));
 const MESSAGES = Number(arg('messages', '2000'));
 const ROUNDS = Number(arg('rounds', '5'));
+const TRACES = arg('traces', 'on') === 'on';
 const PER_TICK = 10;
 const TIMEOUT_MS = 120_000;
 
@@ -48,7 +52,7 @@ async function burst(server: BenchChild, subs: BenchChild, phase: number, count:
 }
 
 async function measure(mode: Mode, phaseBase: number): Promise<Run> {
-  const server = new BenchChild(`server (admin ${mode})`, here('server'), [mode]);
+  const server = new BenchChild(`server (admin ${mode})`, here('server'), mode === 'on' && TRACES ? [mode, 'traces'] : [mode]);
   let subs: BenchChild | undefined;
   let consumers: BenchChild | undefined;
   try {
@@ -80,7 +84,7 @@ async function measure(mode: Mode, phaseBase: number): Promise<Run> {
 }
 
 const runs: Run[] = [];
-console.log(`admin-overhead: ${SUBSCRIBERS} subscribers, ${MESSAGES} messages per burst, ${ROUNDS} rounds; ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(`admin-overhead: ${SUBSCRIBERS} subscribers, ${MESSAGES} messages per burst, ${ROUNDS} rounds, admin on ${TRACES ? 'with' : 'without'} an OpenTelemetry SDK; ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 for (let round = 0; round < ROUNDS; round++) {
   // Alternate the order so that neither configuration always runs on a warmer (or busier) machine.
   const order: Mode[] = round % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
@@ -104,7 +108,7 @@ const last = of('on').at(-1)!;
 const headers = ['admin plane', 'best deliveries/s', 'median deliveries/s', 'missing', 'median server CPU µs/delivery', 'events to the reader', 'stream drops (admin + slow consumer)'];
 const rows = [
   ['off', fmt(best('off')), fmt(rate('off')), String(of('off').reduce((n, r) => n + r.missing, 0)), fmt(cpu('off'), 2), '-', '-'],
-  ['on, 1 reader + 1 stalled consumer', fmt(best('on')), fmt(rate('on')), String(of('on').reduce((n, r) => n + r.missing, 0)), fmt(cpu('on'), 2), String(last.events), `${last.adminDropped} + ${last.slowDropped}`],
+  [`on${TRACES ? ' + traces' : ''}, 1 reader + 1 stalled consumer`, fmt(best('on')), fmt(rate('on')), String(of('on').reduce((n, r) => n + r.missing, 0)), fmt(cpu('on'), 2), String(last.events), `${last.adminDropped} + ${last.slowDropped}`],
 ];
 console.log(`\n${textTable(headers, rows)}`);
 // Wall-clock throughput swings with whatever else the machine runs; the server's CPU time per

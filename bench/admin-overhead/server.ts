@@ -2,8 +2,11 @@
  * The server under test for bench/admin-overhead, alone in its process: fw with one handler
  * (`/fw/bench`) and the admin plane on or off. Same IPC protocol as bench/fanout/server.ts
  * (`publish`, `cpu`, `connections`), plus `admin` for the admin plane's event-stream counters.
+ * `traces` registers an OpenTelemetry SDK first, as an application would (a tracer provider with
+ * a batch processor, the AsyncLocalStorage context manager, the W3C propagator), exporting to
+ * nowhere: what tracing costs fw is then in the measurement, not the exporter's I/O.
  *
- *   node bench/dist/admin-overhead/server.js on|off
+ *   node bench/dist/admin-overhead/server.js on|off [traces]
  */
 import { Framework } from '@fw/runtime';
 import { admin, type AdminService } from '@fw/admin';
@@ -12,6 +15,16 @@ import { nowUs } from '../common/clock.js';
 import { encode } from '../fanout/message.js';
 
 const withAdmin = process.argv[2] === 'on';
+if (process.argv[3] === 'traces') {
+  const { context, propagation, trace } = await import('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+  const { W3CTraceContextPropagator } = await import('@opentelemetry/core');
+  const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const exporter = { export: (_spans: unknown[], done: (r: { code: 0 }) => void) => done({ code: 0 }), shutdown: async () => undefined };
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] }));
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+}
 const fw = new Framework({ configFile: false, 'fw.heartbeat.interval': 0, ...(withAdmin ? { 'fw.admin.mcp-tools': false } : {}) });
 if (withAdmin) await fw.use(admin());
 fw.handle('/bench', {});
