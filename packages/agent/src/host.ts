@@ -172,12 +172,12 @@ export class AgentHost {
    */
   async run(name: string, input: RunInput, signal: AbortSignal, listener: RunListener = () => {}): Promise<string> {
     this.get(name);
-    const runtime = this.runtimes.active();
+    const provider = this.providers.active();
     return traced(`invoke_agent ${name}`, {
       attributes: {
         'gen_ai.operation.name': 'invoke_agent',
         'gen_ai.agent.name': name,
-        ...(runtime ? { 'gen_ai.provider.name': providerOf(runtime) } : {}),
+        ...(provider ? { 'gen_ai.provider.name': providerOf(provider) } : {}),
         ...(input.protocol ? { 'fw.agent.protocol': input.protocol } : {}),
       },
       errorType: () => (signal.aborted || this.root.signal.aborted ? 'cancelled' : undefined),
@@ -322,7 +322,7 @@ export class AgentHost {
       } catch (err) {
         failModelSpan(span, err, signal.aborted);
         // One line per provider error, without its stack: the provider's failure, not fw's code.
-        if (!signal.aborted) this.log.error({ agent: agent.name, runtime: runtime.name, error: errorSummary(err) }, 'AI provider call failed');
+        if (!signal.aborted) this.log.error({ agent: agent.name, provider: runtime.name, error: errorSummary(err) }, 'AI provider call failed');
         throw err;
       } finally {
         span.end();

@@ -6,20 +6,20 @@
  * opt-in).
  */
 import { failSpan, fwTracer, SpanKind, type Span } from '@fw/runtime';
-import type { AiRuntime, AiStreamPart } from './runtime/port.js';
+import type { AiStreamPart, ModelProvider } from './runtime/port.js';
 
-/** `gen_ai.provider.name` of a runtime. */
-export function providerOf(runtime: AiRuntime): string {
-  return runtime.provider ?? runtime.name;
+/** `gen_ai.provider.name` of a model provider. */
+export function providerOf(provider: ModelProvider): string {
+  return provider.providerName ?? provider.name;
 }
 
 /** Starts the span of one model turn under the active context (the run's span); the caller ends it. */
-export function startModelSpan(runtime: AiRuntime, model: string | undefined): Span {
+export function startModelSpan(provider: ModelProvider, model: string | undefined): Span {
   return fwTracer.startSpan(model ? `chat ${model}` : 'chat', {
     kind: SpanKind.CLIENT,
     attributes: {
       'gen_ai.operation.name': 'chat',
-      'gen_ai.provider.name': providerOf(runtime),
+      'gen_ai.provider.name': providerOf(provider),
       ...(model ? { 'gen_ai.request.model': model } : {}),
     },
   });

@@ -303,7 +303,7 @@ test('a provider error is one structured log line: no stack, nothing on stderr',
   assert.equal(line!.message, 'AI provider call failed');
   assert.equal(line!.fields.module, 'agent');
   assert.equal(line!.fields.agent, 'tooled');
-  assert.equal(line!.fields.runtime, 'openai-compatible');
+  assert.equal(line!.fields.provider, 'openai-compatible');
   const error = line!.fields.error as Record<string, unknown>;
   assert.equal(error.status, 500);
   assert.match(String(error.message), /overloaded/);

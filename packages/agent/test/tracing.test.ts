@@ -8,7 +8,7 @@ import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { MemoryLogger } from '@fw/runtime';
-import { Agent, AgentTool, AiSdkRuntime } from '../src/index.js';
+import { Agent, AgentTool, AiSdkProvider } from '../src/index.js';
 import { startApp } from './helpers.js';
 import { parentOf, registerTracing, spanNamed } from './tracing-sdk.js';
 
@@ -42,7 +42,7 @@ function model(q: string): MockLanguageModelV3 {
 }
 
 test('an A2A task: a2a task → invoke_agent → chat / execute_tool spans with the GenAI attributes, over the official client', async () => {
-  const runtime = new AiSdkRuntime({ model: model('fw'), models: ['mock-4o'], provider: 'openai', priority: 50 });
+  const runtime = new AiSdkProvider({ model: model('fw'), models: ['mock-4o'], providerName: 'openai', priority: 50 });
   const app = await startApp((m) => m.mount(TracedAgent), { logger: new MemoryLogger() }, [runtime]);
   try {
     const client = await new ClientFactory().createFromUrl(`${app.base}/fw/agent/traced-agent/a2a`);
@@ -90,7 +90,7 @@ test('an A2A task: a2a task → invoke_agent → chat / execute_tool spans with 
 });
 
 test('a failing tool and a failing provider end their spans in error; the run span says so', async () => {
-  const runtime = new AiSdkRuntime({ model: model('bad'), models: ['mock-4o'], priority: 50 });
+  const runtime = new AiSdkProvider({ model: model('bad'), models: ['mock-4o'], priority: 50 });
   const app = await startApp((m) => m.mount(TracedAgent), { logger: new MemoryLogger() }, [runtime]);
   try {
     exporter.reset();
@@ -99,14 +99,14 @@ test('a failing tool and a failing provider end their spans in error; the run sp
     assert.equal(tool.status.code, SpanStatusCode.ERROR);
     assert.equal(tool.status.message, 'dictionary offline');
     assert.equal(spanNamed(exporter, 'invoke_agent traced-agent').status.code, SpanStatusCode.UNSET, 'the model read the failure and answered');
-    assert.equal(spanNamed(exporter, 'chat mock-4o').attributes['gen_ai.provider.name'], 'ai-sdk', 'the runtime name when no provider is given');
+    assert.equal(spanNamed(exporter, 'chat mock-4o').attributes['gen_ai.provider.name'], 'ai-sdk', 'the provider\'s name when no providerName is given');
 
     exporter.reset();
-    const failing = new AiSdkRuntime({
+    const failing = new AiSdkProvider({
       name: 'flaky', models: ['mock-4o'], priority: 60,
       model: new MockLanguageModelV3({ doStream: async () => { throw Object.assign(new Error('overloaded'), { statusCode: 503 }); } }),
     });
-    app.module.addRuntime(failing);
+    app.module.addProvider(failing);
     await assert.rejects(app.module.host.run('traced-agent', { message: 'hi' }, new AbortController().signal), /overloaded/);
     const turn = spanNamed(exporter, 'chat mock-4o');
     assert.equal(turn.status.code, SpanStatusCode.ERROR);

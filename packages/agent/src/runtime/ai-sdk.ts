@@ -25,8 +25,8 @@ export interface AiSdkProviderOptions {
   capabilities?: string[];
   /** Availability check; default: always available. */
   available?: () => boolean;
-  /** The provider for traces (`gen_ai.provider.name`); default the runtime's name. */
-  provider?: string;
+  /** The provider's name in traces (`gen_ai.provider.name`: `openai`, `anthropic`, …); default this provider's `name`. */
+  providerName?: string;
 }
 
 export class AiSdkProvider implements ModelProvider {
@@ -34,7 +34,7 @@ export class AiSdkProvider implements ModelProvider {
   readonly priority: number;
   readonly capabilities: readonly string[];
   readonly models: readonly string[];
-  readonly provider: string | undefined;
+  readonly providerName: string | undefined;
   private readonly available: () => boolean;
   private readonly modelSource: AiSdkProviderOptions['model'];
   private model: Promise<AiSdkModel> | undefined;
@@ -46,7 +46,7 @@ export class AiSdkProvider implements ModelProvider {
     this.models = options.models ?? [];
     this.available = options.available ?? (() => true);
     this.modelSource = options.model;
-    this.provider = options.provider;
+    this.providerName = options.providerName;
   }
 
   isAvailable(): boolean {
@@ -152,7 +152,7 @@ export function openAiProvider(options: OpenAiProviderOptions): AiSdkProvider {
     name: options.name ?? (options.baseURL ? 'openai-compatible' : 'openai'),
     priority: options.priority ?? 10,
     models: [options.model],
-    provider: 'openai',
+    providerName: 'openai',
     available: () => Boolean(apiKey || options.baseURL),
     model: async () => {
       const { createOpenAI } = await import('@ai-sdk/openai').catch((err: unknown) => {

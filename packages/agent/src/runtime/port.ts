@@ -48,8 +48,8 @@ export interface ModelProvider {
   readonly priority: number;
   readonly capabilities: readonly string[];
   readonly models: readonly string[];
-  /** The model provider for traces (`gen_ai.provider.name`: `openai`, `anthropic`, …); default the runtime's name. */
-  readonly provider?: string;
+  /** The name in traces (`gen_ai.provider.name`: `openai`, `anthropic`, …); default `name`. */
+  readonly providerName?: string;
   isAvailable(): boolean;
   /**
    * Streams one model turn. Aborting `signal` must reach the provider call (the HTTP request is
