@@ -131,6 +131,33 @@ test('the slow agent streams progress; cancelled with the admin REST cancel (as 
   }
 });
 
+test('cancelled from the dashboard itself (its Control tab, clicked in Chromium): the chat page shows it within 1 s', { skip }, async () => {
+  const { page, errors } = await openPage();
+  const dashboard = await browser.newPage();
+  try {
+    const taskId = await startSlowRun(page);
+    await page.waitForFunction(() => document.getElementById('agent-transcript')?.textContent?.includes('step 1/10 done'), undefined, { timeout: 15_000 });
+    await dashboard.goto(`${demo.url}fw/admin/`);
+    await dashboard.getByRole('tab', { name: 'Control' }).click();
+    const form = dashboard.locator('#form-cancel');
+    await form.locator('input[name="taskId"]').fill(taskId);
+    await form.locator('button[type="submit"]').click();
+    // The dashboard asks first; the operator confirms.
+    await form.locator('.confirm').getByRole('button', { name: 'Cancel task', exact: true }).click();
+    await form.locator('.result', { hasText: 'is now' }).waitFor({ timeout: 10_000 });
+    const answered = Date.now();
+    assert.match((await form.locator('.result').textContent()) ?? '', /is now cancell?ed/, 'the dashboard says the run is cancelled');
+    const shownAfter = await cancelledAfter(page, answered);
+    assert.ok(shownAfter < CANCEL_SHOWN_WITHIN_MS, `the page showed "cancelled" ${shownAfter} ms after the dashboard said so`);
+    console.log(`# dashboard Control tab cancel → page shows cancelled: ${shownAfter} ms after the dashboard's answer`);
+    assert.equal(await runState(taskId.split(':')[2]!), 'cancelled');
+    assert.deepEqual(errors, []);
+  } finally {
+    await dashboard.close();
+    await page.close();
+  }
+});
+
 test('the same from the admin MCP tool fw_cancel_task (official MCP SDK client on /fw/admin/mcp)', { skip }, async () => {
   const { page, errors } = await openPage();
   const mcp = new Client({ name: 'chat-agents-test', version: '1.0.0' });
