@@ -46,9 +46,13 @@ function specifiers(file) {
   const add = (specifier, kind) => {
     if (isBare(specifier) && !isBuiltin(specifier)) found.push({ specifier, kind });
   };
-  for (const m of source.matchAll(/(?:^|[\s;}])(?:import|export)\s+(type\s+)?(?:[^'"`;]*?\s+from\s+)?['"]([^'"]+)['"]/g)) add(m[2], m[1] ? 'type' : 'static');
+  for (const m of source.matchAll(/(?:^|[\s;}])(?:import|export)\s+(type\s+)?(?:[^'"`;]*?\s+from\s+)?['"]([^'"]+)['"]/g))
+    add(m[2], m[1] ? 'type' : 'static');
   for (const m of source.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) add(m[1], 'dynamic');
-  for (const m of source.matchAll(/\brequire(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)|createRequire\([^)]*\)(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)/g)) add(m[1] ?? m[2], 'dynamic');
+  for (const m of source.matchAll(
+    /\brequire(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)|createRequire\([^)]*\)(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ))
+    add(m[1] ?? m[2], 'dynamic');
   for (const m of source.matchAll(/\bdeclare\s+module\s+['"]([^'"]+)['"]/g)) add(m[1], 'type');
   return found;
 }
@@ -61,9 +65,15 @@ function shipsTypes(name, fromDir) {
       const pkg = JSON.parse(readFileSync(manifest, 'utf8'));
       // TypeScript also finds a declaration file next to the entry point (kysely ships that way).
       const dot = pkg.exports?.['.'];
-      const entry = typeof dot === 'string' ? dot : dot?.import ?? dot?.default ?? pkg.module ?? pkg.main;
+      const entry = typeof dot === 'string' ? dot : (dot?.import ?? dot?.default ?? pkg.module ?? pkg.main);
       const sibling = typeof entry === 'string' && existsSync(join(dir, 'node_modules', name, entry.replace(/\.[cm]?js$/, '.d.ts')));
-      return Boolean(pkg.types || pkg.typings || JSON.stringify(pkg.exports ?? {}).includes('"types"') || existsSync(join(dir, 'node_modules', name, 'index.d.ts')) || sibling);
+      return Boolean(
+        pkg.types ||
+          pkg.typings ||
+          JSON.stringify(pkg.exports ?? {}).includes('"types"') ||
+          existsSync(join(dir, 'node_modules', name, 'index.d.ts')) ||
+          sibling,
+      );
     }
     if (dir === root || dir === join(dir, '..')) return true; // not installed here: nothing to say
   }
@@ -73,7 +83,11 @@ export function checkPackage(dir) {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   const deps = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]);
   const peers = new Set(Object.keys(pkg.peerDependencies ?? {}));
-  const optionalPeers = new Set(Object.entries(pkg.peerDependenciesMeta ?? {}).filter(([, m]) => m.optional).map(([k]) => k));
+  const optionalPeers = new Set(
+    Object.entries(pkg.peerDependenciesMeta ?? {})
+      .filter(([, m]) => m.optional)
+      .map(([k]) => k),
+  );
   const declared = (name) => name === pkg.name || deps.has(name) || peers.has(name);
   const problems = [];
   for (const entry of pkg.files ?? []) {
@@ -102,8 +116,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   let failed = false;
   for (const name of PUBLISHED) {
     const dir = join(root, 'packages', name);
-    if (!existsSync(join(dir, 'dist', 'src'))) {
-      console.error(`packages/${name}: dist/src is missing; run \`npx tsc -b\` first`);
+    if (!existsSync(join(dir, 'dist', 'index.js'))) {
+      console.error(`packages/${name}: dist is missing; run \`npx tsc -b\` first`);
       failed = true;
       continue;
     }

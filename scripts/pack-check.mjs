@@ -76,7 +76,8 @@ const installedVersion = (name) => readJson(join(root, 'node_modules', name, 'pa
 /** Node resolves bare imports up the directory tree: a node_modules above the app would leak in. */
 function assertIsolated(dir) {
   for (let d = dirname(dir); ; d = dirname(d)) {
-    if (existsSync(join(d, 'node_modules'))) throw new Error(`${join(d, 'node_modules')} exists above the scratch app: it would leak into resolution`);
+    if (existsSync(join(d, 'node_modules')))
+      throw new Error(`${join(d, 'node_modules')} exists above the scratch app: it would leak into resolution`);
     if (d === dirname(d)) return;
   }
 }
@@ -87,8 +88,103 @@ function readmeApp() {
   const section = readme.split(/^## /m).find((s) => s.startsWith('A 20-line app'));
   const code = section && /```ts\n([\s\S]*?)```/.exec(section)?.[1];
   if (!code) throw new Error("README.md: no ```ts block under '## A 20-line app'");
-  if (!code.includes('server.listen(8080)')) throw new Error('README.md: the 20-line app no longer ends with server.listen(8080); update scripts/pack-check.mjs');
+  if (!code.includes('server.listen(8080)'))
+    throw new Error('README.md: the 20-line app no longer ends with server.listen(8080); update scripts/pack-check.mjs');
   return `${code.replace('server.listen(8080)', "server.listen(0, '127.0.0.1')")}\nexport { fw, server };\n`;
+}
+
+/**
+ * The documentation's examples the check compiles and runs: the ```ts block right after
+ * `<!-- pack-check: NAME -->` in docs/FILE. Each ends with `await fw.listen(8080);`, which becomes
+ * port 0 and a line printing the address; `request` then makes one real request to it.
+ */
+const DOC_EXAMPLES = [
+  {
+    file: 'mcp.md',
+    name: 'mcp-quick-start',
+    // One stateless 2026-07-28 tools/call of the example's own tool.
+    request: async (origin) => {
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientInfo': { name: 'pack-check', version: '1' },
+      };
+      const res = await fetch(`${origin}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'post_message',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'post_message', arguments: { room: 'lobby', text: 'hi' }, _meta: meta },
+        }),
+      });
+      const text = await res.text();
+      if (res.status !== 200 || !text.includes('lobby')) throw new Error(`tools/call post_message answered ${res.status}: ${text}`);
+    },
+  },
+  {
+    file: 'agents.md',
+    name: 'agents-example',
+    // One A2A 1.0 SendMessage to the coordinator, answered by the offline runtime.
+    request: async (origin) => {
+      const res = await fetch(`${origin}/fw/agent/planner/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: { message: { messageId: '1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+        }),
+      });
+      const body = await res.json();
+      if (res.status !== 200 || body.error || !body.result)
+        throw new Error(`A2A SendMessage answered ${res.status}: ${JSON.stringify(body)}`);
+    },
+  },
+];
+
+function docExample({ file, name }) {
+  const text = readFileSync(join(root, 'docs', file), 'utf8');
+  const code = new RegExp(`<!-- pack-check: ${name} -->\\s*\`\`\`ts\\n([\\s\\S]*?)\`\`\``).exec(text)?.[1];
+  if (!code) throw new Error(`docs/${file}: no \`\`\`ts block after <!-- pack-check: ${name} -->`);
+  if (!code.includes('await fw.listen(8080);'))
+    throw new Error(`docs/${file} (${name}): the example no longer ends with await fw.listen(8080); update scripts/pack-check.mjs`);
+  return code.replace(
+    'await fw.listen(8080);',
+    "const { port } = await fw.listen(0, '127.0.0.1');\nconsole.log(`http://127.0.0.1:${port}`);",
+  );
+}
+
+/** The ```json block after `<!-- pack-check: tsconfig -->` in docs/mcp.md: the settings the docs tell users to use. */
+function docsTsconfig() {
+  const text = readFileSync(join(root, 'docs', 'mcp.md'), 'utf8');
+  const json = /<!-- pack-check: tsconfig -->\s*```json\n([\s\S]*?)```/.exec(text)?.[1];
+  if (!json) throw new Error('docs/mcp.md: no ```json block after <!-- pack-check: tsconfig -->');
+  return JSON.parse(json);
+}
+
+async function runDocExamples(app, env) {
+  const t0 = Date.now();
+  const children = [];
+  try {
+    for (const example of DOC_EXAMPLES) {
+      const m = await startUntil(join(app, `doc-${example.name}.js`), /http:\/\/127\.0\.0\.1:(\d+)/, env, children);
+      await example.request(`http://127.0.0.1:${m[1]}`).catch((err) => {
+        throw new Error(`docs/${example.file} (${example.name}): ${err.message}`);
+      });
+    }
+  } finally {
+    for (const child of children) child.kill();
+  }
+  timings.push(`docs examples ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
 /** The first ```js or ```ts block under a package README's "Quick start" heading. */
@@ -131,13 +227,16 @@ async function runQuickStarts(app, env) {
   const file = (pkg) => join(app, `quickstart-${pkg}.${quickStart(pkg).lang === 'ts' ? 'js' : 'mjs'}`);
   try {
     const servers = ['runtime', 'admin', 'mcp', 'agent', 'redis'];
-    const envOf = (pkg) => pkg === 'redis'
-      ? { ...env, FW_CLUSTER_REDIS_URL: env.PACK_CHECK_REDIS_URL, FW_CLUSTER_PREFIX: `${redisPrefix}-quickstart` }
-      : env;
-    const origins = Object.fromEntries(await Promise.all(servers.map(async (pkg) => {
-      const m = await startUntil(file(pkg), address, envOf(pkg), children);
-      return [pkg, `http://127.0.0.1:${m[1]}`];
-    })));
+    const envOf = (pkg) =>
+      pkg === 'redis' ? { ...env, FW_CLUSTER_REDIS_URL: env.PACK_CHECK_REDIS_URL, FW_CLUSTER_PREFIX: `${redisPrefix}-quickstart` } : env;
+    const origins = Object.fromEntries(
+      await Promise.all(
+        servers.map(async (pkg) => {
+          const m = await startUntil(file(pkg), address, envOf(pkg), children);
+          return [pkg, `http://127.0.0.1:${m[1]}`];
+        }),
+      ),
+    );
     for (const [pkg, origin] of Object.entries(origins)) {
       const res = await fetch(`${origin}/fw/client.js`);
       await res.body?.cancel();
@@ -157,23 +256,24 @@ async function runQuickStarts(app, env) {
 
 /** What `npm pack --json` says one tarball holds (paths relative to the package). */
 function checkTarball(file, entries, declared) {
-  for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/src/index.js', 'dist/src/index.d.ts']) {
+  for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts']) {
     if (!entries.includes(needed)) throw new Error(`${file} lacks ${needed}`);
   }
   // Every `files` entry must have produced something (a build step that did not run, e.g. the
   // client's browser bundle, would otherwise ship a package that fails at run time).
-  for (const entry of declared) {
+  for (const entry of declared.filter((e) => !e.startsWith('!'))) {
     if (!entries.some((e) => e === entry || e.startsWith(`${entry.replace(/\/$/, '')}/`))) {
       throw new Error(`${file} lacks '${entry}' (in its package.json files): run \`npm run build\` first`);
     }
   }
-  const tests = entries.filter((e) => /(^|\/)test\/|\.test\.js$/.test(e));
+  const tests = entries.filter((e) => /(^|\/)test\/|\.test\.js$|\.tsbuildinfo$/.test(e));
   if (tests.length > 0) throw new Error(`${file} ships tests: ${tests.slice(0, 3).join(', ')}`);
 }
 
 async function main() {
   for (const name of PUBLISHED) {
-    if (!existsSync(join(root, 'packages', name, 'dist', 'src', 'index.js'))) throw new Error(`packages/${name} is not built: run \`npx tsc -b\` (or \`npm run pack-check\`)`);
+    if (!existsSync(join(root, 'packages', name, 'dist', 'index.js')))
+      throw new Error(`packages/${name} is not built: run \`npx tsc -b\` (or \`npm run pack-check\`)`);
   }
   const work = mkdtempSync(join(tmpdir(), 'fw-pack-check-'));
   try {
@@ -186,27 +286,50 @@ async function main() {
     mkdirSync(mcpClient, { recursive: true });
 
     // 1. Pack.
-    const packed = JSON.parse(await run('npm', ['pack', '--json', '--pack-destination', tarballs, ...PUBLISHED.flatMap((p) => ['-w', `packages/${p}`])], { cwd: root, label: 'npm pack' }));
+    const packed = JSON.parse(
+      await run('npm', ['pack', '--json', '--pack-destination', tarballs, ...PUBLISHED.flatMap((p) => ['-w', `packages/${p}`])], {
+        cwd: root,
+        label: 'npm pack',
+      }),
+    );
     const files = Object.fromEntries(packed.map((p) => [p.name, p.filename]));
     for (const p of packed) {
       const dir = PUBLISHED.find((d) => readJson(join(root, 'packages', d, 'package.json')).name === p.name);
-      checkTarball(p.filename, p.files.map((f) => f.path), readJson(join(root, 'packages', dir, 'package.json')).files ?? []);
+      checkTarball(
+        p.filename,
+        p.files.map((f) => f.path),
+        readJson(join(root, 'packages', dir, 'package.json')).files ?? [],
+      );
     }
 
     // 2. The scratch app and its installs (the MCP client's beside it, at the same time).
-    writeFileSync(join(app, 'package.json'), `${JSON.stringify({
-      name: 'fw-pack-check-app',
-      private: true,
-      type: 'module',
-      dependencies: Object.fromEntries(Object.entries(files).map(([name, file]) => [name, `file:../tarballs/${file}`])),
-      devDependencies: { '@types/node': installedVersion('@types/node') },
-    }, null, 2)}\n`);
-    writeFileSync(join(mcpClient, 'package.json'), `${JSON.stringify({
-      name: 'fw-pack-check-mcp-client',
-      private: true,
-      type: 'module',
-      devDependencies: { '@modelcontextprotocol/sdk': installedVersion('@modelcontextprotocol/sdk') },
-    }, null, 2)}\n`);
+    writeFileSync(
+      join(app, 'package.json'),
+      `${JSON.stringify(
+        {
+          name: 'fw-pack-check-app',
+          private: true,
+          type: 'module',
+          dependencies: Object.fromEntries(Object.entries(files).map(([name, file]) => [name, `file:../tarballs/${file}`])),
+          devDependencies: { '@types/node': installedVersion('@types/node') },
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    writeFileSync(
+      join(mcpClient, 'package.json'),
+      `${JSON.stringify(
+        {
+          name: 'fw-pack-check-mcp-client',
+          private: true,
+          type: 'module',
+          devDependencies: { '@modelcontextprotocol/sdk': installedVersion('@modelcontextprotocol/sdk') },
+        },
+        null,
+        2,
+      )}\n`,
+    );
     const npmInstall = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
     await Promise.all([
       run('npm', npmInstall, { cwd: app, label: 'npm install (app)' }),
@@ -214,7 +337,8 @@ async function main() {
     ]);
     for (const name of Object.keys(files)) {
       const installed = join(app, 'node_modules', name);
-      if (!existsSync(join(installed, 'package.json')) || existsSync(join(installed, 'src'))) throw new Error(`${name} is not installed from its tarball`);
+      if (!existsSync(join(installed, 'package.json')) || existsSync(join(installed, 'src')))
+        throw new Error(`${name} is not installed from its tarball`);
     }
 
     // 3. The README app and the smoke test, compiled against the tarballs' types, then run.
@@ -227,10 +351,20 @@ async function main() {
       if (lang === 'ts') tsconfig.files.push(`quickstart-${pkg}.ts`);
     }
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+    // The docs' examples compile with the tsconfig the docs state, nothing more.
+    for (const example of DOC_EXAMPLES) writeFileSync(join(app, `doc-${example.name}.ts`), docExample(example));
+    writeFileSync(
+      join(app, 'tsconfig.docs.json'),
+      JSON.stringify({ ...docsTsconfig(), files: DOC_EXAMPLES.map((e) => `doc-${e.name}.ts`) }, null, 2),
+    );
     copyFileSync(join(here, 'mcp-check.mjs'), join(mcpClient, 'check.mjs'));
     copyFileSync(join(here, 'mcp-check.d.mts'), join(mcpClient, 'check.d.mts'));
     // The repository's compiler (a tool, not a dependency): the app's own node_modules provide every type.
     await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], { cwd: app, label: 'tsc' });
+    await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(app, 'tsconfig.docs.json')], {
+      cwd: app,
+      label: 'tsc (docs examples)',
+    });
     const env = {
       ...process.env,
       ADMIN_TOKEN: randomBytes(16).toString('hex'),
@@ -243,6 +377,10 @@ async function main() {
     process.stdout.write(out);
     await runQuickStarts(app, env);
     console.log('pack-check: every package README quick start runs');
+    await runDocExamples(app, env);
+    console.log(
+      `pack-check: the docs examples compile with the stated tsconfig and run (${DOC_EXAMPLES.map((e) => `docs/${e.file}`).join(', ')})`,
+    );
   } finally {
     const t0 = Date.now();
     await deleteRedisKeys();

@@ -5,10 +5,12 @@
  * consumer that never reads, in the same run, alternating rounds. Not a test: it prints
  * deliveries/s per configuration and the ratio (target ≥ 0.95×).
  *
- * With `--traces on` (the default) the admin-on server also has an OpenTelemetry SDK registered
- * (server.ts), so "on" is the admin plane with metrics and traces enabled.
+ * Metrics are on in both servers (fw's default). `--traces` says where an OpenTelemetry SDK is
+ * registered (server.ts): `both` (the default: the admin plane's cost in an app that traces, the
+ * SDK being the app's, on both sides), `on` (only beside the admin plane: the admin plane plus what
+ * the SDK's context manager costs the app), `off` (nowhere).
  *
- *   npx tsc -b bench && node bench/dist/admin-overhead/index.js [--subscribers 500] [--messages 2000] [--rounds 5] [--traces on|off]
+ *   npx tsc -b bench && node bench/dist/admin-overhead/index.js [--subscribers 500] [--messages 2000] [--rounds 5] [--traces both|on|off]
  */
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +25,10 @@ const arg = (name: string, fallback: string): string => {
 const SUBSCRIBERS = Number(arg('subscribers', '500'));
 const MESSAGES = Number(arg('messages', '2000'));
 const ROUNDS = Number(arg('rounds', '5'));
-const TRACES = arg('traces', 'on') === 'on';
+const TRACES_MODE = arg('traces', 'both');
+if (!['both', 'on', 'off'].includes(TRACES_MODE)) throw new Error(`--traces must be both, on or off (got ${TRACES_MODE})`);
+/** Whether the server of this mode registers an OpenTelemetry SDK. */
+const traced = (mode: Mode): boolean => TRACES_MODE === 'both' || (TRACES_MODE === 'on' && mode === 'on');
 const PER_TICK = 10;
 const TIMEOUT_MS = 120_000;
 
@@ -31,9 +36,22 @@ const here = (name: string) => fileURLToPath(new URL(`./${name}.js`, import.meta
 const subscriberScript = fileURLToPath(new URL('../fanout/subscriber.js', import.meta.url));
 
 type Mode = 'off' | 'on';
-interface Run { mode: Mode; rate: number; missing: number; cpuUsPerDelivery: number; events: number; adminDropped: number; slowDropped: number }
+interface Run {
+  mode: Mode;
+  rate: number;
+  missing: number;
+  cpuUsPerDelivery: number;
+  events: number;
+  adminDropped: number;
+  slowDropped: number;
+}
 
-async function burst(server: BenchChild, subs: BenchChild, phase: number, count: number): Promise<{ rate: number; missing: number; cpuUs: number; received: number }> {
+async function burst(
+  server: BenchChild,
+  subs: BenchChild,
+  phase: number,
+  count: number,
+): Promise<{ rate: number; missing: number; cpuUs: number; received: number }> {
   await subs.request({ type: 'expect', phase, messages: count }, 'expecting');
   const done = subs.next('done', TIMEOUT_MS + 60_000);
   const cpu0 = (await server.request({ type: 'cpu' })).us as number;
@@ -52,7 +70,7 @@ async function burst(server: BenchChild, subs: BenchChild, phase: number, count:
 }
 
 async function measure(mode: Mode, phaseBase: number): Promise<Run> {
-  const server = new BenchChild(`server (admin ${mode})`, here('server'), mode === 'on' && TRACES ? [mode, 'traces'] : [mode]);
+  const server = new BenchChild(`server (admin ${mode})`, here('server'), traced(mode) ? [mode, 'traces'] : [mode]);
   let subs: BenchChild | undefined;
   let consumers: BenchChild | undefined;
   try {
@@ -68,11 +86,19 @@ async function measure(mode: Mode, phaseBase: number): Promise<Run> {
     await burst(server, subs, phaseBase, Math.max(10, Math.round(count / 10))); // warm-up
     const r = await burst(server, subs, phaseBase + 1, count);
     await new Promise((res) => setTimeout(res, 200)); // let the event stream drain
-    const admin = (await server.request({ type: 'admin' })) as BenchMessage & { stats: { queueDropped: number; consumerDropped: number } | null; runtime: { dropped: number } };
+    const admin = (await server.request({ type: 'admin' })) as BenchMessage & {
+      stats: { queueDropped: number; consumerDropped: number } | null;
+      runtime: { dropped: number };
+    };
     const events = consumers ? ((await consumers.request({ type: 'count' })).events as number) : 0;
     return {
-      mode, rate: r.rate, missing: r.missing, cpuUsPerDelivery: r.cpuUs / r.received, events,
-      adminDropped: (admin.stats?.queueDropped ?? 0) + (admin.stats?.consumerDropped ?? 0), slowDropped: admin.runtime.dropped,
+      mode,
+      rate: r.rate,
+      missing: r.missing,
+      cpuUsPerDelivery: r.cpuUs / r.received,
+      events,
+      adminDropped: (admin.stats?.queueDropped ?? 0) + (admin.stats?.consumerDropped ?? 0),
+      slowDropped: admin.runtime.dropped,
     };
   } finally {
     await consumers?.request({ type: 'close' }, 'closed', 10_000).catch(() => undefined);
@@ -84,14 +110,20 @@ async function measure(mode: Mode, phaseBase: number): Promise<Run> {
 }
 
 const runs: Run[] = [];
-console.log(`admin-overhead: ${SUBSCRIBERS} subscribers, ${MESSAGES} messages per burst, ${ROUNDS} rounds, admin on ${TRACES ? 'with' : 'without'} an OpenTelemetry SDK; ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `admin-overhead: ${SUBSCRIBERS} subscribers, ${MESSAGES} messages per burst, ${ROUNDS} rounds, OpenTelemetry SDK: ${{ both: 'in both servers', on: 'only beside the admin plane', off: 'none' }[TRACES_MODE]}; ${cpus().length} CPUs, load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 for (let round = 0; round < ROUNDS; round++) {
   // Alternate the order so that neither configuration always runs on a warmer (or busier) machine.
   const order: Mode[] = round % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
   for (const mode of order) {
     const r = await measure(mode, (runs.length * 2) % 10);
     runs.push(r);
-    console.log(`  round ${round + 1} admin ${mode}: ${fmt(r.rate)} deliveries/s, missing ${r.missing}, events seen ${r.events}`);
+    console.log(
+      `  round ${round + 1} admin ${mode}: ${fmt(r.rate)} deliveries/s, missing ${r.missing}, server CPU ${r.cpuUsPerDelivery.toFixed(2)} µs/delivery, events seen ${r.events}`,
+    );
   }
 }
 
@@ -105,14 +137,40 @@ const best = (mode: Mode): number => Math.max(...of(mode).map((r) => r.rate));
 const rate = (mode: Mode): number => median(of(mode).map((r) => r.rate));
 const cpu = (mode: Mode): number => median(of(mode).map((r) => r.cpuUsPerDelivery));
 const last = of('on').at(-1)!;
-const headers = ['admin plane', 'best deliveries/s', 'median deliveries/s', 'missing', 'median server CPU µs/delivery', 'events to the reader', 'stream drops (admin + slow consumer)'];
+const headers = [
+  'admin plane',
+  'best deliveries/s',
+  'median deliveries/s',
+  'missing',
+  'median server CPU µs/delivery',
+  'events to the reader',
+  'stream drops (admin + slow consumer)',
+];
 const rows = [
-  ['off', fmt(best('off')), fmt(rate('off')), String(of('off').reduce((n, r) => n + r.missing, 0)), fmt(cpu('off'), 2), '-', '-'],
-  [`on${TRACES ? ' + traces' : ''}, 1 reader + 1 stalled consumer`, fmt(best('on')), fmt(rate('on')), String(of('on').reduce((n, r) => n + r.missing, 0)), fmt(cpu('on'), 2), String(last.events), `${last.adminDropped} + ${last.slowDropped}`],
+  [
+    `off${traced('off') ? ' + traces' : ''}`,
+    fmt(best('off')),
+    fmt(rate('off')),
+    String(of('off').reduce((n, r) => n + r.missing, 0)),
+    fmt(cpu('off'), 2),
+    '-',
+    '-',
+  ],
+  [
+    `on${traced('on') ? ' + traces' : ''}, 1 reader + 1 stalled consumer`,
+    fmt(best('on')),
+    fmt(rate('on')),
+    String(of('on').reduce((n, r) => n + r.missing, 0)),
+    fmt(cpu('on'), 2),
+    String(last.events),
+    `${last.adminDropped} + ${last.slowDropped}`,
+  ],
 ];
 console.log(`\n${textTable(headers, rows)}`);
 // Wall-clock throughput swings with whatever else the machine runs; the server's CPU time per
 // delivery is the steadier measure of what the admin plane adds to the data plane.
-console.log(`\nthroughput on/off: ${(rate('on') / rate('off')).toFixed(3)}× (median of ${ROUNDS}), ${(best('on') / best('off')).toFixed(3)}× (best)`);
+console.log(
+  `\nthroughput on/off: ${(rate('on') / rate('off')).toFixed(3)}× (median of ${ROUNDS}), ${(best('on') / best('off')).toFixed(3)}× (best)`,
+);
 console.log(`CPU efficiency on/off (CPU per delivery off ÷ on): ${(cpu('off') / cpu('on')).toFixed(3)}×; target ≥ 0.95×\n`);
 console.log(markdownTable(headers, rows));

@@ -9,7 +9,7 @@
  *   node bench/dist/admin-overhead/server.js on|off [traces]
  */
 import { Framework } from '@fw/runtime';
-import { admin, type AdminService } from '@fw/admin';
+import { admin } from '@fw/admin';
 import { serveParent } from '../common/child.js';
 import { nowUs } from '../common/clock.js';
 import { encode } from '../fanout/message.js';
@@ -44,7 +44,8 @@ serveParent({
     const perTick = m.perTick as number;
     const startUs = nowUs();
     for (let seq = 0; seq < count; ) {
-      for (const end = Math.min(count, seq + perTick); seq < end; seq++) fw.broadcasters.lookup('/fw/bench')?.broadcast(encode(phase, seq, nowUs()));
+      for (const end = Math.min(count, seq + perTick); seq < end; seq++)
+        fw.broadcasters.lookup('/fw/bench')?.broadcast(encode(phase, seq, nowUs()));
       await new Promise((r) => setImmediate(r));
     }
     return { type: 'published', startUs, endUs: nowUs() };

@@ -61,7 +61,11 @@ interface Result {
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
-async function runPhase(publisher: BenchChild, subs: BenchChild[], m: { phase: number; mode: 'burst' | 'paced'; count: number; intervalMs?: number }): Promise<PhaseResult> {
+async function runPhase(
+  publisher: BenchChild,
+  subs: BenchChild[],
+  m: { phase: number; mode: 'burst' | 'paced'; count: number; intervalMs?: number },
+): Promise<PhaseResult> {
   await Promise.all(subs.map((s) => s.request({ type: 'expect', phase: m.phase, messages: m.count }, 'expecting')));
   const dones = subs.map((s) => s.next('done', TIMEOUT_MS + 5 * 60_000));
   // If the phase fails before they are awaited, stopping the children must not crash the run.
@@ -69,7 +73,12 @@ async function runPhase(publisher: BenchChild, subs: BenchChild[], m: { phase: n
   const published = await publisher.request({ type: 'publish', ...m, perTick: PER_TICK }, 'published', TIMEOUT_MS);
   const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), TIMEOUT_MS).unref());
   if ((await Promise.race([Promise.all(dones), timeout])) === 'timeout') for (const s of subs) s.send({ type: 'report' });
-  const reports = (await Promise.all(dones)) as (BenchMessage & { received: number; sockets: number; lastUs: number; hist: HistogramData })[];
+  const reports = (await Promise.all(dones)) as (BenchMessage & {
+    received: number;
+    sockets: number;
+    lastUs: number;
+    hist: HistogramData;
+  })[];
   const hist = new Histogram();
   let received = 0;
   let expected = 0;
@@ -108,13 +117,20 @@ async function measure(kind: ClusterKind): Promise<Result> {
     const burst = await runPhase(publisher, subs, { phase: 2, mode: 'burst', count: MESSAGES });
     const total = PER_NODE * NODES.length;
     const rate = PACED_RATE / total;
-    const paced = await runPhase(publisher, subs, { phase: 3, mode: 'paced', count: Math.round(rate * PACED_SECONDS), intervalMs: 1000 / rate });
+    const paced = await runPhase(publisher, subs, {
+      phase: 3,
+      mode: 'paced',
+      count: Math.round(rate * PACED_SECONDS),
+      intervalMs: 1000 / rate,
+    });
     return { kind, connectFailed, burst, paced };
   } finally {
-    await Promise.all(subs.map(async (s) => {
-      await s.request({ type: 'close' }, 'closed', 30_000).catch(() => undefined);
-      await s.stop();
-    }));
+    await Promise.all(
+      subs.map(async (s) => {
+        await s.request({ type: 'close' }, 'closed', 30_000).catch(() => undefined);
+        await s.stop();
+      }),
+    );
     await Promise.all(servers.map((s) => s.stop()));
     await purge(prefix);
   }
@@ -138,11 +154,24 @@ async function purge(prefix: string): Promise<void> {
 const ms = (v: number) => fmt(v, v < 10 ? 2 : 1);
 const HEADERS = ['server (3 nodes)', 'deliveries/s', 'missing', 'burst p50 ms', 'burst p99 ms', 'paced p50 ms', 'paced p99 ms'];
 const rate = (r: Result) => r.burst.deliveries / r.burst.seconds;
-const row = (r: Result) => [LABEL[r.kind], fmt(rate(r)), fmt(r.burst.missing + r.paced.missing + r.connectFailed), ms(r.burst.p50), ms(r.burst.p99), ms(r.paced.p50), ms(r.paced.p99)];
-const machine = () => `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`;
+const row = (r: Result) => [
+  LABEL[r.kind],
+  fmt(rate(r)),
+  fmt(r.burst.missing + r.paced.missing + r.connectFailed),
+  ms(r.burst.p50),
+  ms(r.burst.p99),
+  ms(r.paced.p50),
+  ms(r.paced.p99),
+];
+const machine = () =>
+  `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`;
 
-console.log(`bench/cluster — ${new Date().toISOString()}, Node ${process.version}, ${machine()}, ${MESSAGE_BYTES}-byte messages, ` +
-  `3 nodes × ${PER_NODE} subscribers, publisher on node a, Redis ${REDIS_URL}`);
+console.log(
+  `bench/cluster — ${new Date().toISOString()}, Node ${process.version}, ${machine()}, ${MESSAGE_BYTES}-byte messages, ` +
+    `3 nodes × ${PER_NODE} subscribers, publisher on node a, Redis ${REDIS_URL}`,
+);
 const results: Result[] = [];
 for (const kind of KINDS) {
   process.stderr.write(`  ${LABEL[kind]}…\n`);
@@ -152,7 +181,14 @@ const rows = results.map(row);
 const fw = results.find((r) => r.kind === 'fw');
 const sio = results.find((r) => r.kind === 'sio');
 if (fw && sio) {
-  rows.push(['fw / Socket.IO', ratio(rate(fw), rate(sio)), '', ratio(fw.burst.p50, sio.burst.p50), ratio(fw.burst.p99, sio.burst.p99),
-    ratio(fw.paced.p50, sio.paced.p50), ratio(fw.paced.p99, sio.paced.p99)]);
+  rows.push([
+    'fw / Socket.IO',
+    ratio(rate(fw), rate(sio)),
+    '',
+    ratio(fw.burst.p50, sio.burst.p50),
+    ratio(fw.burst.p99, sio.burst.p99),
+    ratio(fw.paced.p50, sio.paced.p50),
+    ratio(fw.paced.p99, sio.paced.p99),
+  ]);
 }
 console.log(`\n${textTable(HEADERS, rows)}\n\nDone, ${machine()}.\n\nMarkdown:\n\n${markdownTable(HEADERS, rows)}`);

@@ -16,7 +16,12 @@ export class BenchChild {
   private readonly waiting: { type: string; resolve: (m: BenchMessage) => void; reject: (e: Error) => void }[] = [];
   private exited: Error | undefined;
 
-  constructor(readonly name: string, script: string | URL, args: string[] = [], execArgv: string[] = ['--expose-gc']) {
+  constructor(
+    readonly name: string,
+    script: string | URL,
+    args: string[] = [],
+    execArgv: string[] = ['--expose-gc'],
+  ) {
     this.proc = fork(script instanceof URL ? script.pathname : script, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.proc.on('message', (m: BenchMessage) => {
       const i = this.waiting.findIndex((w) => w.type === m.type);
@@ -77,7 +82,9 @@ export class BenchChild {
 }
 
 /** In a child: answers requests from the parent; a handler's return value is sent back. */
-export function serveParent(handlers: Record<string, (m: BenchMessage) => BenchMessage | Promise<BenchMessage> | void | Promise<void>>): void {
+export function serveParent(
+  handlers: Record<string, (m: BenchMessage) => BenchMessage | Promise<BenchMessage> | void | Promise<void>>,
+): void {
   process.on('message', (m: BenchMessage) => {
     const h = handlers[m.type];
     if (!h) return;

@@ -41,12 +41,18 @@ async function measure(browser: Browser, base: string): Promise<Sample> {
   try {
     await page.goto(`${base}/fw/admin/`);
     // First render: counters filled, the stream connected and the first page of resources drawn.
-    await page.waitForFunction(() => {
-      const range = document.querySelector('#res-table .pager .range')?.textContent ?? '';
-      return document.getElementById('conn')?.dataset.state === 'connected'
-        && (document.querySelector('dd[data-counter="connections"]') as HTMLElement | null)?.dataset.value !== undefined
-        && /of|No entries/.test(range);
-    }, undefined, { timeout: 30_000, polling: 'raf' });
+    await page.waitForFunction(
+      () => {
+        const range = document.querySelector('#res-table .pager .range')?.textContent ?? '';
+        return (
+          document.getElementById('conn')?.dataset.state === 'connected' &&
+          (document.querySelector('dd[data-counter="connections"]') as HTMLElement | null)?.dataset.value !== undefined &&
+          /of|No entries/.test(range)
+        );
+      },
+      undefined,
+      { timeout: 30_000, polling: 'raf' },
+    );
     const firstRenderMs = await page.evaluate(() => performance.now());
     const fcpMs = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN);
     const { heapMB, domNodes } = await heap(page);
@@ -72,8 +78,14 @@ function park(fw: Framework, count: number, into: FwResource[]): void {
   const req = { socket: { remoteAddress: '127.0.0.1' } } as unknown as IncomingMessage;
   for (let i = 0; i < count; i++) {
     const r = new FwResource(rt, handler, randomUUID(), {
-      transport: i % 2 ? 'websocket' : 'sse', protocol: 'fw', path: `/fw/bench/room${i % 10}`, params: { room: `room${i % 10}` },
-      query: new URLSearchParams(), req, principal: undefined, attributes: undefined,
+      transport: i % 2 ? 'websocket' : 'sse',
+      protocol: 'fw',
+      path: `/fw/bench/room${i % 10}`,
+      params: { room: `room${i % 10}` },
+      query: new URLSearchParams(),
+      req,
+      principal: undefined,
+      attributes: undefined,
     });
     rt.resources.add(r);
     into.push(r);
@@ -96,7 +108,14 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${address.port}`;
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
   const parked: FwResource[] = [];
   const rows: string[] = [];
@@ -117,7 +136,9 @@ async function main(): Promise<void> {
       const res = await fetch(`${base}/api/admin/resources?offset=${Math.max(0, size - 50)}&limit=50`);
       const bytes = (await res.arrayBuffer()).byteLength;
       const apiMs = performance.now() - t0;
-      rows.push(`| ${size.toLocaleString('en-US')} | ${f1(s.firstRenderMs)} | ${f1(s.fcpMs)} | ${f1(s.heapMB)} | ${s.domNodes} | ${f1(s.heapMB / baseline.heapMB)}× | ${f1(apiMs)} ms, ${(bytes / 1024).toFixed(1)} KB |`);
+      rows.push(
+        `| ${size.toLocaleString('en-US')} | ${f1(s.firstRenderMs)} | ${f1(s.fcpMs)} | ${f1(s.heapMB)} | ${s.domNodes} | ${f1(s.heapMB / baseline.heapMB)}× | ${f1(apiMs)} ms, ${(bytes / 1024).toFixed(1)} KB |`,
+      );
       console.error(`size ${size}: first render ${f1(s.firstRenderMs)} ms, heap ${f1(s.heapMB)} MB, ${s.domNodes} DOM nodes`);
     }
 

@@ -79,7 +79,12 @@ const NO_PHASE: PhaseResult = { deliveries: NaN, missing: 0, unsent: 0, seconds:
 
 const script = (name: string) => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
 
-async function runPhase(server: BenchChild, publisher: BenchChild, subs: BenchChild[], m: { phase: number; mode: 'burst' | 'paced'; count: number; intervalMs?: number }): Promise<PhaseResult> {
+async function runPhase(
+  server: BenchChild,
+  publisher: BenchChild,
+  subs: BenchChild[],
+  m: { phase: number; mode: 'burst' | 'paced'; count: number; intervalMs?: number },
+): Promise<PhaseResult> {
   await Promise.all(subs.map((s) => s.request({ type: 'expect', phase: m.phase, messages: m.count }, 'expecting')));
   const dones = subs.map((s) => s.next('done', TIMEOUT_MS + 60_000));
   // A failed phase must not leave these waiting on children that are being stopped.
@@ -91,7 +96,12 @@ async function runPhase(server: BenchChild, publisher: BenchChild, subs: BenchCh
   if ((await Promise.race([publishing, deadline])) === 'timeout') publisher.send({ type: 'abort' });
   const published = await publishing;
   if ((await Promise.race([Promise.all(dones), deadline])) === 'timeout') for (const s of subs) s.send({ type: 'report' });
-  const reports = (await Promise.all(dones)) as (BenchMessage & { received: number; sockets: number; lastUs: number; hist: HistogramData })[];
+  const reports = (await Promise.all(dones)) as (BenchMessage & {
+    received: number;
+    sockets: number;
+    lastUs: number;
+    hist: HistogramData;
+  })[];
   const cpu1 = (await server.request({ type: 'cpu' })).us as number;
   const hist = new Histogram();
   let received = 0;
@@ -157,36 +167,86 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
     await runPhase(server, pub, subs, { phase: 1, mode: 'burst', count: Math.max(10, Math.round(count / 10)) });
     const burst = await runPhase(server, pub, subs, { phase: 2, mode: 'burst', count });
     const rate = PACED_RATE / n;
-    const paced = await runPhase(server, pub, subs, { phase: 3, mode: 'paced', count: Math.round(rate * PACED_SECONDS), intervalMs: 1000 / rate });
+    const paced = await runPhase(server, pub, subs, {
+      phase: 3,
+      mode: 'paced',
+      count: Math.round(rate * PACED_SECONDS),
+      intervalMs: 1000 / rate,
+    });
     return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, burst, paced };
   } finally {
-    await Promise.all([...subs, ...(publisher ? [publisher] : [])].map(async (s) => {
-      await s.request({ type: 'close' }, 'closed', 30_000).catch(() => undefined);
-      await s.stop();
-    }));
+    await Promise.all(
+      [...subs, ...(publisher ? [publisher] : [])].map(async (s) => {
+        await s.request({ type: 'close' }, 'closed', 30_000).catch(() => undefined);
+        await s.stop();
+      }),
+    );
     await server.stop();
   }
 }
 
 const ms = (v: number) => fmt(v, v < 10 ? 2 : 1);
-const HEADERS = ['N', 'server', 'deliveries/s', 'missing', 'burst p50 ms', 'burst p99 ms', 'paced p50 ms', 'paced p99 ms', 'server CPU µs/delivery', 'RSS/conn KB', 'RSS/conn KB (2nd half)', 'heap/conn KB'];
+const HEADERS = [
+  'N',
+  'server',
+  'deliveries/s',
+  'missing',
+  'burst p50 ms',
+  'burst p99 ms',
+  'paced p50 ms',
+  'paced p99 ms',
+  'server CPU µs/delivery',
+  'RSS/conn KB',
+  'RSS/conn KB (2nd half)',
+  'heap/conn KB',
+];
 
 function row(r: Result): string[] {
-  return [String(r.n), LABEL[r.kind], fmt(r.burst.deliveries / r.burst.seconds), fmt(r.burst.missing + r.paced.missing),
-    ms(r.burst.p50), ms(r.burst.p99), ms(r.paced.p50), ms(r.paced.p99), fmt(r.burst.cpuUsPerDelivery, 2), fmt(r.rssPerConn / 1024, 1), fmt(r.rssMarginal / 1024, 1), fmt(r.heapPerConn / 1024, 1)];
+  return [
+    String(r.n),
+    LABEL[r.kind],
+    fmt(r.burst.deliveries / r.burst.seconds),
+    fmt(r.burst.missing + r.paced.missing),
+    ms(r.burst.p50),
+    ms(r.burst.p99),
+    ms(r.paced.p50),
+    ms(r.paced.p99),
+    fmt(r.burst.cpuUsPerDelivery, 2),
+    fmt(r.rssPerConn / 1024, 1),
+    fmt(r.rssMarginal / 1024, 1),
+    fmt(r.heapPerConn / 1024, 1),
+  ];
 }
 
 function ratios(rs: Result[]): string[][] {
   const fw = rs.find((r) => r.kind === 'fw');
   if (!fw) return [];
   const rate = (r: Result) => r.burst.deliveries / r.burst.seconds;
-  return rs.filter((r) => r !== fw).map((o) => [String(fw.n), `fw / ${LABEL[o.kind]}`, ratio(rate(fw), rate(o)), '',
-    ratio(fw.burst.p50, o.burst.p50), ratio(fw.burst.p99, o.burst.p99), ratio(fw.paced.p50, o.paced.p50), ratio(fw.paced.p99, o.paced.p99),
-    ratio(fw.burst.cpuUsPerDelivery, o.burst.cpuUsPerDelivery), ratio(fw.rssPerConn, o.rssPerConn), ratio(fw.rssMarginal, o.rssMarginal), ratio(fw.heapPerConn, o.heapPerConn)]);
+  return rs
+    .filter((r) => r !== fw)
+    .map((o) => [
+      String(fw.n),
+      `fw / ${LABEL[o.kind]}`,
+      ratio(rate(fw), rate(o)),
+      '',
+      ratio(fw.burst.p50, o.burst.p50),
+      ratio(fw.burst.p99, o.burst.p99),
+      ratio(fw.paced.p50, o.paced.p50),
+      ratio(fw.paced.p99, o.paced.p99),
+      ratio(fw.burst.cpuUsPerDelivery, o.burst.cpuUsPerDelivery),
+      ratio(fw.rssPerConn, o.rssPerConn),
+      ratio(fw.rssMarginal, o.rssMarginal),
+      ratio(fw.heapPerConn, o.heapPerConn),
+    ]);
 }
 
-const machine = () => `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`;
-console.log(`bench/fanout — ${new Date().toISOString()}, Node ${process.version}, ${machine()}, ${MESSAGE_BYTES}-byte messages, ${CLIENTS} subscriber process(es)${SERVER_FLAGS.length ? `, server flags ${SERVER_FLAGS.join(' ')}` : ''}`);
+const machine = () =>
+  `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`;
+console.log(
+  `bench/fanout — ${new Date().toISOString()}, Node ${process.version}, ${machine()}, ${MESSAGE_BYTES}-byte messages, ${CLIENTS} subscriber process(es)${SERVER_FLAGS.length ? `, server flags ${SERVER_FLAGS.join(' ')}` : ''}`,
+);
 const all: string[][] = [];
 for (const n of SIZES) {
   const results: Result[] = [];
@@ -202,8 +262,12 @@ for (const n of SIZES) {
   all.push(...rows);
   console.log(`\nN = ${n}\n${textTable(HEADERS, rows)}`);
   for (const r of results) {
-    for (const [name, p] of [['burst', r.burst], ['paced', r.paced]] as const) {
-      if (p.unsent > 0) console.log(`  note: ${LABEL[r.kind]} ${name}: ${p.unsent} messages not published within --timeout (rates are over what was sent)`);
+    for (const [name, p] of [
+      ['burst', r.burst],
+      ['paced', r.paced],
+    ] as const) {
+      if (p.unsent > 0)
+        console.log(`  note: ${LABEL[r.kind]} ${name}: ${p.unsent} messages not published within --timeout (rates are over what was sent)`);
     }
     if (r.connectFailed > 0) console.log(`  note: ${LABEL[r.kind]}: ${r.connectFailed} subscribers failed to connect`);
   }

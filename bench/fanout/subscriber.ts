@@ -69,16 +69,18 @@ serveParent({
     let failed = 0;
     let next = 0;
     // A bounded number of handshakes in flight, so the server's accept backlog never overflows.
-    await Promise.all(Array.from({ length: CONNECT_CONCURRENCY }, async () => {
-      while (next < n) {
-        next++;
-        try {
-          sockets.push(await open());
-        } catch {
-          failed++;
+    await Promise.all(
+      Array.from({ length: CONNECT_CONCURRENCY }, async () => {
+        while (next < n) {
+          next++;
+          try {
+            sockets.push(await open());
+          } catch {
+            failed++;
+          }
         }
-      }
-    }));
+      }),
+    );
     return { type: 'connected', open: sockets.length, failed };
   },
   expect: (m) => {

@@ -61,9 +61,35 @@ function entry(i: number, rnd: () => number): JournalEntry {
   const r = rnd();
   if (r < 0.45) return { kind: 'dispatch', coordinationId, coordinator, agent, skill: 'work' };
   if (r < 0.9) return { kind: 'completion', coordinationId, coordinator, agent, skill: 'work', durationMs: Math.floor(rnd() * 2000) };
-  if (r < 0.95) return { kind: 'failure', coordinationId, coordinator, agent, skill: 'work', durationMs: Math.floor(rnd() * 2000), error: 'upstream timeout' };
-  if (r < 0.98) return { kind: 'handoff', coordinationId, coordinator, agent, from: `agent-${Math.floor(rnd() * AGENTS)}`, to: agent, reason: 'needs review' };
-  return { kind: 'evaluation', coordinationId, coordinator, agent, evaluator: 'critic', score: Math.round(rnd() * 100) / 100, passed: rnd() > 0.2 };
+  if (r < 0.95)
+    return {
+      kind: 'failure',
+      coordinationId,
+      coordinator,
+      agent,
+      skill: 'work',
+      durationMs: Math.floor(rnd() * 2000),
+      error: 'upstream timeout',
+    };
+  if (r < 0.98)
+    return {
+      kind: 'handoff',
+      coordinationId,
+      coordinator,
+      agent,
+      from: `agent-${Math.floor(rnd() * AGENTS)}`,
+      to: agent,
+      reason: 'needs review',
+    };
+  return {
+    kind: 'evaluation',
+    coordinationId,
+    coordinator,
+    agent,
+    evaluator: 'critic',
+    score: Math.round(rnd() * 100) / 100,
+    passed: rnd() > 0.2,
+  };
 }
 
 interface Result {
@@ -75,7 +101,11 @@ interface Result {
 
 async function bench(backend: string, store: FwStore, sizeOf: () => number | undefined): Promise<Result> {
   let clock = START;
-  const journal = new CoordinationJournal(store, () => ({ maxEvents: 0, maxAgeMs: 0 }), () => clock);
+  const journal = new CoordinationJournal(
+    store,
+    () => ({ maxEvents: 0, maxAgeMs: 0 }),
+    () => clock,
+  );
   await journal.open();
   const rnd = prng(42);
   const step = SPAN_MS / ROWS;
@@ -104,8 +134,14 @@ async function bench(backend: string, store: FwStore, sizeOf: () => number | und
     const { sql } = await import('kysely');
     const from = START + SPAN_MS / 2;
     for (const [label, query] of [
-      ['agent', sql`EXPLAIN ANALYZE SELECT j.* FROM fw_agent_journal_parties p JOIN fw_agent_journal j ON j.id = p.id WHERE p.party = 'agent-3' ORDER BY p.id DESC LIMIT 51`],
-      ['agent + 1 day', sql`EXPLAIN ANALYZE SELECT j.* FROM fw_agent_journal_parties p JOIN fw_agent_journal j ON j.id = p.id WHERE p.party = 'agent-3' AND p.id >= ${Math.floor(ROWS / 2)} AND p.id <= ${Math.floor(ROWS / 2 + ROWS / 30)} AND j.at >= ${from} ORDER BY p.id DESC LIMIT 51`],
+      [
+        'agent',
+        sql`EXPLAIN ANALYZE SELECT j.* FROM fw_agent_journal_parties p JOIN fw_agent_journal j ON j.id = p.id WHERE p.party = 'agent-3' ORDER BY p.id DESC LIMIT 51`,
+      ],
+      [
+        'agent + 1 day',
+        sql`EXPLAIN ANALYZE SELECT j.* FROM fw_agent_journal_parties p JOIN fw_agent_journal j ON j.id = p.id WHERE p.party = 'agent-3' AND p.id >= ${Math.floor(ROWS / 2)} AND p.id <= ${Math.floor(ROWS / 2 + ROWS / 30)} AND j.at >= ${from} ORDER BY p.id DESC LIMIT 51`,
+      ],
     ] as const) {
       const r = await query.execute(store.db);
       console.log(`-- ${label}\n${(r.rows as Record<string, string>[]).map((x) => Object.values(x)[0]).join('\n')}`);
@@ -115,18 +151,24 @@ async function bench(backend: string, store: FwStore, sizeOf: () => number | und
   const agent = (): string => `agent-${Math.floor(q() * AGENTS)}`;
   const kinds: [string, () => JournalPageQuery][] = [
     ['agent', () => ({ agent: agent(), limit: 50, withTotal: false })],
-    ['agent + 1 day', () => {
-      const from = START + Math.floor(q() * (SPAN_MS - 86_400_000));
-      return { agent: agent(), from, to: from + 86_400_000, limit: 50, withTotal: false };
-    }],
+    [
+      'agent + 1 day',
+      () => {
+        const from = START + Math.floor(q() * (SPAN_MS - 86_400_000));
+        return { agent: agent(), from, to: from + 86_400_000, limit: 50, withTotal: false };
+      },
+    ],
     ['coordination', () => ({ coordinationId: `co-${Math.floor(q() * (ROWS / 5))}`, limit: 50, withTotal: false })],
     ['failures of an agent', () => ({ agent: agent(), kind: 'failure', limit: 50, withTotal: false })],
     ['deep cursor', () => ({ agent: agent(), cursor: String(1 + Math.floor(q() * ROWS)), limit: 50, withTotal: false })],
     ['agent + total', () => ({ agent: agent(), limit: 50 })],
-    ['agent + 1 day + total', () => {
-      const from = START + Math.floor(q() * (SPAN_MS - 86_400_000));
-      return { agent: agent(), from, to: from + 86_400_000, limit: 50 };
-    }],
+    [
+      'agent + 1 day + total',
+      () => {
+        const from = START + Math.floor(q() * (SPAN_MS - 86_400_000));
+        return { agent: agent(), from, to: from + 86_400_000, limit: 50 };
+      },
+    ],
   ];
   const queries: Result['queries'] = [];
   for (const [name, make] of kinds) {
@@ -150,7 +192,11 @@ function dirSize(dir: string): number {
 }
 
 async function main(): Promise<void> {
-  console.log(`bench/journal: ${fmt(ROWS)} events, ${QUERIES} queries per kind; node ${process.version}, ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `bench/journal: ${fmt(ROWS)} events, ${QUERIES} queries per kind; node ${process.version}, ${cpus().length} CPUs, load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const results: Result[] = [];
   if (BACKENDS.includes('sqlite')) {
     const dir = mkdtempSync(join(tmpdir(), 'fw-bench-journal-'));
@@ -190,15 +236,22 @@ async function main(): Promise<void> {
   }
   const headers = ['query (page of 50)', ...results.flatMap((r) => [`${r.backend} p50 ms`, 'p99 ms'])];
   const names = results[0]?.queries.map((q) => q.name) ?? [];
-  const rows = names.map((n) => [n, ...results.flatMap((r) => {
-    const x = r.queries.find((q) => q.name === n)!;
-    return [x.p50.toFixed(2), x.p99.toFixed(2)];
-  })]);
+  const rows = names.map((n) => [
+    n,
+    ...results.flatMap((r) => {
+      const x = r.queries.find((q) => q.name === n)!;
+      return [x.p50.toFixed(2), x.p99.toFixed(2)];
+    }),
+  ]);
   const insert = ['insert (events/s)', ...results.flatMap((r) => [fmt(ROWS / r.insertS), `${r.insertS.toFixed(1)} s`])];
   const size = ['size on disk', ...results.flatMap((r) => [r.sizeMb === undefined ? '–' : `${fmt(r.sizeMb)} MB`, ''])];
   console.log(`\n${textTable(headers, [...rows, insert, size])}\n`);
   console.log(markdownTable(headers, [...rows, insert, size]));
-  console.log(`\nload at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `\nload at the end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -33,29 +33,52 @@ const MODES: Mode[] = ['no OAuth', 'OAuth, token cache', 'OAuth, no cache'];
 const { privateKey, publicKey } = await generateKeyPair('ES256');
 const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'bench', alg: 'ES256', use: 'sig' }] };
 const as = createServer((req, res) => {
-  const body = req.url === '/jwks' ? jwks : { issuer, jwks_uri: `${issuer}/jwks`, token_endpoint: `${issuer}/token`, response_types_supported: ['code'] };
+  const body =
+    req.url === '/jwks'
+      ? jwks
+      : { issuer, jwks_uri: `${issuer}/jwks`, token_endpoint: `${issuer}/token`, response_types_supported: ['code'] };
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 });
 await new Promise<void>((resolve) => as.listen(0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${(as.address() as AddressInfo).port}`;
 
 async function endpoint(mode: Mode): Promise<{ fw: Framework; url: string; token: string | undefined }> {
-  const oauth: Record<string, unknown> = mode === 'no OAuth' ? {} : { 'fw.mcp.oauth.authorization-servers': issuer, 'fw.mcp.oauth.token-cache': mode === 'OAuth, no cache' ? 0 : 1000 };
+  const oauth: Record<string, unknown> =
+    mode === 'no OAuth'
+      ? {}
+      : { 'fw.mcp.oauth.authorization-servers': issuer, 'fw.mcp.oauth.token-cache': mode === 'OAuth, no cache' ? 0 : 1000 };
   const fw = new Framework({ configFile: false, 'fw.log.level': 'warn', ...oauth });
   const tools = new ToolRegistry('programmatic');
   tools.registerTool({ name: 'echo', handler: (args) => String(args.text ?? '') });
-  mountMcpServer(fw, { name: 'bench', path: '/mcp' }, { registries: [tools], globalRegistry: false });
+  mountMcpServer(fw, { name: 'bench', path: '/mcp' }, { registries: [tools], frameworkRegistry: false });
   const url = `http://127.0.0.1:${(await fw.listen(0, '127.0.0.1')).port}/mcp`;
-  const token = mode === 'no OAuth' ? undefined : await new SignJWT({ scope: 'mcp:use' })
-    .setProtectedHeader({ alg: 'ES256', kid: 'bench' }).setIssuer(issuer).setAudience(url).setSubject('bench')
-    .setIssuedAt().setExpirationTime('1h').sign(privateKey);
+  const token =
+    mode === 'no OAuth'
+      ? undefined
+      : await new SignJWT({ scope: 'mcp:use' })
+          .setProtectedHeader({ alg: 'ES256', kid: 'bench' })
+          .setIssuer(issuer)
+          .setAudience(url)
+          .setSubject('bench')
+          .setIssuedAt()
+          .setExpirationTime('1h')
+          .sign(privateKey);
   return { fw, url, token };
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
 
 async function session(url: string, auth: Record<string, string>): Promise<string> {
-  const res = await fetch(url, { method: 'POST', headers: { ...JSON_HEADERS, ...auth }, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, ...auth },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+    }),
+  });
   await res.text();
   if (res.status !== 200) throw new Error(`initialize: HTTP ${res.status}`);
   return res.headers.get('mcp-session-id')!;
@@ -68,14 +91,20 @@ async function burst(url: string, token: string | undefined, count: number): Pro
   let next = 0;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await Promise.all(sessions.map(async (sid) => {
-    while (next < count) {
-      const id = ++next;
-      const res = await fetch(url, { method: 'POST', headers: { ...JSON_HEADERS, ...auth, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } }) });
-      await res.text();
-      if (res.status !== 200) throw new Error(`tools/call: HTTP ${res.status}`);
-    }
-  }));
+  await Promise.all(
+    sessions.map(async (sid) => {
+      while (next < count) {
+        const id = ++next;
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { ...JSON_HEADERS, ...auth, 'mcp-session-id': sid },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } }),
+        });
+        await res.text();
+        if (res.status !== 200) throw new Error(`tools/call: HTTP ${res.status}`);
+      }
+    }),
+  );
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   return { rps: count / seconds, cpuUs: (cpu.user + cpu.system) / count };
@@ -103,9 +132,19 @@ const base = median(results.get('no OAuth')!.cpuUs);
 const headers = ['endpoint', 'tools/call req/s (median)', 'range', 'CPU µs/request (median)', 'vs no OAuth'];
 const rows = MODES.map((m) => {
   const r = results.get(m)!;
-  return [m, fmt(median(r.rps)), `${fmt(Math.min(...r.rps))}–${fmt(Math.max(...r.rps))}`, fmt(median(r.cpuUs)), m === 'no OAuth' ? '' : `+${fmt(median(r.cpuUs) - base)} µs`];
+  return [
+    m,
+    fmt(median(r.rps)),
+    `${fmt(Math.min(...r.rps))}–${fmt(Math.max(...r.rps))}`,
+    fmt(median(r.cpuUs)),
+    m === 'no OAuth' ? '' : `+${fmt(median(r.cpuUs) - base)} µs`,
+  ];
 });
-console.log(`bench/mcp-oauth: ${REQUESTS} legacy tools/call per run over ${CONCURRENCY} sessions, ${ROUNDS} alternating rounds, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `bench/mcp-oauth: ${REQUESTS} legacy tools/call per run over ${CONCURRENCY} sessions, ${ROUNDS} alternating rounds, Node ${process.version}, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 console.log(textTable(headers, rows));
 console.log();
 console.log(markdownTable(headers, rows));

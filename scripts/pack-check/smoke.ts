@@ -70,7 +70,10 @@ async function main(): Promise<void> {
   step('@fw/client/node: welcome, then a broadcast to the room');
   const alice = connect(`${base}/fw/chat/lobby`);
   const bob = connect(`${base}/fw/chat/lobby`);
-  cleanups.push(() => alice.close(), () => bob.close());
+  cleanups.push(
+    () => alice.close(),
+    () => bob.close(),
+  );
   const aliceGot = inbox(alice);
   const bobGot = inbox(bob);
   await until('the welcome messages', () => (aliceGot.length > 0 && bobGot.length > 0 ? true : undefined));
@@ -97,10 +100,13 @@ async function main(): Promise<void> {
   if (clientJs.status !== 200 || !js.includes('export')) fail(`GET /fw/client.js gave ${clientJs.status}`);
 
   step('MCP: the official SDK client lists and calls a tool');
-  const off = McpRegistry.get().registerTool({
+  const off = McpRegistry.of(fw).registerTool({
     name: 'pack_check_add',
     description: 'Adds two numbers',
-    params: [{ name: 'a', type: 'number' }, { name: 'b', type: 'number' }],
+    params: [
+      { name: 'a', type: 'number' },
+      { name: 'b', type: 'number' },
+    ],
     handler: (args) => Number(args.a) + Number(args.b),
   });
   cleanups.push(off);
@@ -124,7 +130,9 @@ async function main(): Promise<void> {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      jsonrpc: '2.0', id: 1, method: 'message/send',
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/send',
       params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'ping' }] } },
     }),
   });
@@ -137,8 +145,12 @@ async function main(): Promise<void> {
   const runtime = openAiProvider({ model: 'm', baseURL: 'http://127.0.0.1:9/v1' });
   const missing = await (async () => {
     for await (const part of runtime.stream({ messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal)) void part;
-  })().then(() => undefined, (err: unknown) => err);
-  if (!(missing instanceof MissingPeerError) || !missing.message.includes("'ai'")) fail(`expected a MissingPeerError for 'ai', got ${String(missing)}`);
+  })().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (!(missing instanceof MissingPeerError) || !missing.message.includes("'ai'"))
+    fail(`expected a MissingPeerError for 'ai', got ${String(missing)}`);
 
   step('@fw/redis: two cluster nodes on the local Redis deliver a broadcast across');
   await checkCluster();
@@ -158,10 +170,14 @@ async function checkBridge(mcpUrl: string): Promise<void> {
   cleanups.push(() => bridge.kill());
   let out = '';
   bridge.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  bridge.stdin.write(`${JSON.stringify({
-    jsonrpc: '2.0', id: 1, method: 'initialize',
-    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'pack-check', version: '1.0.0' } },
-  })}\n`);
+  bridge.stdin.write(
+    `${JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'pack-check', version: '1.0.0' } },
+    })}\n`,
+  );
   const line = await until('the bridge to answer initialize', () => out.split('\n').find((l) => l.includes('"id":1')), 20_000);
   const reply = JSON.parse(line) as { result?: { serverInfo?: { name?: string } } };
   if (!reply.result?.serverInfo?.name) fail(`the bridge answered: ${line}`);
@@ -172,14 +188,18 @@ async function checkBridge(mcpUrl: string): Promise<void> {
 
 async function checkCluster(): Promise<void> {
   const prefix = process.env.PACK_CHECK_REDIS_PREFIX ?? `fw-pack-check-${randomUUID()}`;
-  const node = (): Framework => new Framework({
-    configFile: false,
-    'fw.cluster.redis-url': redisUrl,
-    'fw.cluster.prefix': prefix,
-  });
+  const node = (): Framework =>
+    new Framework({
+      configFile: false,
+      'fw.cluster.redis-url': redisUrl,
+      'fw.cluster.prefix': prefix,
+    });
   const a = node();
   const b = node();
-  cleanups.push(() => a.close(), () => b.close());
+  cleanups.push(
+    () => a.close(),
+    () => b.close(),
+  );
   for (const n of [a, b]) {
     await n.use(cluster());
     n.handle('/room/{id}', {});
@@ -188,7 +208,10 @@ async function checkCluster(): Promise<void> {
   if (!a.services.get('cluster') || !b.services.get('cluster')) fail('@fw/redis did not start cluster mode');
   const onA = connect(`http://127.0.0.1:${addressA.port}/fw/room/x`);
   const onB = connect(`http://127.0.0.1:${addressB.port}/fw/room/x`);
-  cleanups.push(() => onA.close(), () => onB.close());
+  cleanups.push(
+    () => onA.close(),
+    () => onB.close(),
+  );
   const gotB = inbox(onB);
   await until('both clients to connect', () => (onA.state === 'open' && onB.state === 'open' ? true : undefined));
   // Resent until it arrives: node B's subscription may reach Redis a moment after its client is open.

@@ -87,15 +87,28 @@ export async function startCluster(options: { redisUrl?: string; prefix?: string
   try {
     for (const name of ['node-a', 'node-b', 'node-c']) {
       const port = await freePort();
-      const child = spawn(process.execPath, [join(here, 'node.js'), String(port), name, options.redisUrl ?? 'redis://127.0.0.1:6379', prefix], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child = spawn(
+        process.execPath,
+        [join(here, 'node.js'), String(port), name, options.redisUrl ?? 'redis://127.0.0.1:6379', prefix],
+        { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+      );
       children.push(child);
       const [msg] = (await Promise.race([once(child, 'message'), once(child, 'exit').then(() => [undefined])])) as unknown[];
       if (msg !== 'ready') throw new Error(`${name} did not start`);
       nodes.push({ name, port });
     }
     const port = await freePort();
-    writeFileSync(join(dir, 'nginx.conf'), nginxConfig(dir, port, nodes.map((n) => n.port)));
-    const nginx = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    writeFileSync(
+      join(dir, 'nginx.conf'),
+      nginxConfig(
+        dir,
+        port,
+        nodes.map((n) => n.port),
+      ),
+    );
+    const nginx = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     children.push(nginx);
     // Ready once it answers the readiness probe through the balancer.
     const url = `http://127.0.0.1:${port}`;

@@ -10,7 +10,10 @@ import { McpParam, McpServer, McpTool, mcp, mountMcpServer } from '@fw/mcp';
 
 @McpServer({ name: 'cluster-tools', version: '1.0.0', path: '/mcp' })
 class ClusterTools {
-  constructor(private readonly fw: Framework, private readonly node: string) {}
+  constructor(
+    private readonly fw: Framework,
+    private readonly node: string,
+  ) {}
 
   @McpTool({ name: 'post_message', description: 'Posts into a chat room (every node delivers it)' })
   post(

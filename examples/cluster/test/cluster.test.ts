@@ -36,9 +36,13 @@ interface Answer {
 /** An HTTP request through nginx from a given loopback address. */
 function send(method: string, path: string, from: string, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(`${cluster!.url}${path}`, { method, localAddress: from, headers: body !== undefined ? { 'content-type': 'text/plain' } : {} }, (res) => {
-      resolve({ status: res.statusCode ?? 0, upstream: String(res.headers['x-fw-upstream'] ?? ''), res });
-    });
+    const req = request(
+      `${cluster!.url}${path}`,
+      { method, localAddress: from, headers: body !== undefined ? { 'content-type': 'text/plain' } : {} },
+      (res) => {
+        resolve({ status: res.statusCode ?? 0, upstream: String(res.headers['x-fw-upstream'] ?? ''), res });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -66,7 +70,10 @@ function until(res: IncomingMessage, pred: (all: string) => boolean): Promise<st
   });
 }
 
-test('WebSocket, SSE, long-polling and an MCP session through nginx with three nodes; broadcasts reach every node', { skip, timeout: 120_000 }, async () => {
+test('WebSocket, SSE, long-polling and an MCP session through nginx with three nodes; broadcasts reach every node', {
+  skip,
+  timeout: 120_000,
+}, async () => {
   const c = cluster!;
   // nginx spreads client addresses over the nodes (consistent hash): find three that land on three different nodes.
   const byNode = new Map<string, string>();
@@ -95,7 +102,7 @@ test('WebSocket, SSE, long-polling and an MCP session through nginx with three n
 
   // Long-polling on the third node: handshake, then a held poll.
   const first = await send('GET', '/fw/chat/lobby?transport=long-polling&fw=1', pollFrom);
-  const pollUuid = ((JSON.parse(await text(first.res)) as { t: string; uuid?: string }[]).find((f) => f.t === 'hs'))!.uuid!;
+  const pollUuid = (JSON.parse(await text(first.res)) as { t: string; uuid?: string }[]).find((f) => f.t === 'hs')!.uuid!;
   const pollFrames: string[] = [];
   let last = 0;
   const polling = (async () => {
@@ -115,7 +122,7 @@ test('WebSocket, SSE, long-polling and an MCP session through nginx with three n
   const ssePost = await send('POST', `/fw/chat/lobby?tracking=${sseUuid}`, sseFrom, 'from-sse');
   await text(ssePost.res);
   assert.ok(ssePost.status >= 200 && ssePost.status < 300, `the SSE client's POST is accepted (${ssePost.status})`);
-  assert.equal(ssePost.upstream, byNode.get(sseFrom), 'and it reached the SSE stream\'s node');
+  assert.equal(ssePost.upstream, byNode.get(sseFrom), "and it reached the SSE stream's node");
   const pollPost = await send('POST', `/fw/chat/lobby?tracking=${pollUuid}`, pollFrom, 'from-poll');
   await text(pollPost.res);
   assert.ok(pollPost.status >= 200 && pollPost.status < 300, `the long-polling client's POST is accepted (${pollPost.status})`);
@@ -132,9 +139,13 @@ test('WebSocket, SSE, long-polling and an MCP session through nginx with three n
   // Every client, on every node, got every message (Redis carries them across).
   await sseSeen;
   await polling;
-  for (let i = 0; i < 500 && !['from-mcp', 'from-sse', 'from-poll'].every((m) => wsFrames.join().includes(m)); i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 500 && !['from-mcp', 'from-sse', 'from-poll'].every((m) => wsFrames.join().includes(m)); i++)
+    await new Promise((r) => setTimeout(r, 20));
   for (const m of ['from-mcp', 'from-sse', 'from-poll']) assert.ok(wsFrames.join().includes(m), `the WebSocket client got ${m}`);
-  assert.ok(pollFrames.join().includes('from-mcp') && pollFrames.join().includes('from-sse'), `the long-polling client got the others' messages: ${pollFrames.join()}`);
+  assert.ok(
+    pollFrames.join().includes('from-mcp') && pollFrames.join().includes('from-sse'),
+    `the long-polling client got the others' messages: ${pollFrames.join()}`,
+  );
   ws.close();
   sse.res.destroy();
 });

@@ -74,7 +74,11 @@ async function* sseEvents(body) {
     while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');
-      const data = block.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+      const data = block
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).replace(/^ /, ''))
+        .join('\n');
       if (data) yield JSON.parse(data);
     }
   }
@@ -98,7 +102,15 @@ async function run(agentName, text) {
     const res = await fetch(agent.agui, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ threadId: thread.id, runId, messages: [...thread.messages, userMessage], tools: [], context: [], state: {}, forwardedProps: {} }),
+      body: JSON.stringify({
+        threadId: thread.id,
+        runId,
+        messages: [...thread.messages, userMessage],
+        tools: [],
+        context: [],
+        state: {},
+        forwardedProps: {},
+      }),
     });
     if (!res.ok) {
       const problem = await res.json().catch(() => ({}));
@@ -189,7 +201,9 @@ $('agent-stop').addEventListener('click', async () => {
   $('agent-stop').disabled = true;
   try {
     const res = await fetch(`${agents.get(run.agent).agui}/runs/${encodeURIComponent(run.runId)}/cancel`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
     });
     if (!res.ok && res.status !== 404) entry(`stop refused: HTTP ${res.status}`, 'error');
   } catch (err) {

@@ -45,7 +45,10 @@ function render(msg, raw) {
   if (msg && typeof msg === 'object' && typeof msg.text === 'string') {
     const when = typeof msg.at === 'number' ? new Date(msg.at).toLocaleTimeString() : '';
     // The demo's simulated participants say so in every message (and their names start with sim-).
-    const parts = msg.simulated === true ? [[when, 'when'], [String(msg.user ?? 'anonymous'), 'who'], ['simulated', 'sim'], [msg.text]] : [[when, 'when'], [String(msg.user ?? 'anonymous'), 'who'], [msg.text]];
+    const parts =
+      msg.simulated === true
+        ? [[when, 'when'], [String(msg.user ?? 'anonymous'), 'who'], ['simulated', 'sim'], [msg.text]]
+        : [[when, 'when'], [String(msg.user ?? 'anonymous'), 'who'], [msg.text]];
     line(parts, msg.simulated === true ? 'simulated' : undefined);
   } else {
     line([[String(raw)]]);
@@ -168,13 +171,15 @@ ticker.onMessage((data) => {
   if (!tick || typeof tick.symbol !== 'string' || typeof tick.price !== 'number') return;
   prices.set(tick.symbol, tick);
   const list = $('ticker');
-  list.replaceChildren(...[...prices.values()].map((t) => {
-    const li = document.createElement('li');
-    const change = typeof t.change === 'number' ? t.change : 0;
-    li.textContent = `${t.symbol} ${t.price.toFixed(2)} ${change >= 0 ? '▲' : '▼'} ${Math.abs(change).toFixed(2)}`;
-    li.className = change >= 0 ? 'up' : 'down';
-    return li;
-  }));
+  list.replaceChildren(
+    ...[...prices.values()].map((t) => {
+      const li = document.createElement('li');
+      const change = typeof t.change === 'number' ? t.change : 0;
+      li.textContent = `${t.symbol} ${t.price.toFixed(2)} ${change >= 0 ? '▲' : '▼'} ${Math.abs(change).toFixed(2)}`;
+      li.className = change >= 0 ? 'up' : 'down';
+      return li;
+    }),
+  );
 });
 
 // The simulation switch: starting and stopping it is an admin write (loopback only, or a
@@ -192,7 +197,11 @@ $('simulation-switch').addEventListener('change', async () => {
   const running = $('simulation-switch').checked;
   $('simulation-note').textContent = '';
   try {
-    const res = await fetch('/demo/simulation', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ running }) });
+    const res = await fetch('/demo/simulation', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ running }),
+    });
     const body = await res.json();
     if (!res.ok) throw new Error(body.detail ?? `HTTP ${res.status}`);
     $('simulation-switch').checked = body.running === true;

@@ -6,7 +6,17 @@
  * registers an AI SDK runtime with a higher priority and they use it instead.
  */
 import type { Framework } from '@fw/runtime';
-import { Agent, AgentTool, Coordinator, OfflineProvider, OnPrompt, agentModuleOf, mountAgent, type AgentContext, type CoordinatorContext } from '@fw/agent';
+import {
+  Agent,
+  AgentTool,
+  Coordinator,
+  OfflineProvider,
+  OnPrompt,
+  agentModuleOf,
+  mountAgent,
+  type AgentContext,
+  type CoordinatorContext,
+} from '@fw/agent';
 import { SlowAgent, configureSlowAgent } from './slow-agent.js';
 
 const NOTES: Record<string, string> = {
@@ -18,7 +28,9 @@ const NOTES: Record<string, string> = {
 
 function search(query: string): { topic: string; note: string }[] {
   const words = query.toLowerCase().split(/\W+/).filter(Boolean);
-  const hits = Object.entries(NOTES).filter(([topic, note]) => words.some((w) => topic.startsWith(w) || note.toLowerCase().includes(` ${w} `)));
+  const hits = Object.entries(NOTES).filter(([topic, note]) =>
+    words.some((w) => topic.startsWith(w) || note.toLowerCase().includes(` ${w} `)),
+  );
   return (hits.length ? hits : Object.entries(NOTES).slice(0, 1)).map(([topic, note]) => ({ topic, note }));
 }
 
@@ -44,7 +56,9 @@ export class ResearchAgent {
 
   @OnPrompt()
   async *prompt(message: string, ctx: AgentContext): AsyncIterable<string> {
-    const notes = search(message).map((h) => `${h.topic}: ${h.note}`).join('\n');
+    const notes = search(message)
+      .map((h) => `${h.topic}: ${h.note}`)
+      .join('\n');
     if (ctx.runtime().name === 'offline') {
       yield* words(`Notes on "${message}":\n${notes}`);
       return;
@@ -67,7 +81,12 @@ export class ChatAgent {
   }
 }
 
-@Coordinator({ name: 'lead', version: '1.0.0', description: 'Researches a question, then has the assistant answer it', fleet: ['research', 'assistant'] })
+@Coordinator({
+  name: 'lead',
+  version: '1.0.0',
+  description: 'Researches a question, then has the assistant answer it',
+  fleet: ['research', 'assistant'],
+})
 export class LeadCoordinator {
   @OnPrompt()
   async prompt(message: string, ctx: CoordinatorContext): Promise<string> {

@@ -22,7 +22,9 @@ export function firstRunText({ url, fw, store, simulation }: FirstRunFacts): str
   lines.push(`  chat           ${url}`);
   if (admin) {
     lines.push(`  dashboard      ${at('/fw/admin/')}`);
-    lines.push(`  admin MCP      ${at('/fw/admin/mcp')}${admin.mcpWriteTools ? '   (write tools on: fw_cancel_task, fw_broadcast, …)' : '   (read tools only: fw.admin.mcp-write-tools=false)'}`);
+    lines.push(
+      `  admin MCP      ${at('/fw/admin/mcp')}${admin.mcpWriteTools ? '   (write tools on: fw_cancel_task, fw_broadcast, …)' : '   (read tools only: fw.admin.mcp-write-tools=false)'}`,
+    );
   }
   lines.push(`  app MCP        ${at('/mcp')}`);
   lines.push(`  client         ${at('/fw/client.js')}`);
@@ -36,9 +38,13 @@ export function firstRunText({ url, fw, store, simulation }: FirstRunFacts): str
   if (!admin) {
     lines.push('  admin          off (fw.admin.enabled=false)');
   } else if (admin.authRequired) {
-    lines.push('  admin access   needs a credential: Authorization: Bearer <token> (fw.admin.auth.token, fw.auth.tokens or a JWT; role viewer to read, operator to cancel)');
+    lines.push(
+      '  admin access   needs a credential: Authorization: Bearer <token> (fw.admin.auth.token, fw.auth.tokens or a JWT; role viewer to read, operator to cancel)',
+    );
   } else {
-    lines.push('  admin access   loopback only (127.0.0.1, ::1), no credential: set fw.admin.auth.token or fw.auth.tokens before exposing it');
+    lines.push(
+      '  admin access   loopback only (127.0.0.1, ::1), no credential: set fw.admin.auth.token or fw.auth.tokens before exposing it',
+    );
   }
   if (admin) {
     // Both MCP endpoints: the app's tools (rooms, posting) and the admin tools (overview, cancel, …).
@@ -58,12 +64,20 @@ export function firstRunText({ url, fw, store, simulation }: FirstRunFacts): str
   lines.push('');
   if (simulation?.running) {
     const rooms = [...new Set(simulation.participants.map((p) => `#${p.room}`))].join(' ');
-    lines.push(`  simulation     on: ${simulation.participants.length} simulated participants (sim-*) in ${rooms}, ticker ${simulation.ticker.broadcaster} at ${Math.round(10_000 / simulation.ticker.intervalMs) / 10} msg/s, one coordinator run`);
-    lines.push('                 stop it: the switch on the chat page, POST /demo/simulation {"running":false}, or DEMO_SIMULATION=false npm start');
+    lines.push(
+      `  simulation     on: ${simulation.participants.length} simulated participants (sim-*) in ${rooms}, ticker ${simulation.ticker.broadcaster} at ${Math.round(10_000 / simulation.ticker.intervalMs) / 10} msg/s, one coordinator run`,
+    );
+    lines.push(
+      '                 stop it: the switch on the chat page, POST /demo/simulation {"running":false}, or DEMO_SIMULATION=false npm start',
+    );
   } else {
     lines.push('  simulation     off (demo.simulation=false, or the switch on the chat page turns it on)');
   }
   const slowSeconds = Math.round(fw.config.get('demo.slow-agent.duration') / 100) / 10;
-  lines.push(`  slow agent     "slow" works ${slowSeconds} s (demo.slow-agent.duration): start it on the chat page, cancel it there, in the dashboard (Tasks) or with fw_cancel_task`, '', 'Press Ctrl+C to stop.');
+  lines.push(
+    `  slow agent     "slow" works ${slowSeconds} s (demo.slow-agent.duration): start it on the chat page, cancel it there, in the dashboard (Tasks) or with fw_cancel_task`,
+    '',
+    'Press Ctrl+C to stop.',
+  );
   return lines.join('\n');
 }

@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, Framework, envName, type FrameworkOptions } from '@fw/runtime';
-import type { FwStore } from '@fw/store';
 import { configureAgentDemo, installAgentDemo } from './agent-demo.js';
 import { installAgentsRoute } from './agents-route.js';
 import { installChat } from './chat/index.js';
@@ -94,7 +93,8 @@ function configFileSets(key: string): boolean {
   try {
     let node: unknown = JSON.parse(readFileSync(file, 'utf8'));
     if (typeof node === 'object' && node !== null && key in node) return true;
-    for (const part of key.split('.')) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined;
+    for (const part of key.split('.'))
+      node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined;
     return node !== undefined;
   } catch {
     return false; // the framework reports a broken file itself
@@ -112,7 +112,9 @@ function urlHost(address: string, family: string): string {
 function storeLocation(fw: Framework): string {
   const store = fw.services.get('store');
   if (!store) return 'none';
-  return store.kind === 'sqlite' ? `${relative(process.cwd(), store.location) || store.location} (kept across restarts; delete to start fresh)` : store.location;
+  return store.kind === 'sqlite'
+    ? `${relative(process.cwd(), store.location) || store.location} (kept across restarts; delete to start fresh)`
+    : store.location;
 }
 
 function portFromArgs(argv: readonly string[]): number | undefined {
@@ -133,7 +135,10 @@ async function main(): Promise<void> {
   const stop = (): void => {
     if (stopping) process.exit(1);
     stopping = true;
-    demo.close().then(() => process.exit(0), () => process.exit(1));
+    demo.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -13,8 +13,11 @@ const STEPS = 10;
 @Agent({
   name: 'slow',
   version: '1.0.0',
-  description: 'Works for a while (demo.slow-agent.duration, 20 s by default) and reports its progress: try Stop, or cancel it from the dashboard or the admin MCP tool',
-  skills: [{ id: 'slow-work', name: 'Slow work', description: 'A long job that reports progress and can be cancelled', tags: ['demo', 'cancel'] }],
+  description:
+    'Works for a while (demo.slow-agent.duration, 20 s by default) and reports its progress: try Stop, or cancel it from the dashboard or the admin MCP tool',
+  skills: [
+    { id: 'slow-work', name: 'Slow work', description: 'A long job that reports progress and can be cancelled', tags: ['demo', 'cancel'] },
+  ],
 })
 export class SlowAgent {
   /** Set from `demo.slow-agent.duration` when the demo starts (see configureSlowAgent). */

@@ -30,11 +30,14 @@ describe('accessibility: axe-core on the chat page, light and dark', { skip: ski
         await page.goto(demo.url);
         await page.waitForLoadState('networkidle').catch(() => undefined);
         const found = await seriousViolations(page);
-        assert.deepEqual(found, [], `the demo's chat page (examples/demo/public, owned by the demo) has serious or critical axe violations in ${scheme}:\n${found.join('\n')}`);
+        assert.deepEqual(
+          found,
+          [],
+          `the demo's chat page (examples/demo/public, owned by the demo) has serious or critical axe violations in ${scheme}:\n${found.join('\n')}`,
+        );
       } finally {
         await page.close();
       }
     });
-
   }
 });

@@ -14,7 +14,16 @@ import { startDemo, type Demo } from '../src/main.js';
 
 const CHROMIUM = process.env.FW_CHROMIUM ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `Chromium not found at ${CHROMIUM}`;
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** Acceptance 2: cancelled on the page within one second of the cancel. */
 const CANCEL_SHOWN_WITHIN_MS = 1000;
 
@@ -25,7 +34,11 @@ before(async () => {
   if (skip) return;
   // Long enough that every cancel below lands while the run works; short enough that a test that
   // failed to cancel does not hang for 20 s.
-  demo = await startDemo({ port: 0, host: '127.0.0.1', config: { configFile: false, 'demo.slow-agent.duration': '30s', 'fw.admin.mcp-write-tools': true } });
+  demo = await startDemo({
+    port: 0,
+    host: '127.0.0.1',
+    config: { configFile: false, 'demo.slow-agent.duration': '30s', 'fw.admin.mcp-write-tools': true },
+  });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 });
 
@@ -84,14 +97,23 @@ test('the assistant streams its answer token by token and shows its tool call as
     // Streaming: part of the answer is on the page while the run is still running.
     await page.waitForFunction(() => {
       const answer = document.querySelector('#agent-transcript li.assistant')?.textContent ?? '';
-      return document.getElementById('agent-status')?.dataset.state === 'running' && answer.startsWith('You ') && !answer.endsWith('read it');
+      return (
+        document.getElementById('agent-status')?.dataset.state === 'running' && answer.startsWith('You ') && !answer.endsWith('read it')
+      );
     });
     await page.waitForFunction(() => document.getElementById('agent-status')?.dataset.state === 'finished');
-    assert.equal(await page.locator('#agent-transcript li.assistant').last().textContent(), 'You said: please stream this answer one word at a time so that a person can read it');
+    assert.equal(
+      await page.locator('#agent-transcript li.assistant').last().textContent(),
+      'You said: please stream this answer one word at a time so that a person can read it',
+    );
 
     await page.fill('#agent-prompt', '/roll {"sides": 20}');
     await page.press('#agent-prompt', 'Enter');
-    await page.waitForFunction(() => document.getElementById('agent-status')?.dataset.state === 'finished' && document.getElementById('agent-transcript')?.textContent?.includes('Tool roll returned'));
+    await page.waitForFunction(
+      () =>
+        document.getElementById('agent-status')?.dataset.state === 'finished' &&
+        document.getElementById('agent-transcript')?.textContent?.includes('Tool roll returned'),
+    );
     const tools = await page.locator('#agent-transcript li.tool').allTextContents();
     assert.ok(tools.includes('tool roll({"sides":20})'), tools.join(' | '));
     const result = tools.find((t) => t.trim().startsWith('↳'));
@@ -102,18 +124,27 @@ test('the assistant streams its answer token by token and shows its tool call as
   }
 });
 
-test('the slow agent streams progress; cancelled with the admin REST cancel (as the dashboard does), the page shows it within 1 s', { skip }, async () => {
+test('the slow agent streams progress; cancelled with the admin REST cancel (as the dashboard does), the page shows it within 1 s', {
+  skip,
+}, async () => {
   const { page, errors } = await openPage();
   try {
     const taskId = await startSlowRun(page);
-    await page.waitForFunction(() => document.getElementById('agent-transcript')?.textContent?.includes('step 1/10 done'), undefined, { timeout: 15_000 });
+    await page.waitForFunction(() => document.getElementById('agent-transcript')?.textContent?.includes('step 1/10 done'), undefined, {
+      timeout: 15_000,
+    });
     assert.equal(await page.getAttribute('#agent-status', 'data-state'), 'running', 'still running when cancelled');
     // The admin plane lists the run in flight, as the dashboard's Tasks tab shows it.
     const tasks = (await (await fetch(`${demo.url}api/admin/tasks?limit=100`)).json()) as { id: string; state: string }[];
-    assert.ok(tasks.some((t) => t.id === taskId), `the run ${taskId} is listed among ${tasks.map((t) => t.id).join(', ')}`);
+    assert.ok(
+      tasks.some((t) => t.id === taskId),
+      `the run ${taskId} is listed among ${tasks.map((t) => t.id).join(', ')}`,
+    );
 
     const res = await fetch(`${demo.url}api/admin/tasks/${encodeURIComponent(taskId)}/cancel`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'cancelled from the dashboard' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'cancelled from the dashboard' }),
     });
     const answered = Date.now();
     assert.equal(res.status, 200, await res.clone().text());
@@ -131,12 +162,16 @@ test('the slow agent streams progress; cancelled with the admin REST cancel (as 
   }
 });
 
-test('cancelled from the dashboard itself (its Control tab, clicked in Chromium): the chat page shows it within 1 s', { skip }, async () => {
+test('cancelled from the dashboard itself (its Control tab, clicked in Chromium): the chat page shows it within 1 s', {
+  skip,
+}, async () => {
   const { page, errors } = await openPage();
   const dashboard = await browser.newPage();
   try {
     const taskId = await startSlowRun(page);
-    await page.waitForFunction(() => document.getElementById('agent-transcript')?.textContent?.includes('step 1/10 done'), undefined, { timeout: 15_000 });
+    await page.waitForFunction(() => document.getElementById('agent-transcript')?.textContent?.includes('step 1/10 done'), undefined, {
+      timeout: 15_000,
+    });
     await dashboard.goto(`${demo.url}fw/admin/`);
     await dashboard.getByRole('tab', { name: 'Control' }).click();
     const form = dashboard.locator('#form-cancel');

@@ -5,19 +5,34 @@ import type { Browser, Page } from 'playwright-core';
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 export const TABS = ['dashboard', 'agents', 'journal', 'control'] as const;
 
-interface AxeNode { target: string[]; failureSummary?: string }
-interface AxeViolation { id: string; impact: string | null; help: string; helpUrl: string; nodes: AxeNode[] }
+interface AxeNode {
+  target: string[];
+  failureSummary?: string;
+}
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  helpUrl: string;
+  nodes: AxeNode[];
+}
 
 /** Runs axe on the page as it is now; answers the serious and critical violations, readable. */
 export async function seriousViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => {
+  const violations = (await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: unknown[] }> } }).axe;
     return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-  }) as AxeViolation[];
+  })) as AxeViolation[];
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.helpUrl})\n${v.nodes.slice(0, 5).map((n) => `    at ${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\s+/g, ' ').slice(0, 300)}`).join('\n')}`);
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} (${v.helpUrl})\n${v.nodes
+          .slice(0, 5)
+          .map((n) => `    at ${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\s+/g, ' ').slice(0, 300)}`)
+          .join('\n')}`,
+    );
 }
 
 /**
@@ -39,5 +54,9 @@ export async function settle(page: Page, tab: (typeof TABS)[number]): Promise<vo
   // Attached, not visible: a flat line (a steady count) has an empty bounding box.
   await page.locator(ready[tab]).first().waitFor({ state: 'attached', timeout: 20_000 });
   // What is folded away is checked too: the charts' number tables, the coordination log.
-  await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
+  await page.evaluate(() =>
+    document.querySelectorAll('details').forEach((d) => {
+      d.open = true;
+    }),
+  );
 }

@@ -41,5 +41,4 @@ describe('accessibility: axe-core on every dashboard tab, light and dark', { ski
       }
     });
   }
-
 });

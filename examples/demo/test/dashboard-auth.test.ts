@@ -48,7 +48,10 @@ describe('dashboard with token authentication', { skip: skipBrowser, timeout: 60
     await page.locator('#signin').waitFor({ state: 'hidden' });
     await waitForConnState(page, 'connected');
     assert.match(await page.locator('#principal').innerText(), /Signed in as admin/);
-    assert.ok(sockets.some((u) => new URL(u).searchParams.get('access_token') === TOKEN), 'the event stream carries the token');
+    assert.ok(
+      sockets.some((u) => new URL(u).searchParams.get('access_token') === TOKEN),
+      'the event stream carries the token',
+    );
 
     // Kept in sessionStorage: a reload does not ask again.
     await page.reload();
@@ -57,8 +60,10 @@ describe('dashboard with token authentication', { skip: skipBrowser, timeout: 60
   });
 
   it('shows the controls the authorizer forbids as unavailable and reports a refusal', async () => {
-    target.fw.services.provide('admin.authorizer', (action: string, target: string) =>
-      action !== 'disconnect' && !(action === 'broadcast' && target === '/fw/dash-auth/locked'));
+    target.fw.services.provide(
+      'admin.authorizer',
+      (action: string, target: string) => action !== 'disconnect' && !(action === 'broadcast' && target === '/fw/dash-auth/locked'),
+    );
     await page.reload();
     await waitForConnState(page, 'connected');
     await selectTab(page, 'control');

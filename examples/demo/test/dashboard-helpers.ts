@@ -22,12 +22,22 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
  * Screenshots go to test-results/ (ignored by git) so a test run never dirties the work tree;
  * `FW_UPDATE_SCREENSHOTS=1 npm test -- dashboard-screenshots` refreshes the ones in docs/images/.
  */
-export const IMAGES_DIR = process.env.FW_SCREENSHOTS === '1' || process.env.FW_UPDATE_SCREENSHOTS === '1' ? `${REPO_ROOT}docs/images/` : `${REPO_ROOT}test-results/screenshots/`;
+export const IMAGES_DIR =
+  process.env.FW_SCREENSHOTS === '1' || process.env.FW_UPDATE_SCREENSHOTS === '1'
+    ? `${REPO_ROOT}docs/images/`
+    : `${REPO_ROOT}test-results/screenshots/`;
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -56,7 +66,8 @@ export async function openDashboard(browser: Browser, base: string, viewport = {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error' && !/Failed to load resource|WebSocket connection to .* failed/.test(m.text())) errors.push(`console: ${m.text()}`);
+    if (m.type() === 'error' && !/Failed to load resource|WebSocket connection to .* failed/.test(m.text()))
+      errors.push(`console: ${m.text()}`);
   });
   // Records CSP violations: an injected inline script or handler that got parsed would show here.
   await page.addInitScript(() => {
@@ -143,13 +154,4 @@ export async function connectClient(base: string, path: string): Promise<TestCli
     void closed.then((reason) => reject(new Error(`client closed before opening: ${reason}`)));
   });
   return { client, uuid: client.uuid!, messages, closed };
-}
-
-/** Polls `check` until it returns true (for state outside the browser, e.g. a client's inbox). */
-export async function until(check: () => boolean, timeout = 10_000, what = 'condition'): Promise<void> {
-  const end = Date.now() + timeout;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }

@@ -35,9 +35,17 @@ describe('keyboard and themes: Tab reaches every control, the theme button works
         // the tabs other than the selected one are reached with the arrow keys instead).
         const expected = await page.evaluate(() => {
           const all = [...document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, summary, [tabindex]')];
-          const reachable = all.filter((el) => el.tabIndex >= 0 && !(el as HTMLButtonElement).disabled && el.getClientRects().length > 0
-            && !el.closest('[hidden], fieldset:disabled') && getComputedStyle(el).visibility !== 'hidden');
-          reachable.forEach((el, i) => { el.dataset.a11yId = String(i); });
+          const reachable = all.filter(
+            (el) =>
+              el.tabIndex >= 0 &&
+              !(el as HTMLButtonElement).disabled &&
+              el.getClientRects().length > 0 &&
+              !el.closest('[hidden], fieldset:disabled') &&
+              getComputedStyle(el).visibility !== 'hidden',
+          );
+          reachable.forEach((el, i) => {
+            el.dataset.a11yId = String(i);
+          });
           return reachable.length;
         });
         await page.evaluate(() => {
@@ -59,11 +67,20 @@ describe('keyboard and themes: Tab reaches every control, the theme button works
           const w = window as unknown as { __reached: Set<string>; __noRing: string[] };
           return { reached: [...w.__reached], noRing: w.__noRing };
         });
-        const missed = await page.evaluate((ids) => [...document.querySelectorAll<HTMLElement>('[data-a11y-id]')]
-          .filter((el) => !ids.includes(el.dataset.a11yId ?? '')).map((el) => el.outerHTML.slice(0, 120)), reached);
+        const missed = await page.evaluate(
+          (ids) =>
+            [...document.querySelectorAll<HTMLElement>('[data-a11y-id]')]
+              .filter((el) => !ids.includes(el.dataset.a11yId ?? ''))
+              .map((el) => el.outerHTML.slice(0, 120)),
+          reached,
+        );
         assert.deepEqual(missed, [], `tab ${tab}: controls Tab never reached`);
         assert.deepEqual([...new Set(noRing)], [], `tab ${tab}: focused without a visible focus ring`);
-        await page.evaluate(() => document.querySelectorAll<HTMLElement>('[data-a11y-id]').forEach((el) => { delete el.dataset.a11yId; }));
+        await page.evaluate(() =>
+          document.querySelectorAll<HTMLElement>('[data-a11y-id]').forEach((el) => {
+            delete el.dataset.a11yId;
+          }),
+        );
       }
     } finally {
       await page.close();
@@ -84,7 +101,7 @@ describe('keyboard and themes: Tab reaches every control, the theme button works
       await page.keyboard.press('Enter'); // the button keeps focus: the keyboard cycles it too
       assert.equal(await theme(), 'dark');
       assert.notEqual(await background(), light, 'the dark theme changes the colours');
-      assert.match(await page.getAttribute('#theme-toggle', 'aria-label') ?? '', /dark/);
+      assert.match((await page.getAttribute('#theme-toggle', 'aria-label')) ?? '', /dark/);
       await page.reload();
       await waitForConnState(page, 'connected');
       assert.equal(await theme(), 'dark', 'the choice survives a reload');

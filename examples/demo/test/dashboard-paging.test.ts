@@ -25,8 +25,14 @@ function parkResources(target: Target, count: number): FwResource[] {
   const parked: FwResource[] = [];
   for (let i = 0; i < count; i++) {
     const r = new FwResource(rt, handler, randomUUID(), {
-      transport: i % 2 ? 'websocket' : 'sse', protocol: 'fw', path: `/fw/dash-paging/room${i % 10}`, params: { room: `room${i % 10}` },
-      query: new URLSearchParams(), req, principal: undefined, attributes: undefined,
+      transport: i % 2 ? 'websocket' : 'sse',
+      protocol: 'fw',
+      path: `/fw/dash-paging/room${i % 10}`,
+      params: { room: `room${i % 10}` },
+      query: new URLSearchParams(),
+      req,
+      principal: undefined,
+      attributes: undefined,
     });
     rt.resources.add(r);
     parked.push(r);
@@ -65,17 +71,23 @@ describe('dashboard with 100 000 resources', { skip: skipBrowser, timeout: 60_00
     const total = target.fw.resources.size;
     assert.ok(total > COUNT);
     const fmt = (n: number) => n.toLocaleString('en-US');
-    await range(page).filter({ hasText: `1–50 of ${fmt(total)}` }).waitFor();
+    await range(page)
+      .filter({ hasText: `1–50 of ${fmt(total)}` })
+      .waitFor();
     assert.equal(await page.locator('#res-table tbody tr').count(), 50);
     const firstPage = await page.locator('#res-table tbody tr').first().getAttribute('data-key');
 
     await page.click('#res-table .pager button[aria-label="Next page of Resources"]');
-    await range(page).filter({ hasText: `51–100 of ${fmt(total)}` }).waitFor();
+    await range(page)
+      .filter({ hasText: `51–100 of ${fmt(total)}` })
+      .waitFor();
     assert.notEqual(await page.locator('#res-table tbody tr').first().getAttribute('data-key'), firstPage);
 
     await page.click('#res-table .pager button[aria-label="Last page of Resources"]');
     const lastStart = Math.floor((total - 1) / 50) * 50 + 1;
-    await range(page).filter({ hasText: `${fmt(lastStart)}–${fmt(total)} of ${fmt(total)}` }).waitFor();
+    await range(page)
+      .filter({ hasText: `${fmt(lastStart)}–${fmt(total)} of ${fmt(total)}` })
+      .waitFor();
     assert.equal(await page.locator('#res-table tbody tr').count(), total - lastStart + 1);
     assert.equal(await page.locator('#res-table button[aria-label="Next page of Resources"]').isDisabled(), true);
 
@@ -85,6 +97,9 @@ describe('dashboard with 100 000 resources', { skip: skipBrowser, timeout: 60_00
     assert.equal(await page.locator('#res-table tbody tr').getAttribute('data-key'), wanted);
 
     assert.ok(limits.length >= 3);
-    assert.ok(limits.every((l) => l > 0 && l <= 200), `every request asks for one page: ${limits.join(',')}`);
+    assert.ok(
+      limits.every((l) => l > 0 && l <= 200),
+      `every request asks for one page: ${limits.join(',')}`,
+    );
   });
 });

@@ -7,7 +7,16 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import {
-  closeSession, connectClient, counter, openSession, skipBrowser, startTarget, waitForConnState, waitForCounter, type Target, type TestClient,
+  closeSession,
+  connectClient,
+  counter,
+  openSession,
+  skipBrowser,
+  startTarget,
+  waitForConnState,
+  waitForCounter,
+  type Target,
+  type TestClient,
 } from './dashboard-helpers.js';
 
 describe('dashboard across a server restart', { skip: skipBrowser, timeout: 60_000 }, () => {
@@ -32,7 +41,9 @@ describe('dashboard across a server restart', { skip: skipBrowser, timeout: 60_0
     await waitForCounter(page, 'connections', first.fw.resources.size - 1);
     assert.ok((await counter(page, 'connections')) >= 3, 'three clients, not the page itself');
     const reloads: string[] = [];
-    page.on('framenavigated', (f) => { if (f === page.mainFrame()) reloads.push(f.url()); });
+    page.on('framenavigated', (f) => {
+      if (f === page.mainFrame()) reloads.push(f.url());
+    });
 
     await first.close();
     target = undefined;
@@ -63,7 +74,7 @@ describe('dashboard across a server restart', { skip: skipBrowser, timeout: 60_0
     // And the counters are the new server's, not the old one's: one client (its own stream is internal).
     await waitForCounter(page, 'connections', target.fw.resources.size - 1);
     assert.equal(await counter(page, 'connections'), 1);
-    const overview = await (await fetch(`${url}/api/admin/overview`)).json() as Record<string, number>;
+    const overview = (await (await fetch(`${url}/api/admin/overview`)).json()) as Record<string, number>;
     for (const key of ['connections', 'broadcasters', 'agentCount', 'activeSessions', 'taskCount']) {
       await waitForCounter(page, key, overview[key]!);
     }

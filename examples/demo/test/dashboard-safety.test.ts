@@ -8,9 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { Agent, mountAgent } from '@fw/agent';
-import {
-  closeSession, connectClient, openSession, selectTab, skipBrowser, type Target,
-} from './dashboard-helpers.js';
+import { closeSession, connectClient, openSession, selectTab, skipBrowser, type Target } from './dashboard-helpers.js';
 
 /** Each payload sets `window.__pwned` if it is ever parsed as HTML or executed. */
 const IMG = `<img src=x onerror="window.__pwned='img'">`;
@@ -28,7 +26,9 @@ async function assertInert(page: Page): Promise<void> {
       // The page's own SVG: the execution graph and the charts (svg.tchart, built by charts.js).
       svgs: [...document.querySelectorAll('svg')].filter((s) => !s.closest('#graph') && !s.matches('svg.tchart')).length,
       inlineScripts: document.querySelectorAll('script:not([src])').length,
-      handlerAttributes: all.flatMap((el) => [...el.attributes].filter((a) => a.name.startsWith('on')).map((a) => `${el.tagName}[${a.name}]`)),
+      handlerAttributes: all.flatMap((el) =>
+        [...el.attributes].filter((a) => a.name.startsWith('on')).map((a) => `${el.tagName}[${a.name}]`),
+      ),
       csp: (window as unknown as { __cspViolations: string[] }).__cspViolations,
     };
   });
@@ -125,7 +125,10 @@ describe('dashboard renders data-plane text as text', { skip: skipBrowser, timeo
       assert.ok((await line.first().textContent())?.includes(EVIL));
     }
     await selectTab(page, 'agents');
-    await page.waitForFunction((name) => [...document.querySelectorAll('#agents-table tr')].some((tr) => (tr as HTMLElement).dataset.key === name), EVIL);
+    await page.waitForFunction(
+      (name) => [...document.querySelectorAll('#agents-table tr')].some((tr) => (tr as HTMLElement).dataset.key === name),
+      EVIL,
+    );
     assert.ok((await page.locator('#agents-table').textContent())?.includes(EVIL));
     await assertInert(page);
     assert.deepEqual(errors, []);

@@ -49,7 +49,9 @@ describe('dashboard screenshots', { skip: skipBrowser, timeout: 170_000 }, () =>
     // Half a minute of history gives the charts some shape (one sample a second here).
     await page.waitForTimeout(Math.max(0, started + 30_000 - Date.now()));
     await page.locator('#feed li[data-type="MessageBroadcast"]').first().waitFor();
-    await page.waitForFunction(() => (document.querySelector('#chart-rate svg polyline')?.getAttribute('points')?.split(' ').length ?? 0) >= 10);
+    await page.waitForFunction(
+      () => (document.querySelector('#chart-rate svg polyline')?.getAttribute('points')?.split(' ').length ?? 0) >= 10,
+    );
     await screenshot(page, 'overview');
 
     await selectTab(page, 'agents');
@@ -72,7 +74,9 @@ describe('dashboard screenshots', { skip: skipBrowser, timeout: 170_000 }, () =>
 
     const dark = await open('dark', 'fw/admin/');
     await waitForConnState(dark, 'connected');
-    await dark.waitForFunction(() => (document.querySelector('#chart-rate svg polyline')?.getAttribute('points')?.split(' ').length ?? 0) >= 10);
+    await dark.waitForFunction(
+      () => (document.querySelector('#chart-rate svg polyline')?.getAttribute('points')?.split(' ').length ?? 0) >= 10,
+    );
     await screenshot(dark, 'overview-dark');
     await dark.close();
     assert.deepEqual(errors, []);

@@ -22,7 +22,11 @@ test('index.html references only files that exist, and preloads every module', (
   const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((r) => !/^(data:|#|\/|https?:)/.test(r));
   for (const r of refs) assert.ok(existsSync(`${DIR}${r}`), `missing ${r}`);
   const preloaded = new Set([...html.matchAll(/rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]!));
-  assert.deepEqual(modules.filter((m) => m !== 'app.js' && !preloaded.has(m)), [], 'modules missing a modulepreload');
+  assert.deepEqual(
+    modules.filter((m) => m !== 'app.js' && !preloaded.has(m)),
+    [],
+    'modules missing a modulepreload',
+  );
 });
 
 test('no inline script, style or handler in the page, and no HTML built from strings', () => {
@@ -32,6 +36,10 @@ test('no inline script, style or handler in the page, and no HTML built from str
   assert.doesNotMatch(html, /\son[a-z]+="/, 'event handler attribute');
   for (const m of modules) {
     const src = readFileSync(`${DIR}${m}`, 'utf8');
-    assert.doesNotMatch(src, /\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write|\beval\(|new Function\(/, `${m} builds markup or code from strings`);
+    assert.doesNotMatch(
+      src,
+      /\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write|\beval\(|new Function\(/,
+      `${m} builds markup or code from strings`,
+    );
   }
 });

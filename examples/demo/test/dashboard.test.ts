@@ -13,8 +13,17 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { Agent, Coordinator, OnPrompt, agentModuleOf, mountAgent, type AgentContext, type CoordinatorContext } from '@fw/agent';
 import {
-  closeSession, connectClient, counter, openSession, selectTab, skipBrowser, until, waitForCounter, type Target, type TestClient,
+  closeSession,
+  connectClient,
+  counter,
+  openSession,
+  selectTab,
+  skipBrowser,
+  waitForCounter,
+  type Target,
+  type TestClient,
 } from './dashboard-helpers.js';
+import { waitFor } from '@fw/testing';
 
 const ROOM = '/fw/dash-e2e/room1';
 
@@ -65,7 +74,13 @@ class Lead {
 
 function userMessage(text: string): Message {
   return {
-    messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, metadata: undefined, extensions: [], referenceTaskIds: [],
+    messageId: randomUUID(),
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
     parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
   };
 }
@@ -110,7 +125,7 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
     const result = page.locator('#form-broadcast .result');
     await page.waitForFunction(() => document.querySelector('#form-broadcast .result')?.getAttribute('data-kind') === 'success');
     assert.match(await result.innerText(), /delivered to 3 resources/);
-    for (const c of clients) await until(() => c.messages.includes(text), 5000, 'the broadcast at the client');
+    for (const c of clients) await waitFor('the broadcast at the client', () => c.messages.includes(text), 5000);
 
     const audit = page.locator('#audit-table tbody tr', { hasText: ROOM }).filter({ hasText: 'broadcast' });
     await audit.first().waitFor();
@@ -193,12 +208,17 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
     let taskId = '';
     let finalState: TaskState | undefined;
     const consumed = (async () => {
-      for await (const ev of a2a.sendMessageStream({ tenant: '', message: userMessage('work'), configuration: undefined, metadata: undefined })) {
+      for await (const ev of a2a.sendMessageStream({
+        tenant: '',
+        message: userMessage('work'),
+        configuration: undefined,
+        metadata: undefined,
+      })) {
         if (ev.payload?.$case === 'task') taskId = ev.payload.value.id;
         if (ev.payload?.$case === 'statusUpdate') finalState = ev.payload.value.status?.state;
       }
     })();
-    await until(() => taskId !== '', 10_000, 'the task to start');
+    await waitFor('the task to start', () => taskId !== '', 10_000);
 
     await selectTab(page, 'control');
     const row = page.locator(`#tasks-table tr[data-key="${taskId}"]`);
@@ -258,7 +278,11 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
     await page.fill('#journal-form input[name="coordinationId"]', coordinationId);
     await page.click('#journal-form button[type="submit"]');
     await page.locator('#journal-table tbody tr', { hasText: 'failure' }).waitFor();
-    assert.equal(await page.locator('#journal-table tbody tr').count(), 8, 'three dispatches, two completions, a failure, a handoff, an evaluation');
+    assert.equal(
+      await page.locator('#journal-table tbody tr').count(),
+      8,
+      'three dispatches, two completions, a failure, a handoff, an evaluation',
+    );
     const graph = page.locator('#graph svg[role="img"]').first();
     await graph.waitFor();
     const text = (await graph.textContent()) ?? '';
@@ -266,10 +290,10 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
     assert.match(text, /dispatch ×2/);
     assert.match(text, /failed/);
     assert.match(text, /handoff/);
-    assert.equal(await page.locator('#graph .edge.failure path').count() > 0, true, 'the failed dispatch is drawn as a failure');
+    assert.equal((await page.locator('#graph .edge.failure path').count()) > 0, true, 'the failed dispatch is drawn as a failure');
     const timeline = (await page.locator('#graph svg.timeline').textContent()) ?? '';
     assert.match(timeline, /\d+ ms/);
-    assert.match(await page.locator('#journal-log').textContent() ?? '', /dash-writer/);
+    assert.match((await page.locator('#journal-log').textContent()) ?? '', /dash-writer/);
     await page.fill('#journal-form input[name="coordinationId"]', '');
   });
 
@@ -280,15 +304,28 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
     };
     // Only one type shown.
     await page.click('#feed-filter button.all');
-    for (const type of ['ResourceConnected', 'ResourceDisconnected', 'BroadcasterCreated', 'BroadcasterDestroyed', 'MessageBroadcast',
-      'AgentSessionEnded', 'TaskStateChanged', 'AgentDispatched', 'AgentCompleted', 'ControlActionExecuted']) {
+    for (const type of [
+      'ResourceConnected',
+      'ResourceDisconnected',
+      'BroadcasterCreated',
+      'BroadcasterDestroyed',
+      'MessageBroadcast',
+      'AgentSessionEnded',
+      'TaskStateChanged',
+      'AgentDispatched',
+      'AgentCompleted',
+      'ControlActionExecuted',
+    ]) {
       await page.click(`#feed-filter button[data-type="${type}"]`);
     }
     assert.equal(await page.getAttribute('#feed-filter button[data-type="AgentSessionStarted"]', 'aria-pressed'), 'true');
     emitSessions(3, 'filtered');
     target.fw.events.emit('BroadcasterCreated', { id: '/fw/hidden-by-filter' });
     await page.locator('#feed li', { hasText: 'filtered-2' }).waitFor();
-    assert.deepEqual([...new Set(await page.locator('#feed li').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.type)))], ['AgentSessionStarted']);
+    assert.deepEqual(
+      [...new Set(await page.locator('#feed li').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.type)))],
+      ['AgentSessionStarted'],
+    );
 
     // Paused: nothing new is shown, the waiting count grows; resumed: it all appears.
     await page.click('#feed-pause');
@@ -335,10 +372,16 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
     await page.keyboard.press('ArrowRight');
     assert.equal(await page.getAttribute('#tab-dashboard', 'aria-selected'), 'true', 'wraps around');
     await page.keyboard.press('Home');
-    assert.equal(await page.evaluate(() => [...document.querySelectorAll('[role="tab"]')].filter((t) => (t as HTMLElement).tabIndex === 0).length), 1, 'one tab stop');
-    const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, select, textarea')]
-      .filter((el) => (el as HTMLInputElement).labels?.length === 0 && !el.getAttribute('aria-label'))
-      .map((el) => el.outerHTML));
+    assert.equal(
+      await page.evaluate(() => [...document.querySelectorAll('[role="tab"]')].filter((t) => (t as HTMLElement).tabIndex === 0).length),
+      1,
+      'one tab stop',
+    );
+    const unlabelled = await page.evaluate(() =>
+      [...document.querySelectorAll('input, select, textarea')]
+        .filter((el) => (el as HTMLInputElement).labels?.length === 0 && !el.getAttribute('aria-label'))
+        .map((el) => el.outerHTML),
+    );
     assert.deepEqual(unlabelled, []);
   });
 
@@ -346,7 +389,9 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
     await selectTab(page, 'dashboard');
     // Each chart names what it shows in words (its SVG's accessible name) once a sample arrived.
     for (const id of ['chart-conn', 'chart-rate', 'chart-runs', 'chart-errors', 'chart-gaps']) {
-      await page.waitForFunction((i) => /last \d+ min: /.test(document.querySelector(`#${i} .chart-summary`)?.textContent ?? ''), id, { timeout: 20_000 });
+      await page.waitForFunction((i) => /last \d+ min: /.test(document.querySelector(`#${i} .chart-summary`)?.textContent ?? ''), id, {
+        timeout: 20_000,
+      });
       assert.equal(await page.locator(`#${id} svg`).getAttribute('role'), 'img');
     }
 
@@ -362,7 +407,10 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
     await page.locator('#mcp-views button', { hasText: `Tools ${tools}` }).waitFor();
 
     await selectTab(page, 'journal');
-    await page.locator('#journal-count').filter({ hasText: /events/ }).waitFor();
+    await page
+      .locator('#journal-count')
+      .filter({ hasText: /events/ })
+      .waitFor();
     await page.locator('#graph svg').first().waitFor();
 
     await selectTab(page, 'control');

@@ -15,7 +15,11 @@ test('the demo serves the chat page, its assets, the client build and the room l
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(await page.text(), /<script type="module" src="\/app.js">/);
-    for (const [path, type] of [['app.js', /^text\/javascript/], ['app.css', /^text\/css/], ['fw/client.js', /^text\/javascript/]] as const) {
+    for (const [path, type] of [
+      ['app.js', /^text\/javascript/],
+      ['app.css', /^text\/css/],
+      ['fw/client.js', /^text\/javascript/],
+    ] as const) {
       const res = await fetch(`${demo.url}${path}`);
       assert.equal(res.status, 200, path);
       assert.match(res.headers.get('content-type') ?? '', type);
@@ -30,9 +34,14 @@ test('the demo serves the chat page, its assets, the client build and the room l
   }
 });
 
-test('chat page in a browser: live messages both ways, the transport shown, payloads rendered as text only', { skip: skipBrowser }, async () => {
+test('chat page in a browser: live messages both ways, the transport shown, payloads rendered as text only', {
+  skip: skipBrowser,
+}, async () => {
   const demo = await startDemo({ port: 0, host: '127.0.0.1' });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
   const peer = new WebSocket(`${demo.url.replace(/^http/, 'ws')}fw/chat/lobby`);
   try {
     const received: string[] = [];
@@ -49,24 +58,34 @@ test('chat page in a browser: live messages both ways, the transport shown, payl
     await page.fill('#name', 'tester');
     await page.fill('#text', 'hello from the page');
     await page.click('#composer button');
-    await page.waitForFunction(() => [...document.querySelectorAll('#messages li')].some((li) => li.textContent?.includes('hello from the page')));
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('#messages li')].some((li) => li.textContent?.includes('hello from the page')),
+    );
     while (received.length === 0) await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual({ ...(JSON.parse(received[0]!) as object), at: 0 }, { user: 'tester', text: 'hello from the page', at: 0 });
 
     const evil = '<img src=x onerror="window.__pwned=1"><b>bold</b>';
     peer.send(JSON.stringify({ user: '<i>mallory</i>', text: evil, at: Date.now() }));
     peer.send(evil);
-    await page.waitForFunction((t) => [...document.querySelectorAll('#messages li')].filter((li) => li.textContent?.includes(t)).length === 2, evil);
+    await page.waitForFunction(
+      (t) => [...document.querySelectorAll('#messages li')].filter((li) => li.textContent?.includes(t)).length === 2,
+      evil,
+    );
     assert.equal(await page.locator('#messages img, #messages b, #messages i').count(), 0);
     assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
 
     // Another transport, chosen on the page.
     await page.selectOption('#transport-choice', 'long-polling');
-    await page.waitForFunction(() => document.getElementById('transport')?.textContent === 'long-polling' && document.getElementById('state')?.dataset.state === 'open');
+    await page.waitForFunction(
+      () =>
+        document.getElementById('transport')?.textContent === 'long-polling' && document.getElementById('state')?.dataset.state === 'open',
+    );
     peer.send('via long-polling');
     await page.waitForFunction(() => [...document.querySelectorAll('#messages li')].some((li) => li.textContent === 'via long-polling'));
     await page.selectOption('#transport-choice', 'sse');
-    await page.waitForFunction(() => document.getElementById('transport')?.textContent === 'sse' && document.getElementById('state')?.dataset.state === 'open');
+    await page.waitForFunction(
+      () => document.getElementById('transport')?.textContent === 'sse' && document.getElementById('state')?.dataset.state === 'open',
+    );
     assert.deepEqual(errors, []);
     await page.evaluate(() => localStorage.clear());
   } finally {

@@ -35,7 +35,9 @@ async function say(room: { client: FwClient; echoes: string[] }, texts: string[]
 test('a room keeps its newest demo.rooms.history messages, and demo.rooms.max rooms (least recently active forgotten first)', async () => {
   const demo = await startDemo({ port: 0, host: '127.0.0.1', config: { configFile: false, 'demo.rooms.history': 3, 'demo.rooms.max': 2 } });
   const recent = async (room: string): Promise<string[]> =>
-    ((await (await fetch(`${demo.url}demo/rooms/${room}/messages`)).json()) as { messages: { text: string }[] }).messages.map((m) => m.text);
+    ((await (await fetch(`${demo.url}demo/rooms/${room}/messages`)).json()) as { messages: { text: string }[] }).messages.map(
+      (m) => m.text,
+    );
   const rooms: FwClient[] = [];
   try {
     const lobby = await joined(`${demo.url}fw/chat/lobby`);

@@ -14,12 +14,22 @@ import { envName, MemoryLogger } from '@fw/runtime';
 import { MIN_MESSAGE_INTERVAL_MS, MIN_TICKER_INTERVAL_MS, startDemo, type Demo } from '../src/main.js';
 import { DEMO_CONFIG } from '../src/config.js';
 import { firstRunText } from '../src/first-run.js';
+import { waitFor } from '@fw/testing';
 
 const CHROMIUM = process.env.FW_CHROMIUM ?? '/usr/bin/chromium';
 const skipBrowser = existsSync(CHROMIUM) ? false : `Chromium not found at ${CHROMIUM}`;
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
-const BRIDGE = fileURLToPath(new URL('../../../../packages/mcp/dist/src/bin/stdio-bridge.js', import.meta.url));
+const BRIDGE = fileURLToPath(new URL('../../../../packages/mcp/dist/bin/stdio-bridge.js', import.meta.url));
 
 async function json<T>(url: string, init?: RequestInit): Promise<{ status: number; body: T; headers: Headers }> {
   const res = await fetch(url, init);
@@ -33,18 +43,9 @@ interface Status {
   coordinatorRun?: { state: string; detail?: string };
 }
 
-/** Polls `probe` until it returns a value (bounded in time; the machine may be loaded). */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-test('10 s after start, with no action, the chat page shows simulated messages arriving; the counters are real', { skip: skipBrowser }, async () => {
+test('10 s after start, with no action, the chat page shows simulated messages arriving; the counters are real', {
+  skip: skipBrowser,
+}, async () => {
   const started = Date.now();
   const demo = await startDemo({ port: 0, host: '127.0.0.1', simulation: true });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -58,7 +59,8 @@ test('10 s after start, with no action, the chat page shows simulated messages a
     await page.waitForTimeout(Math.max(0, started + 10_000 - Date.now()));
     // The page shows the room's recent messages when it joins, then the live ones; on a loaded
     // machine the page itself may still be loading at the 10 s mark, hence a short grace.
-    await page.waitForFunction(() => document.querySelectorAll('#messages li.simulated').length > 0, undefined, { timeout: 5000 })
+    await page
+      .waitForFunction(() => document.querySelectorAll('#messages li.simulated').length > 0, undefined, { timeout: 5000 })
       .catch(async () => assert.fail(`no simulated message on the page 10 s after start (${await page.textContent('#messages')})`));
     const at10s = await page.locator('#messages li.simulated').count();
     // "Arriving": more come while we watch.
@@ -77,16 +79,24 @@ test('10 s after start, with no action, the chat page shows simulated messages a
     const resources = (await json<{ path: string; transport: string }[]>(`${demo.url}api/admin/resources?limit=100`)).body;
     const chat = resources.filter((r) => r.path.startsWith('/fw/chat/'));
     assert.deepEqual([...new Set(chat.map((r) => r.transport))].sort(), ['long-polling', 'sse', 'streaming', 'websocket']);
-    const ticker = (await json<{ id: string }[]>(`${demo.url}api/admin/broadcasters?limit=100`)).body.find((b) => b.id === '/fw/demo/ticker');
+    const ticker = (await json<{ id: string }[]>(`${demo.url}api/admin/broadcasters?limit=100`)).body.find(
+      (b) => b.id === '/fw/demo/ticker',
+    );
     assert.ok(ticker, 'the ticker broadcaster is listed');
     // One coordinator run at start: a completed A2A task of `lead` and its journal events.
-    const status = await until('the coordinator run', async () => {
-      const s = (await json<Status>(`${demo.url}demo/simulation`)).body;
-      return s.coordinatorRun?.state === 'pending' ? undefined : s;
-    });
+    const status = await waitFor(
+      'the coordinator run',
+      async () => {
+        const s = (await json<Status>(`${demo.url}demo/simulation`)).body;
+        return s.coordinatorRun?.state === 'pending' ? undefined : s;
+      },
+      20_000,
+    );
     assert.deepEqual(status.coordinatorRun, { state: 'completed' });
     const journal = await json<unknown[]>(`${demo.url}api/admin/journal?limit=50`);
-    const kinds = new Set((journal.body as { kind: string; coordinator: string }[]).filter((e) => e.coordinator === 'lead').map((e) => e.kind));
+    const kinds = new Set(
+      (journal.body as { kind: string; coordinator: string }[]).filter((e) => e.coordinator === 'lead').map((e) => e.kind),
+    );
     for (const kind of ['dispatch', 'completion', 'handoff', 'evaluation']) assert.ok(kinds.has(kind), `journal has a ${kind} of lead`);
     assert.deepEqual(errors, []);
   } finally {
@@ -102,12 +112,12 @@ test('the switch stops and restarts the simulation: participants disconnect, the
   const chatConnections = async (): Promise<number> =>
     (await json<{ path: string }[]>(`${demo.url}api/admin/resources?limit=100`)).body.filter((r) => r.path.startsWith('/fw/chat/')).length;
   try {
-    await until('six connected participants', async () => ((await chatConnections()) === 6 ? true : undefined));
+    await waitFor('six connected participants', async () => ((await chatConnections()) === 6 ? true : undefined), 20_000);
     const off = await post('{"running": false}');
     assert.equal(off.status, 200);
     assert.equal(off.body.running, false);
     assert.deepEqual(off.body.participants, []);
-    await until('the participants to disconnect', async () => ((await chatConnections()) === 0 ? true : undefined));
+    await waitFor('the participants to disconnect', async () => ((await chatConnections()) === 0 ? true : undefined), 20_000);
     const stoppedAt = (await json<Status>(`${demo.url}demo/simulation`)).body.ticker.broadcasts;
     // Ten ticker intervals later, still no new tick.
     await new Promise((r) => setTimeout(r, 1000));
@@ -121,8 +131,12 @@ test('the switch stops and restarts the simulation: participants disconnect, the
     const on = await post('{"running": true}');
     assert.equal(on.status, 200);
     assert.equal(on.body.running, true);
-    await until('the participants to reconnect', async () => ((await chatConnections()) === 6 ? true : undefined));
-    await until('new ticks', async () => ((await json<Status>(`${demo.url}demo/simulation`)).body.ticker.broadcasts > stoppedAt ? true : undefined));
+    await waitFor('the participants to reconnect', async () => ((await chatConnections()) === 6 ? true : undefined), 20_000);
+    await waitFor(
+      'new ticks',
+      async () => ((await json<Status>(`${demo.url}demo/simulation`)).body.ticker.broadcasts > stoppedAt ? true : undefined),
+      20_000,
+    );
   } finally {
     await demo.close();
   }
@@ -132,9 +146,19 @@ test('the switch is an admin write: no credential 401, a viewer 403, another sit
   const viewer = 'viewer-token-0123456789';
   const operator = 'operator-token-0123456789';
   const logger = new MemoryLogger();
-  const demo: Demo = await startDemo({ port: 0, host: '127.0.0.1', config: { configFile: false, logger, 'fw.auth.tokens': `v:viewer:${viewer},o:operator:${operator}` } });
-  const post = (headers: Record<string, string>): Promise<{ status: number; body: { code?: string; running?: boolean }; headers: Headers }> =>
-    json(`${demo.url}demo/simulation`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"running": false}' });
+  const demo: Demo = await startDemo({
+    port: 0,
+    host: '127.0.0.1',
+    config: { configFile: false, logger, 'fw.auth.tokens': `v:viewer:${viewer},o:operator:${operator}` },
+  });
+  const post = (
+    headers: Record<string, string>,
+  ): Promise<{ status: number; body: { code?: string; running?: boolean }; headers: Headers }> =>
+    json(`${demo.url}demo/simulation`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: '{"running": false}',
+    });
   try {
     const anonymous = await post({});
     assert.equal(anonymous.status, 401);
@@ -151,7 +175,10 @@ test('the switch is an admin write: no credential 401, a viewer 403, another sit
     assert.equal(asOperator.body.running, false);
     // Who switched it is logged (through fw.logger, module demo); the refused attempts switched nothing.
     const switched = logger.entries.filter((e) => e.message === 'simulation switched');
-    assert.deepEqual(switched.map((e) => e.fields), [{ module: 'demo', running: false, principal: 'o' }]);
+    assert.deepEqual(
+      switched.map((e) => e.fields),
+      [{ module: 'demo', running: false, principal: 'o' }],
+    );
   } finally {
     await demo.close();
   }
@@ -186,7 +213,9 @@ test('npm start prints the URLs, the admin access and a stdio-bridge line that r
     assert.match(printed, new RegExp(`admin MCP\\s+${url}fw/admin/mcp\\s+\\(write tools on`));
     assert.match(printed, new RegExp(`app MCP\\s+${url}mcp`));
     for (const agent of ['assistant', 'research', 'lead', 'slow']) {
-      const card: string | undefined = new RegExp(`${agent}\\s+(${url}fw/agent/${agent}/a2a/\\.well-known/agent-card\\.json)`).exec(printed)?.[1];
+      const card: string | undefined = new RegExp(`${agent}\\s+(${url}fw/agent/${agent}/a2a/\\.well-known/agent-card\\.json)`).exec(
+        printed,
+      )?.[1];
       assert.ok(card, `${agent}'s card in the printout`);
       assert.equal((await fetch(card, { headers: { 'a2a-version': '1.0' } })).status, 200, card);
     }
@@ -195,7 +224,9 @@ test('npm start prints the URLs, the admin access and a stdio-bridge line that r
     assert.equal((await fetch(url)).status, 200);
 
     // The desktop-client snippet is valid JSON, and the command it names speaks MCP over stdio.
-    const snippet = JSON.parse(/^\s+(\{"mcpServers".*)$/m.exec(printed)?.[1] ?? 'null') as { mcpServers: Record<string, { command: string; args: string[] }> };
+    const snippet = JSON.parse(/^\s+(\{"mcpServers".*)$/m.exec(printed)?.[1] ?? 'null') as {
+      mcpServers: Record<string, { command: string; args: string[] }>;
+    };
     const server = snippet.mcpServers['fw-admin']!;
     assert.equal(server.command, 'npx');
     assert.deepEqual(server.args, ['fw-mcp-stdio-bridge', `${url}fw/admin/mcp`]);
@@ -210,7 +241,9 @@ test('npm start prints the URLs, the admin access and a stdio-bridge line that r
           resolve(line);
         });
       });
-      bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'live-test', version: '1' } } })}\n`);
+      bridge.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'live-test', version: '1' } } })}\n`,
+      );
       const init = JSON.parse(await answer) as { id: number; result?: { serverInfo?: { name?: string } } };
       assert.equal(init.id, 1);
       assert.equal(init.result?.serverInfo?.name, 'fw-admin');
@@ -228,7 +261,10 @@ test('docs/demo.md documents every demo.* key with its environment variable, typ
   const doc = readFileSync(new URL('../../../../docs/demo.md', import.meta.url), 'utf8');
   const rows = new Map<string, string[]>();
   for (const line of doc.split('\n')) {
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     const key = /^`(demo\.[^`]+)`$/.exec(cells[0] ?? '')?.[1];
     if (key) rows.set(key, cells);
   }
@@ -243,12 +279,18 @@ test('docs/demo.md documents every demo.* key with its environment variable, typ
 });
 
 test('with a credential configured, the printout names it and the bridge entry carries the token variable', async () => {
-  const demo = await startDemo({ port: 0, host: '127.0.0.1', config: { configFile: false, 'fw.admin.auth.token': 'printout-token-0123456789' } });
+  const demo = await startDemo({
+    port: 0,
+    host: '127.0.0.1',
+    config: { configFile: false, 'fw.admin.auth.token': 'printout-token-0123456789' },
+  });
   try {
     const text = firstRunText({ url: demo.url, fw: demo.fw, store: 'memory', simulation: demo.simulation.status() });
     assert.match(text, /admin access\s+needs a credential: Authorization: Bearer <token>/);
     assert.doesNotMatch(text, /printout-token/, 'the secret itself is never printed');
-    const snippet = JSON.parse(/^\s+(\{"mcpServers".*)$/m.exec(text)?.[1] ?? 'null') as { mcpServers: Record<string, { env?: Record<string, string> }> };
+    const snippet = JSON.parse(/^\s+(\{"mcpServers".*)$/m.exec(text)?.[1] ?? 'null') as {
+      mcpServers: Record<string, { env?: Record<string, string> }>;
+    };
     assert.deepEqual(snippet.mcpServers['fw-admin']?.env, { FW_MCP_BRIDGE_TOKEN: '<your admin token>' });
     assert.match(text, /admin MCP\s+\S+\s+\(read tools only/, 'write tools stay off unless asked (npm start asks)');
   } finally {
@@ -257,9 +299,15 @@ test('with a credential configured, the printout names it and the bridge entry c
 });
 
 test('the simulation is bounded: an interval under its floor fails the start with the key named; the floor itself is accepted', async () => {
-  for (const [key, min] of [['demo.ticker.interval', MIN_TICKER_INTERVAL_MS], ['demo.simulation.message-interval', MIN_MESSAGE_INTERVAL_MS]] as const) {
-    await assert.rejects(startDemo({ port: 0, host: '127.0.0.1', simulation: true, config: { configFile: false, [key]: min - 1 } }),
-      (err: Error & { code?: string }) => err.code === 'invalid_config' && err.message.includes(key) && err.message.includes(`at least ${min}ms`));
+  for (const [key, min] of [
+    ['demo.ticker.interval', MIN_TICKER_INTERVAL_MS],
+    ['demo.simulation.message-interval', MIN_MESSAGE_INTERVAL_MS],
+  ] as const) {
+    await assert.rejects(
+      startDemo({ port: 0, host: '127.0.0.1', simulation: true, config: { configFile: false, [key]: min - 1 } }),
+      (err: Error & { code?: string }) =>
+        err.code === 'invalid_config' && err.message.includes(key) && err.message.includes(`at least ${min}ms`),
+    );
     const demo = await startDemo({ port: 0, host: '127.0.0.1', simulation: true, config: { configFile: false, [key]: min } });
     try {
       assert.equal(demo.simulation.running, true);

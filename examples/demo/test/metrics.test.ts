@@ -25,7 +25,12 @@ test('/fw/metrics on the demo: MCP tool calls by tool and agent runs by agent, a
     const a2a = await fetch(`${demo.url}fw/agent/assistant/a2a`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'hello' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'hello' }] } },
+      }),
     });
     assert.equal(a2a.status, 200);
     assert.equal(((await a2a.json()) as { result: { status: { state: string } } }).result.status.state, 'completed');

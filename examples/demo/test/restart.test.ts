@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { Role, TaskState, type Message, type SendMessageRequest, type Task } from '@a2a-js/sdk';
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
-import { createTestDatabase } from './postgres.js';
+import { createTestDatabase } from '@fw/testing';
 
 const AUDITED_TARGET = '/fw/restart/audited';
 const FIXTURE = fileURLToPath(new URL('./fixtures/restart-app.js', import.meta.url));
@@ -61,16 +61,31 @@ async function stop(app: App, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
 
 function send(text: string, contextId = ''): SendMessageRequest {
   const message: Message = {
-    messageId: randomUUID(), contextId, taskId: '', role: Role.ROLE_USER, metadata: undefined, extensions: [], referenceTaskIds: [],
+    messageId: randomUUID(),
+    contextId,
+    taskId: '',
+    role: Role.ROLE_USER,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
     parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
   };
   return { tenant: '', message, configuration: undefined, metadata: undefined };
 }
 
-const text = (t: Task | undefined): string => t?.status?.message?.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('') ?? '';
+const text = (t: Task | undefined): string =>
+  t?.status?.message?.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('') ?? '';
 
 /** A chat connection to an agent: resolves its `session` frame; `ask` sends a prompt and resolves the answer. */
-async function chat(base: string, agent: string, session?: string): Promise<{ frame: { id: string; resumed: boolean; history: { role: string; content: string }[] }; ask(t: string): Promise<string>; close(): void }> {
+async function chat(
+  base: string,
+  agent: string,
+  session?: string,
+): Promise<{
+  frame: { id: string; resumed: boolean; history: { role: string; content: string }[] };
+  ask(t: string): Promise<string>;
+  close(): void;
+}> {
   const ws = new WebSocket(`${base.replace('http', 'ws')}/fw/agent/${agent}${session ? `?session=${session}` : ''}`);
   const frames: { type: string; [k: string]: unknown }[] = [];
   const waiters: (() => void)[] = [];
@@ -86,7 +101,7 @@ async function chat(base: string, agent: string, session?: string): Promise<{ fr
     }
     throw new Error(`no ${type} frame`);
   };
-  const frame = await next('session', 0) as unknown as { id: string; resumed: boolean; history: { role: string; content: string }[] };
+  const frame = (await next('session', 0)) as unknown as { id: string; resumed: boolean; history: { role: string; content: string }[] };
   return {
     frame,
     ask: async (t) => {
@@ -115,10 +130,10 @@ async function scenario(config: Record<string, unknown>, signal: 'SIGTERM' | 'SI
   let sessionId: string;
   try {
     const echo: Client = await new ClientFactory().createFromUrl(`${first.base}/fw/agent/echo/a2a`);
-    echoTask = await echo.sendMessage(send('hello')) as Task;
+    echoTask = (await echo.sendMessage(send('hello'))) as Task;
     assert.equal(echoTask.status?.state, TaskState.TASK_STATE_COMPLETED);
     const lead: Client = await new ClientFactory().createFromUrl(`${first.base}/fw/agent/lead/a2a`);
-    leadTask = await lead.sendMessage(send('plan')) as Task;
+    leadTask = (await lead.sendMessage(send('plan'))) as Task;
     assert.equal(text(leadTask), 'echo(1): plan');
 
     const c = await chat(first.base, 'echo');
@@ -137,7 +152,9 @@ async function scenario(config: Record<string, unknown>, signal: 'SIGTERM' | 'SI
 
     // An admin write: audited (allowed, then failed: there is no such broadcaster) before the stop.
     const write = await fetch(`${first.base}/api/admin/broadcasters/broadcast`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ broadcasterId: AUDITED_TARGET, message: 'audited' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ broadcasterId: AUDITED_TARGET, message: 'audited' }),
     });
     assert.equal(write.status, 404);
   } finally {
@@ -157,7 +174,10 @@ async function scenario(config: Record<string, unknown>, signal: 'SIGTERM' | 'SI
     const before = await echo.getTask({ tenant: '', id: echoTask.id, historyLength: undefined });
     assert.equal(before.status?.state, TaskState.TASK_STATE_COMPLETED);
     assert.equal(text(before), 'echo(1): hello');
-    assert.ok(before.history.some((m) => m.parts.some((p) => p.content?.$case === 'text' && p.content.value === 'hello')), 'the history survives');
+    assert.ok(
+      before.history.some((m) => m.parts.some((p) => p.content?.$case === 'text' && p.content.value === 'hello')),
+      'the history survives',
+    );
     assert.ok(before.artifacts.length > 0, 'the artifacts survive');
 
     const slow = await echo.getTask({ tenant: '', id: slowId, historyLength: undefined });
@@ -166,20 +186,33 @@ async function scenario(config: Record<string, unknown>, signal: 'SIGTERM' | 'SI
 
     // The admin plane's Tasks view lists the tasks from before.
     const tasks = await api<{ id: string; state: string }[]>(second.base, '/tasks');
-    for (const id of [echoTask.id, leadTask.id, slowId]) assert.ok(tasks.some((t) => t.id === id), `admin lists ${id}`);
+    for (const id of [echoTask.id, leadTask.id, slowId])
+      assert.ok(
+        tasks.some((t) => t.id === id),
+        `admin lists ${id}`,
+      );
     assert.equal(tasks.find((t) => t.id === slowId)?.state, 'failed');
 
     // The journal: the coordination from before, and (after a crash) the interruption.
     const journal = await api<{ kind: string; agent: string; coordinator: string }[]>(second.base, '/journal?agent=lead');
-    assert.deepEqual(journal.filter((e) => e.coordinator === 'lead').map((e) => e.kind), ['dispatch', 'completion']);
+    assert.deepEqual(
+      journal.filter((e) => e.coordinator === 'lead').map((e) => e.kind),
+      ['dispatch', 'completion'],
+    );
     const interrupted = await api<{ kind: string; ref?: string; protocol?: string }[]>(second.base, '/journal?kind=interrupted');
-    assert.deepEqual(interrupted.map((e) => [e.ref, e.protocol]), signal === 'SIGKILL' ? [[slowId, 'a2a']] : []);
+    assert.deepEqual(
+      interrupted.map((e) => [e.ref, e.protocol]),
+      signal === 'SIGKILL' ? [[slowId, 'a2a']] : [],
+    );
 
     // The chat session, with its history: the reconnecting client continues the conversation.
     const c = await chat(second.base, 'echo', sessionId);
     assert.equal(c.frame.resumed, true);
     assert.equal(c.frame.id, sessionId);
-    assert.deepEqual(c.frame.history, [{ role: 'user', content: 'hi there' }, { role: 'assistant', content: 'echo(1): hi there' }]);
+    assert.deepEqual(c.frame.history, [
+      { role: 'user', content: 'hi there' },
+      { role: 'assistant', content: 'echo(1): hi there' },
+    ]);
     assert.equal(await c.ask('and now?'), 'echo(2): and now?', 'the earlier turn reached the runtime');
     const sessions = await api<{ id: string; messageCount: number }[]>(second.base, '/agents/echo/sessions');
     assert.equal(sessions.find((s) => s.id === sessionId)?.messageCount, 2);
@@ -190,7 +223,10 @@ async function scenario(config: Record<string, unknown>, signal: 'SIGTERM' | 'SI
     assert.match(session.audit.sink, config['fw.store.postgres-url'] ? /^store postgres / : /^file .*audit\.jsonl$/);
     assert.equal(session.audit.available, true);
     const audit = await api<{ action: string; target: string; outcome: string }[]>(second.base, `/audit?action=broadcast`);
-    assert.deepEqual(audit.filter((e) => e.target === AUDITED_TARGET).map((e) => e.outcome), ['failed', 'allowed']);
+    assert.deepEqual(
+      audit.filter((e) => e.target === AUDITED_TARGET).map((e) => e.outcome),
+      ['failed', 'allowed'],
+    );
   } finally {
     await stop(second, 'SIGTERM');
   }

@@ -25,12 +25,16 @@ export function createAgentsTab(ctx) {
       { key: 'path', label: 'Path', render: (a) => h('code', { text: a.path }) },
       { key: 'headless', label: 'Headless', value: (a) => Boolean(a.headless) },
       {
-        key: 'protocols', label: 'Protocols', value: (a) => (a.protocols ?? []).join(' '),
+        key: 'protocols',
+        label: 'Protocols',
+        value: (a) => (a.protocols ?? []).join(' '),
         render: (a) => ((a.protocols ?? []).length ? a.protocols.map((p) => badge(p, ['a2a', 'mcp', 'agui'].includes(p) ? p : '')) : '—'),
       },
       { key: 'activeSessions', label: 'Sessions', num: true },
       {
-        key: 'fleet', label: 'Fleet', wrap: true,
+        key: 'fleet',
+        label: 'Fleet',
+        wrap: true,
         value: (a) => (a.fleet ?? []).join(', '),
         sig: (a) => JSON.stringify([a.fleet, fleets.get(a.name)]),
         // Remote members (reached over A2A) are marked, with their URL on hover.
@@ -40,9 +44,7 @@ export function createAgentsTab(ctx) {
           if (!names.length) return '—';
           return names.flatMap((n, i) => {
             const m = detail.get(n);
-            const item = m?.location === 'remote'
-              ? [n, ' ', h('span', { class: 'badge', text: 'remote', title: m.url ?? '' })]
-              : [n];
+            const item = m?.location === 'remote' ? [n, ' ', h('span', { class: 'badge', text: 'remote', title: m.url ?? '' })] : [n];
             return i ? [', ', ...item] : item;
           });
         },
@@ -64,9 +66,26 @@ export function createAgentsTab(ctx) {
     columns: [
       { key: 'id', label: 'Session', render: (s) => h('code', { text: shortId(s.id, 12) }), title: (s) => s.id },
       { key: 'agentName', label: 'Agent' },
-      { key: 'resourceUuid', label: 'Resource', render: (s) => (s.resourceUuid ? h('code', { text: shortId(s.resourceUuid) }) : '—'), title: (s) => s.resourceUuid ?? '' },
-      { key: 'startedAt', label: 'Started', render: (s) => ago(s.startedAt), sig: (s) => ago(s.startedAt), title: (s) => dateTime(s.startedAt) },
-      { key: 'lastActivityAt', label: 'Last activity', render: (s) => ago(s.lastActivityAt), sig: (s) => ago(s.lastActivityAt), title: (s) => dateTime(s.lastActivityAt) },
+      {
+        key: 'resourceUuid',
+        label: 'Resource',
+        render: (s) => (s.resourceUuid ? h('code', { text: shortId(s.resourceUuid) }) : '—'),
+        title: (s) => s.resourceUuid ?? '',
+      },
+      {
+        key: 'startedAt',
+        label: 'Started',
+        render: (s) => ago(s.startedAt),
+        sig: (s) => ago(s.startedAt),
+        title: (s) => dateTime(s.startedAt),
+      },
+      {
+        key: 'lastActivityAt',
+        label: 'Last activity',
+        render: (s) => ago(s.lastActivityAt),
+        sig: (s) => ago(s.lastActivityAt),
+        title: (s) => dateTime(s.lastActivityAt),
+      },
       { key: 'messageCount', label: 'Messages', num: true },
     ],
   });
@@ -80,7 +99,13 @@ export function createAgentsTab(ctx) {
       { key: 'name', label: 'Name', render: (r) => [h('strong', { text: r.name }), ' ', r.active ? badge('active', 'ok') : null] },
       { key: 'available', label: 'Available', render: (r) => (r.available ? badge('available', 'ok') : badge('unavailable', 'bad')) },
       { key: 'priority', label: 'Priority', num: true },
-      { key: 'capabilities', label: 'Capabilities', value: (r) => (r.capabilities ?? []).join(' '), render: (r) => (r.capabilities ?? []).map((c) => badge(c)), wrap: true },
+      {
+        key: 'capabilities',
+        label: 'Capabilities',
+        value: (r) => (r.capabilities ?? []).join(' '),
+        render: (r) => (r.capabilities ?? []).map((c) => badge(c)),
+        wrap: true,
+      },
       { key: 'models', label: 'Models', value: (r) => (r.models ?? []).join(', '), wrap: true },
     ],
   });
@@ -88,7 +113,10 @@ export function createAgentsTab(ctx) {
   // --- MCP registry: one view at a time ---------------------------------------------------------
   const mcpViews = {
     tools: {
-      label: 'Tools', endpoint: 'mcp/tools', key: (t) => `${t.server ?? '*'}|${t.name}`, empty: 'No MCP tools.',
+      label: 'Tools',
+      endpoint: 'mcp/tools',
+      key: (t) => `${t.server ?? '*'}|${t.name}`,
+      empty: 'No MCP tools.',
       columns: [
         { key: 'name', label: 'Name', render: (t) => h('code', { text: t.name }) },
         { key: 'description', label: 'Description', wrap: true },
@@ -98,7 +126,10 @@ export function createAgentsTab(ctx) {
       ],
     },
     resources: {
-      label: 'Resources', endpoint: 'mcp/resources', key: (r) => `${r.server ?? '*'}|${r.uri}`, empty: 'No MCP resources.',
+      label: 'Resources',
+      endpoint: 'mcp/resources',
+      key: (r) => `${r.server ?? '*'}|${r.uri}`,
+      empty: 'No MCP resources.',
       columns: [
         { key: 'uri', label: 'URI', render: (r) => [h('code', { text: r.uri }), r.template ? [' ', badge('template')] : null] },
         { key: 'name', label: 'Name' },
@@ -108,17 +139,28 @@ export function createAgentsTab(ctx) {
       ],
     },
     prompts: {
-      label: 'Prompts', endpoint: 'mcp/prompts', key: (p) => `${p.server ?? '*'}|${p.name}`, empty: 'No MCP prompts.',
+      label: 'Prompts',
+      endpoint: 'mcp/prompts',
+      key: (p) => `${p.server ?? '*'}|${p.name}`,
+      empty: 'No MCP prompts.',
       columns: [
         { key: 'name', label: 'Name', render: (p) => h('code', { text: p.name }) },
         { key: 'description', label: 'Description', wrap: true },
-        { key: 'arguments', label: 'Arguments', value: (p) => (p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`).join(', '), wrap: true },
+        {
+          key: 'arguments',
+          label: 'Arguments',
+          value: (p) => (p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`).join(', '),
+          wrap: true,
+        },
         { key: 'origin', label: 'Origin' },
         { key: 'server', label: 'Server', value: (p) => p.server ?? 'all' },
       ],
     },
     sessions: {
-      label: 'Sessions', endpoint: 'mcp/sessions', key: (s) => s.id, empty: 'No MCP sessions.',
+      label: 'Sessions',
+      endpoint: 'mcp/sessions',
+      key: (s) => s.id,
+      empty: 'No MCP sessions.',
       columns: [
         { key: 'id', label: 'Session', render: (s) => h('code', { text: shortId(s.id, 12) }), title: (s) => s.id },
         { key: 'server', label: 'Server' },
@@ -126,15 +168,29 @@ export function createAgentsTab(ctx) {
         { key: 'client', label: 'Client', value: (s) => [s.clientName, s.clientVersion].filter(Boolean).join(' ') },
         { key: 'protocolVersion', label: 'Protocol' },
         { key: 'requests', label: 'Requests', num: true },
-        { key: 'lastActivityAt', label: 'Last activity', render: (s) => ago(s.lastActivityAt), sig: (s) => ago(s.lastActivityAt), title: (s) => dateTime(s.lastActivityAt) },
+        {
+          key: 'lastActivityAt',
+          label: 'Last activity',
+          render: (s) => ago(s.lastActivityAt),
+          sig: (s) => ago(s.lastActivityAt),
+          title: (s) => dateTime(s.lastActivityAt),
+        },
       ],
     },
     pending: {
-      label: 'Pending bridge calls', endpoint: 'mcp/bridge/pending', key: (c) => c.id, empty: 'No pending bridge calls.',
+      label: 'Pending bridge calls',
+      endpoint: 'mcp/bridge/pending',
+      key: (c) => c.id,
+      empty: 'No pending bridge calls.',
       columns: [
         { key: 'id', label: 'Call', render: (c) => h('code', { text: shortId(c.id, 12) }), title: (c) => c.id },
         { key: 'toolName', label: 'Tool' },
-        { key: 'resourceUuid', label: 'Resource', render: (c) => h('code', { text: shortId(c.resourceUuid) }), title: (c) => c.resourceUuid },
+        {
+          key: 'resourceUuid',
+          label: 'Resource',
+          render: (c) => h('code', { text: shortId(c.resourceUuid) }),
+          title: (c) => c.resourceUuid,
+        },
         { key: 'startedAt', label: 'Started', render: (c) => ago(c.startedAt), sig: (c) => ago(c.startedAt) },
         { key: 'timeoutMs', label: 'Timeout (ms)', num: true },
       ],
@@ -147,7 +203,13 @@ export function createAgentsTab(ctx) {
   let mcpCurrent = 'tools';
   for (const [name, v] of Object.entries(mcpViews)) {
     v.count = h('span', { class: 'count', text: '' });
-    v.button = h('button', { type: 'button', class: 'small', attrs: { 'aria-pressed': String(name === mcpCurrent) }, on: { click: () => showMcp(name) } }, v.label, ' ', v.count);
+    v.button = h(
+      'button',
+      { type: 'button', class: 'small', attrs: { 'aria-pressed': String(name === mcpCurrent) }, on: { click: () => showMcp(name) } },
+      v.label,
+      ' ',
+      v.count,
+    );
     bar.append(v.button);
     v.host = h('div', { hidden: name !== mcpCurrent });
     body.append(v.host);
@@ -163,34 +225,49 @@ export function createAgentsTab(ctx) {
 
   // --- refresh --------------------------------------------------------------------------------
   const fleets = new Map(); // coordinator name → fleet members with their location
-  const refreshAgents = throttled(async () => {
-    const [{ data }, coordinatorInfos] = await Promise.all([get('agents', { limit: 1000 }), getOptional('coordinators', { limit: 1000 }, [])]);
-    fleets.clear();
-    for (const c of coordinatorInfos) fleets.set(c.name, c.fleet ?? []);
-    const agents = data ?? [];
-    agentsTable.setRows(agents);
-    ctx.setAgentNames(agents.map((a) => a.name));
-    const coordinators = agents.filter((a) => a.kind === 'coordinator').length;
-    const n = agents.length - coordinators;
-    setText($('#agents-note'), `${num(n)} agent${n === 1 ? '' : 's'}, ${num(coordinators)} coordinator${coordinators === 1 ? '' : 's'}`);
-    if (!selectedAgent && agents[0]) selectedAgent = agents[0].name;
-    agentsTable.select(selectedAgent);
-  }, 1000, (err) => agentsTable.setError(err));
+  const refreshAgents = throttled(
+    async () => {
+      const [{ data }, coordinatorInfos] = await Promise.all([
+        get('agents', { limit: 1000 }),
+        getOptional('coordinators', { limit: 1000 }, []),
+      ]);
+      fleets.clear();
+      for (const c of coordinatorInfos) fleets.set(c.name, c.fleet ?? []);
+      const agents = data ?? [];
+      agentsTable.setRows(agents);
+      ctx.setAgentNames(agents.map((a) => a.name));
+      const coordinators = agents.filter((a) => a.kind === 'coordinator').length;
+      const n = agents.length - coordinators;
+      setText($('#agents-note'), `${num(n)} agent${n === 1 ? '' : 's'}, ${num(coordinators)} coordinator${coordinators === 1 ? '' : 's'}`);
+      if (!selectedAgent && agents[0]) selectedAgent = agents[0].name;
+      agentsTable.select(selectedAgent);
+    },
+    1000,
+    (err) => agentsTable.setError(err),
+  );
 
-  const refreshSessions = throttled(async () => {
-    if (!selectedAgent) {
-      sessionsTable.setRows([]);
-      setText($('#sessions-title'), 'Sessions');
-      return;
-    }
-    setText($('#sessions-title'), `Sessions of ${selectedAgent}`);
-    agentsTable.select(selectedAgent);
-    sessionsTable.setRows(await getOptional(`agents/${seg(selectedAgent)}/sessions`, { limit: 1000 }, []));
-  }, 1000, (err) => sessionsTable.setError(err));
+  const refreshSessions = throttled(
+    async () => {
+      if (!selectedAgent) {
+        sessionsTable.setRows([]);
+        setText($('#sessions-title'), 'Sessions');
+        return;
+      }
+      setText($('#sessions-title'), `Sessions of ${selectedAgent}`);
+      agentsTable.select(selectedAgent);
+      sessionsTable.setRows(await getOptional(`agents/${seg(selectedAgent)}/sessions`, { limit: 1000 }, []));
+    },
+    1000,
+    (err) => sessionsTable.setError(err),
+  );
 
-  const refreshRuntimes = throttled(async () => {
-    runtimesTable.setRows((await get('runtimes', { limit: 1000 })).data ?? []);
-  }, 1000, (err) => runtimesTable.setError(err));
+  const refreshRuntimes = throttled(
+    async () => {
+      runtimesTable.setRows((await get('runtimes', { limit: 1000 })).data ?? []);
+    },
+    1000,
+    (err) => runtimesTable.setError(err),
+  );
 
   const refreshMcp = throttled(async () => {
     const [servers, ...lists] = await Promise.all([
@@ -201,9 +278,12 @@ export function createAgentsTab(ctx) {
       v.table.setRows(lists[i]);
       v.count.textContent = num(lists[i].length);
     });
-    setText($('#mcp-servers'), servers.length
-      ? `Servers: ${servers.map((s) => `${s.name} ${s.version} at ${s.path} (${num(s.sessions)} sessions)`).join(' · ')}`
-      : 'No MCP server (is @fw/mcp installed?)');
+    setText(
+      $('#mcp-servers'),
+      servers.length
+        ? `Servers: ${servers.map((s) => `${s.name} ${s.version} at ${s.path} (${num(s.sessions)} sessions)`).join(' · ')}`
+        : 'No MCP server (is @fw/mcp installed?)',
+    );
   }, 1000);
 
   let visible = false;

@@ -39,7 +39,10 @@ const shared = {
     while (list.options.length > SUGGESTIONS_LIMIT) list.firstElementChild.remove();
   },
   setAgentNames(names) {
-    replace($('#agent-names'), names.map((n) => h('option', { value: n })));
+    replace(
+      $('#agent-names'),
+      names.map((n) => h('option', { value: n })),
+    );
   },
   selectTab: (name) => tabs.select(name),
   prefillBroadcast: (id) => control.prefillBroadcast(id),
@@ -104,7 +107,12 @@ signinForm.addEventListener('submit', async (e) => {
     await get('session');
   } catch (err) {
     auth.token = '';
-    setText($('#signin-error'), err instanceof ApiError && err.status === 401 ? 'That token was not accepted.' : `Sign-in failed: ${err instanceof Error ? err.message : String(err)}`);
+    setText(
+      $('#signin-error'),
+      err instanceof ApiError && err.status === 401
+        ? 'That token was not accepted.'
+        : `Sign-in failed: ${err instanceof Error ? err.message : String(err)}`,
+    );
     signingIn = true;
     return;
   }
@@ -124,8 +132,14 @@ async function loadSession() {
     const { data } = await get('session');
     permissions = data?.permissions ?? {};
     const role = data?.role ? ` (${data.role})` : '';
-    setText($('#principal'), data?.principal ? `Signed in as ${data.principal}${role}`
-      : data?.authRequired ? '' : 'Local operator (loopback, no authentication configured)');
+    setText(
+      $('#principal'),
+      data?.principal
+        ? `Signed in as ${data.principal}${role}`
+        : data?.authRequired
+          ? ''
+          : 'Local operator (loopback, no authentication configured)',
+    );
     $('#principal').dataset.role = data?.role ?? '';
     $('#sign-out').hidden = !auth.token;
     control.applySession(data);

@@ -40,10 +40,18 @@ export function createTimeChart(host, options) {
   const digits = options.digits ?? (options.kind === 'rate' ? 1 : 0);
   const svg = /** @type {SVGSVGElement} */ (s('svg', { class: 'tchart', role: 'img', 'aria-labelledby': `${id}-summary`, height: HEIGHT }));
   const summary = h('p', { class: 'chart-summary', attrs: { id: `${id}-summary` } });
-  const legend = h('ul', { class: 'chart-legend', attrs: { 'aria-hidden': 'true' } },
-    options.series.map((se, i) => h('li', { dataset: { series: String(i + 1) } }, h('span', { class: 'swatch' }), se.label)));
+  const legend = h(
+    'ul',
+    { class: 'chart-legend', attrs: { 'aria-hidden': 'true' } },
+    options.series.map((se, i) => h('li', { dataset: { series: String(i + 1) } }, h('span', { class: 'swatch' }), se.label)),
+  );
   const table = h('table', { class: 'chart-table' });
-  const details = h('details', { class: 'chart-numbers' }, h('summary', { text: `Numbers: ${options.title} per minute` }), h('div', { class: 'table-wrap' }, table));
+  const details = h(
+    'details',
+    { class: 'chart-numbers' },
+    h('summary', { text: `Numbers: ${options.title} per minute` }),
+    h('div', { class: 'table-wrap' }, table),
+  );
   replace(host, svg, legend, summary, details);
 
   /** @type {ChartPoint[]} */
@@ -89,13 +97,22 @@ export function createTimeChart(host, options) {
       parts.push(s('text', { class: 'axis', x: x(now - ago), y: HEIGHT - 6, 'text-anchor': anchor, text }));
     }
     if (shown.length === 0) {
-      parts.push(s('text', { class: 'axis', x: PAD.left + plotW / 2, y: PAD.top + plotH / 2, 'text-anchor': 'middle', text: 'waiting for the first sample…' }));
+      parts.push(
+        s('text', {
+          class: 'axis',
+          x: PAD.left + plotW / 2,
+          y: PAD.top + plotH / 2,
+          'text-anchor': 'middle',
+          text: 'waiting for the first sample…',
+        }),
+      );
     }
     options.series.forEach((se, i) => {
       if (shown.length === 0) return;
       const coords = shown.map((p) => `${x(p.t).toFixed(1)},${y(p.values[se.key] ?? 0).toFixed(1)}`);
       // A single sample is a dot; more are a line.
-      if (shown.length === 1) parts.push(s('circle', { class: `series s${i + 1}`, cx: x(shown[0].t), cy: y(shown[0].values[se.key] ?? 0), r: 2.5 }));
+      if (shown.length === 1)
+        parts.push(s('circle', { class: `series s${i + 1}`, cx: x(shown[0].t), cy: y(shown[0].values[se.key] ?? 0), r: 2.5 }));
       else parts.push(s('polyline', { class: `series s${i + 1}`, points: coords.join(' ') }));
     });
     svg.replaceChildren(...parts);
@@ -129,22 +146,47 @@ export function createTimeChart(host, options) {
       if (list) list.push(p);
       else byMinute.set(m, [p]);
     }
-    const head = h('tr', {}, h('th', { attrs: { scope: 'col' }, text: 'Minute' }),
-      options.series.map((se) => h('th', { class: 'num', attrs: { scope: 'col' }, text: se.label })));
-    const rows = [...byMinute.entries()].sort((a, b) => b[0] - a[0]).map(([m, list]) => {
-      const d = new Date(m);
-      const label = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
-      return h('tr', {}, h('th', { attrs: { scope: 'row' }, text: label }), options.series.map((se) => {
-        const values = list.map((p) => p.values[se.key] ?? 0);
-        // Gauges: the level at the end of the minute; rates: the minute's average; counts: its sum.
-        const v = options.kind === 'gauge' ? values[values.length - 1]
-          : options.kind === 'rate' ? values.reduce((a, b) => a + b, 0) / values.length
-            : values.reduce((a, b) => a + b, 0);
-        return h('td', { class: 'num', text: format(v) });
-      }));
+    const head = h(
+      'tr',
+      {},
+      h('th', { attrs: { scope: 'col' }, text: 'Minute' }),
+      options.series.map((se) => h('th', { class: 'num', attrs: { scope: 'col' }, text: se.label })),
+    );
+    const rows = [...byMinute.entries()]
+      .sort((a, b) => b[0] - a[0])
+      .map(([m, list]) => {
+        const d = new Date(m);
+        const label = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+        return h(
+          'tr',
+          {},
+          h('th', { attrs: { scope: 'row' }, text: label }),
+          options.series.map((se) => {
+            const values = list.map((p) => p.values[se.key] ?? 0);
+            // Gauges: the level at the end of the minute; rates: the minute's average; counts: its sum.
+            const v =
+              options.kind === 'gauge'
+                ? values[values.length - 1]
+                : options.kind === 'rate'
+                  ? values.reduce((a, b) => a + b, 0) / values.length
+                  : values.reduce((a, b) => a + b, 0);
+            return h('td', { class: 'num', text: format(v) });
+          }),
+        );
+      });
+    const caption = h('caption', {
+      class: 'sr-only',
+      text: `${options.title} per minute (${options.kind === 'count' ? 'sums' : options.kind === 'rate' ? 'averages' : 'levels at the end of each minute'}), newest first`,
     });
-    const caption = h('caption', { class: 'sr-only', text: `${options.title} per minute (${options.kind === 'count' ? 'sums' : options.kind === 'rate' ? 'averages' : 'levels at the end of each minute'}), newest first` });
-    table.replaceChildren(caption, h('thead', {}, head), h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { attrs: { colspan: String(options.series.length + 1) }, text: 'No samples yet.' }))));
+    table.replaceChildren(
+      caption,
+      h('thead', {}, head),
+      h(
+        'tbody',
+        {},
+        rows.length ? rows : h('tr', {}, h('td', { attrs: { colspan: String(options.series.length + 1) }, text: 'No samples yet.' })),
+      ),
+    );
   }
 
   function render() {
@@ -152,7 +194,9 @@ export function createTimeChart(host, options) {
     describe();
     if (details.open) tabulate();
   }
-  details.addEventListener('toggle', () => { if (details.open) tabulate(); });
+  details.addEventListener('toggle', () => {
+    if (details.open) tabulate();
+  });
   if (typeof ResizeObserver === 'function') {
     new ResizeObserver(() => {
       const w = Math.round(svg.getBoundingClientRect().width);

@@ -57,7 +57,9 @@ export function createControlTab(ctx) {
       const no = h('button', { type: 'button', text: 'Cancel', on: { click: () => done(false) } });
       box.replaceChildren(h('p', {}, ...message), h('div', { class: 'form-actions' }, yes, no));
       box.hidden = false;
-      box.onkeydown = (e) => { if (e.key === 'Escape') done(false); };
+      box.onkeydown = (e) => {
+        if (e.key === 'Escape') done(false);
+      };
       fieldset.disabled = true;
       result(form, 'pending', '');
       yes.focus();
@@ -110,10 +112,17 @@ export function createControlTab(ctx) {
     const uuid = f.elements.uuid.value.trim();
     const reason = f.elements.reason.value.trim();
     if (!uuid) return;
-    const ok = await confirmStep(f, [
-      'Disconnect ', quote(uuid), reason ? ' with reason ' : ' without a reason', reason ? quote(reason) : null,
-      '? The client is closed and does not reconnect.',
-    ], 'Disconnect');
+    const ok = await confirmStep(
+      f,
+      [
+        'Disconnect ',
+        quote(uuid),
+        reason ? ' with reason ' : ' without a reason',
+        reason ? quote(reason) : null,
+        '? The client is closed and does not reconnect.',
+      ],
+      'Disconnect',
+    );
     if (!ok) return result(f, 'pending', 'Nothing was done.');
     result(f, 'pending', 'Disconnecting…');
     try {
@@ -148,8 +157,13 @@ export function createControlTab(ctx) {
     const who = session?.principal ?? 'anonymous';
     const perms = session?.permissions ?? {};
     const audit = session?.audit;
-    setText($('#control-who'), `Acting as ${who}${session?.role ? ` (${session.role})` : ''}. Every action is checked by the server (role, then authorizer) and recorded in the audit log.`
-      + (audit && !audit.available ? ` The audit log cannot be written (${audit.error ?? 'unknown error'}): the server refuses every action until it can.` : ''));
+    setText(
+      $('#control-who'),
+      `Acting as ${who}${session?.role ? ` (${session.role})` : ''}. Every action is checked by the server (role, then authorizer) and recorded in the audit log.` +
+        (audit && !audit.available
+          ? ` The audit log cannot be written (${audit.error ?? 'unknown error'}): the server refuses every action until it can.`
+          : ''),
+    );
     // A control the principal may not use is not shown at all (a viewer sees none): only a note says why.
     const gate = (form, allowed, what) => {
       form.querySelector('fieldset').disabled = !allowed;
@@ -178,26 +192,57 @@ export function createControlTab(ctx) {
       { key: 'agentName', label: 'Agent' },
       { key: 'protocol', label: 'Protocol', render: (t) => t.protocol ?? 'a2a', sig: (t) => t.protocol ?? 'a2a' },
       { key: 'state', label: 'State', render: (t) => h('span', { class: `badge ${stateClass(t.state)}`.trim(), text: t.state }) },
-      { key: 'createdAt', label: 'Created', render: (t) => ago(t.createdAt), sig: (t) => ago(t.createdAt), title: (t) => dateTime(t.createdAt) },
-      { key: 'updatedAt', label: 'Updated', render: (t) => ago(t.updatedAt), sig: (t) => ago(t.updatedAt), title: (t) => dateTime(t.updatedAt) },
+      {
+        key: 'createdAt',
+        label: 'Created',
+        render: (t) => ago(t.createdAt),
+        sig: (t) => ago(t.createdAt),
+        title: (t) => dateTime(t.createdAt),
+      },
+      {
+        key: 'updatedAt',
+        label: 'Updated',
+        render: (t) => ago(t.updatedAt),
+        sig: (t) => ago(t.updatedAt),
+        title: (t) => dateTime(t.updatedAt),
+      },
       { key: 'message', label: 'Last message', wrap: true },
       {
-        key: 'actions', label: '', sortable: false, sig: (t) => `${TERMINAL.has(t.state)}|${mayCancel}`,
-        render: (t) => (TERMINAL.has(t.state) || !mayCancel ? '' : h('button', {
-          type: 'button', class: 'small danger', text: 'Cancel…', attrs: { 'aria-label': `Cancel task ${t.id}` },
-          on: { click: () => prefill(forms.cancel, { taskId: t.id }, true) },
-        })),
+        key: 'actions',
+        label: '',
+        sortable: false,
+        sig: (t) => `${TERMINAL.has(t.state)}|${mayCancel}`,
+        render: (t) =>
+          TERMINAL.has(t.state) || !mayCancel
+            ? ''
+            : h('button', {
+                type: 'button',
+                class: 'small danger',
+                text: 'Cancel…',
+                attrs: { 'aria-label': `Cancel task ${t.id}` },
+                on: { click: () => prefill(forms.cancel, { taskId: t.id }, true) },
+              }),
       },
     ],
   });
-  const refreshTasks = throttled(async () => {
-    const { data, total } = await get('tasks', { limit: 100 });
-    const tasks = data ?? [];
-    tasksTable.setRows(tasks);
-    const inFlight = tasks.filter((t) => !TERMINAL.has(t.state));
-    setText($('#tasks-note'), `${num(inFlight.length)} in flight${total !== undefined && total > tasks.length ? `, newest 100 of ${num(total)}` : ''}`);
-    replace($('#task-ids'), inFlight.map((t) => h('option', { value: t.id })));
-  }, 1000, (err) => tasksTable.setError(err));
+  const refreshTasks = throttled(
+    async () => {
+      const { data, total } = await get('tasks', { limit: 100 });
+      const tasks = data ?? [];
+      tasksTable.setRows(tasks);
+      const inFlight = tasks.filter((t) => !TERMINAL.has(t.state));
+      setText(
+        $('#tasks-note'),
+        `${num(inFlight.length)} in flight${total !== undefined && total > tasks.length ? `, newest 100 of ${num(total)}` : ''}`,
+      );
+      replace(
+        $('#task-ids'),
+        inFlight.map((t) => h('option', { value: t.id })),
+      );
+    },
+    1000,
+    (err) => tasksTable.setError(err),
+  );
 
   // --- audit log ----------------------------------------------------------------------------
   const auditForm = $('#audit-form');
@@ -217,30 +262,47 @@ export function createControlTab(ctx) {
       { key: 'source', label: 'Source' },
       { key: 'reason', label: 'Reason', wrap: true },
     ],
-    pager: { limit: AUDIT_PAGE, limits: [25, 50, 100, 200], onChange: (o, l) => { auditOffset = o; auditLimit = l; refreshAudit.now(); } },
+    pager: {
+      limit: AUDIT_PAGE,
+      limits: [25, 50, 100, 200],
+      onChange: (o, l) => {
+        auditOffset = o;
+        auditLimit = l;
+        refreshAudit.now();
+      },
+    },
   });
-  const refreshAudit = throttled(async () => {
-    const f = new FormData(auditForm);
-    const q = {
-      action: f.get('action'),
-      principal: String(f.get('principal') ?? '').trim(),
-      outcome: f.get('outcome'),
-      from: localInputToIso(String(f.get('from') ?? '')),
-      to: localInputToIso(String(f.get('to') ?? '')),
-      offset: auditOffset,
-      limit: auditLimit,
-    };
-    const { data, total } = await get('audit', q);
-    auditTable.setRows(data ?? [], { offset: auditOffset, limit: auditLimit, total: total ?? data?.length ?? 0 });
-    const count = total ?? data?.length ?? 0;
-    setText($('#audit-count'), `${num(count)} ${count === 1 ? 'entry' : 'entries'}`);
-  }, 800, (err) => auditTable.setError(err));
+  const refreshAudit = throttled(
+    async () => {
+      const f = new FormData(auditForm);
+      const q = {
+        action: f.get('action'),
+        principal: String(f.get('principal') ?? '').trim(),
+        outcome: f.get('outcome'),
+        from: localInputToIso(String(f.get('from') ?? '')),
+        to: localInputToIso(String(f.get('to') ?? '')),
+        offset: auditOffset,
+        limit: auditLimit,
+      };
+      const { data, total } = await get('audit', q);
+      auditTable.setRows(data ?? [], { offset: auditOffset, limit: auditLimit, total: total ?? data?.length ?? 0 });
+      const count = total ?? data?.length ?? 0;
+      setText($('#audit-count'), `${num(count)} ${count === 1 ? 'entry' : 'entries'}`);
+    },
+    800,
+    (err) => auditTable.setError(err),
+  );
   auditForm.addEventListener('submit', (e) => {
     e.preventDefault();
     auditOffset = 0;
     refreshAudit.now();
   });
-  auditForm.addEventListener('reset', () => setTimeout(() => { auditOffset = 0; refreshAudit.now(); }));
+  auditForm.addEventListener('reset', () =>
+    setTimeout(() => {
+      auditOffset = 0;
+      refreshAudit.now();
+    }),
+  );
 
   // --- prefill from other tabs --------------------------------------------------------------
   function prefill(form, values, submit = false) {

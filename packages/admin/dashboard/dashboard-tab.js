@@ -101,8 +101,15 @@ export function createDashboardTab(ctx) {
   const charts = [
     {
       chart: createTimeChart($('#chart-conn'), {
-        title: 'Connections by transport', unit: 'user connections', kind: 'gauge',
-        series: [{ key: 'websocket', label: 'WebSocket' }, { key: 'sse', label: 'SSE' }, { key: 'long-polling', label: 'Long-polling' }, { key: 'streaming', label: 'Streaming' }],
+        title: 'Connections by transport',
+        unit: 'user connections',
+        kind: 'gauge',
+        series: [
+          { key: 'websocket', label: 'WebSocket' },
+          { key: 'sse', label: 'SSE' },
+          { key: 'long-polling', label: 'Long-polling' },
+          { key: 'streaming', label: 'Streaming' },
+        ],
       }),
       now: $('#chart-conn-now'),
       values: (/** @type {HistorySample} */ x) => ({ ...x.connections }),
@@ -110,8 +117,14 @@ export function createDashboardTab(ctx) {
     },
     {
       chart: createTimeChart($('#chart-rate'), {
-        title: 'Messages per second', unit: 'per second', kind: 'rate',
-        series: [{ key: 'broadcasts', label: 'Broadcasts' }, { key: 'deliveries', label: 'Delivered' }, { key: 'messagesIn', label: 'Received' }],
+        title: 'Messages per second',
+        unit: 'per second',
+        kind: 'rate',
+        series: [
+          { key: 'broadcasts', label: 'Broadcasts' },
+          { key: 'deliveries', label: 'Delivered' },
+          { key: 'messagesIn', label: 'Received' },
+        ],
       }),
       now: $('#chart-rate-now'),
       values: (/** @type {HistorySample} */ x) => perSecond(x, ['broadcasts', 'deliveries', 'messagesIn']),
@@ -119,8 +132,13 @@ export function createDashboardTab(ctx) {
     },
     {
       chart: createTimeChart($('#chart-runs'), {
-        title: 'Agent runs', unit: 'runs started per sample, runs in flight', kind: 'count',
-        series: [{ key: 'agentRuns', label: 'Started' }, { key: 'activeRuns', label: 'In flight' }],
+        title: 'Agent runs',
+        unit: 'runs started per sample, runs in flight',
+        kind: 'count',
+        series: [
+          { key: 'agentRuns', label: 'Started' },
+          { key: 'activeRuns', label: 'In flight' },
+        ],
       }),
       now: $('#chart-runs-now'),
       values: (/** @type {HistorySample} */ x) => ({ agentRuns: x.agentRuns, activeRuns: x.activeRuns }),
@@ -128,7 +146,9 @@ export function createDashboardTab(ctx) {
     },
     {
       chart: createTimeChart($('#chart-errors'), {
-        title: 'Errors', unit: 'per sample', kind: 'count',
+        title: 'Errors',
+        unit: 'per sample',
+        kind: 'count',
         series: [{ key: 'errors', label: 'Errors' }],
       }),
       now: $('#chart-errors-now'),
@@ -137,8 +157,13 @@ export function createDashboardTab(ctx) {
     },
     {
       chart: createTimeChart($('#chart-gaps'), {
-        title: 'Gaps and recoveries', unit: 'messages per sample', kind: 'count',
-        series: [{ key: 'lost', label: 'Lost (told with a gap)' }, { key: 'recovered', label: 'Recovered' }],
+        title: 'Gaps and recoveries',
+        unit: 'messages per sample',
+        kind: 'count',
+        series: [
+          { key: 'lost', label: 'Lost (told with a gap)' },
+          { key: 'recovered', label: 'Recovered' },
+        ],
       }),
       now: $('#chart-gaps-now'),
       values: (/** @type {HistorySample} */ x) => ({ lost: x.lost, recovered: x.recovered }),
@@ -185,25 +210,55 @@ export function createDashboardTab(ctx) {
     sort: { key: 'resourceCount', dir: 'descending' },
     columns: [
       {
-        key: 'id', label: 'Id', cls: 'clip', sig: (b) => `${b.id}|${b.internal}`, title: (b) => `${b.id}, created ${dateTime(b.createdAt)}`,
-        render: (b) => [h('code', { text: b.id }), b.internal ? [' ', h('span', { class: 'badge', text: 'internal', title: 'Used by fw itself (the admin event stream)' })] : null],
+        key: 'id',
+        label: 'Id',
+        cls: 'clip',
+        sig: (b) => `${b.id}|${b.internal}`,
+        title: (b) => `${b.id}, created ${dateTime(b.createdAt)}`,
+        render: (b) => [
+          h('code', { text: b.id }),
+          b.internal ? [' ', h('span', { class: 'badge', text: 'internal', title: 'Used by fw itself (the admin event stream)' })] : null,
+        ],
       },
       { key: 'resourceCount', label: 'Resources', num: true },
       { key: 'messages', label: 'Messages', num: true },
       // No silent loss (docs/protocol.md, Gaps and recovery): what members missed, what came back.
-      { key: 'lost', label: 'Lost', num: true, title: () => 'Messages members missed, each told to the client with a gap (slow-consumer drops, cluster broadcasts never received)' },
-      { key: 'recovered', label: 'Recovered', num: true, title: () => 'Messages replayed to reconnecting clients or recovered from the replay store after a cluster link outage' },
       {
-        key: 'replayWindow', label: 'Replay window', sortable: false, sig: (b) => (b.replayWindow ? `${b.replayWindow.first}-${b.replayWindow.last}` : ''),
-        title: () => 'Broadcaster sequences the in-memory replay cache holds', render: (b) => (b.replayWindow ? `${b.replayWindow.first}–${b.replayWindow.last}` : '—'),
+        key: 'lost',
+        label: 'Lost',
+        num: true,
+        title: () => 'Messages members missed, each told to the client with a gap (slow-consumer drops, cluster broadcasts never received)',
+      },
+      {
+        key: 'recovered',
+        label: 'Recovered',
+        num: true,
+        title: () => 'Messages replayed to reconnecting clients or recovered from the replay store after a cluster link outage',
+      },
+      {
+        key: 'replayWindow',
+        label: 'Replay window',
+        sortable: false,
+        sig: (b) => (b.replayWindow ? `${b.replayWindow.first}-${b.replayWindow.last}` : ''),
+        title: () => 'Broadcaster sequences the in-memory replay cache holds',
+        render: (b) => (b.replayWindow ? `${b.replayWindow.first}–${b.replayWindow.last}` : '—'),
       },
       {
         // Internal broadcasters are read-only, and a principal that may not broadcast sees no button.
-        key: 'actions', label: '', sortable: false, sig: (b) => `${ctx.may('broadcast')}|${b.internal}`,
-        render: (b) => (b.internal || !ctx.may('broadcast') ? '' : h('button', {
-          type: 'button', class: 'small', text: 'Send…', attrs: { 'aria-label': `Send… to ${b.id}` },
-          on: { click: () => ctx.prefillBroadcast(b.id) },
-        })),
+        key: 'actions',
+        label: '',
+        sortable: false,
+        sig: (b) => `${ctx.may('broadcast')}|${b.internal}`,
+        render: (b) =>
+          b.internal || !ctx.may('broadcast')
+            ? ''
+            : h('button', {
+                type: 'button',
+                class: 'small',
+                text: 'Send…',
+                attrs: { 'aria-label': `Send… to ${b.id}` },
+                on: { click: () => ctx.prefillBroadcast(b.id) },
+              }),
       },
     ],
     onRowActivate: (b) => {
@@ -211,21 +266,36 @@ export function createDashboardTab(ctx) {
       resOffset = 0;
       refreshResources.now();
     },
-    pager: { limit: BROADCASTER_PAGE, limits: [10, 25, 50, 100], onChange: (o, l) => { bcOffset = o; bcLimit = l; refreshBroadcasters.now(); } },
+    pager: {
+      limit: BROADCASTER_PAGE,
+      limits: [10, 25, 50, 100],
+      onChange: (o, l) => {
+        bcOffset = o;
+        bcLimit = l;
+        refreshBroadcasters.now();
+      },
+    },
     note: 'Select a broadcaster to list its resources.',
   });
-  const refreshBroadcasters = throttled(async () => {
-    const search = $('#bc-filter').value.trim();
-    const { data, total } = await get('broadcasters', { offset: bcOffset, limit: bcLimit, search });
-    if (total !== undefined && bcOffset > 0 && bcOffset >= total) {
-      bcOffset = Math.max(0, Math.floor((total - 1) / bcLimit) * bcLimit);
-      return refreshBroadcasters.trigger();
-    }
-    bcTable.setRows(data ?? [], { offset: bcOffset, limit: bcLimit, total: total ?? data?.length ?? 0 });
-    ctx.setBroadcasterIds((data ?? []).filter((b) => !b.internal).map((b) => b.id));
-    for (const b of data ?? []) if (b.internal) internalIds.add(b.id);
-  }, 1000, (err) => bcTable.setError(err));
-  $('#bc-filter').addEventListener('input', () => { bcOffset = 0; refreshBroadcasters.trigger(); });
+  const refreshBroadcasters = throttled(
+    async () => {
+      const search = $('#bc-filter').value.trim();
+      const { data, total } = await get('broadcasters', { offset: bcOffset, limit: bcLimit, search });
+      if (total !== undefined && bcOffset > 0 && bcOffset >= total) {
+        bcOffset = Math.max(0, Math.floor((total - 1) / bcLimit) * bcLimit);
+        return refreshBroadcasters.trigger();
+      }
+      bcTable.setRows(data ?? [], { offset: bcOffset, limit: bcLimit, total: total ?? data?.length ?? 0 });
+      ctx.setBroadcasterIds((data ?? []).filter((b) => !b.internal).map((b) => b.id));
+      for (const b of data ?? []) if (b.internal) internalIds.add(b.id);
+    },
+    1000,
+    (err) => bcTable.setError(err),
+  );
+  $('#bc-filter').addEventListener('input', () => {
+    bcOffset = 0;
+    refreshBroadcasters.trigger();
+  });
 
   // --- resources ------------------------------------------------------------------------------
   let resOffset = 0;
@@ -239,53 +309,106 @@ export function createDashboardTab(ctx) {
     empty: 'No connected resources.',
     columns: [
       {
-        key: 'uuid', label: 'UUID', sig: (r) => `${r.uuid}|${isInternal(r)}`, title: (r) => r.uuid,
-        render: (r) => [h('code', { text: r.uuid }), isInternal(r) ? [' ', h('span', { class: 'badge', text: 'internal', title: 'An admin dashboard or event-stream consumer, not a user' })] : null],
+        key: 'uuid',
+        label: 'UUID',
+        sig: (r) => `${r.uuid}|${isInternal(r)}`,
+        title: (r) => r.uuid,
+        render: (r) => [
+          h('code', { text: r.uuid }),
+          isInternal(r)
+            ? [' ', h('span', { class: 'badge', text: 'internal', title: 'An admin dashboard or event-stream consumer, not a user' })]
+            : null,
+        ],
       },
-      { key: 'transport', label: 'Transport', value: (r) => `${r.transport}${r.protocol ? ` · ${r.protocol}` : ''}`, title: (r) => `${r.transport} transport, ${r.protocol === 'fw' ? 'fw protocol' : 'raw frames'}` },
-      { key: 'broadcaster', label: 'Broadcaster', cls: 'clip', render: (r) => (r.broadcaster ? h('code', { text: r.broadcaster }) : '—'), title: (r) => (r.broadcasters ?? []).join(', ') },
+      {
+        key: 'transport',
+        label: 'Transport',
+        value: (r) => `${r.transport}${r.protocol ? ` · ${r.protocol}` : ''}`,
+        title: (r) => `${r.transport} transport, ${r.protocol === 'fw' ? 'fw protocol' : 'raw frames'}`,
+      },
+      {
+        key: 'broadcaster',
+        label: 'Broadcaster',
+        cls: 'clip',
+        render: (r) => (r.broadcaster ? h('code', { text: r.broadcaster }) : '—'),
+        title: (r) => (r.broadcasters ?? []).join(', '),
+      },
       { key: 'remoteAddress', label: 'Address' },
       { key: 'principal', label: 'Principal' },
-      { key: 'connectedAt', label: 'Connected', render: (r) => ago(r.connectedAt), sig: (r) => ago(r.connectedAt), title: (r) => dateTime(r.connectedAt) },
+      {
+        key: 'connectedAt',
+        label: 'Connected',
+        render: (r) => ago(r.connectedAt),
+        sig: (r) => ago(r.connectedAt),
+        title: (r) => dateTime(r.connectedAt),
+      },
       { key: 'messagesIn', label: 'In', num: true },
       { key: 'messagesOut', label: 'Out', num: true },
       { key: 'dropped', label: 'Dropped', num: true },
       {
-        key: 'actions', label: '', sortable: false, sig: () => String(ctx.may('disconnect')), render: (r) => (!ctx.may('disconnect') ? '' : h('button', {
-          type: 'button', class: 'small danger', text: 'Disconnect…', attrs: { 'aria-label': `Disconnect… ${shortId(r.uuid)}` },
-          on: { click: () => ctx.prefillDisconnect(r.uuid) },
-        })),
+        key: 'actions',
+        label: '',
+        sortable: false,
+        sig: () => String(ctx.may('disconnect')),
+        render: (r) =>
+          !ctx.may('disconnect')
+            ? ''
+            : h('button', {
+                type: 'button',
+                class: 'small danger',
+                text: 'Disconnect…',
+                attrs: { 'aria-label': `Disconnect… ${shortId(r.uuid)}` },
+                on: { click: () => ctx.prefillDisconnect(r.uuid) },
+              }),
       },
     ],
-    pager: { limit: RESOURCE_PAGE, limits: [25, 50, 100, 200], onChange: (o, l) => { resOffset = o; resLimit = l; refreshResources.now(); } },
+    pager: {
+      limit: RESOURCE_PAGE,
+      limits: [25, 50, 100, 200],
+      onChange: (o, l) => {
+        resOffset = o;
+        resLimit = l;
+        refreshResources.now();
+      },
+    },
     note: 'Sorting applies to the rows of this page; the server pages through every resource.',
   });
-  const refreshResources = throttled(async () => {
-    const query = {
-      offset: resOffset,
-      limit: resLimit,
-      search: $('#res-search').value.trim(),
-      transport: $('#res-transport').value,
-      broadcaster: $('#res-broadcaster').value.trim(),
-    };
-    const { data, total } = await get('resources', query);
-    const t = total ?? data?.length ?? 0;
-    if (resOffset > 0 && resOffset >= t) {
-      // The page we were on emptied (clients left): step back to the last page that exists.
-      resOffset = Math.max(0, Math.floor((t - 1) / resLimit) * resLimit);
-      return refreshResources.trigger();
-    }
-    resTable.setRows(data ?? [], { offset: resOffset, limit: resLimit, total: t });
-  }, 1000, (err) => resTable.setError(err));
-  const resFilterChanged = () => { resOffset = 0; refreshResources.trigger(); };
+  const refreshResources = throttled(
+    async () => {
+      const query = {
+        offset: resOffset,
+        limit: resLimit,
+        search: $('#res-search').value.trim(),
+        transport: $('#res-transport').value,
+        broadcaster: $('#res-broadcaster').value.trim(),
+      };
+      const { data, total } = await get('resources', query);
+      const t = total ?? data?.length ?? 0;
+      if (resOffset > 0 && resOffset >= t) {
+        // The page we were on emptied (clients left): step back to the last page that exists.
+        resOffset = Math.max(0, Math.floor((t - 1) / resLimit) * resLimit);
+        return refreshResources.trigger();
+      }
+      resTable.setRows(data ?? [], { offset: resOffset, limit: resLimit, total: t });
+    },
+    1000,
+    (err) => resTable.setError(err),
+  );
+  const resFilterChanged = () => {
+    resOffset = 0;
+    refreshResources.trigger();
+  };
   $('#res-search').addEventListener('input', resFilterChanged);
   $('#res-transport').addEventListener('change', resFilterChanged);
   $('#res-broadcaster').addEventListener('input', resFilterChanged);
-  $('#res-form').addEventListener('submit', (e) => { e.preventDefault(); resFilterChanged(); });
+  $('#res-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    resFilterChanged();
+  });
 
   // --- lifecycle ------------------------------------------------------------------------------
   let visible = false;
-  let poll;
+  let _poll;
 
   function refreshAll() {
     refreshOverview.trigger();
@@ -300,7 +423,7 @@ export function createDashboardTab(ctx) {
     start() {
       refreshOverview.now();
       refreshHistory.now();
-      poll = setInterval(refreshAll, POLL_MS);
+      _poll = setInterval(refreshAll, POLL_MS);
     },
     show() {
       visible = true;

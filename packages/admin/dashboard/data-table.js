@@ -206,11 +206,30 @@ function createPager(container, { limit, limits = [25, 50, 100, 200], onChange }
   const prev = btn('‹ Previous', `Previous page of ${label}`, () => go(state.offset - state.limit));
   const next = btn('Next ›', `Next page of ${label}`, () => go(state.offset + state.limit));
   const last = btn('»', `Last page of ${label}`, () => go(Math.max(0, Math.floor((state.total - 1) / state.limit) * state.limit)));
-  const size = h('select', { on: { change: () => { state.limit = Number(size.value); go(0); } } },
-    ...limits.map((n) => h('option', { value: String(n), text: String(n), selected: n === limit })));
+  const size = h(
+    'select',
+    {
+      on: {
+        change: () => {
+          state.limit = Number(size.value);
+          go(0);
+        },
+      },
+    },
+    ...limits.map((n) => h('option', { value: String(n), text: String(n), selected: n === limit })),
+  );
   const sizeLabel = h('label', {}, 'Rows', size);
-  const bar = h('div', { class: 'pager', attrs: { role: 'navigation', 'aria-label': `${label} pages` } },
-    range, h('span', { class: 'spacer' }), sizeLabel, first, prev, next, last);
+  const bar = h(
+    'div',
+    { class: 'pager', attrs: { role: 'navigation', 'aria-label': `${label} pages` } },
+    range,
+    h('span', { class: 'spacer' }),
+    sizeLabel,
+    first,
+    prev,
+    next,
+    last,
+  );
   container.append(bar);
 
   function go(offset) {

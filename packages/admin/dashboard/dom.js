@@ -31,8 +31,12 @@ function applyProps(el, props) {
   for (const [k, v] of Object.entries(props)) {
     if (v === undefined || v === null) continue;
     switch (k) {
-      case 'class': el.className = v; break;
-      case 'text': el.textContent = String(v); break;
+      case 'class':
+        el.className = v;
+        break;
+      case 'text':
+        el.textContent = String(v);
+        break;
       case 'attrs':
         for (const [a, av] of Object.entries(v)) {
           if (av === undefined || av === null || av === false) continue;
@@ -40,9 +44,14 @@ function applyProps(el, props) {
           el.setAttribute(a, av === true ? '' : String(av));
         }
         break;
-      case 'dataset': Object.assign(el.dataset, v); break;
-      case 'on': for (const [ev, fn] of Object.entries(v)) el.addEventListener(ev, fn); break;
-      default: el[k] = v;
+      case 'dataset':
+        Object.assign(el.dataset, v);
+        break;
+      case 'on':
+        for (const [ev, fn] of Object.entries(v)) el.addEventListener(ev, fn);
+        break;
+      default:
+        el[k] = v;
     }
   }
 }

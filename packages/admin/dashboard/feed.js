@@ -16,15 +16,20 @@ export function createFeed({ list, filterBar, pauseButton, clearButton, status }
   let paused = false;
   let missed = 0;
   let pending = [];
-  let frame = 0;
+  let _frame = 0;
 
   for (const type of EVENT_TYPES) {
     const count = h('span', { class: 'count', text: '0' });
-    const chip = h('button', {
-      type: 'button',
-      attrs: { 'aria-pressed': 'true', 'data-type': type, title: `Show or hide ${type}` },
-      on: { click: () => toggle(type) },
-    }, type, count);
+    const chip = h(
+      'button',
+      {
+        type: 'button',
+        attrs: { 'aria-pressed': 'true', 'data-type': type, title: `Show or hide ${type}` },
+        on: { click: () => toggle(type) },
+      },
+      type,
+      count,
+    );
     chips.set(type, { chip, count });
     filterBar.append(chip);
   }
@@ -58,7 +63,9 @@ export function createFeed({ list, filterBar, pauseButton, clearButton, status }
       else if ('ok' in part) summary.append(h('span', { class: 'ok', text: part.ok }));
       else if ('bad' in part) summary.append(h('span', { class: 'bad', text: part.bad }));
     }
-    return h('li', { dataset: { type: String(ev.type) } },
+    return h(
+      'li',
+      { dataset: { type: String(ev.type) } },
       h('time', { text: clock(ev.timestamp), attrs: { datetime: String(ev.timestamp ?? '') } }),
       h('span', { class: 'etype', text: String(ev.type), dataset: { group: groupOf(String(ev.type)) } }),
       summary,
@@ -78,7 +85,7 @@ export function createFeed({ list, filterBar, pauseButton, clearButton, status }
   }
 
   function flush() {
-    frame = 0;
+    _frame = 0;
     const batch = pending;
     pending = [];
     if (paused) return;
@@ -92,9 +99,7 @@ export function createFeed({ list, filterBar, pauseButton, clearButton, status }
   }
 
   function updateStatus() {
-    status.textContent = paused
-      ? `Paused${missed ? `, ${missed} new event${missed === 1 ? '' : 's'} waiting` : ''}`
-      : '';
+    status.textContent = paused ? `Paused${missed ? `, ${missed} new event${missed === 1 ? '' : 's'} waiting` : ''}` : '';
   }
 
   /** Keys of the events in `buffer`: an event can reach us twice (GET events/recent and the
@@ -118,7 +123,7 @@ export function createFeed({ list, filterBar, pauseButton, clearButton, status }
       return;
     }
     pending.push(ev);
-    frame ||= requestAnimationFrame(flush);
+    _frame ||= requestAnimationFrame(flush);
   }
 
   function setPaused(p) {

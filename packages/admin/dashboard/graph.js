@@ -60,13 +60,21 @@ export function renderGraph(graph) {
   });
 
   const svg = s('svg', {
-    width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: 'img',
     'aria-label': `Execution graph of coordination ${graph.coordinationId}: ${nodes.length} nodes, ${edges.length} edges`,
   });
   const defs = s('defs');
   for (const o of OUTCOMES) {
-    defs.append(s('marker', { id: `arrow-${o}`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
-      s('path', { d: 'M0,0 L10,5 L0,10 z', class: `arrow-${o}` })));
+    defs.append(
+      s(
+        'marker',
+        { id: `arrow-${o}`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
+        s('path', { d: 'M0,0 L10,5 L0,10 z', class: `arrow-${o}` }),
+      ),
+    );
   }
   svg.append(defs);
   columns.forEach((list, c) => {
@@ -81,10 +89,13 @@ export function renderGraph(graph) {
   for (const n of nodes) {
     const p = pos.get(n.id);
     const name = String(n.id);
-    const g = s('g', { class: `node ${n.kind}`, transform: `translate(${p.x},${p.y})` },
+    const g = s(
+      'g',
+      { class: `node ${n.kind}`, transform: `translate(${p.x},${p.y})` },
       s('rect', { width: NODE_W, height: p.h, rx: 6 }),
       s('text', { x: 10, y: 18, text: name.length > 28 ? `${name.slice(0, 27)}…` : name }),
-      s('text', { class: 'kind', x: 10, y: 32, text: n.kind }));
+      s('text', { class: 'kind', x: 10, y: 32, text: n.kind }),
+    );
     g.append(s('title', { text: `${n.kind} ${name}` }));
     incoming.get(n.id).forEach((e, i) => {
       const outcome = OUTCOMES.includes(e.outcome) ? e.outcome : 'pending';
@@ -151,7 +162,7 @@ export function renderTimeline(events) {
   const evs = [...events].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   if (evs.length === 0) return null;
   const t = (e) => Date.parse(e.timestamp);
-  const t0 = Math.min(...evs.map((e) => t(e) - (e.kind === 'evaluation' ? e.durationMs ?? 0 : 0)));
+  const t0 = Math.min(...evs.map((e) => t(e) - (e.kind === 'evaluation' ? (e.durationMs ?? 0) : 0)));
   const open = new Map();
   const rows = [];
   for (const e of evs) {
@@ -163,15 +174,21 @@ export function renderTimeline(events) {
     } else if (e.kind === 'completion' || e.kind === 'failure') {
       const row = open.get(k)?.shift();
       const end = t(e);
-      const target = row ?? { label: `${e.agent}${e.skill ? ` · ${e.skill}` : ''}`, start: end - (e.durationMs ?? 0), end, state: 'pending' };
+      const target = row ?? {
+        label: `${e.agent}${e.skill ? ` · ${e.skill}` : ''}`,
+        start: end - (e.durationMs ?? 0),
+        end,
+        state: 'pending',
+      };
       if (!row) rows.push(target);
       target.end = e.durationMs !== undefined ? target.start + e.durationMs : end;
       target.state = e.kind === 'completion' ? 'ok' : 'bad';
       if (e.error) target.error = String(e.error);
     } else {
-      const what = e.kind === 'handoff'
-        ? `handoff ${e.from ?? '?'} → ${e.to ?? '?'}${e.reason ? ` (${e.reason})` : ''}`
-        : `evaluation by ${e.evaluator ?? e.agent}${e.score !== undefined ? `: ${e.score}` : ''}${e.passed === undefined ? '' : e.passed ? ', passed' : ', failed'}`;
+      const what =
+        e.kind === 'handoff'
+          ? `handoff ${e.from ?? '?'} → ${e.to ?? '?'}${e.reason ? ` (${e.reason})` : ''}`
+          : `evaluation by ${e.evaluator ?? e.agent}${e.score !== undefined ? `: ${e.score}` : ''}${e.passed === undefined ? '' : e.passed ? ', passed' : ', failed'}`;
       const state = e.kind === 'evaluation' && e.passed === false ? 'bad' : 'ok';
       if (e.durationMs) rows.push({ label: what, start: t(e) - e.durationMs, end: t(e), state });
       else rows.push({ label: what, start: t(e), end: t(e), state, mark: true });
@@ -186,7 +203,14 @@ export function renderTimeline(events) {
   const width = labelW + barW + 110;
   const height = rows.length * rowH + 26;
   const x = (ms) => labelW + ((ms - t0) / span) * barW;
-  const svg = s('svg', { class: 'timeline', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `Timeline of ${rows.length} calls over ${duration(span)}` });
+  const svg = s('svg', {
+    class: 'timeline',
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: 'img',
+    'aria-label': `Timeline of ${rows.length} calls over ${duration(span)}`,
+  });
   svg.append(s('line', { x1: labelW, x2: labelW + barW, y1: height - 18, y2: height - 18 }));
   svg.append(s('text', { class: 'dim', x: labelW, y: height - 4, text: '0' }));
   svg.append(s('text', { class: 'dim', x: labelW + barW, y: height - 4, 'text-anchor': 'middle', text: duration(span) }));
@@ -197,7 +221,11 @@ export function renderTimeline(events) {
     const x1 = x(r.start);
     const x2 = Math.max(x1 + 2, x(r.end ?? now));
     const bar = s('rect', { class: r.state, x: x1, y: y + 3, width: r.mark ? 3 : x2 - x1, height: 11, rx: 2 });
-    bar.append(s('title', { text: `${r.label}: ${r.mark ? '' : r.end === undefined ? 'in progress' : duration(r.end - r.start)}${r.error ? ` (${r.error})` : ''}` }));
+    bar.append(
+      s('title', {
+        text: `${r.label}: ${r.mark ? '' : r.end === undefined ? 'in progress' : duration(r.end - r.start)}${r.error ? ` (${r.error})` : ''}`,
+      }),
+    );
     svg.append(bar);
     if (!r.mark) {
       const txt = r.end === undefined ? 'in progress' : `${duration(r.end - r.start)}${r.state === 'bad' ? ' failed' : ''}`;

@@ -24,11 +24,22 @@ export function createJournalTab() {
       { key: 'seq', label: '#', num: true },
       { key: 'timestamp', label: 'Time', render: (e) => clock(e.timestamp), title: (e) => dateTime(e.timestamp) },
       { key: 'kind', label: 'Kind', render: (e) => h('span', { class: `badge ${KIND_CLASS[e.kind] ?? ''}`.trim(), text: e.kind }) },
-      { key: 'coordinationId', label: 'Coordination', render: (e) => h('code', { text: shortId(e.coordinationId, 12) }), title: (e) => e.coordinationId },
+      {
+        key: 'coordinationId',
+        label: 'Coordination',
+        render: (e) => h('code', { text: shortId(e.coordinationId, 12) }),
+        title: (e) => e.coordinationId,
+      },
       { key: 'coordinator', label: 'Coordinator' },
       { key: 'agent', label: 'Agent' },
       { key: 'skill', label: 'Skill' },
-      { key: 'durationMs', label: 'Duration', value: (e) => e.durationMs, render: (e) => (e.durationMs === undefined ? '—' : duration(e.durationMs)), num: true },
+      {
+        key: 'durationMs',
+        label: 'Duration',
+        value: (e) => e.durationMs,
+        render: (e) => (e.durationMs === undefined ? '—' : duration(e.durationMs)),
+        num: true,
+      },
       { key: 'detail', label: 'Detail', value: detailOf, wrap: true },
     ],
     onRowActivate: (e) => {
@@ -50,25 +61,32 @@ export function createJournalTab() {
     };
   }
 
-  const refreshTable = throttled(async () => {
-    const q = queryOf();
-    // The journal lists oldest first: ask for the newest `limit` by paging from the end.
-    let { data, total } = await get('journal', q);
-    if (total !== undefined && total > (data?.length ?? 0)) {
-      ({ data, total } = await get('journal', { ...q, offset: Math.max(0, total - q.limit) }));
-    }
-    const events = data ?? [];
-    table.setRows(events);
-    setText($('#journal-count'), total !== undefined && total > events.length
-      ? `newest ${num(events.length)} of ${num(total)} events`
-      : `${num(events.length)} events`);
-    if (!pinned || !selected) {
-      const newest = events.reduce((a, e) => (!a || (e.seq ?? 0) > (a.seq ?? 0) ? e : a), undefined);
-      const target = q.coordinationId || newest?.coordinationId;
-      if (target && target !== selected) select(target);
-      else if (!target && !selected) showNothing();
-    }
-  }, 800, (err) => table.setError(err));
+  const refreshTable = throttled(
+    async () => {
+      const q = queryOf();
+      // The journal lists oldest first: ask for the newest `limit` by paging from the end.
+      let { data, total } = await get('journal', q);
+      if (total !== undefined && total > (data?.length ?? 0)) {
+        ({ data, total } = await get('journal', { ...q, offset: Math.max(0, total - q.limit) }));
+      }
+      const events = data ?? [];
+      table.setRows(events);
+      setText(
+        $('#journal-count'),
+        total !== undefined && total > events.length
+          ? `newest ${num(events.length)} of ${num(total)} events`
+          : `${num(events.length)} events`,
+      );
+      if (!pinned || !selected) {
+        const newest = events.reduce((a, e) => (!a || (e.seq ?? 0) > (a.seq ?? 0) ? e : a), undefined);
+        const target = q.coordinationId || newest?.coordinationId;
+        if (target && target !== selected) select(target);
+        else if (!target && !selected) showNothing();
+      }
+    },
+    800,
+    (err) => table.setError(err),
+  );
 
   function showNothing() {
     replace($('#graph'), h('p', { class: 'empty', text: 'No coordination to draw yet.' }));
@@ -147,9 +165,13 @@ export function createJournalTab() {
 
 function detailOf(e) {
   switch (e.kind) {
-    case 'failure': return e.error ?? 'failed';
-    case 'handoff': return `${e.from ?? '?'} → ${e.to ?? '?'}${e.reason ? `: ${e.reason}` : ''}`;
-    case 'evaluation': return `${e.evaluator ?? ''}${e.score !== undefined ? ` score ${e.score}` : ''}${e.passed === undefined ? '' : e.passed ? ' passed' : ' failed'}`.trim();
-    default: return e.error ?? '';
+    case 'failure':
+      return e.error ?? 'failed';
+    case 'handoff':
+      return `${e.from ?? '?'} → ${e.to ?? '?'}${e.reason ? `: ${e.reason}` : ''}`;
+    case 'evaluation':
+      return `${e.evaluator ?? ''}${e.score !== undefined ? ` score ${e.score}` : ''}${e.passed === undefined ? '' : e.passed ? ' passed' : ' failed'}`.trim();
+    default:
+      return e.error ?? '';
   }
 }

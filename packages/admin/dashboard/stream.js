@@ -93,7 +93,9 @@ export function createEventStream(hooks) {
     } catch {
       clientModule = null;
       // Not cached as null forever: the client script may appear after a server restart.
-      setTimeout(() => { if (clientModule === null) clientModule = undefined; }, 10_000);
+      setTimeout(() => {
+        if (clientModule === null) clientModule = undefined;
+      }, 10_000);
     }
     return clientModule;
   }
@@ -127,7 +129,9 @@ export function createEventStream(hooks) {
     if (state !== 'connected') setState('offline');
   }
   // While offline the state must still flip from reconnecting to offline after the grace.
-  setInterval(() => { if (state === 'reconnecting') setState('reconnecting'); }, 1000);
+  setInterval(() => {
+    if (state === 'reconnecting') setState('reconnecting');
+  }, 1000);
   addEventListener('online', onOnline);
   addEventListener('offline', onOffline);
 
@@ -172,7 +176,11 @@ function openWithFwClient(mod, url, cb) {
     });
   } catch (err) {
     queueMicrotask(() => cb.ended(err instanceof Error ? err.message : String(err)));
-    return { close() { done = true; } };
+    return {
+      close() {
+        done = true;
+      },
+    };
   }
   // A server restart is a drop: the client reconnects by itself and, seeing the new server's
   // epoch, takes its events from the start of their new numbering (docs/protocol.md).
@@ -181,7 +189,9 @@ function openWithFwClient(mod, url, cb) {
     if (state === 'open') cb.open(false);
     else if (state === 'reconnecting') cb.lost('the connection dropped');
   });
-  client.onMessage((data) => { if (!done) cb.message(data); });
+  client.onMessage((data) => {
+    if (!done) cb.message(data);
+  });
   client.onClose((reason) => {
     if (done) return;
     done = true;
@@ -201,8 +211,12 @@ function openRaw(url, cb) {
   const wsUrl = new URL(url.href);
   wsUrl.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const ws = new WebSocket(wsUrl.href);
-  ws.onopen = () => { if (!done) cb.open(false); };
-  ws.onmessage = (e) => { if (!done && typeof e.data === 'string') cb.message(e.data); };
+  ws.onopen = () => {
+    if (!done) cb.open(false);
+  };
+  ws.onmessage = (e) => {
+    if (!done && typeof e.data === 'string') cb.message(e.data);
+  };
   ws.onclose = (e) => {
     if (done) return;
     done = true;

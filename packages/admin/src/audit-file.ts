@@ -24,9 +24,14 @@ export class FileAuditSink implements AuditSink {
   /** Lines of the files that could not be parsed at load (torn writes). */
   skippedLines = 0;
 
-  constructor(private readonly path: string, private readonly options: FileSinkOptions) {
-    if (!Number.isInteger(options.maxBytes) || options.maxBytes < 1024) throw new RangeError('fw.admin.audit.max-file-bytes must be an integer of at least 1024');
-    if (!Number.isInteger(options.maxFiles) || options.maxFiles < 0) throw new RangeError('fw.admin.audit.max-files must be a non-negative integer');
+  constructor(
+    private readonly path: string,
+    private readonly options: FileSinkOptions,
+  ) {
+    if (!Number.isInteger(options.maxBytes) || options.maxBytes < 1024)
+      throw new RangeError('fw.admin.audit.max-file-bytes must be an integer of at least 1024');
+    if (!Number.isInteger(options.maxFiles) || options.maxFiles < 0)
+      throw new RangeError('fw.admin.audit.max-files must be a non-negative integer');
     this.description = `file ${path}`;
   }
 
@@ -48,7 +53,11 @@ export class FileAuditSink implements AuditSink {
         }
       }
     }
-    if (this.skippedLines) (this.options.log ?? fallbackLogger()).warn({ sink: this.description, skippedLines: this.skippedLines }, 'skipped unreadable lines in the audit log');
+    if (this.skippedLines)
+      (this.options.log ?? fallbackLogger()).warn(
+        { sink: this.description, skippedLines: this.skippedLines },
+        'skipped unreadable lines in the audit log',
+      );
     this.openFile();
     // A torn last line has no newline: start the next append on a fresh line.
     if (this.size > 0 && statSync(this.path).isFile() && !readFileSync(this.path, 'utf8').endsWith('\n')) this.write('\n');
@@ -56,7 +65,7 @@ export class FileAuditSink implements AuditSink {
   }
 
   append(entry: AuditEntry): void {
-    const line = JSON.stringify(entry) + '\n';
+    const line = `${JSON.stringify(entry)}\n`;
     const bytes = Buffer.byteLength(line);
     if (this.fd === undefined) this.openFile();
     if (this.size > 0 && this.size + bytes > this.options.maxBytes) this.rotate();

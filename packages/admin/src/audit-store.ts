@@ -24,8 +24,13 @@ export class StoreAuditSink implements AuditSink {
   private sincePrune = 0;
   private readonly pruneEvery: number;
 
-  constructor(private readonly records: () => Promise<AuditRecords>, description: string, private readonly options: StoreSinkOptions) {
-    if (!Number.isInteger(options.maxEntries) || options.maxEntries < 1) throw new RangeError('fw.admin.audit.store-max-entries must be a positive integer');
+  constructor(
+    private readonly records: () => Promise<AuditRecords>,
+    description: string,
+    private readonly options: StoreSinkOptions,
+  ) {
+    if (!Number.isInteger(options.maxEntries) || options.maxEntries < 1)
+      throw new RangeError('fw.admin.audit.store-max-entries must be a positive integer');
     this.description = description;
     // Pruning is a delete over an index: done every tenth of the limit (at most every 1000 records), so the table stays within 110 % of it.
     this.pruneEvery = Math.max(1, Math.min(1000, Math.floor(options.maxEntries / 10)));
@@ -55,7 +60,15 @@ export class StoreAuditSink implements AuditSink {
 }
 
 function toRow(e: AuditEntry): AuditRow {
-  return { id: randomUUID(), seq: e.seq, at: Date.parse(e.timestamp), action: e.action, principal: e.principal, outcome: e.outcome, body: JSON.stringify(e) };
+  return {
+    id: randomUUID(),
+    seq: e.seq,
+    at: Date.parse(e.timestamp),
+    action: e.action,
+    principal: e.principal,
+    outcome: e.outcome,
+    body: JSON.stringify(e),
+  };
 }
 
 function toEntry(row: AuditRow): AuditEntry {
@@ -68,7 +81,10 @@ function toEntry(row: AuditRow): AuditEntry {
  * @fw/store is an optional peer: absent, there is no PostgreSQL store to use. The store is shared
  * with the agent module (`useStore`); `release` gives this user's hold back on close.
  */
-export async function storeAuditSinkFor(fw: Framework, maxEntries: number): Promise<{ sink: AuditSink; release(): Promise<void> } | undefined> {
+export async function storeAuditSinkFor(
+  fw: Framework,
+  maxEntries: number,
+): Promise<{ sink: AuditSink; release(): Promise<void> } | undefined> {
   let store: StoreModule;
   try {
     store = await import('@fw/store');
@@ -76,7 +92,7 @@ export async function storeAuditSinkFor(fw: Framework, maxEntries: number): Prom
     return undefined;
   }
   fw.config.declare(store.STORE_CONFIG);
-  if (!fw.config.get<string>('fw.store.postgres-url')) return undefined;
+  if (!fw.config.get('fw.store.postgres-url')) return undefined;
   const options = store.storeOptions(fw);
   let held: ReturnType<StoreModule['useStore']> | undefined;
   // Opened at the first load, and opened again after a failed open (useStore forgets a store that
@@ -90,13 +106,20 @@ export async function storeAuditSinkFor(fw: Framework, maxEntries: number): Prom
       throw err;
     }
   };
-  const sink = new StoreAuditSink(records, `store postgres ${store.redact(options.postgresUrl ?? '')}`, { maxEntries, log: fw.logger.child({ module: 'admin' }) });
+  const sink = new StoreAuditSink(records, `store postgres ${store.redact(options.postgresUrl ?? '')}`, {
+    maxEntries,
+    log: fw.logger.child({ module: 'admin' }),
+  });
   return {
     sink,
     release: async () => {
       const h = held;
       held = undefined;
-      if (h) await h.then(() => store.releaseStore(fw), () => undefined);
+      if (h)
+        await h.then(
+          () => store.releaseStore(fw),
+          () => undefined,
+        );
     },
   };
 }

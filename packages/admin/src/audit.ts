@@ -82,7 +82,11 @@ export class AuditLog {
   private failure: string | null = null;
   private chain: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly maxEntries: number, private readonly sink?: AuditSink, private readonly log: Logger = fallbackLogger()) {
+  constructor(
+    private readonly maxEntries: number,
+    private readonly sink?: AuditSink,
+    private readonly log: Logger = fallbackLogger(),
+  ) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('fw.admin.audit.max-entries must be a positive integer');
   }
 
@@ -96,7 +100,10 @@ export class AuditLog {
       }
     } catch (err) {
       this.failure = message(err);
-      this.log.error({ sink: this.sink.description, error: errorSummary(err) }, 'cannot read the audit log; admin writes are refused until it can be written');
+      this.log.error(
+        { sink: this.sink.description, error: errorSummary(err) },
+        'cannot read the audit log; admin writes are refused until it can be written',
+      );
     }
     return this;
   }
@@ -125,7 +132,11 @@ export class AuditLog {
       if (this.failure !== null) this.log.warn({ sink: sink.description }, 'the audit log can be written again');
       this.failure = null;
     } catch (err) {
-      if (this.failure === null) this.log.error({ sink: sink.description, error: errorSummary(err) }, 'cannot write the audit log; admin writes are refused until it can');
+      if (this.failure === null)
+        this.log.error(
+          { sink: sink.description, error: errorSummary(err) },
+          'cannot write the audit log; admin writes are refused until it can',
+        );
       this.failure = message(err);
       throw new AuditUnavailableError(this.failure);
     }

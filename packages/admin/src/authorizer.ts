@@ -9,7 +9,11 @@ export const CONTROL_ACTIONS: readonly ControlAction[] = ['broadcast', 'unicast'
  * live traffic, `admin` destroys. Reads need `viewer`.
  */
 export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Object.freeze({
-  broadcast: 'operator', unicast: 'operator', disconnect: 'operator', cancel: 'operator', destroy: 'admin',
+  broadcast: 'operator',
+  unicast: 'operator',
+  disconnect: 'operator',
+  cancel: 'operator',
+  destroy: 'admin',
 });
 
 /**

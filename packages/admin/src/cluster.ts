@@ -5,5 +5,10 @@ import type { ControlResult } from '@fw/runtime/adapter';
 export function settled<T>(r: ControlResult<T>, what: string, id: string): ControlResult<T> {
   if (r.outcome === 'done') return r;
   if (r.outcome === 'not_found') throw new NotFoundError(what, id);
-  throw new FwError('node_unreachable', `${what} '${id}' is on no node that answered; ${r.missing.join(', ')} did not answer in time`, 504, { missing: r.missing });
+  throw new FwError(
+    'node_unreachable',
+    `${what} '${id}' is on no node that answered; ${r.missing.join(', ')} did not answer in time`,
+    504,
+    { missing: r.missing },
+  );
 }

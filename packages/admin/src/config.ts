@@ -7,24 +7,90 @@ export const DEFAULT_DOCS_URL = 'https://github.com/fw-contributors/fw/tree/main
 /** The admin plane's configuration keys; each is documented in docs/admin.md. */
 export const ADMIN_CONFIG = defineConfig({
   'fw.admin.enabled': { type: 'boolean', default: true, description: 'Master switch: `fw.use(admin())` installs nothing when false' },
-  'fw.admin.mcp-tools': { type: 'boolean', default: true, description: 'Serve the read-only admin MCP tools (fw_list_agents, …) on the admin MCP endpoint `/fw/admin/mcp` when @fw/mcp is present' },
-  'fw.admin.mcp-write-tools': { type: 'boolean', default: false, description: 'Serve the write admin MCP tools too (fw_broadcast, fw_destroy_broadcaster, …); each still needs its role' },
-  'fw.admin.mcp-tools-on-user-server': { type: 'boolean', default: false, description: 'Also offer the fw_* tools on the app\'s own MCP server at `/mcp` (to clients the admin gate admits only)' },
-  'fw.admin.auth.token': { type: 'string', default: '', description: 'Bearer token of the built-in `admin` principal (REST: Authorization header; sockets: ?access_token=); `fw.auth.tokens` names more principals' },
-  'fw.admin.allow-remote-unauthenticated': { type: 'boolean', default: false, description: 'Let non-loopback clients use the admin plane while no authentication is configured (warned at startup)' },
+  'fw.admin.mcp-tools': {
+    type: 'boolean',
+    default: true,
+    description:
+      'Serve the read-only admin MCP tools (fw_list_agents, …) on the admin MCP endpoint `/fw/admin/mcp` when @fw/mcp is present',
+  },
+  'fw.admin.mcp-write-tools': {
+    type: 'boolean',
+    default: false,
+    description: 'Serve the write admin MCP tools too (fw_broadcast, fw_destroy_broadcaster, …); each still needs its role',
+  },
+  'fw.admin.mcp-tools-on-user-server': {
+    type: 'boolean',
+    default: false,
+    description: "Also offer the fw_* tools on the app's own MCP server at `/mcp` (to clients the admin gate admits only)",
+  },
+  'fw.admin.auth.token': {
+    type: 'string',
+    default: '',
+    description:
+      'Bearer token of the built-in `admin` principal (REST: Authorization header; sockets: ?access_token=); `fw.auth.tokens` names more principals',
+  },
+  'fw.admin.allow-remote-unauthenticated': {
+    type: 'boolean',
+    default: false,
+    description: 'Let non-loopback clients use the admin plane while no authentication is configured (warned at startup)',
+  },
   'fw.admin.audit.max-entries': { type: 'number', default: 10_000, description: 'Audit entries kept in memory (oldest dropped first)' },
-  'fw.admin.audit.file': { type: 'string', default: '', description: 'JSON Lines file of the audit log; empty: the store\'s PostgreSQL (table `fw_admin_audit`) when `fw.store.postgres-url` is set, else `audit.jsonl` in `fw.data-dir` (memory only when `fw.data-dir` is empty too)' },
-  'fw.admin.audit.max-file-bytes': { type: 'number', default: 10_485_760, description: 'Size past which the audit file is rotated (`audit.jsonl` → `audit.jsonl.1` …)' },
-  'fw.admin.audit.store-max-entries': { type: 'number', default: 1_000_000, description: 'Audit records kept in the store (used when `fw.store.postgres-url` is set and `fw.admin.audit.file` is not); older ones are deleted' },
-  'fw.admin.audit.max-files': { type: 'number', default: 5, description: 'Rotated audit files kept besides the live one (older ones are deleted)' },
-  'fw.admin.events.recent': { type: 'number', default: 200, description: 'Size of the ring of recent events served by GET /api/admin/events/recent' },
-  'fw.admin.events.max-queue': { type: 'number', default: 1000, description: 'Events queued for the event stream between flushes; past it the oldest are dropped and counted' },
-  'fw.admin.history.interval-ms': { type: 'number', default: 5000, description: 'Milliseconds between two samples of the dashboard\'s time series (GET /api/admin/history, `HistorySample` frames); at least 100' },
-  'fw.admin.history.samples': { type: 'number', default: 180, description: 'Samples of the time series kept (oldest dropped first); interval × samples is the window a dashboard opened late still charts (default 15 minutes); 1 to 100000' },
-  'fw.admin.docs-url': { type: 'string', default: DEFAULT_DOCS_URL, description: 'Where the dashboard\'s Docs link points (an http or https URL)' },
+  'fw.admin.audit.file': {
+    type: 'string',
+    default: '',
+    description:
+      "JSON Lines file of the audit log; empty: the store's PostgreSQL (table `fw_admin_audit`) when `fw.store.postgres-url` is set, else `audit.jsonl` in `fw.data-dir` (memory only when `fw.data-dir` is empty too)",
+  },
+  'fw.admin.audit.max-file-bytes': {
+    type: 'number',
+    default: 10_485_760,
+    description: 'Size past which the audit file is rotated (`audit.jsonl` → `audit.jsonl.1` …)',
+  },
+  'fw.admin.audit.store-max-entries': {
+    type: 'number',
+    default: 1_000_000,
+    description:
+      'Audit records kept in the store (used when `fw.store.postgres-url` is set and `fw.admin.audit.file` is not); older ones are deleted',
+  },
+  'fw.admin.audit.max-files': {
+    type: 'number',
+    default: 5,
+    description: 'Rotated audit files kept besides the live one (older ones are deleted)',
+  },
+  'fw.admin.events.recent': {
+    type: 'number',
+    default: 200,
+    description: 'Size of the ring of recent events served by GET /api/admin/events/recent',
+  },
+  'fw.admin.events.max-queue': {
+    type: 'number',
+    default: 1000,
+    description: 'Events queued for the event stream between flushes; past it the oldest are dropped and counted',
+  },
+  'fw.admin.history.interval-ms': {
+    type: 'number',
+    default: 5000,
+    description:
+      "Milliseconds between two samples of the dashboard's time series (GET /api/admin/history, `HistorySample` frames); at least 100",
+  },
+  'fw.admin.history.samples': {
+    type: 'number',
+    default: 180,
+    description:
+      'Samples of the time series kept (oldest dropped first); interval × samples is the window a dashboard opened late still charts (default 15 minutes); 1 to 100000',
+  },
+  'fw.admin.docs-url': {
+    type: 'string',
+    default: DEFAULT_DOCS_URL,
+    description: "Where the dashboard's Docs link points (an http or https URL)",
+  },
   'fw.admin.page.default-limit': { type: 'number', default: 100, description: 'Page size of list endpoints when ?limit= is absent' },
   'fw.admin.page.max-limit': { type: 'number', default: 1000, description: 'Largest ?limit= a list endpoint accepts (larger is a 400)' },
-  'fw.admin.max-body': { type: 'number', default: 65_536, description: 'Largest request body (bytes) an admin write endpoint accepts (larger is a 413)' },
+  'fw.admin.max-body': {
+    type: 'number',
+    default: 65_536,
+    description: 'Largest request body (bytes) an admin write endpoint accepts (larger is a 413)',
+  },
 });
 
 declare module '@fw/runtime' {

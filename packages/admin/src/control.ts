@@ -1,4 +1,4 @@
-import { EventBus, fallbackLogger, FwError, traced, type Logger, hasRole, NotFoundError, type Principal } from '@fw/runtime';
+import { type EventBus, fallbackLogger, FwError, traced, type Logger, hasRole, NotFoundError, type Principal } from '@fw/runtime';
 import { REQUIRED_ROLE, type ControlAction, type ControlAuthorizer } from './authorizer.js';
 import type { AuditLog, AuditOutcome, AuditSource } from './audit.js';
 import { settled } from './cluster.js';
@@ -55,7 +55,12 @@ export class ControlPlane {
       }
     } catch (err) {
       this.log.error({ err, action, target }, 'the authorizer threw; the write is denied');
-      return { ok: false, outcome: 'error', code: 'authorizer_error', reason: `the authorizer failed: ${(err as Error)?.message ?? String(err)}` };
+      return {
+        ok: false,
+        outcome: 'error',
+        code: 'authorizer_error',
+        reason: `the authorizer failed: ${(err as Error)?.message ?? String(err)}`,
+      };
     }
     return { ok: true };
   }
@@ -100,7 +105,11 @@ export class ControlPlane {
     });
   }
 
-  disconnect(uuid: string, reason: string, caller: ControlCaller): Promise<{ uuid: string; disconnected: true; reason: string; node?: string | null }> {
+  disconnect(
+    uuid: string,
+    reason: string,
+    caller: ControlCaller,
+  ): Promise<{ uuid: string; disconnected: true; reason: string; node?: string | null }> {
     return this.execute('disconnect', uuid, caller, async () => {
       const cluster = this.views.cluster;
       if (cluster && !this.views.runtime.getResource(uuid)) {
@@ -135,7 +144,13 @@ export class ControlPlane {
   }
 
   /** Audits a write attempt turned away before it reached the control plane (no or a bad credential, a bad Origin, a malformed body). */
-  async refuse(action: ControlAction, target: string, caller: ControlCaller, outcome: 'refused' | 'invalid', reason: string): Promise<void> {
+  async refuse(
+    action: ControlAction,
+    target: string,
+    caller: ControlCaller,
+    outcome: 'refused' | 'invalid',
+    reason: string,
+  ): Promise<void> {
     await this.note(action, target, caller, outcome, reason, false);
   }
 
@@ -150,9 +165,25 @@ export class ControlPlane {
    * else AuditUnavailableError (503) refuses the write; refusals are recorded on a best-effort
    * basis (their answer does not change).
    */
-  private async note(action: ControlAction, target: string, caller: ControlCaller, outcome: AuditOutcome, reason: string | null, strict: boolean): Promise<void> {
+  private async note(
+    action: ControlAction,
+    target: string,
+    caller: ControlCaller,
+    outcome: AuditOutcome,
+    reason: string | null,
+    strict: boolean,
+  ): Promise<void> {
     const principal = caller.principal?.id ?? null;
-    const record = { action, target, principal, address: caller.address ?? null, success: outcome === 'allowed', outcome, reason, source: caller.source };
+    const record = {
+      action,
+      target,
+      principal,
+      address: caller.address ?? null,
+      success: outcome === 'allowed',
+      outcome,
+      reason,
+      source: caller.source,
+    };
     const entry = strict ? await this.audit.record(record) : await this.audit.note(record);
     // Cluster mode: also in the shared audit log, so every node shows it (the local copy stays).
     if (entry) void this.views.cluster?.append('audit', entry).catch(() => false);
@@ -160,7 +191,14 @@ export class ControlPlane {
   }
 
   private announce(action: ControlAction, target: string, principal: string | null, outcome: AuditOutcome, reason: string | null): void {
-    this.events.emit('ControlActionExecuted', { action, target, principal, success: outcome === 'allowed', outcome, ...(reason ? { reason } : {}) });
+    this.events.emit('ControlActionExecuted', {
+      action,
+      target,
+      principal,
+      success: outcome === 'allowed',
+      outcome,
+      ...(reason ? { reason } : {}),
+    });
   }
 
   /**
@@ -169,9 +207,13 @@ export class ControlPlane {
    * write ends the span in error with its code (`forbidden`, `audit_unavailable`, …).
    */
   private execute<T>(action: ControlAction, target: string, caller: ControlCaller, run: () => T | Promise<T>): Promise<T> {
-    return traced(`admin ${action}`, {
-      attributes: { 'fw.admin.action': action, 'fw.admin.target': target, 'fw.admin.source': caller.source },
-    }, () => this.executeAudited(action, target, caller, run));
+    return traced(
+      `admin ${action}`,
+      {
+        attributes: { 'fw.admin.action': action, 'fw.admin.target': target, 'fw.admin.source': caller.source },
+      },
+      () => this.executeAudited(action, target, caller, run),
+    );
   }
 
   private async executeAudited<T>(action: ControlAction, target: string, caller: ControlCaller, run: () => T | Promise<T>): Promise<T> {

@@ -6,9 +6,10 @@ import { sendProblem, type Framework } from '@fw/runtime';
 import { DEFAULT_DOCS_URL } from './config.js';
 
 /** The dashboard's static files (index.html, app.js, app.css), shipped beside dist/ in the package. */
-export const DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/', import.meta.url));
+export const DASHBOARD_DIR = fileURLToPath(new URL('../dashboard/', import.meta.url));
 
-export const DASHBOARD_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const DASHBOARD_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -64,7 +65,8 @@ function docsUrlOf(fw: Framework): string {
   } catch {
     throw new RangeError(`fw.admin.docs-url must be an absolute http or https URL, got '${value}'`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`fw.admin.docs-url must be an http or https URL, got '${value}'`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new RangeError(`fw.admin.docs-url must be an http or https URL, got '${value}'`);
   return url.href;
 }
 
@@ -81,7 +83,10 @@ function attribute(text: string): string {
 function pointAt(fwPath: string, docsUrl: string): ((html: string) => string) | undefined {
   if (fwPath === '/fw' && docsUrl === DEFAULT_DOCS_URL) return undefined;
   const set = (html: string, name: string, value: string): string =>
-    html.replace(new RegExp(`(<meta name="${name}" content=")[^"]*(")`), (_m, open: string, close: string) => `${open}${attribute(value)}${close}`);
+    html.replace(
+      new RegExp(`(<meta name="${name}" content=")[^"]*(")`),
+      (_m, open: string, close: string) => `${open}${attribute(value)}${close}`,
+    );
   return (html) => set(set(set(html, 'fw-admin-events', `${fwPath}/admin/events`), 'fw-client', `${fwPath}/client.js`), 'fw-docs', docsUrl);
 }
 

@@ -50,7 +50,8 @@ export class EventStream {
     /** Told about every refused consumer (the audit log records it). */
     private readonly onRefused: (result: Extract<GateResult, { ok: false }>, path: string) => void | Promise<void> = () => {},
   ) {
-    if (!Number.isInteger(options.maxQueue) || options.maxQueue < 1) throw new RangeError('fw.admin.events.max-queue must be a positive integer');
+    if (!Number.isInteger(options.maxQueue) || options.maxQueue < 1)
+      throw new RangeError('fw.admin.events.max-queue must be a positive integer');
     this.ring = new Ring(options.recent);
   }
 
@@ -76,10 +77,14 @@ export class EventStream {
         ctx.principal = result.principal;
       },
     };
-    const unhandle = this.fw.handle(EVENTS_HANDLER_PATH, {
-      open: (resource) => broadcaster.add(resource),
-      close: (resource) => broadcaster.remove(resource),
-    }, { broadcaster: null, interceptors: [auth], description: 'admin event stream (JSON events, one per frame)' });
+    const unhandle = this.fw.handle(
+      EVENTS_HANDLER_PATH,
+      {
+        open: (resource) => broadcaster.add(resource),
+        close: (resource) => broadcaster.remove(resource),
+      },
+      { broadcaster: null, interceptors: [auth], description: 'admin event stream (JSON events, one per frame)' },
+    );
     this.unmount = () => {
       if (typeof unhandle === 'function') unhandle();
       broadcaster.destroy('admin plane closed');

@@ -4,7 +4,15 @@ import { isLoopback, type ClientAddress } from './principal.js';
 
 export type GateResult =
   | { ok: true; principal: Principal | undefined; address: string | undefined }
-  | { ok: false; status: 401 | 403; code: string; detail: string; address: string | undefined; principal?: Principal; headers?: Record<string, string> };
+  | {
+      ok: false;
+      status: 401 | 403;
+      code: string;
+      detail: string;
+      address: string | undefined;
+      principal?: Principal;
+      headers?: Record<string, string>;
+    };
 
 export interface GateOptions {
   /** The chain that finds the principal (the admin token, the app's resolver, fw.auth.*); undefined: none configured. */
@@ -58,18 +66,36 @@ export class AdminGate {
         return { ok: false, status: 401, code: 'unauthorized', detail, address, headers: CHALLENGE };
       }
       if (!principal) {
-        return { ok: false, status: 401, code: 'unauthorized', detail: 'the admin plane requires authentication', address, headers: CHALLENGE };
+        return {
+          ok: false,
+          status: 401,
+          code: 'unauthorized',
+          detail: 'the admin plane requires authentication',
+          address,
+          headers: CHALLENGE,
+        };
       }
       if (!write && !hasRole(principal, 'viewer')) {
-        return { ok: false, status: 403, code: 'forbidden', detail: `principal '${principal.id}' has no admin role (viewer, operator or admin)`, address, principal };
+        return {
+          ok: false,
+          status: 403,
+          code: 'forbidden',
+          detail: `principal '${principal.id}' has no admin role (viewer, operator or admin)`,
+          address,
+          principal,
+        };
       }
       return { ok: true, principal, address };
     }
     return this.admitsAnonymous(address)
       ? { ok: true, principal: undefined, address }
       : {
-          ok: false, status: 403, code: 'remote_access_refused', address,
-          detail: 'without authentication the admin plane answers loopback clients only (configure fw.auth.tokens, fw.auth.jwt.* or fw.admin.auth.token)',
+          ok: false,
+          status: 403,
+          code: 'remote_access_refused',
+          address,
+          detail:
+            'without authentication the admin plane answers loopback clients only (configure fw.auth.tokens, fw.auth.jwt.* or fw.admin.auth.token)',
         };
   }
 

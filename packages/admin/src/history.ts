@@ -64,7 +64,17 @@ interface GapCounters {
   recovered: number;
 }
 
-const TERMINAL = new Set(['completed', 'canceled', 'cancelled', 'failed', 'rejected', 'TASK_STATE_COMPLETED', 'TASK_STATE_CANCELED', 'TASK_STATE_FAILED', 'TASK_STATE_REJECTED']);
+const TERMINAL = new Set([
+  'completed',
+  'canceled',
+  'cancelled',
+  'failed',
+  'rejected',
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_REJECTED',
+]);
 
 /**
  * A bounded per-framework history of the figures the dashboard charts: one sample every
@@ -89,8 +99,10 @@ export class History {
     readonly options: HistoryOptions,
     private readonly log: Logger = fallbackLogger(),
   ) {
-    if (!Number.isInteger(options.intervalMs) || options.intervalMs < 100) throw new RangeError(`fw.admin.history.interval-ms must be an integer of at least 100, got ${options.intervalMs}`);
-    if (!Number.isInteger(options.samples) || options.samples < 1 || options.samples > 100_000) throw new RangeError(`fw.admin.history.samples must be an integer from 1 to 100000, got ${options.samples}`);
+    if (!Number.isInteger(options.intervalMs) || options.intervalMs < 100)
+      throw new RangeError(`fw.admin.history.interval-ms must be an integer of at least 100, got ${options.intervalMs}`);
+    if (!Number.isInteger(options.samples) || options.samples < 1 || options.samples > 100_000)
+      throw new RangeError(`fw.admin.history.samples must be an integer from 1 to 100000, got ${options.samples}`);
     this.ring = new Ring(options.samples);
     this.previous = this.counters();
   }

@@ -3,10 +3,30 @@ import { AdminModule, type AdminOptions } from './module.js';
 
 export { AdminModule, ADMIN_API_BASE, ADMIN_MCP_PATH, type AdminOptions } from './module.js';
 export { ADMIN_CONFIG, DEFAULT_DOCS_URL } from './config.js';
-export { ALLOW_ALL, DENY_ALL, REQUIRE_PRINCIPAL, requireRole, CONTROL_ACTIONS, REQUIRED_ROLE, type ControlAction, type ControlAuthorizer } from './authorizer.js';
+export {
+  ALLOW_ALL,
+  DENY_ALL,
+  REQUIRE_PRINCIPAL,
+  requireRole,
+  CONTROL_ACTIONS,
+  REQUIRED_ROLE,
+  type ControlAction,
+  type ControlAuthorizer,
+} from './authorizer.js';
 export { adminTokenAuthenticator, bearerTokenResolver, isLoopback, TOKEN_PRINCIPAL, type ClientAddress } from './principal.js';
 export { AdminGate, type GateResult, type GateOptions, type CheckOptions } from './gate.js';
-export { AuditLog, AuditUnavailableError, AUDIT_OUTCOMES, type AuditEntry, type AuditOutcome, type AuditQuery, type AuditRecord, type AuditSink, type AuditSource, type AuditStatus } from './audit.js';
+export {
+  AuditLog,
+  AuditUnavailableError,
+  AUDIT_OUTCOMES,
+  type AuditEntry,
+  type AuditOutcome,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditSink,
+  type AuditSource,
+  type AuditStatus,
+} from './audit.js';
 export { FileAuditSink, type FileSinkOptions } from './audit-file.js';
 export { mountAdminMcp, type AdminMcpOptions } from './mcp-tools.js';
 export { ControlPlane, type ControlCaller, type Permission } from './control.js';
@@ -14,7 +34,7 @@ export { EventStream, EVENTS_HANDLER_PATH, type EventStreamStats } from './event
 export { History, HISTORY_TRANSPORTS, type HistoryOptions, type HistorySample, type HistoryTotals } from './history.js';
 export { DASHBOARD_CSP, DASHBOARD_DIR, mountDashboard } from './dashboard.js';
 export { overview, FW_VERSION, type Overview } from './overview.js';
-export { collectMetrics, toPrometheus, type AdminMetrics } from './metrics.js';
+export { collectMetrics, registerAdminMetrics, type AdminMetrics } from './metrics.js';
 export { UnauthorizedError, ForbiddenError } from './errors.js';
 export type { AdminService } from './service.js';
 

@@ -10,10 +10,21 @@ type McpToolDef = ToolDefinition;
 
 type Args = Record<string, unknown>;
 const TRANSPORTS: readonly TransportName[] = ['websocket', 'sse', 'long-polling', 'streaming'];
-const str = (args: Args, name: string): string | undefined => (typeof args[name] === 'string' && args[name] !== '' ? (args[name] as string) : undefined);
+const str = (args: Args, name: string): string | undefined =>
+  typeof args[name] === 'string' && args[name] !== '' ? (args[name] as string) : undefined;
 const num = (args: Args, name: string): number | undefined => (typeof args[name] === 'number' ? (args[name] as number) : undefined);
-const opt = (name: string, description: string, type: McpParamSpec['type'] = 'string'): McpParamSpec => ({ name, description, required: false, type });
-const req = (name: string, description: string, type: McpParamSpec['type'] = 'string'): McpParamSpec => ({ name, description, required: true, type });
+const opt = (name: string, description: string, type: McpParamSpec['type'] = 'string'): McpParamSpec => ({
+  name,
+  description,
+  required: false,
+  type,
+});
+const req = (name: string, description: string, type: McpParamSpec['type'] = 'string'): McpParamSpec => ({
+  name,
+  description,
+  required: true,
+  type,
+});
 
 export interface AdminMcpOptions {
   /** Path of the admin's own MCP endpoint (`/fw/admin/mcp`). */
@@ -41,21 +52,31 @@ export async function mountAdminMcp(fw: Framework, admin: AdminService, options:
   }
   const registry = adminToolRegistry(mcp, options.write);
   const gate = admin.gate;
-  const mounted = mcp.mountMcpServer(fw, { name: 'fw-admin', version: '1.0.0', path: options.path }, {
-    globalRegistry: false,
-    registries: [registry],
-    principalResolver: (req, url) => gate.resolve(req, url),
-    access: async (req) => {
-      const result = await gate.check(req, new URL(req.url ?? '/', 'http://localhost'));
-      if (!result.ok) {
-        await admin.audit.note({
-          action: 'read', target: options.path, principal: result.principal?.id ?? null, address: result.address ?? null,
-          success: false, outcome: 'refused', reason: result.detail, source: 'mcp',
-        });
-        throw new FwError(result.code, result.detail, result.status);
-      }
+  const mounted = mcp.mountMcpServer(
+    fw,
+    { name: 'fw-admin', version: '1.0.0', path: options.path },
+    {
+      frameworkRegistry: false,
+      registries: [registry],
+      principalResolver: (req, url) => gate.resolve(req, url),
+      access: async (req) => {
+        const result = await gate.check(req, new URL(req.url ?? '/', 'http://localhost'));
+        if (!result.ok) {
+          await admin.audit.note({
+            action: 'read',
+            target: options.path,
+            principal: result.principal?.id ?? null,
+            address: result.address ?? null,
+            success: false,
+            outcome: 'refused',
+            reason: result.detail,
+            source: 'mcp',
+          });
+          throw new FwError(result.code, result.detail, result.status);
+        }
+      },
     },
-  });
+  );
   const cleanups = [() => mounted.close()];
   if (options.onUserServer) {
     const user = mcp.mountedServers(fw).find((m) => m.endpoint.path === '/mcp') ?? mcp.mountMcpServer(fw, { name: 'fw', path: '/mcp' });
@@ -72,22 +93,45 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
   /** The gate again, per call: a session on a user's server, or one whose role changed. */
   const admitted = (admin: AdminService, ctx: McpContext): boolean => admin.gate.admits(ctx.principal, ctx.session.clientAddress);
 
-  const read = (name: string, description: string, params: McpParamSpec[], run: (admin: AdminService, args: Args, limit: number) => unknown): McpToolDef => ({
-    name, description, params, annotations: { readOnlyHint: true },
+  const read = (
+    name: string,
+    description: string,
+    params: McpParamSpec[],
+    run: (admin: AdminService, args: Args, limit: number) => unknown,
+  ): McpToolDef => ({
+    name,
+    description,
+    params,
+    annotations: { readOnlyHint: true },
     handler: (args, ctx) => {
       const admin = ctx.fw.services.get('admin');
       if (!admin) return fail('unavailable: the admin plane is not installed on this framework');
-      if (!admitted(admin, ctx)) return fail(admin.authRequired ? 'unauthorized: the admin plane requires a principal with the viewer role' : 'forbidden: the admin plane answers loopback clients only');
+      if (!admitted(admin, ctx))
+        return fail(
+          admin.authRequired
+            ? 'unauthorized: the admin plane requires a principal with the viewer role'
+            : 'forbidden: the admin plane answers loopback clients only',
+        );
       const limit = Math.min(Math.max(1, Math.trunc(num(args, 'limit') ?? admin.pageDefault)), admin.pageMax);
       return run(admin, args, limit);
     },
   });
 
-  const write = (name: string, action: ControlAction, description: string, params: McpParamSpec[], run: (admin: AdminService, args: Args, principal: Principal | undefined, address: string | undefined) => Promise<unknown>, target: (args: Args) => string): McpToolDef => ({
-    name, description: `${description} (needs the ${REQUIRED_ROLE[action]} role)`, params, annotations: { destructiveHint: true },
+  const write = (
+    name: string,
+    action: ControlAction,
+    description: string,
+    params: McpParamSpec[],
+    run: (admin: AdminService, args: Args, principal: Principal | undefined, address: string | undefined) => Promise<unknown>,
+    target: (args: Args) => string,
+  ): McpToolDef => ({
+    name,
+    description: `${description} (needs the ${REQUIRED_ROLE[action]} role)`,
+    params,
+    annotations: { destructiveHint: true },
     handler: async (args, ctx) => {
       const admin = ctx.fw.services.get('admin');
-      if (!admin || !admin.mcpWriteTools) return fail(`unavailable: ${name} is not enabled (fw.admin.mcp-write-tools)`);
+      if (!admin?.mcpWriteTools) return fail(`unavailable: ${name} is not enabled (fw.admin.mcp-write-tools)`);
       const caller = { principal: ctx.principal, source: 'mcp' as const, address: ctx.session.clientAddress };
       if (!admitted(admin, ctx)) {
         await admin.control.refuse(action, target(args), caller, 'refused', 'not admitted by the admin gate');
@@ -104,39 +148,98 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
 
   const limitParam = opt('limit', 'Most items to return', 'integer');
   const tools: McpToolDef[] = [
-    read('fw_overview', 'System overview: status, version, connections, broadcasters, agents, sessions, tasks, AI runtime', [], (a) => overview(a.views, a.history.totals())),
-    read('fw_list_agents', 'Registered agents and coordinators: name, version, kind (agent or coordinator), protocols', [limitParam],
-      (a, _args, limit) => a.views.agent.agents().slice(0, limit).map((x) => ({ name: x.name, version: x.version, kind: x.kind, protocols: x.protocols, path: x.path, headless: x.headless, activeSessions: x.activeSessions }))),
-    read('fw_list_agent_sessions', 'Active agent sessions, optionally of one agent', [opt('agent', 'Agent name'), limitParam],
-      (a, args, limit) => a.views.agent.sessions(str(args, 'agent')).slice(0, limit)),
-    read('fw_list_coordinators', 'Coordinators and their fleets', [limitParam], (a, _args, limit) => a.views.agent.coordinators().slice(0, limit)),
-    read('fw_list_broadcasters', 'Broadcasters with their resource counts', [opt('search', 'Substring of the broadcaster id'), limitParam], (a, args, limit) => {
-      const search = str(args, 'search');
-      return a.views.runtime.listBroadcasters().filter((b) => !search || b.id.includes(search)).slice(0, limit);
-    }),
-    read('fw_list_resources', 'Connected resources (clients), filterable', [opt('broadcaster', 'Broadcaster id'), opt('transport', 'websocket, sse, long-polling or streaming'), opt('search', 'Substring of uuid, path or address'), limitParam], (a, args, limit) => {
-      const broadcaster = str(args, 'broadcaster');
-      const asked = str(args, 'transport');
-      const transport = TRANSPORTS.find((t) => t === asked);
-      if (asked && !transport) return fail(`bad_request: transport must be one of ${TRANSPORTS.join(', ')}`);
-      const search = str(args, 'search');
-      const page = a.views.runtime.listResources({
-        limit, ...(broadcaster ? { broadcaster } : {}), ...(transport ? { transport } : {}), ...(search ? { search } : {}),
-      });
-      return { total: page.total, items: page.items };
-    }),
+    read('fw_overview', 'System overview: status, version, connections, broadcasters, agents, sessions, tasks, AI runtime', [], (a) =>
+      overview(a.views, a.history.totals()),
+    ),
+    read(
+      'fw_list_agents',
+      'Registered agents and coordinators: name, version, kind (agent or coordinator), protocols',
+      [limitParam],
+      (a, _args, limit) =>
+        a.views.agent
+          .agents()
+          .slice(0, limit)
+          .map((x) => ({
+            name: x.name,
+            version: x.version,
+            kind: x.kind,
+            protocols: x.protocols,
+            path: x.path,
+            headless: x.headless,
+            activeSessions: x.activeSessions,
+          })),
+    ),
+    read(
+      'fw_list_agent_sessions',
+      'Active agent sessions, optionally of one agent',
+      [opt('agent', 'Agent name'), limitParam],
+      (a, args, limit) => a.views.agent.sessions(str(args, 'agent')).slice(0, limit),
+    ),
+    read('fw_list_coordinators', 'Coordinators and their fleets', [limitParam], (a, _args, limit) =>
+      a.views.agent.coordinators().slice(0, limit),
+    ),
+    read(
+      'fw_list_broadcasters',
+      'Broadcasters with their resource counts',
+      [opt('search', 'Substring of the broadcaster id'), limitParam],
+      (a, args, limit) => {
+        const search = str(args, 'search');
+        return a.views.runtime
+          .listBroadcasters()
+          .filter((b) => !search || b.id.includes(search))
+          .slice(0, limit);
+      },
+    ),
+    read(
+      'fw_list_resources',
+      'Connected resources (clients), filterable',
+      [
+        opt('broadcaster', 'Broadcaster id'),
+        opt('transport', 'websocket, sse, long-polling or streaming'),
+        opt('search', 'Substring of uuid, path or address'),
+        limitParam,
+      ],
+      (a, args, limit) => {
+        const broadcaster = str(args, 'broadcaster');
+        const asked = str(args, 'transport');
+        const transport = TRANSPORTS.find((t) => t === asked);
+        if (asked && !transport) return fail(`bad_request: transport must be one of ${TRANSPORTS.join(', ')}`);
+        const search = str(args, 'search');
+        const page = a.views.runtime.listResources({
+          limit,
+          ...(broadcaster ? { broadcaster } : {}),
+          ...(transport ? { transport } : {}),
+          ...(search ? { search } : {}),
+        });
+        return { total: page.total, items: page.items };
+      },
+    ),
     read('fw_list_handlers', 'Real-time handlers', [limitParam], (a, _args, limit) => a.views.runtime.listHandlers().slice(0, limit)),
-    read('fw_list_interceptors', 'Interceptors, global and per handler', [limitParam], (a, _args, limit) => a.views.runtime.listInterceptors().slice(0, limit)),
-    read('fw_query_journal', 'Coordination journal events (dispatch, completion, failure, handoff, evaluation, interrupted), the newest `limit`', [opt('coordinationId', 'Coordination id'), opt('agent', 'Agent name'), limitParam], async (a, args, limit) => {
-      const coordinationId = str(args, 'coordinationId');
-      const agent = str(args, 'agent');
-      return (await a.views.agent.journal({ ...(coordinationId ? { coordinationId } : {}), ...(agent ? { agent } : {}), limit })).slice(-limit);
-    }),
-    read('fw_list_tasks', 'A2A tasks, filterable by agent and state', [opt('agent', 'Agent name'), opt('state', 'Task state'), limitParam], (a, args, limit) => {
-      const agentName = str(args, 'agent');
-      const state = str(args, 'state');
-      return a.views.agent.tasks({ ...(agentName ? { agentName } : {}), ...(state ? { state } : {}) }).slice(0, limit);
-    }),
+    read('fw_list_interceptors', 'Interceptors, global and per handler', [limitParam], (a, _args, limit) =>
+      a.views.runtime.listInterceptors().slice(0, limit),
+    ),
+    read(
+      'fw_query_journal',
+      'Coordination journal events (dispatch, completion, failure, handoff, evaluation, interrupted), the newest `limit`',
+      [opt('coordinationId', 'Coordination id'), opt('agent', 'Agent name'), limitParam],
+      async (a, args, limit) => {
+        const coordinationId = str(args, 'coordinationId');
+        const agent = str(args, 'agent');
+        return (await a.views.agent.journal({ ...(coordinationId ? { coordinationId } : {}), ...(agent ? { agent } : {}), limit })).slice(
+          -limit,
+        );
+      },
+    ),
+    read(
+      'fw_list_tasks',
+      'A2A tasks, filterable by agent and state',
+      [opt('agent', 'Agent name'), opt('state', 'Task state'), limitParam],
+      (a, args, limit) => {
+        const agentName = str(args, 'agent');
+        const state = str(args, 'state');
+        return a.views.agent.tasks({ ...(agentName ? { agentName } : {}), ...(state ? { state } : {}) }).slice(0, limit);
+      },
+    ),
     read('fw_list_runtimes', 'AI runtimes with their capabilities, and which one is active', [], (a) => a.views.agent.runtimes()),
     read('fw_list_mcp', 'The MCP registry: servers, tools, resources, prompts, sessions and pending bridge calls', [], (a) => ({
       servers: a.views.mcp.servers(),
@@ -146,23 +249,68 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
       sessions: a.views.mcp.sessions(),
       pendingBridgeCalls: a.views.mcp.pendingBridgeCalls(),
     })),
-    read('fw_list_audit', 'The audit log of admin attempts, newest first', [opt('action', 'Action'), opt('principal', 'Principal id'), opt('outcome', 'allowed, refused, invalid, failed or error'), limitParam], (a, args, limit) => {
-      const action = str(args, 'action');
-      const principal = str(args, 'principal');
-      const outcome = str(args, 'outcome');
-      return a.audit.query({ limit, ...(action ? { action } : {}), ...(principal ? { principal } : {}), ...(outcome ? { outcome } : {}) });
-    }),
+    read(
+      'fw_list_audit',
+      'The audit log of admin attempts, newest first',
+      [opt('action', 'Action'), opt('principal', 'Principal id'), opt('outcome', 'allowed, refused, invalid, failed or error'), limitParam],
+      (a, args, limit) => {
+        const action = str(args, 'action');
+        const principal = str(args, 'principal');
+        const outcome = str(args, 'outcome');
+        return a.audit.query({
+          limit,
+          ...(action ? { action } : {}),
+          ...(principal ? { principal } : {}),
+          ...(outcome ? { outcome } : {}),
+        });
+      },
+    ),
   ];
   if (withWrites) {
     tools.push(
-      write('fw_broadcast', 'broadcast', 'Broadcasts a message to every resource of a broadcaster', [req('broadcasterId', 'Broadcaster id, e.g. /fw/chat/lobby'), req('message', 'The message text')],
-        (a, args, principal, address) => a.control.broadcast(str(args, 'broadcasterId') ?? '', str(args, 'message') ?? '', { principal, source: 'mcp', address }), (args) => str(args, 'broadcasterId') ?? '(missing)'),
-      write('fw_disconnect_resource', 'disconnect', 'Disconnects a client by its uuid', [req('uuid', 'Resource uuid'), opt('reason', 'Reason sent to the client')],
-        (a, args, principal, address) => a.control.disconnect(str(args, 'uuid') ?? '', str(args, 'reason') ?? 'disconnected by the administrator', { principal, source: 'mcp', address }), (args) => str(args, 'uuid') ?? '(missing)'),
-      write('fw_destroy_broadcaster', 'destroy', 'Destroys a broadcaster, disconnecting its resources', [req('broadcasterId', 'Broadcaster id')],
-        (a, args, principal, address) => a.control.destroy(str(args, 'broadcasterId') ?? '', { principal, source: 'mcp', address }), (args) => str(args, 'broadcasterId') ?? '(missing)'),
-      write('fw_cancel_task', 'cancel', 'Cancels an in-flight A2A task or AG-UI run (id agui:{agent}:{runId})', [req('taskId', 'Task id (fw_list_tasks)'), opt('reason', 'Reason')],
-        (a, args, principal, address) => a.control.cancel(str(args, 'taskId') ?? '', str(args, 'reason') ?? 'canceled by the administrator', { principal, source: 'mcp', address }), (args) => str(args, 'taskId') ?? '(missing)'),
+      write(
+        'fw_broadcast',
+        'broadcast',
+        'Broadcasts a message to every resource of a broadcaster',
+        [req('broadcasterId', 'Broadcaster id, e.g. /fw/chat/lobby'), req('message', 'The message text')],
+        (a, args, principal, address) =>
+          a.control.broadcast(str(args, 'broadcasterId') ?? '', str(args, 'message') ?? '', { principal, source: 'mcp', address }),
+        (args) => str(args, 'broadcasterId') ?? '(missing)',
+      ),
+      write(
+        'fw_disconnect_resource',
+        'disconnect',
+        'Disconnects a client by its uuid',
+        [req('uuid', 'Resource uuid'), opt('reason', 'Reason sent to the client')],
+        (a, args, principal, address) =>
+          a.control.disconnect(str(args, 'uuid') ?? '', str(args, 'reason') ?? 'disconnected by the administrator', {
+            principal,
+            source: 'mcp',
+            address,
+          }),
+        (args) => str(args, 'uuid') ?? '(missing)',
+      ),
+      write(
+        'fw_destroy_broadcaster',
+        'destroy',
+        'Destroys a broadcaster, disconnecting its resources',
+        [req('broadcasterId', 'Broadcaster id')],
+        (a, args, principal, address) => a.control.destroy(str(args, 'broadcasterId') ?? '', { principal, source: 'mcp', address }),
+        (args) => str(args, 'broadcasterId') ?? '(missing)',
+      ),
+      write(
+        'fw_cancel_task',
+        'cancel',
+        'Cancels an in-flight A2A task or AG-UI run (id agui:{agent}:{runId})',
+        [req('taskId', 'Task id (fw_list_tasks)'), opt('reason', 'Reason')],
+        (a, args, principal, address) =>
+          a.control.cancel(str(args, 'taskId') ?? '', str(args, 'reason') ?? 'canceled by the administrator', {
+            principal,
+            source: 'mcp',
+            address,
+          }),
+        (args) => str(args, 'taskId') ?? '(missing)',
+      ),
     );
   }
   for (const t of tools) registry.registerTool(t);

@@ -1,4 +1,4 @@
-import type { RuntimeStats } from '@fw/runtime';
+import type { Framework, RuntimeStats } from '@fw/runtime';
 import type { EventStreamStats } from './event-stream.js';
 import type { Views } from './views.js';
 
@@ -31,48 +31,60 @@ export function collectMetrics(views: Views, events: EventStreamStats, auditEntr
       tasksByState,
     },
     mcp: {
-      servers: mcp.servers().length, tools: mcp.tools().length, resources: mcp.resources().length,
-      prompts: mcp.prompts().length, sessions: mcp.sessions().length, pendingBridgeCalls: mcp.pendingBridgeCalls().length,
+      servers: mcp.servers().length,
+      tools: mcp.tools().length,
+      resources: mcp.resources().length,
+      prompts: mcp.prompts().length,
+      sessions: mcp.sessions().length,
+      pendingBridgeCalls: mcp.pendingBridgeCalls().length,
     },
     process: { uptimeSeconds: Math.round(process.uptime()), rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
   };
 }
 
-/** Prometheus text exposition format 0.0.4. */
-export function toPrometheus(m: AdminMetrics): string {
-  const out: string[] = [];
-  const metric = (name: string, type: 'gauge' | 'counter', help: string, samples: [Record<string, string> | null, number][]): void => {
-    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    for (const [labels, value] of samples) out.push(`${name}${labelText(labels)} ${Number.isFinite(value) ? value : 0}`);
+/**
+ * The admin plane's figures as Prometheus metrics in the framework's own registry, read at scrape
+ * time: `/fw/metrics` (the scrapers' endpoint) and `/api/admin/metrics/prometheus` (the same
+ * exposition behind the admin gate) show one set of names. What the runtime already exports
+ * (connections, broadcasters, message counters) is not repeated here. Returns a remover.
+ */
+export function registerAdminMetrics(fw: Framework, read: () => AdminMetrics): () => void {
+  const m = fw.metrics;
+  const removers = [
+    m.gauge('fw_handlers', 'Registered handlers', () => read().runtime.handlers),
+    m.gauge('fw_interceptors', 'Registered interceptors', () => read().runtime.interceptors),
+    m.gauge('fw_admin_event_consumers', 'Consumers of the admin event stream', () => read().events.consumers),
+    m.counter('fw_admin_events_total', 'Framework events seen by the admin plane', () => read().events.events),
+    m.counter('fw_admin_events_delivered_total', 'Event frames delivered to admin stream consumers', () => read().events.delivered),
+    m.labelledCounter(
+      'fw_admin_events_dropped_total',
+      'Admin stream events dropped (queue: the stream fell behind; consumer: a slow dashboard)',
+      ['reason'],
+      () => {
+        const e = read().events;
+        return [
+          [{ reason: 'queue' }, e.queueDropped],
+          [{ reason: 'consumer' }, e.consumerDropped],
+        ];
+      },
+    ),
+    m.gauge('fw_admin_audit_entries', 'Audit entries held in memory', () => read().audit.entries),
+    m.labelledGauge('fw_agents', 'Registered agents and coordinators', ['kind'], () => {
+      const a = read().agents;
+      return [
+        [{ kind: 'agent' }, a.agents],
+        [{ kind: 'coordinator' }, a.coordinators],
+      ];
+    }),
+    m.gauge('fw_agent_sessions', 'Active agent sessions', () => read().agents.sessions),
+    m.labelledGauge('fw_tasks', 'A2A tasks by state', ['state'], () =>
+      Object.entries(read().agents.tasksByState).map(([state, n]) => [{ state }, n]),
+    ),
+    m.gauge('fw_mcp_sessions', 'Open MCP sessions', () => read().mcp.sessions),
+    m.gauge('fw_mcp_tools', 'Registered MCP tools', () => read().mcp.tools),
+    m.gauge('fw_mcp_bridge_pending_calls', 'Pending bidirectional bridge calls', () => read().mcp.pendingBridgeCalls),
+  ];
+  return () => {
+    for (const remove of removers) remove();
   };
-  const r = m.runtime;
-  metric('fw_connections', 'gauge', 'Connected resources', [[null, r.connections]]);
-  metric('fw_broadcasters', 'gauge', 'Broadcasters', [[null, r.broadcasters]]);
-  metric('fw_handlers', 'gauge', 'Registered handlers', [[null, r.handlers]]);
-  metric('fw_interceptors', 'gauge', 'Registered interceptors', [[null, r.interceptors]]);
-  metric('fw_messages_in_total', 'counter', 'Messages received from clients', [[null, r.messagesIn]]);
-  metric('fw_messages_out_total', 'counter', 'Messages written to clients', [[null, r.messagesOut]]);
-  metric('fw_broadcasts_total', 'counter', 'Broadcasts', [[null, r.broadcasts]]);
-  metric('fw_dropped_total', 'counter', 'Messages dropped by the slow-consumer policy', [[null, r.dropped]]);
-  metric('fw_slow_consumer_disconnects_total', 'counter', 'Resources closed by the slow-consumer policy', [[null, r.slowConsumerDisconnects]]);
-  metric('fw_admin_event_consumers', 'gauge', 'Consumers of the admin event stream', [[null, m.events.consumers]]);
-  metric('fw_admin_events_total', 'counter', 'Framework events seen by the admin plane', [[null, m.events.events]]);
-  metric('fw_admin_events_delivered_total', 'counter', 'Event frames delivered to admin stream consumers', [[null, m.events.delivered]]);
-  metric('fw_admin_events_dropped_total', 'counter', 'Admin stream events dropped', [[{ reason: 'queue' }, m.events.queueDropped], [{ reason: 'consumer' }, m.events.consumerDropped]]);
-  metric('fw_admin_audit_entries', 'gauge', 'Audit entries held in memory', [[null, m.audit.entries]]);
-  metric('fw_agents', 'gauge', 'Registered agents', [[{ kind: 'agent' }, m.agents.agents], [{ kind: 'coordinator' }, m.agents.coordinators]]);
-  metric('fw_agent_sessions', 'gauge', 'Active agent sessions', [[null, m.agents.sessions]]);
-  metric('fw_tasks', 'gauge', 'A2A tasks by state', Object.entries(m.agents.tasksByState).map(([state, n]) => [{ state }, n]));
-  metric('fw_mcp_sessions', 'gauge', 'Open MCP sessions', [[null, m.mcp.sessions]]);
-  metric('fw_mcp_tools', 'gauge', 'Registered MCP tools', [[null, m.mcp.tools]]);
-  metric('fw_mcp_bridge_pending_calls', 'gauge', 'Pending bidirectional bridge calls', [[null, m.mcp.pendingBridgeCalls]]);
-  metric('process_uptime_seconds', 'gauge', 'Process uptime', [[null, m.process.uptimeSeconds]]);
-  metric('process_resident_memory_bytes', 'gauge', 'Resident memory', [[null, m.process.rssBytes]]);
-  return out.join('\n') + '\n';
-}
-
-function labelText(labels: Record<string, string> | null): string {
-  if (!labels) return '';
-  const parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')}"`);
-  return `{${parts.join(',')}}`;
 }

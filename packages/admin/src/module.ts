@@ -1,5 +1,13 @@
 import { join, resolve } from 'node:path';
-import { chainAuthenticators, clientAddress as runtimeClientAddress, frameworkAuthenticator, type Authenticator, type Framework, type FrameworkModule, type Logger } from '@fw/runtime';
+import {
+  chainAuthenticators,
+  clientAddress as runtimeClientAddress,
+  frameworkAuthenticator,
+  type Authenticator,
+  type Framework,
+  type FrameworkModule,
+  type Logger,
+} from '@fw/runtime';
 import { mountRoutes } from './api/router.js';
 import { adminRoutes } from './api/routes.js';
 import { AuditLog, type AuditSink } from './audit.js';
@@ -18,6 +26,7 @@ import { countControlActions } from './seams.js';
 import type { RealtimeFramework } from './realtime.js';
 import type { AdminService } from './service.js';
 import { Views } from './views.js';
+import { collectMetrics, registerAdminMetrics } from './metrics.js';
 
 /** REST base path of the admin API. */
 export const ADMIN_API_BASE = '/api/admin';
@@ -59,22 +68,20 @@ export class AdminModule implements FrameworkModule {
 
   async install(fw: Framework): Promise<void> {
     fw.config.declare(ADMIN_CONFIG);
-    if (!fw.config.get<boolean>('fw.admin.enabled')) return;
+    if (!fw.config.get('fw.admin.enabled')) return;
     countControlActions(fw);
-    const get = <T>(key: string): T => fw.config.get<T>(key);
+    const get = fw.config.get.bind(fw.config);
     const log = fw.logger.child({ module: 'admin' });
 
     const resolver = this.options.principalResolver ?? fw.config.option('adminPrincipalResolver');
     // Looked up at every write, so an app may provide or replace it after start.
-    const authorizer = (): ControlAuthorizer => this.options.authorizer
-      ?? fw.services.get('admin.authorizer')
-      ?? fw.config.option('adminAuthorizer')
-      ?? ALLOW_ALL;
+    const authorizer = (): ControlAuthorizer =>
+      this.options.authorizer ?? fw.services.get('admin.authorizer') ?? fw.config.option('adminAuthorizer') ?? ALLOW_ALL;
 
     // The chain: the app's resolver, the admin token (the `admin` principal), then fw.auth.* (tokens, JWT, custom).
     const chain: Authenticator[] = [];
     if (typeof resolver === 'function') chain.push(resolver);
-    const token = get<string>('fw.admin.auth.token');
+    const token = get('fw.admin.auth.token');
     if (token) chain.push(adminTokenAuthenticator(token));
     const shared = frameworkAuthenticator(fw);
     if (shared) chain.push(shared);
@@ -82,50 +89,100 @@ export class AdminModule implements FrameworkModule {
     const clientAddress: ClientAddress = (req) => fw.services.get('client-address')?.(req) ?? runtimeClientAddress(req);
     const gate = new AdminGate({
       authenticator: chain.length === 0 ? undefined : chain.length === 1 ? chain[0] : chainAuthenticators(chain),
-      allowRemoteUnauthenticated: get<boolean>('fw.admin.allow-remote-unauthenticated'),
+      allowRemoteUnauthenticated: get('fw.admin.allow-remote-unauthenticated'),
       clientAddress,
     });
-    if (!gate.authRequired && get<boolean>('fw.admin.allow-remote-unauthenticated')) {
-      log.warn({ key: 'fw.admin.allow-remote-unauthenticated' }, 'the admin plane accepts unauthenticated requests from any address; configure fw.auth.tokens or fw.auth.jwt.* in production');
+    if (!gate.authRequired && get('fw.admin.allow-remote-unauthenticated')) {
+      log.warn(
+        { key: 'fw.admin.allow-remote-unauthenticated' },
+        'the admin plane accepts unauthenticated requests from any address; configure fw.auth.tokens or fw.auth.jwt.* in production',
+      );
     }
 
-    const audit = await new AuditLog(get<number>('fw.admin.audit.max-entries'), await this.auditSink(fw, log), log).open();
+    const audit = await new AuditLog(get('fw.admin.audit.max-entries'), await this.auditSink(fw, log), log).open();
     this.audit = audit;
     // Not ready while the sink cannot be written: this node refuses admin writes (fail closed), so a
     // balancer should send its traffic elsewhere. The state is the last write's; each later record
     // tries the sink again (refusals and reads of the log are recorded too), so it recovers by itself.
-    this.cleanups.push(fw.readiness.register('audit', () => (audit.available ? { ready: true } : { ready: false, detail: 'the audit log cannot be written' })));
+    this.cleanups.push(
+      fw.readiness.register('audit', () =>
+        audit.available ? { ready: true } : { ready: false, detail: 'the audit log cannot be written' },
+      ),
+    );
     const views = new Views(fw);
     const control = new ControlPlane(views, audit, fw.events, authorizer, () => gate.authRequired, log);
-    const events = new EventStream(fw as RealtimeFramework, gate, {
-      recent: get<number>('fw.admin.events.recent'),
-      maxQueue: get<number>('fw.admin.events.max-queue'),
-    }, (refused, path) => audit.note({
-      action: 'read', target: path, principal: refused.principal?.id ?? null, address: refused.address ?? null,
-      success: false, outcome: 'refused', reason: refused.detail, source: 'events',
-    }).then(() => undefined));
+    const events = new EventStream(
+      fw as RealtimeFramework,
+      gate,
+      {
+        recent: get('fw.admin.events.recent'),
+        maxQueue: get('fw.admin.events.max-queue'),
+      },
+      (refused, path) =>
+        audit
+          .note({
+            action: 'read',
+            target: path,
+            principal: refused.principal?.id ?? null,
+            address: refused.address ?? null,
+            success: false,
+            outcome: 'refused',
+            reason: refused.detail,
+            source: 'events',
+          })
+          .then(() => undefined),
+    );
     this.events = events;
     events.start();
-    const history = new History(views, (listener) => fw.events.onAny(listener), {
-      intervalMs: fw.config.get('fw.admin.history.interval-ms'),
-      samples: fw.config.get('fw.admin.history.samples'),
-    }, log);
+    const history = new History(
+      views,
+      (listener) => fw.events.onAny(listener),
+      {
+        intervalMs: fw.config.get('fw.admin.history.interval-ms'),
+        samples: fw.config.get('fw.admin.history.samples'),
+      },
+      log,
+    );
     this.history = history;
     history.onSample((sample) => events.publish({ type: 'HistorySample', ...sample }));
     history.start();
+    this.cleanups.push(registerAdminMetrics(fw, () => collectMetrics(views, events.stats(), audit.size)));
 
-    const pageDefault = get<number>('fw.admin.page.default-limit');
-    const pageMax = get<number>('fw.admin.page.max-limit');
+    const pageDefault = get('fw.admin.page.default-limit');
+    const pageMax = get('fw.admin.page.max-limit');
     const dashboardDir = this.options.dashboardDir ?? DASHBOARD_DIR;
     const dashboardPrefixes = [`${fw.path}/admin/`];
-    this.cleanups.push(mountRoutes(fw, ADMIN_API_BASE, adminRoutes({
-      views, control, audit, events, history, gate, pageDefault, pageMax,
-    }), { gate, control, audit, maxBody: get<number>('fw.admin.max-body'), dashboardPrefixes: () => dashboardPrefixes }));
+    this.cleanups.push(
+      mountRoutes(
+        fw,
+        ADMIN_API_BASE,
+        adminRoutes({
+          views,
+          control,
+          audit,
+          events,
+          history,
+          gate,
+          pageDefault,
+          pageMax,
+          metrics: fw.metrics,
+        }),
+        { gate, control, audit, maxBody: get('fw.admin.max-body'), dashboardPrefixes: () => dashboardPrefixes },
+      ),
+    );
     this.cleanups.push(mountDashboard(fw, `${fw.path}/admin`, dashboardDir));
 
-    const mcpWriteTools = get<boolean>('fw.admin.mcp-write-tools');
+    const mcpWriteTools = get('fw.admin.mcp-write-tools');
     const service: AdminService = {
-      views, control, audit, events, history, gate, pageDefault, pageMax, mcpWriteTools,
+      views,
+      control,
+      audit,
+      events,
+      history,
+      gate,
+      pageDefault,
+      pageMax,
+      mcpWriteTools,
       authRequired: gate.authRequired,
       mountDashboard: (prefix) => {
         const p = prefix.replace(/\/+$/, '');
@@ -142,11 +199,11 @@ export class AdminModule implements FrameworkModule {
       fw.services.provide('principal-resolver', (req, url) => gate.resolve(req, url, false));
     }
 
-    if (get<boolean>('fw.admin.mcp-tools')) {
+    if (get('fw.admin.mcp-tools')) {
       const unmount = await mountAdminMcp(fw, service, {
         path: `${fw.path}${ADMIN_MCP_PATH}`,
         write: mcpWriteTools,
-        onUserServer: get<boolean>('fw.admin.mcp-tools-on-user-server'),
+        onUserServer: get('fw.admin.mcp-tools-on-user-server'),
       });
       if (unmount) this.cleanups.push(unmount);
     }
@@ -155,21 +212,21 @@ export class AdminModule implements FrameworkModule {
   private async auditSink(fw: Framework, log: Logger): Promise<AuditSink | undefined> {
     const given = this.options.auditSink ?? fw.services.get('admin.audit-sink');
     if (given) return given;
-    const configured = fw.config.get<string>('fw.admin.audit.file');
+    const configured = fw.config.get('fw.admin.audit.file');
     if (!configured) {
       // Production on PostgreSQL: the audit log lives in the same database as tasks and sessions.
-      const store = await storeAuditSinkFor(fw, fw.config.get<number>('fw.admin.audit.store-max-entries'));
+      const store = await storeAuditSinkFor(fw, fw.config.get('fw.admin.audit.store-max-entries'));
       if (store) {
         this.releaseAuditStore = store.release;
         return store.sink;
       }
     }
-    const dataDir = fw.config.get<string>('fw.data-dir');
+    const dataDir = fw.config.get('fw.data-dir');
     const file = configured ? resolve(configured) : dataDir ? resolve(join(dataDir, 'audit.jsonl')) : undefined;
     if (!file) return undefined;
     return new FileAuditSink(file, {
-      maxBytes: fw.config.get<number>('fw.admin.audit.max-file-bytes'),
-      maxFiles: fw.config.get<number>('fw.admin.audit.max-files'),
+      maxBytes: fw.config.get('fw.admin.audit.max-file-bytes'),
+      maxFiles: fw.config.get('fw.admin.audit.max-files'),
       log,
     });
   }

@@ -2,7 +2,24 @@
  * Types of the optional modules' admin views, imported as types only so that `@fw/admin` runs
  * without `@fw/mcp` and `@fw/agent` installed.
  */
-export type { McpAdminView, McpToolInfo, McpResourceInfo, McpPromptInfo, McpServerInfo, McpSessionInfo, PendingBridgeCallInfo, McpTaskInfo } from '@fw/mcp';
 export type {
-  AgentAdminView, AgentInfo, AgentSessionInfo, CoordinatorInfo, JournalEvent, JournalQuery, CoordinationGraph, TaskInfo, RuntimeInfo,
+  McpAdminView,
+  McpToolInfo,
+  McpResourceInfo,
+  McpPromptInfo,
+  McpServerInfo,
+  McpSessionInfo,
+  PendingBridgeCallInfo,
+  McpTaskInfo,
+} from '@fw/mcp';
+export type {
+  AgentAdminView,
+  AgentInfo,
+  AgentSessionInfo,
+  CoordinatorInfo,
+  JournalEvent,
+  JournalQuery,
+  CoordinationGraph,
+  TaskInfo,
+  RuntimeInfo,
 } from '@fw/agent';

@@ -5,14 +5,29 @@ import type { AgentAdminView, McpAdminView } from './peer-types.js';
 export type { McpAdminView, AgentAdminView };
 
 const EMPTY_MCP: McpAdminView = {
-  servers: () => [], tools: () => [], resources: () => [], prompts: () => [], sessions: () => [], pendingBridgeCalls: () => [],
-  tasks: () => [], cancelTask: () => undefined,
+  servers: () => [],
+  tools: () => [],
+  resources: () => [],
+  prompts: () => [],
+  sessions: () => [],
+  pendingBridgeCalls: () => [],
+  tasks: () => [],
+  cancelTask: () => undefined,
 };
 
 const EMPTY_AGENT: AgentAdminView = {
-  agents: () => [], agent: () => undefined, sessions: () => [], coordinators: () => [], journal: () => [],
-  journalLog: () => undefined, journalGraph: () => undefined, tasks: () => [], task: () => undefined,
-  cancelTask: () => Promise.reject(new Error('agent module absent')), runtimes: () => [], activeRuntime: () => undefined,
+  agents: () => [],
+  agent: () => undefined,
+  sessions: () => [],
+  coordinators: () => [],
+  journal: () => [],
+  journalLog: () => undefined,
+  journalGraph: () => undefined,
+  tasks: () => [],
+  task: () => undefined,
+  cancelTask: () => Promise.reject(new Error('agent module absent')),
+  runtimes: () => [],
+  activeRuntime: () => undefined,
 };
 
 /**

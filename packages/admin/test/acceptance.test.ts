@@ -15,8 +15,18 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Framework } from '@fw/runtime';
 import { connect as fwConnect, type FwClient } from '@fw/client/node';
 import { mcp as mcpModule, BiDirectionalToolBridge } from '@fw/mcp';
-import { Agent, AgentModule, Coordinator, OnPrompt, type AiRequest, type ModelProvider, type AiStreamPart, type CoordinatorContext } from '@fw/agent';
-import { admin } from '../src/index.js';
+import {
+  Agent,
+  AgentModule,
+  Coordinator,
+  OnPrompt,
+  type AiRequest,
+  type ModelProvider,
+  type AiStreamPart,
+  type CoordinatorContext,
+} from '@fw/agent';
+import { admin } from '../dist/index.js';
+import { waitFor } from '@fw/testing';
 
 /** A model the test steers: `slow` streams until aborted (and counts the abort); anything else is echoed. */
 class SteeredRuntime implements ModelProvider {
@@ -57,12 +67,19 @@ class LeadCoordinator {
   }
 }
 
-interface Ev { type: string; [k: string]: unknown }
+interface Ev {
+  type: string;
+  [k: string]: unknown;
+}
 
 async function startApp() {
   const fw = new Framework({
-    configFile: false, env: {}, 'fw.data-dir': '', 'fw.agent.mount-decorated': false, 'fw.ai.auto': false,
-    'fw.heartbeat.interval': 0, 'fw.admin.mcp-write-tools': true,
+    configFile: false,
+    env: {},
+    'fw.data-dir': '',
+    'fw.ai.auto': false,
+    'fw.heartbeat.interval': 0,
+    'fw.admin.mcp-write-tools': true,
   });
   await fw.use(mcpModule());
   const model = new SteeredRuntime();
@@ -82,17 +99,15 @@ async function startApp() {
   return { fw, model, base, ws: base.replace('http', 'ws'), api };
 }
 
-async function eventually(cond: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 function a2aSend(text: string) {
   const message: Message = {
-    messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, metadata: undefined, extensions: [], referenceTaskIds: [],
+    messageId: randomUUID(),
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
     parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
   };
   return { tenant: '', message, configuration: undefined, metadata: undefined };
@@ -112,8 +127,14 @@ async function fwClient(url: string, transport: 'sse' | 'long-polling' | 'stream
   client.onMessage((d) => got.push(d));
   await new Promise<void>((resolve, reject) => {
     const off = client.onStateChange((s) => {
-      if (s === 'open') { off(); resolve(); }
-      if (s === 'closed') { off(); reject(new Error(`${transport} did not open`)); }
+      if (s === 'open') {
+        off();
+        resolve();
+      }
+      if (s === 'closed') {
+        off();
+        reject(new Error(`${transport} did not open`));
+      }
     });
   });
   return { client, got };
@@ -148,7 +169,11 @@ test('every endpoint against the running app: values match reality, writes take 
     assert.equal((await api<{ resourceCount: number }>(`/broadcasters/${lobby}`)).body.resourceCount, 4);
     assert.ok((await api<{ id: string }[]>('/broadcasters')).body.some((b) => b.id === '/fw/chat/lobby'));
     assert.ok((await api<{ path: string }[]>('/handlers')).body.some((h) => h.path === '/fw/chat/{room}'));
-    assert.ok((await api<{ path: string; interceptors: string[] }[]>('/handlers')).body.find((h) => h.path === '/fw/admin/events')?.interceptors.includes('admin-auth'));
+    assert.ok(
+      (await api<{ path: string; interceptors: string[] }[]>('/handlers')).body
+        .find((h) => h.path === '/fw/admin/events')
+        ?.interceptors.includes('admin-auth'),
+    );
     assert.ok((await api<{ name: string }[]>('/interceptors')).body.some((i) => i.name === 'admin-auth'));
 
     // agents, a chat session, coordinators
@@ -157,17 +182,23 @@ test('every endpoint against the running app: values match reality, writes take 
     assert.ok(agents.body.find((a) => a.name === 'echo')!.protocols.includes('a2a'));
     assert.equal((await api<{ version: string }>('/agents/echo')).body.version, '1.2.0');
     const chat = await rawSocket(`${app.ws}/fw/agent/chatty`);
-    await eventually(async () => (await api('/agents/chatty/sessions')).total === 1, 'chat session listed');
+    await waitFor('chat session listed', async () => (await api('/agents/chatty/sessions')).total === 1);
     assert.equal((await api<Record<string, number>>('/overview')).body.activeSessions, 1);
     chat.socket.close();
-    await eventually(async () => (await api('/agents/chatty/sessions')).total === 0, 'chat session ended');
-    assert.deepEqual((await api<{ name: string; fleet: { name: string }[] }[]>('/coordinators')).body.map((c) => [c.name, c.fleet.map((f) => f.name)]), [['lead', ['echo']]]);
+    await waitFor('chat session ended', async () => (await api('/agents/chatty/sessions')).total === 0);
+    assert.deepEqual(
+      (await api<{ name: string; fleet: { name: string }[] }[]>('/coordinators')).body.map((c) => [c.name, c.fleet.map((f) => f.name)]),
+      [['lead', ['echo']]],
+    );
 
     // a coordination → journal, its log and graph
     const lead = await new ClientFactory().createFromUrl(`${app.base}/fw/agent/lead/a2a`);
     await lead.sendMessage(a2aSend('hello fleet'));
     const journal = await api<{ coordinationId: string; kind: string; agent: string }[]>('/journal?agent=echo');
-    assert.deepEqual(journal.body.map((e) => e.kind), ['dispatch', 'completion']);
+    assert.deepEqual(
+      journal.body.map((e) => e.kind),
+      ['dispatch', 'completion'],
+    );
     const coordinationId = journal.body[0]!.coordinationId;
     assert.equal((await api(`/journal?coordinationId=${coordinationId}`)).total, 2);
     assert.equal((await api(`/journal?coordinationId=${coordinationId}&limit=1`)).total, 2);
@@ -177,7 +208,10 @@ test('every endpoint against the running app: values match reality, writes take 
     assert.match(log.type, /^text\/plain/);
     assert.match(log.body, /echo/);
     const graph = await api<{ edges: { from: string; to: string; kind: string }[] }>(`/journal/${coordinationId}/graph`);
-    assert.deepEqual(graph.body.edges.map((e) => [e.from, e.to, e.kind]), [['lead', 'echo', 'dispatch']]);
+    assert.deepEqual(
+      graph.body.edges.map((e) => [e.from, e.to, e.kind]),
+      [['lead', 'echo', 'dispatch']],
+    );
 
     // a task in flight: taskCount grows; cancel aborts the runtime call
     const tasksBefore = (await api<Record<string, number>>('/overview')).body.taskCount!;
@@ -188,18 +222,18 @@ test('every endpoint against the running app: values match reality, writes take 
       return states;
     })();
     let taskId = '';
-    await eventually(async () => {
+    await waitFor('a working task', async () => {
       const working = await api<{ id: string }[]>('/tasks?agent=echo&state=working');
       taskId = working.body[0]?.id ?? '';
       return taskId !== '';
-    }, 'a working task');
+    });
     assert.ok((await api<Record<string, number>>('/overview')).body.taskCount! > tasksBefore);
     assert.equal((await api<{ state: string }>(`/tasks/${taskId}`)).body.state, 'working');
     const canceled = await api<{ id: string; state: string }>(`/tasks/${taskId}/cancel`, { method: 'POST' });
     assert.equal(canceled.status, 200);
     assert.equal(canceled.body.state, 'canceled');
     await stream;
-    await eventually(() => app.model.aborts === 1, 'the runtime call aborted');
+    await waitFor('the runtime call aborted', () => app.model.aborts === 1);
     const completed = (await api<{ id: string }[]>('/tasks?state=completed')).body[0]!;
     const refused = await api<{ code: string }>(`/tasks/${completed.id}/cancel`, { method: 'POST' });
     assert.deepEqual([refused.status, refused.body.code], [409, 'task_not_cancelable']);
@@ -207,7 +241,10 @@ test('every endpoint against the running app: values match reality, writes take 
 
     // runtimes
     const runtimes = await api<{ name: string; active: boolean }[]>('/runtimes');
-    assert.deepEqual(runtimes.body.filter((r) => r.active).map((r) => r.name), ['steered']);
+    assert.deepEqual(
+      runtimes.body.filter((r) => r.active).map((r) => r.name),
+      ['steered'],
+    );
     assert.equal(runtimes.total, app.fw.services.get('agent')!.runtimes().length);
     assert.equal((await api<{ name: string }>('/runtimes/active')).body.name, 'steered');
 
@@ -220,42 +257,81 @@ test('every endpoint against the running app: values match reality, writes take 
     assert.equal((await api('/mcp/resources')).status, 200);
     assert.equal((await api('/mcp/prompts')).status, 200);
     assert.equal((await api<{ clientName: string }[]>('/mcp/sessions')).body.filter((s) => s.clientName === 'acceptance').length, 1);
-    const bridge = new BiDirectionalToolBridge({ timeout: 10_000 });
+    const bridge = new BiDirectionalToolBridge({ timeout: 10_000, framework: app.fw });
     const pendingCall = bridge.callClientTool(app.fw.resources.get(rawUuid)!, 'ask_human', { q: 'ok?' }).catch((e: Error) => e);
     const pending = await api<{ toolName: string; resourceUuid: string }[]>('/mcp/bridge/pending');
-    assert.deepEqual(pending.body.map((p) => [p.toolName, p.resourceUuid]), [['ask_human', rawUuid]]);
+    assert.deepEqual(
+      pending.body.map((p) => [p.toolName, p.resourceUuid]),
+      [['ask_human', rawUuid]],
+    );
 
     // writes, each seen by a real client
     const broadcast = await api<{ delivered: number }>('/broadcasters/broadcast', {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'to everyone' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'to everyone' }),
     });
     assert.equal(broadcast.body.delivered, 4);
-    await eventually(() => raw.frames.includes('to everyone') && clients.every((c) => c.got.includes('to everyone')), 'the broadcast on every transport');
+    await waitFor(
+      'the broadcast on every transport',
+      () => raw.frames.includes('to everyone') && clients.every((c) => c.got.includes('to everyone')),
+    );
     const sseUuid = clients[0]!.client.uuid!;
-    assert.deepEqual((await api(`/resources/${sseUuid}/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'just you' }) })).body, { uuid: sseUuid, delivered: true });
-    await eventually(() => clients[0]!.got.includes('just you'), 'the unicast');
+    assert.deepEqual(
+      (
+        await api(`/resources/${sseUuid}/message`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ message: 'just you' }),
+        })
+      ).body,
+      { uuid: sseUuid, delivered: true },
+    );
+    await waitFor('the unicast', () => clients[0]!.got.includes('just you'));
     assert.ok(!raw.frames.includes('just you'));
 
     const rawClosed = once(raw.socket, 'close');
-    assert.deepEqual((await api(`/resources/${rawUuid}`, { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'bye now' }) })).body, { uuid: rawUuid, disconnected: true, reason: 'bye now' });
+    assert.deepEqual(
+      (
+        await api(`/resources/${rawUuid}`, {
+          method: 'DELETE',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ reason: 'bye now' }),
+        })
+      ).body,
+      { uuid: rawUuid, disconnected: true, reason: 'bye now' },
+    );
     const [code, reason] = (await rawClosed) as [number, Buffer];
     assert.deepEqual([code, String(reason)], [4000, 'bye now']);
-    assert.ok(await pendingCall instanceof Error); // the bridge call is rejected at once when its client goes
+    assert.ok((await pendingCall) instanceof Error); // the bridge call is rejected at once when its client goes
 
     const closedReasons: string[] = [];
     for (const c of clients) c.client.onClose((r) => closedReasons.push(String(r)));
     const destroyed = await api<{ disconnected: number }>(`/broadcasters/${lobby}`, { method: 'DELETE' });
     assert.equal(destroyed.body.disconnected, 3);
-    await eventually(() => closedReasons.length === 3, 'every client closed by the destroy');
-    await eventually(async () => (await api<Record<string, number>>('/overview')).body.connections === 0, 'no connections left');
+    await waitFor('every client closed by the destroy', () => closedReasons.length === 3);
+    await waitFor('no connections left', async () => (await api<Record<string, number>>('/overview')).body.connections === 0);
     assert.equal((await api(`/broadcasters/${lobby}`)).status, 404);
 
     // read-only views of the admin plane itself
     const audit = await api<{ action: string; outcome: string }[]>('/audit');
-    assert.deepEqual(audit.body.map((e) => `${e.action}:${e.outcome}`), ['destroy:allowed', 'disconnect:allowed', 'unicast:allowed', 'broadcast:allowed', 'cancel:failed', 'cancel:allowed', 'cancel:failed', 'cancel:allowed', 'cancel:allowed']);
+    assert.deepEqual(
+      audit.body.map((e) => `${e.action}:${e.outcome}`),
+      [
+        'destroy:allowed',
+        'disconnect:allowed',
+        'unicast:allowed',
+        'broadcast:allowed',
+        'cancel:failed',
+        'cancel:allowed',
+        'cancel:failed',
+        'cancel:allowed',
+        'cancel:allowed',
+      ],
+    );
     assert.equal((await api('/audit?outcome=failed')).total, 2);
-    assert.equal(((await api<{ runtime: { connections: number } }>('/metrics')).body.runtime.connections), 0);
-    assert.match((await api<string>('/metrics/prometheus')).body, /^fw_connections 0$/m);
+    assert.equal((await api<{ runtime: { connections: number } }>('/metrics')).body.runtime.connections, 0);
+    assert.match((await api<string>('/metrics/prometheus')).body, /^fw_connections\{transport="websocket"\} 0$/m);
     assert.ok((await api<Ev[]>('/events/recent')).body.some((e) => e.type === 'TaskStateChanged'));
     assert.equal((await api<{ authRequired: boolean }>('/session')).body.authRequired, false);
     assert.equal((await api<{ version: string }[]>('/nodes')).body[0]?.version, ov1.body.version);
@@ -265,23 +341,38 @@ test('every endpoint against the running app: values match reality, writes take 
   }
 });
 
-test('a plain WebSocket client on /fw/admin/events sees all eleven event types, never its own broadcaster\'s traffic', async () => {
+test("a plain WebSocket client on /fw/admin/events sees all eleven event types, never its own broadcaster's traffic", async () => {
   const app = await startApp();
   const stream = await rawSocket(`${app.ws}/fw/admin/events`);
   const events = (): Ev[] => stream.frames.map((f) => JSON.parse(f) as Ev);
   const has = (type: string) => () => events().some((e) => e.type === type);
   try {
     const room = await rawSocket(`${app.ws}/fw/chat/room1`); // ResourceConnected, BroadcasterCreated
-    await app.api('/broadcasters/broadcast', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ broadcasterId: '/fw/chat/room1', message: 'x' }) }); // MessageBroadcast, ControlActionExecuted
+    await app.api('/broadcasters/broadcast', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ broadcasterId: '/fw/chat/room1', message: 'x' }),
+    }); // MessageBroadcast, ControlActionExecuted
     const chat = await rawSocket(`${app.ws}/fw/agent/chatty`); // AgentSessionStarted
-    await eventually(has('AgentSessionStarted'), 'AgentSessionStarted');
+    await waitFor('AgentSessionStarted', has('AgentSessionStarted'));
     chat.socket.close(); // AgentSessionEnded
     const lead = await new ClientFactory().createFromUrl(`${app.base}/fw/agent/lead/a2a`);
-    await lead.sendMessage(a2aSend('hi')) as Task; // TaskStateChanged, AgentDispatched, AgentCompleted
+    (await lead.sendMessage(a2aSend('hi'))) as Task; // TaskStateChanged, AgentDispatched, AgentCompleted
     room.socket.close(); // ResourceDisconnected, BroadcasterDestroyed (the room's broadcaster goes when empty)
-    const all = ['ResourceConnected', 'ResourceDisconnected', 'BroadcasterCreated', 'BroadcasterDestroyed', 'MessageBroadcast', 'AgentSessionStarted',
-      'AgentSessionEnded', 'TaskStateChanged', 'AgentDispatched', 'AgentCompleted', 'ControlActionExecuted'];
-    await eventually(() => all.every((t) => has(t)()), `all eleven types (missing: ${all.filter((t) => !has(t)()).join(', ')})`);
+    const all = [
+      'ResourceConnected',
+      'ResourceDisconnected',
+      'BroadcasterCreated',
+      'BroadcasterDestroyed',
+      'MessageBroadcast',
+      'AgentSessionStarted',
+      'AgentSessionEnded',
+      'TaskStateChanged',
+      'AgentDispatched',
+      'AgentCompleted',
+      'ControlActionExecuted',
+    ];
+    await waitFor(`all eleven types (missing: ${all.filter((t) => !has(t)()).join(', ')})`, () => all.every((t) => has(t)()));
     for (const e of events()) {
       assert.equal(typeof e.type, 'string');
       assert.ok(!Number.isNaN(Date.parse(String(e.timestamp))), 'timestamp');
@@ -291,7 +382,11 @@ test('a plain WebSocket client on /fw/admin/events sees all eleven event types, 
     assert.equal(typeof ended.durationMs, 'number');
     const dispatched = events().find((e) => e.type === 'AgentDispatched')!;
     assert.deepEqual([dispatched.agent, dispatched.skill], ['echo', 'echo']);
-    assert.ok(events().filter((e) => e.type === 'MessageBroadcast').every((e) => e.broadcasterId === '/fw/chat/room1'));
+    assert.ok(
+      events()
+        .filter((e) => e.type === 'MessageBroadcast')
+        .every((e) => e.broadcasterId === '/fw/chat/room1'),
+    );
     assert.ok(!events().some((e) => JSON.stringify(e).includes('"broadcasterId":"/fw/admin/events"')));
   } finally {
     stream.socket.close();

@@ -11,7 +11,7 @@ import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { Framework } from '@fw/runtime';
 import { mcp as mcpModule } from '@fw/mcp';
 import { Agent, AgentModule, type AiRequest, type ModelProvider, type AiStreamPart } from '@fw/agent';
-import { admin } from '../src/index.js';
+import { admin } from '../dist/index.js';
 
 /** Streams a token every 20 ms until its signal aborts. */
 class Endless implements ModelProvider {
@@ -37,7 +37,13 @@ class Writer {}
 Agent({ name: 'writer-agui', headless: true })(Writer);
 
 test('an AG-UI run in flight is listed with the tasks, cancelled from the admin REST API, and kept under /runs', async () => {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.heartbeat.interval': 0 });
+  const fw = new Framework({
+    configFile: false,
+    env: {},
+    'fw.data-dir': '',
+    'fw.ai.auto': false,
+    'fw.heartbeat.interval': 0,
+  });
   const agents = new AgentModule({ providers: [new Endless()] });
   await fw.use(agents);
   agents.mount(Writer);
@@ -48,7 +54,15 @@ test('an AG-UI run in flight is listed with the tasks, cancelled from the admin 
     const res = await fetch(`${base}/fw/agent/writer-agui/agui`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ threadId: 'th-1', runId: 'run-1', messages: [{ id: 'u1', role: 'user', content: 'write forever' }], tools: [], context: [], state: {}, forwardedProps: {} }),
+      body: JSON.stringify({
+        threadId: 'th-1',
+        runId: 'run-1',
+        messages: [{ id: 'u1', role: 'user', content: 'write forever' }],
+        tools: [],
+        context: [],
+        state: {},
+        forwardedProps: {},
+      }),
     });
     const reader = res.body!.getReader();
     let sse = '';
@@ -58,13 +72,27 @@ test('an AG-UI run in flight is listed with the tasks, cancelled from the admin 
       if (done) break;
       sse += decoder.decode(value);
     }
-    const tasks = (await (await fetch(`${base}/api/admin/tasks`)).json()) as { id: string; protocol?: string; state: string; contextId: string }[];
+    const tasks = (await (await fetch(`${base}/api/admin/tasks`)).json()) as {
+      id: string;
+      protocol?: string;
+      state: string;
+      contextId: string;
+    }[];
     const run = tasks.find((t) => t.protocol === 'agui');
-    assert.deepEqual(run && { id: run.id, state: run.state, contextId: run.contextId }, { id: 'agui:writer-agui:run-1', state: 'working', contextId: 'th-1' });
-    assert.equal(((await (await fetch(`${base}/api/admin/tasks/${encodeURIComponent(run!.id)}`)).json()) as { protocol: string }).protocol, 'agui');
+    assert.deepEqual(run && { id: run.id, state: run.state, contextId: run.contextId }, {
+      id: 'agui:writer-agui:run-1',
+      state: 'working',
+      contextId: 'th-1',
+    });
+    assert.equal(
+      ((await (await fetch(`${base}/api/admin/tasks/${encodeURIComponent(run!.id)}`)).json()) as { protocol: string }).protocol,
+      'agui',
+    );
 
     const cancel = await fetch(`${base}/api/admin/tasks/${encodeURIComponent(run!.id)}/cancel`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'enough' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'enough' }),
     });
     assert.equal(cancel.status, 200);
     assert.equal(((await cancel.json()) as { state: string }).state, 'canceled');
@@ -78,8 +106,15 @@ test('an AG-UI run in flight is listed with the tasks, cancelled from the admin 
     const again = await fetch(`${base}/api/admin/tasks/${encodeURIComponent(run!.id)}/cancel`, { method: 'POST' });
     assert.equal(again.status, 404);
 
-    const runs = (await (await fetch(`${base}/api/admin/runs?protocol=agui`)).json()) as { ref: string; state: string; agentName: string }[];
-    assert.deepEqual(runs.map((r) => [r.agentName, r.ref, r.state]), [['writer-agui', 'run-1', 'cancelled']]);
+    const runs = (await (await fetch(`${base}/api/admin/runs?protocol=agui`)).json()) as {
+      ref: string;
+      state: string;
+      agentName: string;
+    }[];
+    assert.deepEqual(
+      runs.map((r) => [r.agentName, r.ref, r.state]),
+      [['writer-agui', 'run-1', 'cancelled']],
+    );
     assert.equal((await fetch(`${base}/api/admin/runs?state=bogus`)).status, 400);
   } finally {
     await fw.close();
@@ -88,7 +123,11 @@ test('an AG-UI run in flight is listed with the tasks, cancelled from the admin 
 
 test('fw_cancel_task on /fw/admin/mcp (write tools on) cancels an AG-UI run in flight; @ag-ui/client sees it end cancelled', async () => {
   const fw = new Framework({
-    configFile: false, env: {}, 'fw.data-dir': '', 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, 'fw.heartbeat.interval': 0,
+    configFile: false,
+    env: {},
+    'fw.data-dir': '',
+    'fw.ai.auto': false,
+    'fw.heartbeat.interval': 0,
     'fw.admin.mcp-write-tools': true,
   });
   await fw.use(mcpModule());
@@ -106,17 +145,23 @@ test('fw_cancel_task on /fw/admin/mcp (write tools on) cancels an AG-UI run in f
     const events: BaseEvent[] = [];
     let streaming!: () => void;
     const firstToken = new Promise<void>((r) => (streaming = r));
-    const run = agent.runAgent({ runId: 'run-mcp-1' }, {
-      onEvent: ({ event }) => {
-        events.push(event);
-        if (event.type === 'TEXT_MESSAGE_CONTENT') streaming();
+    const run = agent.runAgent(
+      { runId: 'run-mcp-1' },
+      {
+        onEvent: ({ event }) => {
+          events.push(event);
+          if (event.type === 'TEXT_MESSAGE_CONTENT') streaming();
+        },
       },
-    });
+    );
     await firstToken;
 
     const listed = await client.callTool({ name: 'fw_list_tasks', arguments: {} });
     assert.match(JSON.stringify(listed.content), /agui:writer-agui:run-mcp-1/);
-    const cancelled = await client.callTool({ name: 'fw_cancel_task', arguments: { taskId: 'agui:writer-agui:run-mcp-1', reason: 'stop' } });
+    const cancelled = await client.callTool({
+      name: 'fw_cancel_task',
+      arguments: { taskId: 'agui:writer-agui:run-mcp-1', reason: 'stop' },
+    });
     assert.notEqual(cancelled.isError, true, JSON.stringify(cancelled.content));
     assert.match(JSON.stringify(cancelled.content), /canceled/);
 
@@ -127,7 +172,10 @@ test('fw_cancel_task on /fw/admin/mcp (write tools on) cancels an AG-UI run in f
     const again = await client.callTool({ name: 'fw_cancel_task', arguments: { taskId: 'agui:writer-agui:run-mcp-1' } });
     assert.equal(again.isError, true, 'a finished run is no longer cancellable');
     const runs = (await (await fetch(`${base}/api/admin/runs?protocol=agui`)).json()) as { ref: string; state: string }[];
-    assert.deepEqual(runs.map((r) => [r.ref, r.state]), [['run-mcp-1', 'cancelled']]);
+    assert.deepEqual(
+      runs.map((r) => [r.ref, r.state]),
+      [['run-mcp-1', 'cancelled']],
+    );
   } finally {
     await client.close();
     await fw.close();

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AuditEntry, AuditSink } from '../src/audit.js';
+import type { AuditEntry, AuditSink } from '../dist/audit.js';
 import { MemoryLogger } from '@fw/runtime';
 import { startHarness } from './harness.js';
 
@@ -31,16 +31,16 @@ test('/fw/ready is 503 with an audit check while the audit sink fails, and 200 a
   try {
     let ready = await h.get('/fw/ready');
     assert.equal(ready.status, 200, 'ready with a working sink');
-    assert.deepEqual((await ready.json() as { checks: Record<string, unknown> }).checks.audit, { ready: true });
+    assert.deepEqual(((await ready.json()) as { checks: Record<string, unknown> }).checks.audit, { ready: true });
 
     sink.broken = true;
     const refused = await h.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/chat/lobby', message: 'hello' });
     assert.equal(refused.status, 503, 'the write is refused: it could not be recorded');
-    assert.equal((await refused.json() as { code: string }).code, 'audit_unavailable');
+    assert.equal(((await refused.json()) as { code: string }).code, 'audit_unavailable');
 
     ready = await h.get('/fw/ready');
     assert.equal(ready.status, 503);
-    const body = await ready.json() as { status: string; checks: Record<string, { ready: boolean; detail?: string }> };
+    const body = (await ready.json()) as { status: string; checks: Record<string, { ready: boolean; detail?: string }> };
     assert.equal(body.status, 'not_ready');
     assert.deepEqual(body.checks.audit, { ready: false, detail: 'the audit log cannot be written' });
     assert.ok(!JSON.stringify(body).includes('ENOSPC'), 'the error text is not exposed');
@@ -64,5 +64,8 @@ test('close() flushes the audit records written before it to the sink', { timeou
   } finally {
     await h.close();
   }
-  assert.ok(sink.written.some((e) => e.action === 'broadcast' && e.outcome === 'allowed'), 'the broadcast is in the sink after close');
+  assert.ok(
+    sink.written.some((e) => e.action === 'broadcast' && e.outcome === 'allowed'),
+    'the broadcast is in the sink after close',
+  );
 });

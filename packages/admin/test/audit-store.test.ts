@@ -10,10 +10,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openStore } from '@fw/store';
-import { AuditLog, AuditUnavailableError } from '../src/audit.js';
-import { StoreAuditSink } from '../src/audit-store.js';
+import { AuditLog, AuditUnavailableError } from '../dist/audit.js';
+import { StoreAuditSink } from '../dist/audit-store.js';
 
-const record = (target: string) => ({ action: 'broadcast', target, principal: 'alice', address: '127.0.0.1', success: true, outcome: 'allowed' as const, reason: null, source: 'rest' as const });
+const record = (target: string) => ({
+  action: 'broadcast',
+  target,
+  principal: 'alice',
+  address: '127.0.0.1',
+  success: true,
+  outcome: 'allowed' as const,
+  reason: null,
+  source: 'rest' as const,
+});
 
 test('store sink on SQLite: records survive a reopen in order; seq continues; pruned to the limit', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'fw-audit-store-'));
@@ -28,7 +37,14 @@ test('store sink on SQLite: records survive a reopen in order; seq continues; pr
 
     const second = await openStore({ file });
     const again = await new AuditLog(2, new StoreAuditSink(async () => second.audit, 'store test', { maxEntries: 3 })).open();
-    assert.deepEqual(again.query().map((e) => [e.target, e.seq]), [['e', 5], ['d', 4]], 'newest first, at most fw.admin.audit.max-entries in memory');
+    assert.deepEqual(
+      again.query().map((e) => [e.target, e.seq]),
+      [
+        ['e', 5],
+        ['d', 4],
+      ],
+      'newest first, at most fw.admin.audit.max-entries in memory',
+    );
     assert.equal((await again.record(record('f'))).seq, 6, 'seq continues after the loaded records');
     assert.equal(again.query()[0]?.address, '127.0.0.1');
     // The database goes away: the next record is refused (fail closed), the log says so, reads go on.
@@ -42,5 +58,15 @@ test('store sink on SQLite: records survive a reopen in order; seq continues; pr
 });
 
 test('store sink: a store-max-entries below 1 is refused', () => {
-  assert.throws(() => new StoreAuditSink(async () => { throw new Error('unused'); }, 'x', { maxEntries: 0 }), /store-max-entries/);
+  assert.throws(
+    () =>
+      new StoreAuditSink(
+        async () => {
+          throw new Error('unused');
+        },
+        'x',
+        { maxEntries: 0 },
+      ),
+    /store-max-entries/,
+  );
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { WebSocket } from 'ws';
 import { Framework } from '@fw/runtime';
-import { admin } from '../src/index.js';
+import { admin } from '../dist/index.js';
 
 interface BroadcasterRow {
   id: string;
@@ -25,10 +25,14 @@ function frames(ws: WebSocket): () => Promise<{ t: string; [k: string]: unknown 
   return async () => JSON.parse(queue.shift() ?? (await new Promise<string>((r) => waiting.push(r)))) as { t: string };
 }
 
-test('admin REST: a broadcaster\'s recovered count and replay window follow a real replay; the runtime counts it as a metric', async () => {
+test("admin REST: a broadcaster's recovered count and replay window follow a real replay; the runtime counts it as a metric", async () => {
   const fw = new Framework({
-    configFile: false, env: {}, 'fw.data-dir': '', 'fw.admin.mcp-tools': false,
-    'fw.broadcaster.replay-cache': 4, 'fw.heartbeat.interval': 0,
+    configFile: false,
+    env: {},
+    'fw.data-dir': '',
+    'fw.admin.mcp-tools': false,
+    'fw.broadcaster.replay-cache': 4,
+    'fw.heartbeat.interval': 0,
   });
   fw.handle('/room', {});
   await fw.use(admin());
@@ -51,7 +55,9 @@ test('admin REST: a broadcaster\'s recovered count and replay window follow a re
     for (let i = 1; i <= 6; i++) b.broadcast(`m${i}`);
     for (let i = 1; i <= 6; i++) assert.equal((await next()).t, 'm');
     assert.deepEqual(await row().then((r) => ({ recovered: r.recovered, lost: r.lost, replayWindow: r.replayWindow })), {
-      recovered: 0, lost: 0, replayWindow: { first: 3, last: 6 },
+      recovered: 0,
+      lost: 0,
+      replayWindow: { first: 3, last: 6 },
     });
 
     // A fresh connection that last saw bid 4 gets 5 and 6 again: two recovered, nothing lost.

@@ -10,22 +10,57 @@ function fakeCluster() {
   const calls: string[] = [];
   const audit: object[] = [];
   const row = (uuid: string, node: string): NodeResource => ({
-    uuid, node, transport: 'websocket', protocol: 'fw', path: '/fw/chat/x', broadcasters: ['/fw/chat/x'], broadcaster: '/fw/chat/x',
-    remoteAddress: '127.0.0.1', connectedAt: new Date(0).toISOString(), principal: null, messagesIn: 0, messagesOut: 0, dropped: 0,
+    uuid,
+    node,
+    transport: 'websocket',
+    protocol: 'fw',
+    path: '/fw/chat/x',
+    broadcasters: ['/fw/chat/x'],
+    broadcaster: '/fw/chat/x',
+    remoteAddress: '127.0.0.1',
+    connectedAt: new Date(0).toISOString(),
+    principal: null,
+    messagesIn: 0,
+    messagesOut: 0,
+    dropped: 0,
   });
-  const routed = (uuid: string): ClusterOutcome => (uuid === 'remote-1' ? { outcome: 'done', node: 'b', missing: [] }
-    : uuid === 'maybe-on-c' ? { outcome: 'node_unreachable', node: null, missing: ['c'] } : { outcome: 'not_found', node: null, missing: [] });
+  const routed = (uuid: string): ClusterOutcome =>
+    uuid === 'remote-1'
+      ? { outcome: 'done', node: 'b', missing: [] }
+      : uuid === 'maybe-on-c'
+        ? { outcome: 'node_unreachable', node: null, missing: ['c'] }
+        : { outcome: 'not_found', node: null, missing: [] };
   // A double: only what the admin plane calls, with the fields its answers use.
   const double = {
     nodeId: 'a',
-    nodes: async () => [{ id: 'a', self: true }, { id: 'b', self: false }],
+    nodes: async () => [
+      { id: 'a', self: true },
+      { id: 'b', self: false },
+    ],
     overview: async () => ({ totals: { nodes: 2, connections: 5 }, nodes: [{ node: 'a' }, { node: 'b' }], missing: ['c'] }),
     listResources: async (q: { offset?: number; limit?: number }) => {
       calls.push(`resources:${q.offset}:${q.limit}`);
       return { items: [row('local-1', 'a'), row('remote-1', 'b')], total: 2, offset: q.offset ?? 0, limit: q.limit ?? 100, missing: ['c'] };
     },
-    getResource: async (uuid: string) => ({ ...routed(uuid), ...(uuid === 'remote-1' ? { result: row(uuid, 'b') } : {}) }) as ClusterOutcome<NodeResource>,
-    listBroadcasters: async () => ({ items: [{ id: '/fw/chat/x', node: 'b', resourceCount: 1, createdAt: '', internal: false, messages: 0, replayCacheSize: 0, lost: 0, recovered: 0, replayWindow: null }], missing: [] }),
+    getResource: async (uuid: string) =>
+      ({ ...routed(uuid), ...(uuid === 'remote-1' ? { result: row(uuid, 'b') } : {}) }) as ClusterOutcome<NodeResource>,
+    listBroadcasters: async () => ({
+      items: [
+        {
+          id: '/fw/chat/x',
+          node: 'b',
+          resourceCount: 1,
+          createdAt: '',
+          internal: false,
+          messages: 0,
+          replayCacheSize: 0,
+          lost: 0,
+          recovered: 0,
+          replayWindow: null,
+        },
+      ],
+      missing: [],
+    }),
     disconnect: async (uuid: string, reason?: string) => {
       calls.push(`disconnect:${uuid}:${reason}`);
       return routed(uuid);
@@ -37,19 +72,65 @@ function fakeCluster() {
     },
     route: async <T>(method: string, args: Record<string, unknown>) => {
       calls.push(`${method}:${String(args.taskId)}`);
-      return (args.taskId === 'remote-task' ? { outcome: 'done', node: 'b', missing: [], result: { taskId: 'remote-task', state: 'canceled' } }
-        : { outcome: 'not_found', node: null, missing: [] }) as ClusterOutcome<T>;
+      return (
+        args.taskId === 'remote-task'
+          ? { outcome: 'done', node: 'b', missing: [], result: { taskId: 'remote-task', state: 'canceled' } }
+          : { outcome: 'not_found', node: null, missing: [] }
+      ) as ClusterOutcome<T>;
     },
-    gather: async <T>() => ({ answers: [{ node: 'b', result: [{ seq: 1, coordinationId: 'k', kind: 'dispatch', timestamp: new Date(1000).toISOString(), coordinator: 'lead', agent: 'x' }] as T }], missing: ['c'] }),
+    gather: async <T>() => ({
+      answers: [
+        {
+          node: 'b',
+          result: [
+            { seq: 1, coordinationId: 'k', kind: 'dispatch', timestamp: new Date(1000).toISOString(), coordinator: 'lead', agent: 'x' },
+          ] as T,
+        },
+      ],
+      missing: ['c'],
+    }),
     append: async (_name: string, entry: object) => {
       audit.unshift(entry);
       return true;
     },
     log: (name: string) => ({
-      list: async () => (name === 'journal'
-        ? [{ seq: 2, coordinationId: 'k', kind: 'completion', timestamp: new Date(2000).toISOString(), coordinator: 'lead', agent: 'x', node: 'c' },
-          { seq: 1, coordinationId: 'k', kind: 'dispatch', timestamp: new Date(1000).toISOString(), coordinator: 'lead', agent: 'x', node: 'b' }]
-        : [...audit, { seq: 9, timestamp: new Date().toISOString(), action: 'broadcast', target: '/fw/elsewhere', principal: null, success: true, outcome: 'allowed', reason: null, source: 'rest', node: 'b' }]),
+      list: async () =>
+        name === 'journal'
+          ? [
+              {
+                seq: 2,
+                coordinationId: 'k',
+                kind: 'completion',
+                timestamp: new Date(2000).toISOString(),
+                coordinator: 'lead',
+                agent: 'x',
+                node: 'c',
+              },
+              {
+                seq: 1,
+                coordinationId: 'k',
+                kind: 'dispatch',
+                timestamp: new Date(1000).toISOString(),
+                coordinator: 'lead',
+                agent: 'x',
+                node: 'b',
+              },
+            ]
+          : [
+              ...audit,
+              {
+                seq: 9,
+                timestamp: new Date().toISOString(),
+                action: 'broadcast',
+                target: '/fw/elsewhere',
+                principal: null,
+                success: true,
+                outcome: 'allowed',
+                reason: null,
+                source: 'rest',
+                node: 'b',
+              },
+            ],
     }),
   };
   return { cluster: double as unknown as ClusterService, calls, audit };
@@ -60,27 +141,48 @@ test('cluster mode: nodes, overview, resources and broadcasters answer for the w
   const { cluster, calls } = fakeCluster();
   h.fw.services.provide('cluster', cluster);
   try {
-    const nodes = await (await h.get(`${API}/nodes`)).json() as { id: string }[];
-    assert.deepEqual(nodes.map((n) => n.id), ['a', 'b']);
-    const ov = await (await h.get(`${API}/overview`)).json() as { status: string; cluster: { totals: { nodes: number }; missing: string[] } };
+    const nodes = (await (await h.get(`${API}/nodes`)).json()) as { id: string }[];
+    assert.deepEqual(
+      nodes.map((n) => n.id),
+      ['a', 'b'],
+    );
+    const ov = (await (await h.get(`${API}/overview`)).json()) as {
+      status: string;
+      cluster: { totals: { nodes: number }; missing: string[] };
+    };
     assert.equal(ov.status, 'UP');
     assert.deepEqual([ov.cluster.totals.nodes, ov.cluster.missing], [2, ['c']]);
     const res = await h.get(`${API}/resources?offset=0&limit=10`);
     assert.equal(res.headers.get('x-total-count'), '2');
     assert.equal(res.headers.get('x-missing-nodes'), 'c');
-    assert.deepEqual((await res.json() as NodeResource[]).map((r) => [r.uuid, r.node]), [['local-1', 'a'], ['remote-1', 'b']]);
+    assert.deepEqual(
+      ((await res.json()) as NodeResource[]).map((r) => [r.uuid, r.node]),
+      [
+        ['local-1', 'a'],
+        ['remote-1', 'b'],
+      ],
+    );
     assert.deepEqual(calls, ['resources:0:10']);
-    const one = await (await h.get(`${API}/resources/remote-1`)).json() as NodeResource;
+    const one = (await (await h.get(`${API}/resources/remote-1`)).json()) as NodeResource;
     assert.equal(one.node, 'b');
     assert.equal((await h.get(`${API}/resources/nowhere`)).status, 404);
-    const b = await (await h.get(`${API}/broadcasters`)).json() as { node: string }[];
-    assert.deepEqual(b.map((x) => x.node), ['b']);
+    const b = (await (await h.get(`${API}/broadcasters`)).json()) as { node: string }[];
+    assert.deepEqual(
+      b.map((x) => x.node),
+      ['b'],
+    );
     // The shared journal: every node's events (even a node that is gone), oldest first, filtered like the agent layer's.
-    const journal = await (await h.get(`${API}/journal`)).json() as { node: string; kind: string }[];
-    assert.deepEqual(journal.map((e) => [e.node, e.kind]), [['b', 'dispatch'], ['c', 'completion']]);
-    assert.equal((await (await h.get(`${API}/journal?agent=lead`)).json() as unknown[]).length, 2);
-    assert.equal((await (await h.get(`${API}/journal?agent=nobody`)).json() as unknown[]).length, 0);
-    assert.equal((await (await h.get(`${API}/journal?from=1500`)).json() as unknown[]).length, 1);
+    const journal = (await (await h.get(`${API}/journal`)).json()) as { node: string; kind: string }[];
+    assert.deepEqual(
+      journal.map((e) => [e.node, e.kind]),
+      [
+        ['b', 'dispatch'],
+        ['c', 'completion'],
+      ],
+    );
+    assert.equal(((await (await h.get(`${API}/journal?agent=lead`)).json()) as unknown[]).length, 2);
+    assert.equal(((await (await h.get(`${API}/journal?agent=nobody`)).json()) as unknown[]).length, 0);
+    assert.equal(((await (await h.get(`${API}/journal?from=1500`)).json()) as unknown[]).length, 1);
   } finally {
     await h.close();
   }
@@ -113,7 +215,7 @@ test('cluster mode: control is routed to the owning node and reports the real ou
     // Every attempt went to the shared audit log, and the audit endpoint reads it (with other nodes' entries).
     await new Promise((r) => setTimeout(r, 20));
     assert.ok(audit.length >= 4);
-    const entries = await (await h.get(`${API}/audit`)).json() as { action: string; node?: string }[];
+    const entries = (await (await h.get(`${API}/audit`)).json()) as { action: string; node?: string }[];
     assert.ok(entries.some((e) => e.node === 'b' && e.action === 'broadcast'));
     assert.ok(entries.some((e) => e.action === 'disconnect'));
   } finally {

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework } from '@fw/runtime';
-import { admin, DEFAULT_DOCS_URL } from '../src/index.js';
+import { admin, DEFAULT_DOCS_URL } from '../dist/index.js';
 
 async function page(props: Record<string, unknown>): Promise<string> {
   const fw = new Framework({ configFile: false, 'fw.admin.mcp-tools': false, ...props });

@@ -3,10 +3,13 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import WebSocket from 'ws';
 import { Framework } from '@fw/runtime';
-import { admin } from '../src/index.js';
-import type { AdminService } from '../src/index.js';
+import { admin } from '../dist/index.js';
 
-interface Ev { type: string; timestamp: string; [k: string]: unknown }
+interface Ev {
+  type: string;
+  timestamp: string;
+  [k: string]: unknown;
+}
 
 async function startFw(props: Record<string, unknown> = {}): Promise<{ fw: Framework; base: string; ws: string }> {
   const fw = new Framework({ configFile: false, 'fw.admin.mcp-tools': false, 'fw.heartbeat.interval': 0, ...props });
@@ -17,18 +20,26 @@ async function startFw(props: Record<string, unknown> = {}): Promise<{ fw: Frame
 }
 
 /** A plain WebSocket client that collects the JSON frames it receives. */
-async function consumer(url: string, headers?: Record<string, string>): Promise<{ socket: WebSocket; events: Ev[]; waitFor(pred: (e: Ev) => boolean): Promise<Ev> }> {
+async function consumer(
+  url: string,
+  headers?: Record<string, string>,
+): Promise<{ socket: WebSocket; events: Ev[]; waitFor(pred: (e: Ev) => boolean): Promise<Ev> }> {
   const socket = new WebSocket(url, { headers });
   const events: Ev[] = [];
   const waiters: { pred: (e: Ev) => boolean; resolve: (e: Ev) => void }[] = [];
   socket.on('message', (data) => {
     const e = JSON.parse(String(data)) as Ev;
     events.push(e);
-    for (const w of [...waiters]) if (w.pred(e)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(e); }
+    for (const w of [...waiters])
+      if (w.pred(e)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(e);
+      }
   });
   await once(socket, 'open');
   return {
-    socket, events,
+    socket,
+    events,
     waitFor: (pred) => {
       const seen = events.find(pred);
       return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ pred, resolve }));
@@ -45,7 +56,7 @@ async function refusedStatus(url: string, headers?: Record<string, string>): Pro
   return res.statusCode;
 }
 
-test('a plain WebSocket client sees runtime and control events as JSON, never the admin broadcaster\'s own traffic', async () => {
+test("a plain WebSocket client sees runtime and control events as JSON, never the admin broadcaster's own traffic", async () => {
   const { fw, base, ws } = await startFw();
   try {
     const admin = await consumer(`${ws}/fw/admin/events`);
@@ -59,7 +70,9 @@ test('a plain WebSocket client sees runtime and control events as JSON, never th
     await admin.waitFor((e) => e.type === 'BroadcasterCreated' && e.id === '/fw/chat/lobby');
 
     const res = await fetch(`${base}/api/admin/broadcasters/broadcast`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'hi all' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'hi all' }),
     });
     assert.deepEqual(await res.json(), { broadcasterId: '/fw/chat/lobby', delivered: 1 });
     const mb = await admin.waitFor((e) => e.type === 'MessageBroadcast');
@@ -117,7 +130,10 @@ test('a stalled consumer never blocks the emitter: the bounded queue drops and c
     assert.equal(service.events.stats().queueDropped, 40);
     await c.waitFor((e) => e.id === '/burst/49');
     const burst = c.events.filter((e) => String(e.id).startsWith('/burst/'));
-    assert.deepEqual(burst.map((e) => e.id), Array.from({ length: 10 }, (_, i) => `/burst/${40 + i}`));
+    assert.deepEqual(
+      burst.map((e) => e.id),
+      Array.from({ length: 10 }, (_, i) => `/burst/${40 + i}`),
+    );
     const metrics = service.events.stats();
     assert.equal(metrics.queued, 0);
     c.socket.close();

@@ -5,10 +5,10 @@ import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import WebSocket from 'ws';
 import { Framework } from '@fw/runtime';
-import { admin, DASHBOARD_CSP } from '../src/index.js';
-import { fwAdminPlugin } from '../src/fastify.js';
+import { admin, DASHBOARD_CSP } from '../dist/index.js';
+import { fwAdminPlugin } from '../dist/fastify.js';
 
-test('the Fastify plugin mounts fw: dashboard at /admin/ and /fw/admin/, REST at /api/admin/, the rest stays Fastify\'s', async () => {
+test("the Fastify plugin mounts fw: dashboard at /admin/ and /fw/admin/, REST at /api/admin/, the rest stays Fastify's", async () => {
   const app = Fastify();
   app.get('/hello', async () => ({ from: 'fastify' }));
   const fw = new Framework({ configFile: false, 'fw.admin.mcp-tools': false, 'fw.heartbeat.interval': 0 });
@@ -37,11 +37,17 @@ test('the Fastify plugin mounts fw: dashboard at /admin/ and /fw/admin/, REST at
     assert.equal(ov.connections, 1);
     const closed = once(chat, 'close');
     // a write from the /admin/ dashboard is audited as the dashboard's
-    const res = await fetch(`${base}/api/admin/broadcasters/${encodeURIComponent('/fw/chat/lobby')}`, { method: 'DELETE', headers: { referer: `${base}/admin/` } });
+    const res = await fetch(`${base}/api/admin/broadcasters/${encodeURIComponent('/fw/chat/lobby')}`, {
+      method: 'DELETE',
+      headers: { referer: `${base}/admin/` },
+    });
     assert.deepEqual(await res.json(), { broadcasterId: '/fw/chat/lobby', disconnected: 1 });
     await closed;
     const audit = (await (await fetch(`${base}/api/admin/audit`)).json()) as { source: string; action: string }[];
-    assert.deepEqual(audit.map((e) => [e.action, e.source]), [['destroy', 'dashboard']]);
+    assert.deepEqual(
+      audit.map((e) => [e.action, e.source]),
+      [['destroy', 'dashboard']],
+    );
   } finally {
     await app.close();
   }

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Framework, type FwEvent } from '@fw/runtime';
-import { admin, type AdminOptions } from '../src/index.js';
+import { admin, type AdminOptions } from '../dist/index.js';
 import { FakeRuntime, fakeAgent, fakeMcp } from './doubles.js';
 
 export interface Harness {
@@ -36,13 +36,19 @@ export async function startHarness(props: Record<string, unknown> = {}, options:
   const { port } = await fw.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${port}`;
   return {
-    fw, base, runtime, agent, events, dashboardDir,
+    fw,
+    base,
+    runtime,
+    agent,
+    events,
+    dashboardDir,
     get: (path, headers) => fetch(base + path, { headers }),
-    send: (method, path, body, headers) => fetch(base + path, {
-      method,
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-    }),
+    send: (method, path, body, headers) =>
+      fetch(base + path, {
+        method,
+        headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      }),
     close: async () => {
       await fw.close();
       rmSync(dashboardDir, { recursive: true, force: true });

@@ -18,8 +18,8 @@ import Fastify from 'fastify';
 import WebSocket from 'ws';
 import { Framework, MemoryLogger } from '@fw/runtime';
 import { Agent, AgentModule, type AiRequest, type ModelProvider, type AiStreamPart } from '@fw/agent';
-import { admin } from '../src/index.js';
-import { fwAdminPlugin } from '../src/fastify.js';
+import { admin } from '../dist/index.js';
+import { fwAdminPlugin } from '../dist/fastify.js';
 
 const DRAIN = 1000;
 /** Far above the drain timeout, far below the minutes an undrained SSE client would hold a close. */
@@ -50,8 +50,13 @@ Agent({ name: 'writer', headless: true })(Writer);
 
 async function framework(dataDir: string): Promise<Framework> {
   const fw = new Framework({
-    configFile: false, env: {}, 'fw.admin.mcp-tools': false, 'fw.close.drain-timeout': DRAIN, 'fw.data-dir': dataDir,
-    'fw.agent.mount-decorated': false, 'fw.ai.auto': false, logger: new MemoryLogger(),
+    configFile: false,
+    env: {},
+    'fw.admin.mcp-tools': false,
+    'fw.close.drain-timeout': DRAIN,
+    'fw.data-dir': dataDir,
+    'fw.ai.auto': false,
+    logger: new MemoryLogger(),
   });
   fw.handle('/chat/{room}', {});
   const agents = new AgentModule({ providers: [new Endless()] });
@@ -67,7 +72,10 @@ interface Clients {
   runText: Promise<string>;
 }
 
-async function readAll(body: ReadableStream<Uint8Array>, until?: (text: string) => boolean): Promise<{ text: string; rest: Promise<string> }> {
+async function readAll(
+  body: ReadableStream<Uint8Array>,
+  until?: (text: string) => boolean,
+): Promise<{ text: string; rest: Promise<string> }> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -112,14 +120,27 @@ async function connectClients(fw: Framework, base: string): Promise<Clients> {
   const run = await fetch(`${base}/fw/agent/writer/agui`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ threadId: 'th-1', runId: 'run-1', messages: [{ id: 'u1', role: 'user', content: 'write forever' }], tools: [], context: [], state: {}, forwardedProps: {} }),
+    body: JSON.stringify({
+      threadId: 'th-1',
+      runId: 'run-1',
+      messages: [{ id: 'u1', role: 'user', content: 'write forever' }],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: {},
+    }),
   });
   assert.equal(run.status, 200);
   const runText = (await readAll(run.body!, (t) => t.includes('TEXT_MESSAGE_CONTENT'))).rest;
   return { wsClosed, sseText, pollAnswer, runText };
 }
 
-async function closesInTime(what: string, close: () => Promise<void>, clients: Clients, refusedWhileDraining: () => Promise<number>): Promise<void> {
+async function closesInTime(
+  what: string,
+  close: () => Promise<void>,
+  clients: Clients,
+  refusedWhileDraining: () => Promise<number>,
+): Promise<void> {
   const started = Date.now();
   let done = false;
   const closing = close().then(() => (done = true));
@@ -131,8 +152,16 @@ async function closesInTime(what: string, close: () => Promise<void>, clients: C
   assert.ok(done);
   assert.ok(took < CLOSE_BOUND, `${what}: close took ${took} ms with clients connected`);
   assert.equal(await clients.wsClosed, 1012, `${what}: the WebSocket client was told the service restarts`);
-  assert.match(await clients.sseText, /data: \{"t":"reconnect","reason":"server shutting down"\}\n\n$/, `${what}: the SSE stream ends with a reconnect frame`);
-  assert.deepEqual((await clients.pollAnswer).map((f) => f.t), ['reconnect'], `${what}: the held poll is answered with a reconnect frame`);
+  assert.match(
+    await clients.sseText,
+    /data: \{"t":"reconnect","reason":"server shutting down"\}\n\n$/,
+    `${what}: the SSE stream ends with a reconnect frame`,
+  );
+  assert.deepEqual(
+    (await clients.pollAnswer).map((f) => f.t),
+    ['reconnect'],
+    `${what}: the held poll is answered with a reconnect frame`,
+  );
   assert.match(await clients.runText, /"type":"RUN_(FINISHED|ERROR)"/, `${what}: the agent run's stream ends`);
 }
 
@@ -173,39 +202,58 @@ async function withDataDir(fn: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
-test('node:http: fw.close() then server.close() finish within the drain timeout with WebSocket, SSE, long-polling clients and an agent run', { timeout: 60_000 }, () => withDataDir(async (dir) => {
-  const fw = await framework(dir);
-  const server = createServer((_req, res) => res.end('app'));
-  fw.attach(server);
-  const base = await listen(server);
-  const clients = await connectClients(fw, base);
-  await closesInTime('node:http', async () => {
-    await fw.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }, clients, tryConnect(base));
-}));
+test(
+  'node:http: fw.close() then server.close() finish within the drain timeout with WebSocket, SSE, long-polling clients and an agent run',
+  { timeout: 60_000 },
+  () =>
+    withDataDir(async (dir) => {
+      const fw = await framework(dir);
+      const server = createServer((_req, res) => res.end('app'));
+      fw.attach(server);
+      const base = await listen(server);
+      const clients = await connectClients(fw, base);
+      await closesInTime(
+        'node:http',
+        async () => {
+          await fw.close();
+          await new Promise<void>((resolve) => server.close(() => resolve()));
+        },
+        clients,
+        tryConnect(base),
+      );
+    }),
+);
 
-test('Express 5: the same', { timeout: 60_000 }, () => withDataDir(async (dir) => {
-  const fw = await framework(dir);
-  const app = express();
-  app.get('/hello', (_req, res) => void res.send('express'));
-  const server = createServer(app);
-  fw.attach(server);
-  const base = await listen(server);
-  const clients = await connectClients(fw, base);
-  await closesInTime('express', async () => {
-    await fw.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }, clients, tryConnect(base));
-}));
+test('Express 5: the same', { timeout: 60_000 }, () =>
+  withDataDir(async (dir) => {
+    const fw = await framework(dir);
+    const app = express();
+    app.get('/hello', (_req, res) => void res.send('express'));
+    const server = createServer(app);
+    fw.attach(server);
+    const base = await listen(server);
+    const clients = await connectClients(fw, base);
+    await closesInTime(
+      'express',
+      async () => {
+        await fw.close();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+      clients,
+      tryConnect(base),
+    );
+  }),
+);
 
-test('Fastify 5: app.close() drains fw in preClose, so it does not wait for the clients to leave', { timeout: 60_000 }, () => withDataDir(async (dir) => {
-  const fw = await framework(dir);
-  const app = Fastify();
-  await app.register(fwAdminPlugin, { fw, closeFramework: true });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const clients = await connectClients(fw, base);
-  await closesInTime('fastify', () => app.close(), clients, tryConnect(base));
-  assert.equal(fw.phase, 'closed');
-}));
+test('Fastify 5: app.close() drains fw in preClose, so it does not wait for the clients to leave', { timeout: 60_000 }, () =>
+  withDataDir(async (dir) => {
+    const fw = await framework(dir);
+    const app = Fastify();
+    await app.register(fwAdminPlugin, { fw, closeFramework: true });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const clients = await connectClients(fw, base);
+    await closesInTime('fastify', () => app.close(), clients, tryConnect(base));
+    assert.equal(fw.phase, 'closed');
+  }),
+);

@@ -6,11 +6,24 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Framework } from '@fw/runtime';
 import { mcp as mcpModule } from '@fw/mcp';
-import { admin, DENY_ALL, type AdminOptions, type AuditEntry } from '../src/index.js';
+import { admin, DENY_ALL, type AdminOptions, type AuditEntry } from '../dist/index.js';
 import { fakeAgent } from './doubles.js';
 
-const READ_TOOLS = ['fw_overview', 'fw_list_agents', 'fw_list_agent_sessions', 'fw_list_coordinators', 'fw_list_broadcasters', 'fw_list_resources',
-  'fw_list_handlers', 'fw_list_interceptors', 'fw_query_journal', 'fw_list_tasks', 'fw_list_runtimes', 'fw_list_mcp', 'fw_list_audit'];
+const READ_TOOLS = [
+  'fw_overview',
+  'fw_list_agents',
+  'fw_list_agent_sessions',
+  'fw_list_coordinators',
+  'fw_list_broadcasters',
+  'fw_list_resources',
+  'fw_list_handlers',
+  'fw_list_interceptors',
+  'fw_query_journal',
+  'fw_list_tasks',
+  'fw_list_runtimes',
+  'fw_list_mcp',
+  'fw_list_audit',
+];
 const WRITE_TOOLS = ['fw_broadcast', 'fw_disconnect_resource', 'fw_destroy_broadcaster', 'fw_cancel_task'];
 
 async function start(props: Record<string, unknown>, options: AdminOptions = {}) {
@@ -29,12 +42,16 @@ async function connect(port: number, headers: Record<string, string> = {}, path 
   return client;
 }
 
-test('the fw_* tools live on /fw/admin/mcp; the app\'s /mcp has them only by opt-in', async () => {
+test("the fw_* tools live on /fw/admin/mcp; the app's /mcp has them only by opt-in", async () => {
   const { fw, port } = await start({});
   const user = await connect(port, {}, '/mcp');
   try {
     const names = (await user.listTools()).tools.map((t) => t.name);
-    assert.deepEqual(names.filter((n) => n.startsWith('fw_')), [], 'not on the user server by default');
+    assert.deepEqual(
+      names.filter((n) => n.startsWith('fw_')),
+      [],
+      'not on the user server by default',
+    );
   } finally {
     await user.close();
     await fw.close();
@@ -65,7 +82,13 @@ test('the SDK client sees the read tools, and no write tool unless enabled', asy
     const agents = await client.callTool({ name: 'fw_list_agents', arguments: {} });
     assert.notEqual(agents.isError, true);
     const parsed = JSON.parse(textOf(agents)) as { name: string; version: string; kind: string; protocols: string[] }[];
-    assert.deepEqual(parsed.map((a) => [a.name, a.version, a.kind, a.protocols]), [['research', '1.0.0', 'agent', ['a2a', 'mcp']], ['boss', '2.0.0', 'coordinator', ['a2a']]]);
+    assert.deepEqual(
+      parsed.map((a) => [a.name, a.version, a.kind, a.protocols]),
+      [
+        ['research', '1.0.0', 'agent', ['a2a', 'mcp']],
+        ['boss', '2.0.0', 'coordinator', ['a2a']],
+      ],
+    );
     const ov = JSON.parse(textOf(await client.callTool({ name: 'fw_overview', arguments: {} }))) as { status: string; agentCount: number };
     assert.equal(ov.status, 'UP');
     assert.equal(ov.agentCount, 1);
@@ -94,7 +117,14 @@ test('write tools act through the control plane; a deny-all authorizer gives isE
     assert.equal(missing.isError, true);
     assert.match(textOf(missing), /not_found/);
     const audit = JSON.parse(textOf(await client.callTool({ name: 'fw_list_audit', arguments: {} }))) as AuditEntry[];
-    assert.deepEqual(audit.map((e) => [e.action, e.outcome, e.source]), [['cancel', 'failed', 'mcp'], ['cancel', 'allowed', 'mcp'], ['broadcast', 'allowed', 'mcp']]);
+    assert.deepEqual(
+      audit.map((e) => [e.action, e.outcome, e.source]),
+      [
+        ['cancel', 'failed', 'mcp'],
+        ['cancel', 'allowed', 'mcp'],
+        ['broadcast', 'allowed', 'mcp'],
+      ],
+    );
   } finally {
     chat.close();
     await client.close();
@@ -109,7 +139,10 @@ test('write tools act through the control plane; a deny-all authorizer gives isE
     assert.match(textOf(r), /forbidden/);
     const res = await fetch(`http://127.0.0.1:${denied.port}/api/admin/audit`);
     const entries = (await res.json()) as AuditEntry[];
-    assert.deepEqual(entries.map((e) => [e.action, e.target, e.outcome, e.source, e.success]), [['disconnect', 'whatever', 'refused', 'mcp', false]]);
+    assert.deepEqual(
+      entries.map((e) => [e.action, e.target, e.outcome, e.source, e.success]),
+      [['disconnect', 'whatever', 'refused', 'mcp', false]],
+    );
   } finally {
     await c2.close();
     await denied.fw.close();
@@ -117,19 +150,34 @@ test('write tools act through the control plane; a deny-all authorizer gives isE
 });
 
 test('with a token the admin MCP endpoint refuses a client without it, and serves one with it', async () => {
-  const { fw, port } = await start({ 'fw.admin.auth.token': 'tok', 'fw.admin.mcp-write-tools': true, 'fw.admin.mcp-tools-on-user-server': true });
+  const { fw, port } = await start({
+    'fw.admin.auth.token': 'tok',
+    'fw.admin.mcp-write-tools': true,
+    'fw.admin.mcp-tools-on-user-server': true,
+  });
   await assert.rejects(connect(port), /401|nauthorized/);
   const authed = await connect(port, { authorization: 'Bearer tok' });
   // On the user's server (opted in) a client without the token sees no fw_* tool and can call none.
   const anonUser = await connect(port, {}, '/mcp');
   try {
-    assert.deepEqual((await anonUser.listTools()).tools.filter((t) => t.name.startsWith('fw_')), []);
+    assert.deepEqual(
+      (await anonUser.listTools()).tools.filter((t) => t.name.startsWith('fw_')),
+      [],
+    );
     await assert.rejects(anonUser.callTool({ name: 'fw_cancel_task', arguments: { taskId: 't1' } }), /unknown tool/);
     const ok = await authed.callTool({ name: 'fw_cancel_task', arguments: { taskId: 't1' } });
     assert.notEqual(ok.isError, true);
     assert.equal((JSON.parse(textOf(ok)) as { state: string }).state, 'canceled');
-    const audit = (await (await fetch(`http://127.0.0.1:${port}/api/admin/audit`, { headers: { authorization: 'Bearer tok' } })).json()) as AuditEntry[];
-    assert.deepEqual(audit.map((e) => [e.action, e.principal, e.outcome]), [['cancel', 'admin', 'allowed'], ['read', null, 'refused']]);
+    const audit = (await (
+      await fetch(`http://127.0.0.1:${port}/api/admin/audit`, { headers: { authorization: 'Bearer tok' } })
+    ).json()) as AuditEntry[];
+    assert.deepEqual(
+      audit.map((e) => [e.action, e.principal, e.outcome]),
+      [
+        ['cancel', 'admin', 'allowed'],
+        ['read', null, 'refused'],
+      ],
+    );
     assert.equal(audit[1]?.target, '/fw/admin/mcp');
   } finally {
     await anonUser.close();

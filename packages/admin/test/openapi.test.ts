@@ -8,7 +8,13 @@ const API = '/api/admin';
 interface Document {
   openapi: string;
   servers: { url: string }[];
-  paths: Record<string, Record<string, { operationId: string; summary: string; parameters?: { name: string; in: string }[]; 'x-fw-action'?: string; security?: unknown[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { operationId: string; summary: string; parameters?: { name: string; in: string }[]; 'x-fw-action'?: string; security?: unknown[] }
+    >
+  >;
 }
 
 test('/api/admin/openapi.json: a valid OpenAPI 3.1 document listing every mounted admin route, served without a credential', async () => {
@@ -33,11 +39,14 @@ test('/api/admin/openapi.json: a valid OpenAPI 3.1 document listing every mounte
     assert.deepEqual(doc.servers, [{ url: API }]);
 
     // Every route of fw's route table under the admin base is in the document, and nothing else.
-    const mounted = h.fw.httpRoutes.list()
+    const mounted = h.fw.httpRoutes
+      .list()
       .filter((r) => r.path.startsWith(`${API}/`))
       .map((r) => `${r.method} ${r.path.slice(API.length)}`)
       .sort();
-    const described = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const described = Object.entries(doc.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
     assert.deepEqual(described, mounted);
     assert.ok(mounted.length >= 37, `all ${mounted.length} routes`);
 
@@ -45,11 +54,14 @@ test('/api/admin/openapi.json: a valid OpenAPI 3.1 document listing every mounte
     assert.equal(new Set(operations.map((o) => o.operationId)).size, operations.length, 'operationIds are unique');
     assert.ok(operations.every((o) => o.summary.length > 0));
     // Path parameters come from the route patterns; write routes name their control action.
-    assert.deepEqual(doc.paths['/resources/{uuid}']?.['delete']?.parameters?.filter((p) => p.in === 'path').map((p) => p.name), ['uuid']);
-    assert.equal(doc.paths['/resources/{uuid}']?.['delete']?.['x-fw-action'], 'disconnect');
-    assert.equal(doc.paths['/broadcasters/broadcast']?.['post']?.['x-fw-action'], 'broadcast');
-    assert.deepEqual(doc.paths['/openapi.json']?.['get']?.security, []);
-    assert.ok(doc.paths['/resources']?.['get']?.parameters?.some((p) => p.name === 'limit'));
+    assert.deepEqual(
+      doc.paths['/resources/{uuid}']?.delete?.parameters?.filter((p) => p.in === 'path').map((p) => p.name),
+      ['uuid'],
+    );
+    assert.equal(doc.paths['/resources/{uuid}']?.delete?.['x-fw-action'], 'disconnect');
+    assert.equal(doc.paths['/broadcasters/broadcast']?.post?.['x-fw-action'], 'broadcast');
+    assert.deepEqual(doc.paths['/openapi.json']?.get?.security, []);
+    assert.ok(doc.paths['/resources']?.get?.parameters?.some((p) => p.name === 'limit'));
   } finally {
     await h.close();
   }

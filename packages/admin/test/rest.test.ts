@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DENY_ALL, requireRole, DASHBOARD_CSP, type AuditEntry } from '../src/index.js';
+import { DENY_ALL, requireRole, DASHBOARD_CSP, type AuditEntry } from '../dist/index.js';
 import type { ClusterService } from '@fw/runtime/adapter';
 import { startHarness } from './harness.js';
 import { MemoryLogger } from '@fw/runtime';
@@ -45,24 +45,45 @@ test('read endpoints answer live data, paged with X-Total-Count', async () => {
       assert.ok(Array.isArray(items), path);
       return { items, total: Number(res.headers.get('x-total-count')) };
     };
-    assert.deepEqual((await list('/agents')).items.map((a) => a.name), ['research', 'boss']);
+    assert.deepEqual(
+      (await list('/agents')).items.map((a) => a.name),
+      ['research', 'boss'],
+    );
     assert.equal((await list('/agents/research/sessions')).items[0]?.id, 's1');
     assert.equal((await list('/coordinators')).items[0]?.name, 'boss');
     assert.equal((await list('/broadcasters')).total, 2);
-    assert.deepEqual((await list('/broadcasters?search=other')).items.map((b) => b.id), ['/fw/chat/other']);
+    assert.deepEqual(
+      (await list('/broadcasters?search=other')).items.map((b) => b.id),
+      ['/fw/chat/other'],
+    );
     const res = await list('/resources?limit=2');
     assert.equal(res.items.length, 2);
     assert.equal(res.total, 3);
-    assert.deepEqual((await list('/resources?offset=2&limit=2')).items.map((r) => r.uuid), ['u3']);
-    assert.deepEqual((await list('/resources?transport=sse')).items.map((r) => r.uuid), ['u2']);
-    assert.deepEqual((await list(`/resources?broadcaster=${encodeURIComponent('/fw/chat/other')}`)).items.map((r) => r.uuid), ['u3']);
+    assert.deepEqual(
+      (await list('/resources?offset=2&limit=2')).items.map((r) => r.uuid),
+      ['u3'],
+    );
+    assert.deepEqual(
+      (await list('/resources?transport=sse')).items.map((r) => r.uuid),
+      ['u2'],
+    );
+    assert.deepEqual(
+      (await list(`/resources?broadcaster=${encodeURIComponent('/fw/chat/other')}`)).items.map((r) => r.uuid),
+      ['u3'],
+    );
     assert.equal((await list('/handlers')).items[0]?.path, '/fw/chat/{room}');
     assert.equal((await list('/interceptors')).total, 2);
     assert.equal((await list('/journal')).total, 3);
     assert.equal((await list('/journal?coordinationId=co-1')).total, 2);
     assert.equal((await list('/journal?agent=writer')).total, 1);
-    assert.deepEqual((await list('/journal?limit=1')).items.map((e) => e.seq), [3]); // journals page from the newest end
-    assert.deepEqual((await list('/journal?limit=2&offset=1')).items.map((e) => e.seq), [1, 2]);
+    assert.deepEqual(
+      (await list('/journal?limit=1')).items.map((e) => e.seq),
+      [3],
+    ); // journals page from the newest end
+    assert.deepEqual(
+      (await list('/journal?limit=2&offset=1')).items.map((e) => e.seq),
+      [1, 2],
+    );
     assert.equal((await list('/journal?limit=1')).total, 3);
     assert.equal((await list('/journal/co-1')).total, 2);
     assert.equal((await list('/tasks?agent=research&state=working')).total, 1);
@@ -95,9 +116,29 @@ test('read endpoints answer live data, paged with X-Total-Count', async () => {
     assert.equal((metrics.runtime as { connections: number }).connections, 3);
     const prom = await h.get(`${API}/metrics/prometheus`);
     assert.equal(prom.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
-    assert.match(await prom.text(), /^fw_connections 3$/m);
+    const exposition = await prom.text();
+    // The admin figures (from the same views as the JSON above) are in the framework's registry.
+    const runtime = metrics.runtime as { handlers: number };
+    const mcp = metrics.mcp as { tools: number };
+    assert.match(exposition, new RegExp(`^fw_handlers ${runtime.handlers}$`, 'm'));
+    assert.match(exposition, new RegExp(`^fw_mcp_tools ${mcp.tools}$`, 'm'));
+    assert.match(exposition, /^fw_handlers \d+$/m);
+    assert.match(exposition, /^fw_admin_events_dropped_total\{reason="queue"\} 0$/m);
+    // One registry, one set of names: the scrapers' endpoint shows exactly the same metrics.
+    const names = (text: string): string[] => [...new Set([...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]!))].sort();
+    const scraped = await (await fetch(`${h.base}/fw/metrics`)).text();
+    assert.deepEqual(names(exposition), names(scraped));
 
-    for (const missing of ['/agents/nope', '/agents/nope/sessions', `/broadcasters/${encodeURIComponent('/x')}`, '/resources/nope', '/tasks/nope', '/journal/nope', '/journal/nope/log', '/journal/nope/graph']) {
+    for (const missing of [
+      '/agents/nope',
+      '/agents/nope/sessions',
+      `/broadcasters/${encodeURIComponent('/x')}`,
+      '/resources/nope',
+      '/tasks/nope',
+      '/journal/nope',
+      '/journal/nope/log',
+      '/journal/nope/graph',
+    ]) {
       await problem(await h.get(API + missing), 404, 'not_found');
     }
   } finally {
@@ -125,7 +166,19 @@ test('paging limits are checked at their edge, bad query values are 400s naming 
 test('absent agent and MCP modules read as empty lists, never as errors', async () => {
   const h = await startHarness({}, {}, false);
   try {
-    for (const path of ['/agents', '/coordinators', '/journal', '/tasks', '/runtimes', '/mcp/servers', '/mcp/tools', '/mcp/resources', '/mcp/prompts', '/mcp/sessions', '/mcp/bridge/pending']) {
+    for (const path of [
+      '/agents',
+      '/coordinators',
+      '/journal',
+      '/tasks',
+      '/runtimes',
+      '/mcp/servers',
+      '/mcp/tools',
+      '/mcp/resources',
+      '/mcp/prompts',
+      '/mcp/sessions',
+      '/mcp/bridge/pending',
+    ]) {
       const res = await h.get(API + path);
       assert.equal(res.status, 200, path);
       assert.deepEqual(await res.json(), []);
@@ -178,11 +231,27 @@ test('writes act, say what happened, and are audited and announced', async () =>
     await problem(await h.send('POST', `${API}/tasks/nope/cancel`), 404, 'not_found');
 
     // bad bodies: 400 naming the field, never reaching the runtime; audited as invalid with the real target
-    assert.equal((await problem(await h.send('POST', `${API}/broadcasters/broadcast`, { message: 'x' }), 400, 'bad_request')).field, 'broadcasterId');
-    assert.equal((await problem(await h.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/chat/lobby', message: 3 }), 400, 'bad_request')).field, 'message');
+    assert.equal(
+      (await problem(await h.send('POST', `${API}/broadcasters/broadcast`, { message: 'x' }), 400, 'bad_request')).field,
+      'broadcasterId',
+    );
+    assert.equal(
+      (
+        await problem(
+          await h.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/chat/lobby', message: 3 }),
+          400,
+          'bad_request',
+        )
+      ).field,
+      'message',
+    );
     await problem(await h.send('POST', `${API}/broadcasters/broadcast`, '{oops'), 400, 'invalid_json');
     await problem(await h.send('POST', `${API}/broadcasters/broadcast`, '[1]'), 400, 'bad_request');
-    await problem(await h.send('POST', `${API}/broadcasters/broadcast`, 'x', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
+    await problem(
+      await h.send('POST', `${API}/broadcasters/broadcast`, 'x', { 'content-type': 'text/plain' }),
+      415,
+      'unsupported_media_type',
+    );
 
     const audit = (await (await h.get(`${API}/audit?limit=1000`)).json()) as AuditEntry[];
     const summary = audit.reverse().map((e) => `${e.action} ${e.target} ${e.outcome} ${e.success}`);
@@ -215,14 +284,25 @@ test('writes act, say what happened, and are audited and announced', async () =>
     // Announced once each: after the action (allowed) or when it failed or was refused.
     const announced = h.events.filter((e) => e.type === 'ControlActionExecuted');
     assert.equal(announced.length, summary.length - 6);
-    assert.deepEqual(announced[0], { type: 'ControlActionExecuted', timestamp: announced[0]!.timestamp, action: 'broadcast', target: '/fw/chat/lobby', principal: null, success: true, outcome: 'allowed' });
+    assert.deepEqual(announced[0], {
+      type: 'ControlActionExecuted',
+      timestamp: announced[0]!.timestamp,
+      action: 'broadcast',
+      target: '/fw/chat/lobby',
+      principal: null,
+      success: true,
+      outcome: 'allowed',
+    });
 
     // filters
     assert.equal(((await (await h.get(`${API}/audit?outcome=failed`)).json()) as unknown[]).length, 6);
     assert.equal(((await (await h.get(`${API}/audit?outcome=invalid`)).json()) as unknown[]).length, 5);
     assert.equal(((await (await h.get(`${API}/audit?action=cancel`)).json()) as unknown[]).length, 5);
     const recent = (await (await h.get(`${API}/events/recent?limit=2`)).json()) as { type: string }[];
-    assert.deepEqual(recent.map((e) => e.type), ['ControlActionExecuted', 'ControlActionExecuted']);
+    assert.deepEqual(
+      recent.map((e) => e.type),
+      ['ControlActionExecuted', 'ControlActionExecuted'],
+    );
   } finally {
     await h.close();
   }
@@ -245,21 +325,33 @@ test('with a token every REST call needs it; the authorizer refuses with 403; bo
     assert.equal(h.runtime.rmap.has('u1'), true);
 
     const session = (await (await h.get(`${API}/session`, auth)).json()) as Record<string, unknown>;
-    assert.deepEqual({ ...session, audit: undefined }, {
-      principal: 'admin', roles: ['admin'], role: 'admin', authenticated: true, authRequired: true, address: '127.0.0.1',
-      permissions: { broadcast: false, unicast: false, disconnect: false, destroy: false, cancel: false }, audit: undefined,
-    });
+    assert.deepEqual(
+      { ...session, audit: undefined },
+      {
+        principal: 'admin',
+        roles: ['admin'],
+        role: 'admin',
+        authenticated: true,
+        authRequired: true,
+        address: '127.0.0.1',
+        permissions: { broadcast: false, unicast: false, disconnect: false, destroy: false, cancel: false },
+        audit: undefined,
+      },
+    );
 
     // Refused reads are audited too (action `read`, the path as target).
     const audit = (await (await h.get(`${API}/audit`, auth)).json()) as AuditEntry[];
-    assert.deepEqual(audit.map((e) => [e.action, e.target, e.principal, e.outcome]), [
-      ['disconnect', 'u1', 'admin', 'refused'],
-      ['disconnect', 'u1', null, 'refused'],
-      ['read', `${API}/overview`, null, 'refused'],
-      ['read', `${API}/overview`, null, 'refused'],
-      ['read', `${API}/overview`, null, 'refused'],
-      ['read', `${API}/overview`, null, 'refused'],
-    ]);
+    assert.deepEqual(
+      audit.map((e) => [e.action, e.target, e.principal, e.outcome]),
+      [
+        ['disconnect', 'u1', 'admin', 'refused'],
+        ['disconnect', 'u1', null, 'refused'],
+        ['read', `${API}/overview`, null, 'refused'],
+        ['read', `${API}/overview`, null, 'refused'],
+        ['read', `${API}/overview`, null, 'refused'],
+        ['read', `${API}/overview`, null, 'refused'],
+      ],
+    );
     assert.equal(h.events.filter((e) => e.type === 'ControlActionExecuted' && !e.success).length, 2);
   } finally {
     await h.close();
@@ -270,9 +362,17 @@ test('DENY_ALL refuses every write; the session shows no permission', async () =
   const h = await startHarness({}, { authorizer: DENY_ALL });
   try {
     h.runtime.addResource('u1', '/fw/chat/lobby');
-    await problem(await h.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/chat/lobby', message: 'x' }), 403, 'forbidden');
+    await problem(
+      await h.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/chat/lobby', message: 'x' }),
+      403,
+      'forbidden',
+    );
     assert.deepEqual(h.runtime.rmap.get('u1')!.received, []);
-    const session = (await (await h.get(`${API}/session`)).json()) as { authRequired: boolean; authenticated: boolean; permissions: Record<string, boolean> };
+    const session = (await (await h.get(`${API}/session`)).json()) as {
+      authRequired: boolean;
+      authenticated: boolean;
+      permissions: Record<string, boolean>;
+    };
     assert.equal(session.authRequired, false);
     assert.equal(session.authenticated, false);
     assert.ok(Object.values(session.permissions).every((p) => p === false));
@@ -290,7 +390,12 @@ test('a write from a foreign Origin is refused (no CSRF against a loopback admin
     const audit = (await (await h.get(`${API}/audit`)).json()) as AuditEntry[];
     assert.equal(audit[0]?.reason, 'origin not allowed');
     // the dashboard's own same-origin requests pass and are audited as from the dashboard
-    const res = await h.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/chat/lobby', message: 'x' }, { origin: h.base, referer: `${h.base}/fw/admin/` });
+    const res = await h.send(
+      'POST',
+      `${API}/broadcasters/broadcast`,
+      { broadcasterId: '/fw/chat/lobby', message: 'x' },
+      { origin: h.base, referer: `${h.base}/fw/admin/` },
+    );
     assert.equal(res.status, 200);
     assert.equal(((await (await h.get(`${API}/audit?limit=1`)).json()) as AuditEntry[])[0]?.source, 'dashboard');
   } finally {
@@ -312,7 +417,13 @@ test('the dashboard is served with a strict CSP, without traversal', async () =>
     const bare = await fetch(`${h.base}/fw/admin`, { redirect: 'manual' });
     assert.equal(bare.status, 301);
     assert.equal(bare.headers.get('location'), '/fw/admin/');
-    for (const evil of ['/fw/admin/..%2f..%2fpackage.json', '/fw/admin/%2e%2e/x', '/fw/admin/.hidden', '/fw/admin/a%5c..%5cb', '/fw/admin/missing.js']) {
+    for (const evil of [
+      '/fw/admin/..%2f..%2fpackage.json',
+      '/fw/admin/%2e%2e/x',
+      '/fw/admin/.hidden',
+      '/fw/admin/a%5c..%5cb',
+      '/fw/admin/missing.js',
+    ]) {
       await problem(await h.get(evil), 404, 'not_found');
     }
   } finally {
@@ -332,7 +443,10 @@ test('with a token the dashboard page still loads (it shows a sign-in form) but 
     await problem(await h.send('POST', `${API}/tasks/t1/cancel`, undefined, dash), 401, 'unauthorized');
     assert.equal(h.agent.taskList[0]!.state, 'working');
     const audit = (await (await h.get(`${API}/audit?action=cancel`, { authorization: 'Bearer tok' })).json()) as AuditEntry[];
-    assert.deepEqual(audit.map((e) => [e.action, e.target, e.outcome, e.source]), [['cancel', 't1', 'refused', 'dashboard']]);
+    assert.deepEqual(
+      audit.map((e) => [e.action, e.target, e.outcome, e.source]),
+      [['cancel', 't1', 'refused', 'dashboard']],
+    );
     const reads = (await (await h.get(`${API}/audit?action=read&limit=1000`, { authorization: 'Bearer tok' })).json()) as AuditEntry[];
     assert.equal(reads.length, 6, 'each refused read is audited');
     assert.ok(reads.every((e) => e.outcome === 'refused' && e.source === 'dashboard'));
@@ -373,10 +487,19 @@ test('the audit JSON Lines file is complete after a restart of the app', async (
     try {
       const after = (await (await second.get(`${API}/audit`)).json()) as AuditEntry[];
       assert.deepEqual(after, before);
-      assert.deepEqual(after.map((e) => `${e.action}:${e.outcome}`), ['disconnect:failed', 'disconnect:allowed', 'destroy:refused', 'broadcast:allowed']);
+      assert.deepEqual(
+        after.map((e) => `${e.action}:${e.outcome}`),
+        ['disconnect:failed', 'disconnect:allowed', 'destroy:refused', 'broadcast:allowed'],
+      );
       await second.send('POST', `${API}/tasks/t1/cancel`);
-      const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as AuditEntry);
-      assert.deepEqual(lines.map((e) => e.seq), [1, 2, 3, 4, 5]);
+      const lines = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as AuditEntry);
+      assert.deepEqual(
+        lines.map((e) => e.seq),
+        [1, 2, 3, 4, 5],
+      );
     } finally {
       await second.close();
     }
@@ -396,12 +519,18 @@ test('opting into remote unauthenticated access warns at startup', async () => {
   assert.equal(seen[0]!.fields.module, 'admin');
 });
 
-test('under another fw.path the dashboard page points at that path\'s event stream and client', async () => {
+test("under another fw.path the dashboard page points at that path's event stream and client", async () => {
   const h = await startHarness({ 'fw.path': '/rt' });
   try {
-    writeFileSync(join(h.dashboardDir, 'index.html'), '<meta name="fw-admin-api" content="/api/admin/"><meta name="fw-admin-events" content="/fw/admin/events"><meta name="fw-client" content="/fw/client.js">');
+    writeFileSync(
+      join(h.dashboardDir, 'index.html'),
+      '<meta name="fw-admin-api" content="/api/admin/"><meta name="fw-admin-events" content="/fw/admin/events"><meta name="fw-client" content="/fw/client.js">',
+    );
     const html = await (await h.get('/rt/admin/')).text();
-    assert.equal(html, '<meta name="fw-admin-api" content="/api/admin/"><meta name="fw-admin-events" content="/rt/admin/events"><meta name="fw-client" content="/rt/client.js">');
+    assert.equal(
+      html,
+      '<meta name="fw-admin-api" content="/api/admin/"><meta name="fw-admin-events" content="/rt/admin/events"><meta name="fw-client" content="/rt/client.js">',
+    );
     assert.equal((await h.get('/fw/admin/')).status, 404);
   } finally {
     await h.close();
@@ -414,10 +543,18 @@ test('GET nodes answers for the cluster when the cluster service is there', asyn
     const alone = (await (await h.get(`${API}/nodes`)).json()) as { self: boolean }[];
     assert.equal(alone.length, 1);
     assert.equal(alone[0]!.self, true);
-    h.fw.services.provide('cluster', { nodes: async () => [{ id: 'a', self: true }, { id: 'b', self: false }] } as unknown as ClusterService);
+    h.fw.services.provide('cluster', {
+      nodes: async () => [
+        { id: 'a', self: true },
+        { id: 'b', self: false },
+      ],
+    } as unknown as ClusterService);
     const res = await h.get(`${API}/nodes`);
     assert.equal(res.headers.get('x-total-count'), '2');
-    assert.deepEqual(await res.json(), [{ id: 'a', self: true }, { id: 'b', self: false }]);
+    assert.deepEqual(await res.json(), [
+      { id: 'a', self: true },
+      { id: 'b', self: false },
+    ]);
   } finally {
     await h.close();
   }

@@ -107,7 +107,15 @@ export interface AgentRunInfo {
 export interface CoordinationGraph {
   coordinationId: string;
   nodes: { id: string; kind: 'coordinator' | 'agent' | 'evaluator' }[];
-  edges: { from: string; to: string; kind: 'dispatch' | 'handoff' | 'evaluation'; count: number; failures: number; totalDurationMs: number; outcome: 'success' | 'failure' | 'mixed' | 'pending' }[];
+  edges: {
+    from: string;
+    to: string;
+    kind: 'dispatch' | 'handoff' | 'evaluation';
+    count: number;
+    failures: number;
+    totalDurationMs: number;
+    outcome: 'success' | 'failure' | 'mixed' | 'pending';
+  }[];
 }
 
 export interface TaskInfo {

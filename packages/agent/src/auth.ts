@@ -1,7 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  authenticationSchemes, AuthenticationError, frameworkAuthenticator, FwError, sendProblem,
-  type Authenticator, type Framework, type Principal,
+  authenticationSchemes,
+  AuthenticationError,
+  frameworkAuthenticator,
+  FwError,
+  sendProblem,
+  type Authenticator,
+  type Framework,
+  type Principal,
 } from '@fw/runtime';
 
 /** The agent endpoints' own authenticator, when an app wants one apart from fw.auth.*: the service `'agent.authenticator'`. */
@@ -21,11 +27,14 @@ export interface CardSecurity {
 export class AgentAuth {
   private readonly authenticator: Authenticator | undefined;
 
-  constructor(private readonly fw: Framework, own?: Authenticator) {
-    const mode = fw.config.get<string>('fw.agent.auth');
-    if (mode !== 'auto' && mode !== 'none') throw new FwError('invalid_config', `fw.agent.auth must be 'auto' or 'none', got '${mode}'`, 500);
-    this.authenticator = mode === 'none' ? undefined
-      : own ?? fw.services.get(AGENT_AUTHENTICATOR_SERVICE) ?? frameworkAuthenticator(fw);
+  constructor(
+    private readonly fw: Framework,
+    own?: Authenticator,
+  ) {
+    const mode = fw.config.get('fw.agent.auth');
+    if (mode !== 'auto' && mode !== 'none')
+      throw new FwError('invalid_config', `fw.agent.auth must be 'auto' or 'none', got '${mode}'`, 500);
+    this.authenticator = mode === 'none' ? undefined : (own ?? fw.services.get(AGENT_AUTHENTICATOR_SERVICE) ?? frameworkAuthenticator(fw));
     this.custom = own !== undefined || fw.services.get(AGENT_AUTHENTICATOR_SERVICE) !== undefined;
   }
 
@@ -61,10 +70,14 @@ export class AgentAuth {
     if (!this.required || this.custom) return out;
     const configured = authenticationSchemes(this.fw);
     if (configured.bearer) {
-      out.securitySchemes.bearer = { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: '', description: 'A static bearer token issued by the operator' } };
+      out.securitySchemes.bearer = {
+        httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: '', description: 'A static bearer token issued by the operator' },
+      };
     }
     if (configured.jwt) {
-      out.securitySchemes.jwt = { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT', description: `A JWT issued by ${configured.jwt.issuer}` } };
+      out.securitySchemes.jwt = {
+        httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT', description: `A JWT issued by ${configured.jwt.issuer}` },
+      };
     }
     for (const name of Object.keys(out.securitySchemes)) out.securityRequirements.push({ schemes: { [name]: { list: [] } } });
     return out;
@@ -78,7 +91,12 @@ export class AgentAuth {
     const securitySchemes: Record<string, object> = {};
     for (const name of names) {
       const s = modern.securitySchemes[name]!.httpAuthSecurityScheme;
-      securitySchemes[name] = { type: 'http', scheme: 'bearer', ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}), description: s.description };
+      securitySchemes[name] = {
+        type: 'http',
+        scheme: 'bearer',
+        ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}),
+        description: s.description,
+      };
     }
     return { securitySchemes, security: names.map((n) => ({ [n]: [] })) };
   }

@@ -1,8 +1,7 @@
 /**
  * `@Agent`, `@Coordinator`, `@AgentTool` and `@OnPrompt`. Decorating a class records its
- * definition in a process-wide list at decoration time; the agent module mounts every recorded
- * class on each framework it is installed on (`fw.agent.mount-decorated`), and `mountAgent(fw,
- * Class)` mounts one by hand.
+ * definition on the class itself (metadata only: nothing process-wide); a class is served where
+ * it is mounted: `agents({ agents: [MyAgent] })` or `mountAgent(fw, MyAgent)`.
  */
 import type { AgentContext, CoordinatorContext } from './context.js';
 
@@ -61,13 +60,6 @@ const DEFINITION = Symbol('fw.agent.definition');
 
 type Decorated = { [TOOLS]?: ToolDefinition[]; [PROMPT]?: string };
 
-const decorated: AgentDefinition[] = [];
-
-/** Definitions recorded by `@Agent` / `@Coordinator`, in decoration order. */
-export function decoratedAgents(): readonly AgentDefinition[] {
-  return decorated;
-}
-
 export function definitionOf(target: AgentClass): AgentDefinition | undefined {
   return (target as unknown as { [DEFINITION]?: AgentDefinition })[DEFINITION];
 }
@@ -84,7 +76,6 @@ function define(kind: AgentDefinition['kind'], options: AgentOptions, fleet: Fle
       target,
     };
     (target as unknown as { [DEFINITION]: AgentDefinition })[DEFINITION] = def;
-    decorated.push(def);
   };
 }
 
@@ -100,7 +91,7 @@ export function Coordinator(options: CoordinatorOptions): (target: AgentClass) =
 export function AgentTool(options: ToolOptions) {
   return (proto: object, method: string): void => {
     const p = proto as Decorated;
-    const own = Object.prototype.hasOwnProperty.call(p, TOOLS) ? p[TOOLS]! : (p[TOOLS] = [...(p[TOOLS] ?? [])]);
+    const own = Object.hasOwn(p, TOOLS) ? p[TOOLS]! : (p[TOOLS] = [...(p[TOOLS] ?? [])]);
     own.push({
       name: options.name ?? method,
       description: options.description,

@@ -4,7 +4,17 @@
  */
 import type { AgentAuth } from './auth.js';
 import { randomUUID } from 'node:crypto';
-import { errorSummary, FwError, NotFoundError, failSpan, SpanStatusCode, traced, type CallOutcome, type Framework, type Logger } from '@fw/runtime';
+import {
+  errorSummary,
+  FwError,
+  NotFoundError,
+  failSpan,
+  SpanStatusCode,
+  traced,
+  type CallOutcome,
+  type Framework,
+  type Logger,
+} from '@fw/runtime';
 import { failModelSpan, providerOf, recordFinish, startModelSpan } from './telemetry.js';
 import type { FwStore, RunRow } from '@fw/store';
 import type { AgentProtocol, AgentRunInfo } from './admin-view.js';
@@ -74,17 +84,28 @@ export class AgentHost {
   private readonly root = new AbortController();
   private readonly log: Logger;
 
-  constructor(readonly fw: Framework, readonly store: FwStore) {
+  constructor(
+    readonly fw: Framework,
+    readonly store: FwStore,
+  ) {
     this.log = fw.logger.child({ module: 'agent' });
     this.journal = new CoordinationJournal(store, () => ({
-      maxEvents: fw.config.get<number>('fw.agent.journal.max-events'),
-      maxAgeMs: fw.config.get<number>('fw.agent.journal.max-age'),
+      maxEvents: fw.config.get('fw.agent.journal.max-events'),
+      maxAgeMs: fw.config.get('fw.agent.journal.max-age'),
     }));
     // Cluster mode (`@fw/redis`): every event also goes to the journal shared by all nodes.
     this.journal.onRecord = (event) => {
-      void fw.services.get('cluster')?.append('journal', event).catch(() => false);
+      void fw.services
+        .get('cluster')
+        ?.append('journal', event)
+        .catch(() => false);
     };
-    this.sessions = new SessionTracker(fw.events, () => fw.config.get<number>('fw.agent.sessions.max'), store, () => fw.config.get<number>('fw.agent.sessions.history'));
+    this.sessions = new SessionTracker(
+      fw.events,
+      () => fw.config.get('fw.agent.sessions.max'),
+      store,
+      () => fw.config.get('fw.agent.sessions.history'),
+    );
   }
 
   /**
@@ -98,8 +119,13 @@ export class AgentHost {
     const runs = await this.store.runs.interruptRunning(now, INTERRUPTED);
     for (const r of runs) {
       this.journal.record({
-        kind: 'interrupted', coordinationId: r.coordination_id ?? r.id, coordinator: r.agent, agent: r.agent,
-        error: INTERRUPTED, protocol: r.protocol, ...(r.ref ? { ref: r.ref } : {}),
+        kind: 'interrupted',
+        coordinationId: r.coordination_id ?? r.id,
+        coordinator: r.agent,
+        agent: r.agent,
+        error: INTERRUPTED,
+        protocol: r.protocol,
+        ...(r.ref ? { ref: r.ref } : {}),
       });
     }
     const sessions = await this.store.sessions.endOpen(now, 'interrupted');
@@ -110,12 +136,23 @@ export class AgentHost {
   /** Agent runs in the store, newest first. */
   async runs(query: { agentName?: string; protocol?: string; state?: string; limit?: number } = {}): Promise<AgentRunInfo[]> {
     await this.store.writes.flush();
-    const rows = await this.store.runs.list({
-      ...(query.agentName ? { agent: query.agentName } : {}), ...(query.protocol ? { protocol: query.protocol } : {}), ...(query.state ? { state: query.state } : {}),
-    }, query.limit ?? 100);
+    const rows = await this.store.runs.list(
+      {
+        ...(query.agentName ? { agent: query.agentName } : {}),
+        ...(query.protocol ? { protocol: query.protocol } : {}),
+        ...(query.state ? { state: query.state } : {}),
+      },
+      query.limit ?? 100,
+    );
     return rows.map((r) => ({
-      id: r.id, agentName: r.agent, protocol: r.protocol as AgentRunInfo['protocol'], ref: r.ref, state: r.state as AgentRunInfo['state'],
-      startedAt: new Date(r.started_at).toISOString(), endedAt: r.ended_at === null ? null : new Date(r.ended_at).toISOString(), error: r.error,
+      id: r.id,
+      agentName: r.agent,
+      protocol: r.protocol as AgentRunInfo['protocol'],
+      ref: r.ref,
+      state: r.state as AgentRunInfo['state'],
+      startedAt: new Date(r.started_at).toISOString(),
+      endedAt: r.ended_at === null ? null : new Date(r.ended_at).toISOString(),
+      error: r.error,
     }));
   }
 
@@ -173,15 +210,19 @@ export class AgentHost {
   async run(name: string, input: RunInput, signal: AbortSignal, listener: RunListener = () => {}): Promise<string> {
     this.get(name);
     const provider = this.providers.active();
-    return traced(`invoke_agent ${name}`, {
-      attributes: {
-        'gen_ai.operation.name': 'invoke_agent',
-        'gen_ai.agent.name': name,
-        ...(provider ? { 'gen_ai.provider.name': providerOf(provider) } : {}),
-        ...(input.protocol ? { 'fw.agent.protocol': input.protocol } : {}),
+    return traced(
+      `invoke_agent ${name}`,
+      {
+        attributes: {
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.agent.name': name,
+          ...(provider ? { 'gen_ai.provider.name': providerOf(provider) } : {}),
+          ...(input.protocol ? { 'fw.agent.protocol': input.protocol } : {}),
+        },
+        errorType: () => (signal.aborted || this.root.signal.aborted ? 'cancelled' : undefined),
       },
-      errorType: () => (signal.aborted || this.root.signal.aborted ? 'cancelled' : undefined),
-    }, () => this.runObserved(name, input, signal, listener));
+      () => this.runObserved(name, input, signal, listener),
+    );
   }
 
   private async runObserved(name: string, input: RunInput, signal: AbortSignal, listener: RunListener): Promise<string> {
@@ -206,8 +247,15 @@ export class AgentHost {
     // Recorded before it starts, so a crash at any later point leaves a row that says so.
     const runId = randomUUID();
     await this.store.runs.start({
-      id: runId, agent: agent.name, protocol: input.protocol, ref: input.ref ?? null, coordination_id: coordinationId ?? null,
-      state: 'running', started_at: Date.now(), ended_at: null, error: null,
+      id: runId,
+      agent: agent.name,
+      protocol: input.protocol,
+      ref: input.ref ?? null,
+      coordination_id: coordinationId ?? null,
+      state: 'running',
+      started_at: Date.now(),
+      ended_at: null,
+      error: null,
     });
     const finish = (state: AgentRunInfo['state'], error: string | null): void => {
       const at = Date.now();
@@ -223,12 +271,19 @@ export class AgentHost {
     }
   }
 
-  private async runAgent(agent: MountedAgent, input: RunInput, signal: AbortSignal, listener: RunListener, coordinationId: string | undefined): Promise<string> {
+  private async runAgent(
+    agent: MountedAgent,
+    input: RunInput,
+    signal: AbortSignal,
+    listener: RunListener,
+    coordinationId: string | undefined,
+  ): Promise<string> {
     const ctx = this.context(agent, input, signal, listener, coordinationId);
     const handler = agent.def.promptMethod ? agent.instance[agent.def.promptMethod] : undefined;
-    const result: PromptResult = typeof handler === 'function'
-      ? (handler as (m: string, c: AgentContext) => PromptResult).call(agent.instance, input.message, ctx)
-      : ctx.stream();
+    const result: PromptResult =
+      typeof handler === 'function'
+        ? (handler as (m: string, c: AgentContext) => PromptResult).call(agent.instance, input.message, ctx)
+        : ctx.stream();
     const awaited = await result;
     if (typeof awaited === 'string') {
       signal.throwIfAborted();
@@ -246,7 +301,13 @@ export class AgentHost {
     return text;
   }
 
-  private context(agent: MountedAgent, input: RunInput, signal: AbortSignal, emit: RunListener, coordinationId: string = randomUUID()): AgentContext | CoordinatorContext {
+  private context(
+    agent: MountedAgent,
+    input: RunInput,
+    signal: AbortSignal,
+    emit: RunListener,
+    coordinationId: string = randomUUID(),
+  ): AgentContext | CoordinatorContext {
     const base: AgentContext = {
       agentName: agent.name,
       signal,
@@ -270,7 +331,15 @@ export class AgentHost {
         this.journal.record({ kind: 'handoff', coordinationId, coordinator, agent: to, from, to, reason });
       },
       evaluate: (target, e) => {
-        this.journal.record({ kind: 'evaluation', coordinationId, coordinator, agent: target, evaluator: e.evaluator, score: e.score, passed: e.passed });
+        this.journal.record({
+          kind: 'evaluation',
+          coordinationId,
+          coordinator,
+          agent: target,
+          evaluator: e.evaluator,
+          score: e.score,
+          passed: e.passed,
+        });
       },
     };
     return ctx;
@@ -282,7 +351,14 @@ export class AgentHost {
    * agent's own calls of that turn have run: the client executes it and starts a new run with the
    * result (AG-UI frontend tools).
    */
-  private async *modelLoop(agent: MountedAgent, message: string, input: RunInput, signal: AbortSignal, emit: RunListener, ctx: AgentContext): AsyncIterable<string> {
+  private async *modelLoop(
+    agent: MountedAgent,
+    message: string,
+    input: RunInput,
+    signal: AbortSignal,
+    emit: RunListener,
+    ctx: AgentContext,
+  ): AsyncIterable<string> {
     const runtime = this.activeRuntime();
     const tools: AiToolSpec[] = agent.def.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
     // The agent's own tool wins a name clash: a client cannot replace a server tool by declaring one.
@@ -302,7 +378,7 @@ export class AgentHost {
       ...(input.state !== undefined ? { state: input.state } : {}),
       ...(input.forwardedProps !== undefined ? { forwardedProps: input.forwardedProps } : {}),
     };
-    const maxSteps = Math.max(1, this.fw.config.get<number>('fw.agent.max-tool-steps'));
+    const maxSteps = Math.max(1, this.fw.config.get('fw.agent.max-tool-steps'));
     for (let step = 0; step < maxSteps; step++) {
       const calls: AiToolCall[] = [];
       let text = '';
@@ -322,7 +398,8 @@ export class AgentHost {
       } catch (err) {
         failModelSpan(span, err, signal.aborted);
         // One line per provider error, without its stack: the provider's failure, not fw's code.
-        if (!signal.aborted) this.log.error({ agent: agent.name, provider: runtime.name, error: errorSummary(err) }, 'AI provider call failed');
+        if (!signal.aborted)
+          this.log.error({ agent: agent.name, provider: runtime.name, error: errorSummary(err) }, 'AI provider call failed');
         throw err;
       } finally {
         span.end();
@@ -363,42 +440,67 @@ export class AgentHost {
    * One tool method in an `execute_tool` span (GenAI conventions). A name the agent does not have
    * (a model's invention) stays out of the span name, which must stay low in cardinality.
    */
-  private tool(agent: MountedAgent, toolName: string, input: unknown, ctx: AgentContext, callId?: string): Promise<{ ok: boolean; text: string }> {
+  private tool(
+    agent: MountedAgent,
+    toolName: string,
+    input: unknown,
+    ctx: AgentContext,
+    callId?: string,
+  ): Promise<{ ok: boolean; text: string }> {
     const tool = agent.def.tools.find((t) => t.name === toolName);
-    return traced(tool ? `execute_tool ${toolName}` : 'execute_tool', {
-      attributes: {
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.agent.name': agent.name,
-        'gen_ai.tool.type': 'function',
-        ...(tool ? { 'gen_ai.tool.name': toolName, 'gen_ai.tool.description': tool.description } : {}),
-        ...(callId ? { 'gen_ai.tool.call.id': callId } : {}),
+    return traced(
+      tool ? `execute_tool ${toolName}` : 'execute_tool',
+      {
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.agent.name': agent.name,
+          'gen_ai.tool.type': 'function',
+          ...(tool ? { 'gen_ai.tool.name': toolName, 'gen_ai.tool.description': tool.description } : {}),
+          ...(callId ? { 'gen_ai.tool.call.id': callId } : {}),
+        },
+        errorType: () => (ctx.signal.aborted ? 'cancelled' : undefined),
       },
-      errorType: () => (ctx.signal.aborted ? 'cancelled' : undefined),
-    }, async (span) => {
-      if (!tool) {
-        span.setAttribute('error.type', 'unknown_tool');
-        span.setStatus({ code: SpanStatusCode.ERROR, message: 'the agent has no tool of that name' });
-        return { ok: false, text: `unknown tool '${toolName}'` };
-      }
-      try {
-        const fn = agent.instance[tool.method] as (input: unknown, ctx: AgentContext) => unknown;
-        const out = await fn.call(agent.instance, input ?? {}, ctx);
-        return { ok: true, text: typeof out === 'string' ? out : JSON.stringify(out ?? null) };
-      } catch (err) {
-        ctx.signal.throwIfAborted();
-        // Reported to the model as text, and to the trace as the failure it is.
-        failSpan(span, err);
-        return { ok: false, text: (err as Error)?.message ?? String(err) };
-      }
-    });
+      async (span) => {
+        if (!tool) {
+          span.setAttribute('error.type', 'unknown_tool');
+          span.setStatus({ code: SpanStatusCode.ERROR, message: 'the agent has no tool of that name' });
+          return { ok: false, text: `unknown tool '${toolName}'` };
+        }
+        try {
+          const fn = agent.instance[tool.method] as (input: unknown, ctx: AgentContext) => unknown;
+          const out = await fn.call(agent.instance, input ?? {}, ctx);
+          return { ok: true, text: typeof out === 'string' ? out : JSON.stringify(out ?? null) };
+        } catch (err) {
+          ctx.signal.throwIfAborted();
+          // Reported to the model as text, and to the trace as the failure it is.
+          failSpan(span, err);
+          return { ok: false, text: (err as Error)?.message ?? String(err) };
+        }
+      },
+    );
   }
 
-  private async dispatch(coord: MountedAgent, ctx: CoordinatorContext, to: string, message: string, options: DispatchOptions = {}, emit: RunListener): Promise<DispatchResult> {
+  private async dispatch(
+    coord: MountedAgent,
+    ctx: CoordinatorContext,
+    to: string,
+    message: string,
+    options: DispatchOptions = {},
+    emit: RunListener,
+  ): Promise<DispatchResult> {
     const skill = options.skill ?? 'default';
     const { coordinationId } = ctx;
     if (!coord.fleetNames.includes(to)) {
       const err = new NotInFleetError(coord.name, to);
-      this.journal.record({ kind: 'failure', coordinationId, coordinator: coord.name, agent: to, skill, durationMs: 0, error: err.message });
+      this.journal.record({
+        kind: 'failure',
+        coordinationId,
+        coordinator: coord.name,
+        agent: to,
+        skill,
+        durationMs: 0,
+        error: err.message,
+      });
       throw err;
     }
     const subagentRunId = randomUUID();
@@ -433,4 +535,3 @@ export class AgentHost {
     }
   }
 }
-

@@ -3,17 +3,32 @@
  * the A2A, AG-UI and chat endpoints. See docs/agents.md.
  */
 import './seams.js'; // the package's events and services in the kernel's typed maps
-export { Agent, Coordinator, AgentTool, OnPrompt, decoratedAgents, definitionOf } from './decorators.js';
-export type { AgentOptions, CoordinatorOptions, ToolOptions, FleetMember, PromptResult, AgentClass, AgentDefinition } from './decorators.js';
+export { Agent, Coordinator, AgentTool, OnPrompt, definitionOf } from './decorators.js';
+export type {
+  AgentOptions,
+  CoordinatorOptions,
+  ToolOptions,
+  FleetMember,
+  PromptResult,
+  AgentClass,
+  AgentDefinition,
+} from './decorators.js';
 export type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
 export type { RunEvent, RunListener } from './run-event.js';
-export { AgentModule, agents, mountAgent, agentModuleOf, type ProtocolMount } from './module.js';
+export { AgentModule, agents, mountAgent, agentModuleOf, type AgentModuleOptions, type ProtocolMount } from './module.js';
 export { AgentHost, type MountedAgent, type RunInput, type RemoteCaller, type Recovery } from './host.js';
 export { CoordinationJournal, isJournalKind, type JournalEntry, type JournalRetention } from './journal.js';
 export { SessionTracker, type AgentSession } from './sessions.js';
 export { BoundedTaskStore } from './a2a/task-store.js';
 export { AGENT_CONFIG } from './config.js';
-export { MissingPeerError, NoRuntimeError, NotInFleetError, RunCancelledError, TaskNotCancelableError, ToolStepLimitError } from './errors.js';
+export {
+  MissingPeerError,
+  NoRuntimeError,
+  NotInFleetError,
+  RunCancelledError,
+  TaskNotCancelableError,
+  ToolStepLimitError,
+} from './errors.js';
 export { AgentAuth, AGENT_AUTHENTICATOR_SERVICE, admitAgentCall, type CardSecurity } from './auth.js';
 export { OfflineProvider, type OfflineProviderOptions } from './runtime/offline.js';
 export { AiSdkProvider, openAiProvider, type AiSdkProviderOptions, type OpenAiProviderOptions } from './runtime/ai-sdk.js';

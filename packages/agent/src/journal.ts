@@ -88,7 +88,12 @@ export class CoordinationJournal {
     const filter = filterOf(q);
     const before = q.cursor === undefined || q.cursor === '' ? undefined : parseCursor(q.cursor);
     const [page, total] = await Promise.all([
-      this.store.journal.page({ ...filter, limit: q.limit, ...(before !== undefined ? { before } : {}), ...(q.offset ? { offset: q.offset } : {}) }),
+      this.store.journal.page({
+        ...filter,
+        limit: q.limit,
+        ...(before !== undefined ? { before } : {}),
+        ...(q.offset ? { offset: q.offset } : {}),
+      }),
       q.withTotal === false ? Promise.resolve(undefined) : this.store.journal.count(filter),
     ]);
     return {
@@ -151,7 +156,16 @@ export function isJournalKind(v: string): v is JournalEventKind {
 
 function toRow(e: JournalEvent, at: number): JournalRow {
   const { seq, kind, coordinationId, coordinator, agent, timestamp: _t, ...rest } = e;
-  return { id: seq, at, kind, coordination_id: coordinationId, coordinator, agent, other: e.from ?? e.evaluator ?? null, body: JSON.stringify(rest) };
+  return {
+    id: seq,
+    at,
+    kind,
+    coordination_id: coordinationId,
+    coordinator,
+    agent,
+    other: e.from ?? e.evaluator ?? null,
+    body: JSON.stringify(rest),
+  };
 }
 
 function fromRow(r: JournalRow): JournalEvent {
@@ -162,8 +176,13 @@ function fromRow(r: JournalRow): JournalEvent {
     // A row written by hand: its columns are still an event.
   }
   return {
-    seq: r.id, kind: r.kind as JournalEventKind, coordinationId: r.coordination_id, coordinator: r.coordinator, agent: r.agent,
-    timestamp: new Date(r.at).toISOString(), ...rest,
+    seq: r.id,
+    kind: r.kind as JournalEventKind,
+    coordinationId: r.coordination_id,
+    coordinator: r.coordinator,
+    agent: r.agent,
+    timestamp: new Date(r.at).toISOString(),
+    ...rest,
   };
 }
 

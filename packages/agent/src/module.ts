@@ -13,7 +13,7 @@ import { aguiRuns, mountAgui } from './agui/endpoint.js';
 import { mountChat } from './chat/endpoint.js';
 import { mountMcp } from './mcp/endpoint.js';
 import { AGENT_CONFIG } from './config.js';
-import { decoratedAgents, type AgentClass } from './decorators.js';
+import type { AgentClass } from './decorators.js';
 import { RunCancelledError } from './errors.js';
 import { AgentHost, INTERRUPTED, type MountedAgent } from './host.js';
 import { openAiProvider } from './runtime/ai-sdk.js';
@@ -24,6 +24,14 @@ import { createAdminView } from './view.js';
 
 /** Extra protocol mounts (the per-agent MCP endpoint plugs in here). */
 export type ProtocolMount = (fw: Framework, host: AgentHost, agent: MountedAgent) => (() => void)[] | undefined;
+
+export interface AgentModuleOptions {
+  /** `@Agent` / `@Coordinator` classes (or instances) to mount on this framework. */
+  agents?: readonly (AgentClass | object)[];
+  providers?: ModelProvider[];
+  mounts?: ProtocolMount[];
+  authenticator?: Authenticator;
+}
 
 export class AgentModule implements FrameworkModule {
   readonly name = '@fw/agent';
@@ -42,7 +50,7 @@ export class AgentModule implements FrameworkModule {
   private readonly extraMounts: ProtocolMount[] = [];
   private closed = false;
 
-  constructor(private readonly options: { providers?: ModelProvider[]; mounts?: ProtocolMount[]; authenticator?: Authenticator } = {}) {
+  constructor(private readonly options: AgentModuleOptions = {}) {
     this.extraMounts.push(...(options.mounts ?? []));
   }
 
@@ -59,26 +67,36 @@ export class AgentModule implements FrameworkModule {
     this.host.auth = new AgentAuth(fw, this.options.authenticator);
     this.host.remoteCaller = a2aRemoteCaller();
     this.host.providers.add(new OfflineProvider());
-    const baseURL = fw.config.get<string>('fw.ai.base-url');
-    if (fw.config.get<boolean>('fw.ai.auto') && (baseURL || process.env.OPENAI_API_KEY)) {
-      this.host.providers.add(openAiProvider({ model: fw.config.get<string>('fw.ai.model'), ...(baseURL ? { baseURL } : {}) }));
+    const baseURL = fw.config.get('fw.ai.base-url');
+    if (fw.config.get('fw.ai.auto') && (baseURL || process.env.OPENAI_API_KEY)) {
+      this.host.providers.add(openAiProvider({ model: fw.config.get('fw.ai.model'), ...(baseURL ? { baseURL } : {}) }));
     }
     for (const r of this.options.providers ?? []) this.host.providers.add(r);
-    this.store = new BoundedTaskStore(fw.events, () => ({
-      max: fw.config.get<number>('fw.agent.tasks.max'),
-      terminalTtlMs: fw.config.get<number>('fw.agent.tasks.terminal-ttl'),
-    }), this.db.tasks);
+    this.store = new BoundedTaskStore(
+      fw.events,
+      () => ({
+        max: fw.config.get('fw.agent.tasks.max'),
+        terminalTtlMs: fw.config.get('fw.agent.tasks.terminal-ttl'),
+      }),
+      this.db.tasks,
+    );
     this.store.log = log;
     // Before any endpoint exists: settle what a crashed predecessor left in flight.
     const recovery = await this.host.recover();
     const tasks = await this.store.restore(INTERRUPTED);
     this.recovered = { tasks, runs: recovery.runs.map((r) => r.id), sessions: recovery.sessions };
     if (tasks.length || recovery.runs.length) {
-      log.warn({ store: this.db.location, tasks: tasks.length, runs: recovery.runs.length }, 'A2A tasks and runs were in flight when the last process stopped; marked failed/interrupted');
+      log.warn(
+        { store: this.db.location, tasks: tasks.length, runs: recovery.runs.length },
+        'A2A tasks and runs were in flight when the last process stopped; marked failed/interrupted',
+      );
     }
-    const interval = fw.config.get<number>('fw.agent.journal.prune-interval');
+    const interval = fw.config.get('fw.agent.journal.prune-interval');
     if (interval > 0) {
-      this.pruneTimer = setInterval(() => void this.host.journal.prune().catch((err: unknown) => log.error({ error: errorSummary(err) }, 'journal retention failed')), interval);
+      this.pruneTimer = setInterval(
+        () => void this.host.journal.prune().catch((err: unknown) => log.error({ error: errorSummary(err) }, 'journal retention failed')),
+        interval,
+      );
       this.pruneTimer.unref();
     }
     this.view = createAdminView(this.host, this.store, this.a2a);
@@ -97,19 +115,8 @@ export class AgentModule implements FrameworkModule {
         cluster.handle('agent.journal', (a) => this.view.journal(a)),
       );
     });
-    if (fw.config.get<boolean>('fw.agent.mount-decorated')) {
-      for (const def of decoratedAgents()) {
-        // Two decorated classes may share a name in one process (tests, variants); the first wins
-        // instead of failing the framework's start.
-        if (this.host.agents.has(def.options.name)) {
-          log.warn({ agent: def.options.name, class: def.target.name }, 'an agent of this name is declared twice; this class is not mounted');
-          continue;
-        }
-        this.mount(def.target);
-      }
-    }
-    for (const target of pending.get(fw) ?? []) this.mount(target);
-    pending.delete(fw);
+    for (const target of this.options.agents ?? []) this.mount(target);
+    for (const target of fw.services.get('agent.pending') ?? []) this.mount(target);
   }
 
   /** Mounts an agent class (or instance) on every protocol it serves. Idempotent for the same class. */
@@ -156,8 +163,6 @@ export class AgentModule implements FrameworkModule {
   }
 }
 
-const pending = new WeakMap<Framework, (AgentClass | object)[]>();
-
 /** The agent module installed on `fw`, if any. */
 export function agentModuleOf(fw: Framework): AgentModule | undefined {
   return fw.services.get('agent.module');
@@ -173,15 +178,16 @@ export function mountAgent(fw: Framework, target: AgentClass | object): void {
     module.mount(target);
     return;
   }
-  const list = pending.get(fw) ?? [];
-  list.push(target);
-  pending.set(fw, list);
+  // Kept on the framework until the module is installed.
+  const list = fw.services.get('agent.pending');
+  if (list) list.push(target);
+  else fw.services.provide('agent.pending', [target]);
 }
 
 /**
- * The agent module, to install with `await fw.use(agents())` or `fw.use(agents({ providers: [myProvider] }))`
- * (nothing when `fw.agent.enabled=false`).
+ * The agent module, to install with `await fw.use(agents({ agents: [MyAgent, MyCoordinator] }))`,
+ * optionally with `providers` (nothing when `fw.agent.enabled=false`).
  */
-export function agents(options?: ConstructorParameters<typeof AgentModule>[0]): AgentModule {
+export function agents(options?: AgentModuleOptions): AgentModule {
   return new AgentModule(options);
 }

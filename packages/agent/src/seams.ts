@@ -1,6 +1,7 @@
 import type { Authenticator, Framework } from '@fw/runtime';
 import type { AgentAdminView } from './admin-view.js';
 import type { AgentModule } from './module.js';
+import type { AgentClass } from './decorators.js';
 
 /**
  * What the agent layer adds to the kernel's typed maps: its events (admin spec §6) and its
@@ -20,6 +21,8 @@ declare module '@fw/runtime' {
     agent: AgentAdminView;
     /** The installed agent module (`agentModuleOf(fw)`). */
     'agent.module': AgentModule;
+    /** Classes given to `mountAgent(fw, …)` before the agent module was installed. */
+    'agent.pending': (AgentClass | object)[];
     /** The agent endpoints' own authenticator, when an app wants one apart from fw.auth.*. */
     'agent.authenticator': Authenticator;
   }
@@ -28,8 +31,14 @@ declare module '@fw/runtime' {
 /** Counts the agent layer's events in fw's metrics (docs/operations.md), when metrics are on. */
 export function countAgentEvents(fw: Framework): void {
   if (!fw.metrics.enabled) return;
-  const dispatches = fw.metrics.durations('fw_agent_dispatch_duration_seconds', 'Coordinator dispatches to an agent by coordinator, agent and outcome', ['coordinator', 'agent', 'outcome']);
+  const dispatches = fw.metrics.durations(
+    'fw_agent_dispatch_duration_seconds',
+    'Coordinator dispatches to an agent by coordinator, agent and outcome',
+    ['coordinator', 'agent', 'outcome'],
+  );
   const sessions = fw.metrics.tally('fw_agent_sessions_ended_total', 'Agent chat sessions ended, by agent', ['agent']);
-  fw.events.on('AgentCompleted', (e) => dispatches({ coordinator: e.coordinator, agent: e.agent, outcome: e.success ? 'ok' : 'error' }, e.durationMs / 1000));
+  fw.events.on('AgentCompleted', (e) =>
+    dispatches({ coordinator: e.coordinator, agent: e.agent, outcome: e.success ? 'ok' : 'error' }, e.durationMs / 1000),
+  );
   fw.events.on('AgentSessionEnded', (e) => sessions({ agent: e.agentName }));
 }

@@ -41,7 +41,18 @@ export class SessionTracker {
   start(agentName: string, resourceUuid: string | null, owner: string | null = null): AgentSession {
     if (this.sessions.size >= this.max()) throw new LimitExceededError('fw.agent.sessions.max', this.max());
     const t = this.now();
-    const s: AgentSession = { id: randomUUID(), agentName, resourceUuid, owner, startedAt: t, lastActivityAt: t, messageCount: 0, history: [], storedMessages: 0, running: undefined };
+    const s: AgentSession = {
+      id: randomUUID(),
+      agentName,
+      resourceUuid,
+      owner,
+      startedAt: t,
+      lastActivityAt: t,
+      messageCount: 0,
+      history: [],
+      storedMessages: 0,
+      running: undefined,
+    };
     this.sessions.set(s.id, s);
     this.persist(s, null);
     this.bus.emit('AgentSessionStarted', { agentName, sessionId: s.id });
@@ -65,8 +76,16 @@ export class SessionTracker {
     if (this.sessions.has(id)) return undefined;
     const t = this.now();
     const s: AgentSession = {
-      id, agentName, resourceUuid, owner, startedAt: row.started_at, lastActivityAt: t, messageCount: row.message_count,
-      history: messages.map(toAiMessage), storedMessages: lastSeq, running: undefined,
+      id,
+      agentName,
+      resourceUuid,
+      owner,
+      startedAt: row.started_at,
+      lastActivityAt: t,
+      messageCount: row.message_count,
+      history: messages.map(toAiMessage),
+      storedMessages: lastSeq,
+      running: undefined,
     };
     this.sessions.set(id, s);
     this.persist(s, null);
@@ -97,7 +116,12 @@ export class SessionTracker {
     if (!this.sessions.delete(s.id)) return;
     s.running?.abort();
     this.persist(s, 'closed');
-    this.bus.emit('AgentSessionEnded', { agentName: s.agentName, sessionId: s.id, durationMs: this.now() - s.startedAt, messageCount: s.messageCount });
+    this.bus.emit('AgentSessionEnded', {
+      agentName: s.agentName,
+      sessionId: s.id,
+      durationMs: this.now() - s.startedAt,
+      messageCount: s.messageCount,
+    });
   }
 
   get(id: string): AgentSession | undefined {
@@ -125,7 +149,9 @@ export class SessionTracker {
   }
 
   /** Sessions in the store, live or ended, newest activity first (ended ones outlive restarts). */
-  async stored(query: { agentName?: string; limit?: number } = {}): Promise<(AgentSessionInfo & { endedAt: string | null; endReason: string | null })[]> {
+  async stored(
+    query: { agentName?: string; limit?: number } = {},
+  ): Promise<(AgentSessionInfo & { endedAt: string | null; endReason: string | null })[]> {
     await this.store.writes.flush();
     const rows = await this.store.sessions.list(query.agentName ? { agent: query.agentName } : {}, query.limit ?? 100);
     return rows.map(info);
@@ -144,8 +170,15 @@ export class SessionTracker {
 
   private persist(s: AgentSession, endReason: string | null): void {
     const row: SessionRow = {
-      id: s.id, agent: s.agentName, resource_uuid: s.resourceUuid, owner: s.owner, started_at: s.startedAt, last_activity_at: s.lastActivityAt,
-      ended_at: endReason ? this.now() : null, end_reason: endReason, message_count: s.messageCount,
+      id: s.id,
+      agent: s.agentName,
+      resource_uuid: s.resourceUuid,
+      owner: s.owner,
+      started_at: s.startedAt,
+      last_activity_at: s.lastActivityAt,
+      ended_at: endReason ? this.now() : null,
+      end_reason: endReason,
+      message_count: s.messageCount,
     };
     this.store.writes.defer(() => this.store.sessions.put(row));
   }

@@ -35,17 +35,18 @@ export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: M
       return a ? info(a) : undefined;
     },
     sessions: (agentName) => host.sessions.list(agentName),
-    coordinators: (): CoordinatorInfo[] => [...host.agents.values()]
-      .filter((a) => a.def.kind === 'coordinator')
-      .map((a) => ({
-        name: a.name,
-        version: a.def.options.version,
-        path: a.path,
-        fleet: a.fleetNames.map((n) => {
-          const url = a.remote.get(n);
-          return url ? { name: n, location: 'remote' as const, url } : { name: n, location: 'local' as const };
-        }),
-      })),
+    coordinators: (): CoordinatorInfo[] =>
+      [...host.agents.values()]
+        .filter((a) => a.def.kind === 'coordinator')
+        .map((a) => ({
+          name: a.name,
+          version: a.def.options.version,
+          path: a.path,
+          fleet: a.fleetNames.map((n) => {
+            const url = a.remote.get(n);
+            return url ? { name: n, location: 'remote' as const, url } : { name: n, location: 'local' as const };
+          }),
+        })),
     journal: (query) => host.journal.query(query),
     journalPage: (query) => host.journal.page(query),
     journalLog: (id) => host.journal.log(id),
@@ -53,9 +54,10 @@ export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: M
     runs: (query) => host.runs(query),
     tasks: (query = {}) => {
       // AG-UI runs in flight are listed beside the A2A tasks (as `working`, protocol `agui`).
-      const runs = (!query.state || query.state === 'working')
-        ? [...aguiRunInfos(host).values()].filter((r) => !query.agentName || r.agentName === query.agentName).map((r) => aguiTask(r))
-        : [];
+      const runs =
+        !query.state || query.state === 'working'
+          ? [...aguiRunInfos(host).values()].filter((r) => !query.agentName || r.agentName === query.agentName).map((r) => aguiTask(r))
+          : [];
       const all = [...runs.reverse(), ...store.infos(query)];
       return query.limit !== undefined ? all.slice(0, query.limit) : all;
     },
@@ -77,7 +79,12 @@ export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: M
       const endpoint = agentName ? a2a.get(agentName) : undefined;
       if (!endpoint) throw new NotFoundError('task', id);
       await endpoint.cancel(id, reason);
-      return store.info(id) ?? (() => { throw new NotFoundError('task', id); })();
+      return (
+        store.info(id) ??
+        (() => {
+          throw new NotFoundError('task', id);
+        })()
+      );
     },
     runtimes: () => {
       const active = host.providers.active();
@@ -95,7 +102,15 @@ const AGUI_PREFIX = 'agui:';
 
 function aguiTask(r: AguiRunInfo): TaskInfo {
   const at = new Date(r.startedAt).toISOString();
-  return { id: `${AGUI_PREFIX}${r.agentName}:${r.runId}`, contextId: r.threadId, agentName: r.agentName, state: 'working', createdAt: at, updatedAt: at, protocol: 'agui' };
+  return {
+    id: `${AGUI_PREFIX}${r.agentName}:${r.runId}`,
+    contextId: r.threadId,
+    agentName: r.agentName,
+    state: 'working',
+    createdAt: at,
+    updatedAt: at,
+    protocol: 'agui',
+  };
 }
 
 function safe(f: () => boolean): boolean {

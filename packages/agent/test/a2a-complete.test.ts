@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
-import { Agent, AgentTool, type AiRequest, type ModelProvider, type AiStreamPart } from '../src/index.js';
+import { Agent, AgentTool, type AiRequest, type ModelProvider, type AiStreamPart } from '../dist/index.js';
 import { ProbeRuntime, startApp, type TestApp } from './helpers.js';
 
 @Agent({ name: 'talker', description: 'Echoes through the model', headless: true })
@@ -43,14 +43,30 @@ after(() => app.close());
 
 function message(text: string, contextId = ''): Message {
   return {
-    messageId: randomUUID(), contextId, taskId: '', role: Role.ROLE_USER, metadata: undefined, extensions: [], referenceTaskIds: [],
+    messageId: randomUUID(),
+    contextId,
+    taskId: '',
+    role: Role.ROLE_USER,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
     parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
   };
 }
-const send = (text: string, contextId = '') => ({ tenant: '', message: message(text, contextId), configuration: undefined, metadata: undefined });
+const send = (text: string, contextId = '') => ({
+  tenant: '',
+  message: message(text, contextId),
+  configuration: undefined,
+  metadata: undefined,
+});
 const statusText = (t: Task) => (t.status?.message?.parts ?? []).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
 
-async function rpc(agent: string, method: string, params: unknown, version = '1.0'): Promise<{ status: number; type: string; text: string }> {
+async function rpc(
+  agent: string,
+  method: string,
+  params: unknown,
+  version = '1.0',
+): Promise<{ status: number; type: string; text: string }> {
   const res = await fetch(`${app.base}/fw/agent/${agent}/a2a`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(version ? { 'a2a-version': version } : {}) },
@@ -67,13 +83,24 @@ test('contextId carries the conversation: the second message reaches the runtime
   assert.equal(second.contextId, first.contextId);
   assert.notEqual(second.id, first.id);
   const request = probe.requests.slice(before).at(-1)!;
-  assert.deepEqual(request.messages.map((m) => [m.role, m.content]), [
-    ['user', 'my name is Ada'], ['assistant', 'echo: my name is Ada'], ['user', 'what is my name?'],
-  ]);
+  assert.deepEqual(
+    request.messages.map((m) => [m.role, m.content]),
+    [
+      ['user', 'my name is Ada'],
+      ['assistant', 'echo: my name is Ada'],
+      ['user', 'what is my name?'],
+    ],
+  );
   // Another context does not see it.
   const other = probe.requests.length;
   await client.sendMessage(send('hello'));
-  assert.deepEqual(probe.requests.slice(other).at(-1)!.messages.map((m) => m.content), ['hello']);
+  assert.deepEqual(
+    probe.requests
+      .slice(other)
+      .at(-1)!
+      .messages.map((m) => m.content),
+    ['hello'],
+  );
 });
 
 test('streaming methods keep the A2A error codes: SubscribeToTask of an unknown task is -32001, of a finished one -32004', async () => {
@@ -86,9 +113,14 @@ test('streaming methods keep the A2A error codes: SubscribeToTask of an unknown 
   const legacy = await rpc('talker', 'tasks/resubscribe', { id: 'no-such-task' }, '');
   assert.deepEqual(JSON.parse(legacy.text).error.code, -32001);
   // The official client sees the typed error.
-  await assert.rejects(async () => {
-    for await (const _ of client.resubscribeTask({ tenant: '', id: 'no-such-task' })) { /* nothing */ }
-  }, (err: Error) => err.name === 'TaskNotFoundError' || /not found/i.test(err.message));
+  await assert.rejects(
+    async () => {
+      for await (const _ of client.resubscribeTask({ tenant: '', id: 'no-such-task' })) {
+        /* nothing */
+      }
+    },
+    (err: Error) => err.name === 'TaskNotFoundError' || /not found/i.test(err.message),
+  );
 });
 
 test('ListTasks: statusTimestampAfter, includeArtifacts and historyLength are applied (official client)', async () => {
@@ -97,19 +129,71 @@ test('ListTasks: statusTimestampAfter, includeArtifacts and historyLength are ap
   const cut = new Date().toISOString();
   await new Promise((r) => setTimeout(r, 5));
   const b = (await client.sendMessage(send('second', ctx))) as Task;
-  const all = await client.listTasks({ tenant: '', contextId: ctx, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined });
-  assert.deepEqual(all.tasks.map((t) => t.id), [b.id, a.id]);
-  assert.ok(all.tasks.every((t) => t.artifacts.length === 0), 'artifacts only on request');
-  const after = await client.listTasks({ tenant: '', contextId: ctx, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: cut });
-  assert.deepEqual(after.tasks.map((t) => t.id), [b.id]);
-  const full = await client.listTasks({ tenant: '', contextId: ctx, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined, includeArtifacts: true, historyLength: 0 });
-  assert.ok(full.tasks.every((t) => t.artifacts.length === 1), 'artifacts with includeArtifacts');
-  assert.ok(full.tasks.every((t) => t.history.length === 0), 'historyLength 0: no history');
+  const all = await client.listTasks({
+    tenant: '',
+    contextId: ctx,
+    status: TaskState.TASK_STATE_UNSPECIFIED,
+    pageToken: '',
+    statusTimestampAfter: undefined,
+  });
+  assert.deepEqual(
+    all.tasks.map((t) => t.id),
+    [b.id, a.id],
+  );
+  assert.ok(
+    all.tasks.every((t) => t.artifacts.length === 0),
+    'artifacts only on request',
+  );
+  const after = await client.listTasks({
+    tenant: '',
+    contextId: ctx,
+    status: TaskState.TASK_STATE_UNSPECIFIED,
+    pageToken: '',
+    statusTimestampAfter: cut,
+  });
+  assert.deepEqual(
+    after.tasks.map((t) => t.id),
+    [b.id],
+  );
+  const full = await client.listTasks({
+    tenant: '',
+    contextId: ctx,
+    status: TaskState.TASK_STATE_UNSPECIFIED,
+    pageToken: '',
+    statusTimestampAfter: undefined,
+    includeArtifacts: true,
+    historyLength: 0,
+  });
+  assert.ok(
+    full.tasks.every((t) => t.artifacts.length === 1),
+    'artifacts with includeArtifacts',
+  );
+  assert.ok(
+    full.tasks.every((t) => t.history.length === 0),
+    'historyLength 0: no history',
+  );
   // Pages: the token of one page leads to the next.
-  const page1 = await client.listTasks({ tenant: '', contextId: ctx, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined, pageSize: 1 });
+  const page1 = await client.listTasks({
+    tenant: '',
+    contextId: ctx,
+    status: TaskState.TASK_STATE_UNSPECIFIED,
+    pageToken: '',
+    statusTimestampAfter: undefined,
+    pageSize: 1,
+  });
   assert.ok(page1.nextPageToken);
-  const page2 = await client.listTasks({ tenant: '', contextId: ctx, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: page1.nextPageToken, statusTimestampAfter: undefined, pageSize: 1 });
-  assert.deepEqual([...page1.tasks, ...page2.tasks].map((t) => t.id), [b.id, a.id]);
+  const page2 = await client.listTasks({
+    tenant: '',
+    contextId: ctx,
+    status: TaskState.TASK_STATE_UNSPECIFIED,
+    pageToken: page1.nextPageToken,
+    statusTimestampAfter: undefined,
+    pageSize: 1,
+  });
+  assert.deepEqual(
+    [...page1.tasks, ...page2.tasks].map((t) => t.id),
+    [b.id, a.id],
+  );
 });
 
 test('ListTasks: a pageToken the server did not issue is InvalidParams (-32602), never the first page again', async () => {
@@ -138,11 +222,20 @@ test('an empty prompt is InvalidParams (-32602) on 1.0 and 0.3, and creates no t
     const res = await rpc('talker', 'SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts } });
     assert.equal(JSON.parse(res.text).error?.code, -32602, JSON.stringify(parts));
   }
-  const legacy = await rpc('talker', 'message/send', { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: '' }] } }, '');
+  const legacy = await rpc(
+    'talker',
+    'message/send',
+    { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: '' }] } },
+    '',
+  );
   assert.equal(JSON.parse(legacy.text).error?.code, -32602);
-  const stream = await rpc('talker', 'SendStreamingMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: '' }] } });
+  const stream = await rpc('talker', 'SendStreamingMessage', {
+    message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: '' }] },
+  });
   assert.equal(JSON.parse(stream.text).error?.code, -32602);
-  await assert.rejects(client.sendMessage(send('')), (err: Error) => /-32602|empty prompt|Invalid params/i.test(`${err.name} ${err.message}`));
+  await assert.rejects(client.sendMessage(send('')), (err: Error) =>
+    /-32602|empty prompt|Invalid params/i.test(`${err.name} ${err.message}`),
+  );
   assert.equal(app.module.store.size, before);
 });
 

@@ -4,8 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport, isLegacyAgentCard, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
-import { Agent, OnPrompt, type AgentContext } from '../src/index.js';
-import { ProbeRuntime, startApp, until, type TestApp } from './helpers.js';
+import { Agent, OnPrompt, type AgentContext } from '../dist/index.js';
+import { ProbeRuntime, startApp, type TestApp } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 @Agent({ name: 'echo', description: 'Echoes through the model', headless: true })
 class EchoAgent {}
@@ -22,16 +23,26 @@ const probe = new ProbeRuntime();
 let app: TestApp;
 
 before(async () => {
-  app = await startApp((m) => {
-    m.mount(EchoAgent);
-    m.mount(BrokenAgent);
-  }, {}, [probe]);
+  app = await startApp(
+    (m) => {
+      m.mount(EchoAgent);
+      m.mount(BrokenAgent);
+    },
+    {},
+    [probe],
+  );
 });
 after(() => app.close());
 
 function userMessage(text: string): Message {
   return {
-    messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, metadata: undefined, extensions: [], referenceTaskIds: [],
+    messageId: randomUUID(),
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
     parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
   };
 }
@@ -43,7 +54,10 @@ test('A2A 1.0 with the official client: card, send, stream, get, list, cancel (a
   const card = await client.getAgentCard();
   assert.equal(card.name, 'echo');
   assert.equal(card.capabilities?.streaming, true);
-  assert.deepEqual(card.supportedInterfaces.map((i) => i.protocolVersion), ['1.0', '0.3']);
+  assert.deepEqual(
+    card.supportedInterfaces.map((i) => i.protocolVersion),
+    ['1.0', '0.3'],
+  );
   assert.equal(card.supportedInterfaces[0]!.url, `${app.base}/fw/agent/echo/a2a`);
 
   const sent = (await client.sendMessage(send('hello'))) as Task;
@@ -56,7 +70,8 @@ test('A2A 1.0 with the official client: card, send, stream, get, list, cancel (a
   for await (const ev of client.sendMessageStream(send('streamed'))) {
     kinds.push(ev.payload?.$case ?? '?');
     if (ev.payload?.$case === 'task') taskId = ev.payload.value.id;
-    if (ev.payload?.$case === 'artifactUpdate') streamedText += ev.payload.value.artifact?.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('') ?? '';
+    if (ev.payload?.$case === 'artifactUpdate')
+      streamedText += ev.payload.value.artifact?.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('') ?? '';
   }
   assert.equal(kinds[0], 'task');
   assert.ok(kinds.includes('artifactUpdate'));
@@ -66,7 +81,16 @@ test('A2A 1.0 with the official client: card, send, stream, get, list, cancel (a
   const got = await client.getTask({ tenant: '', id: taskId, historyLength: undefined });
   assert.equal(got.status?.state, TaskState.TASK_STATE_COMPLETED);
 
-  const listed = await client.listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 10, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: false });
+  const listed = await client.listTasks({
+    tenant: '',
+    contextId: '',
+    status: TaskState.TASK_STATE_UNSPECIFIED,
+    pageSize: 10,
+    pageToken: '',
+    historyLength: undefined,
+    statusTimestampAfter: undefined,
+    includeArtifacts: false,
+  });
   assert.ok(listed.tasks.some((t) => t.id === taskId));
 
   // A long-running task: cancel it while it streams.
@@ -88,7 +112,9 @@ test('A2A 1.0 with the official client: card, send, stream, get, list, cancel (a
   assert.equal(finalState, TaskState.TASK_STATE_CANCELED);
   assert.equal((await client.getTask({ tenant: '', id: slowId, historyLength: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
 
-  const transitions = app.events.filter((e) => e.type === 'TaskStateChanged' && e.taskId === slowId).map((e) => e.type === 'TaskStateChanged' && `${e.oldState}->${e.newState}`);
+  const transitions = app.events
+    .filter((e) => e.type === 'TaskStateChanged' && e.taskId === slowId)
+    .map((e) => e.type === 'TaskStateChanged' && `${e.oldState}->${e.newState}`);
   assert.deepEqual(transitions, ['null->submitted', 'submitted->working', 'working->canceled']);
 });
 
@@ -113,7 +139,8 @@ test('A2A 0.3 without the version header: legacy card, message/send, message/str
 
   let streamed = '';
   for await (const ev of t.sendMessageStream(send('old stream'))) {
-    if (ev.payload?.$case === 'artifactUpdate') streamed += ev.payload.value.artifact?.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+    if (ev.payload?.$case === 'artifactUpdate')
+      streamed += ev.payload.value.artifact?.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
   }
   assert.equal(streamed, 'echo: old stream');
   assert.equal((await t.getTask({ tenant: '', id: sent.id, historyLength: undefined })).id, sent.id);
@@ -137,8 +164,15 @@ test('A2A 0.3 without the version header: legacy card, message/send, message/str
   assert.ok(seen.every((s) => s.version === null));
 });
 
-async function rpc(body: string, headers: Record<string, string> = {}): Promise<{ error?: { code: number; message: string }; result?: unknown }> {
-  const res = await fetch(`${app.base}/fw/agent/echo/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+async function rpc(
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ error?: { code: number; message: string }; result?: unknown }> {
+  const res = await fetch(`${app.base}/fw/agent/echo/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
   return (await res.json()) as { error?: { code: number; message: string } };
 }
 
@@ -154,12 +188,25 @@ test('malformed JSON-RPC gets the right codes', async () => {
   assert.equal((await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} }), v1)).error?.code, -32602);
   assert.equal((await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } }), v1)).error?.code, -32001);
   assert.equal((await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'nope' } }))).error?.code, -32001);
-  const finished = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'x' }] } } }));
+  const finished = await rpc(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/send',
+      params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'x' }] } },
+    }),
+  );
   const done = finished.result as { id: string; status: { state: string } };
   assert.equal(done.status.state, 'completed');
-  assert.equal((await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'CancelTask', params: { id: done.id } }), v1)).error?.code, -32002);
+  assert.equal(
+    (await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'CancelTask', params: { id: done.id } }), v1)).error?.code,
+    -32002,
+  );
   assert.equal((await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/cancel', params: { id: done.id } }))).error?.code, -32002);
-  assert.equal((await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: {} }), { 'A2A-Version': '9.9' })).error?.code, -32009);
+  assert.equal(
+    (await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: {} }), { 'A2A-Version': '9.9' })).error?.code,
+    -32009,
+  );
 });
 
 test('a runtime error fails the task with its message; the admin cancel path refuses finished tasks', async () => {
@@ -175,7 +222,10 @@ test('a runtime error fails the task with its message; the admin cancel path ref
   const view = app.module.view;
   assert.equal(view.task(task.id)?.state, 'failed');
   assert.equal(view.task(task.id)?.agentName, 'broken');
-  await assert.rejects(view.cancelTask(task.id), (e: { code?: string; status?: number }) => e.code === 'task_not_cancelable' && e.status === 409);
+  await assert.rejects(
+    view.cancelTask(task.id),
+    (e: { code?: string; status?: number }) => e.code === 'task_not_cancelable' && e.status === 409,
+  );
   await assert.rejects(view.cancelTask('missing'), (e: { code?: string }) => e.code === 'not_found');
 });
 
@@ -186,11 +236,13 @@ test('admin cancel is the protocol cancel: aborts the runtime and the task ends 
   const first = await it.next();
   assert.equal(first.value?.payload?.$case, 'task');
   const id = (first.value!.payload as { value: Task }).value.id;
-  await until(() => app.module.view.task(id)?.state === 'working');
+  await waitFor("app.module.view.task(id)?.state === 'working'", () => app.module.view.task(id)?.state === 'working');
   const info = await app.module.view.cancelTask(id, 'stopped by the operator');
   assert.equal(info.state, 'canceled');
   assert.equal(info.message, 'stopped by the operator');
   await aborted;
-  for (let r = await it.next(); !r.done; r = await it.next()) { /* drain */ }
+  for (let r = await it.next(); !r.done; r = await it.next()) {
+    /* drain */
+  }
   assert.equal(app.module.view.task(id)?.state, 'canceled');
 });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpAgent, type BaseEvent } from '@ag-ui/client';
-import { Agent, AgentTool, OnPrompt, type AgentContext } from '../src/index.js';
+import { Agent, AgentTool, OnPrompt, type AgentContext } from '../dist/index.js';
 import { ProbeRuntime, startApp } from './helpers.js';
 
 interface SeenContext {
@@ -59,7 +59,12 @@ test('state and forwardedProps of RunAgentInput reach the handler context and th
 });
 
 interface ChatBody {
-  messages: { role: string; content: unknown; tool_call_id?: string; tool_calls?: { id: string; function: { name: string; arguments: string } }[] }[];
+  messages: {
+    role: string;
+    content: unknown;
+    tool_call_id?: string;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  }[];
   tools?: { function: { name: string } }[];
 }
 
@@ -80,10 +85,11 @@ async function fakeOpenAi(respond: (body: ChatBody, res: ServerResponse) => void
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     requests,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -103,7 +109,13 @@ test('frontend tools: offered beside the agent tools, the call streams to the cl
       res.write(chunk({ role: 'assistant', content: `Booked: ${String(last.content)}` }));
       res.write(chunk({}, 'stop'));
     } else {
-      res.write(chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_fe_1', type: 'function', function: { name: 'confirm_booking', arguments: '' } }] }));
+      res.write(
+        chunk({
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ index: 0, id: 'call_fe_1', type: 'function', function: { name: 'confirm_booking', arguments: '' } }],
+        }),
+      );
       res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"date":"2026-12-01"}' } }] }));
       res.write(chunk({}, 'tool_calls'));
     }
@@ -118,7 +130,10 @@ test('frontend tools: offered beside the agent tools, the call streams to the cl
     // The model was offered the agent's tool and the client's.
     assert.deepEqual(server.requests[0]!.tools?.map((t) => t.function.name).sort(), ['confirm_booking', 'lookup']);
     // The call streams with its arguments, no result (the client runs it), and the run finishes.
-    assert.deepEqual(first.map((e) => e.type), ['RUN_STARTED', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'RUN_FINISHED']);
+    assert.deepEqual(
+      first.map((e) => e.type),
+      ['RUN_STARTED', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'RUN_FINISHED'],
+    );
     const start = first[1] as BaseEvent & { toolCallId: string; toolCallName: string };
     assert.equal(start.toolCallName, 'confirm_booking');
     assert.equal(start.toolCallId, 'call_fe_1');
@@ -126,13 +141,18 @@ test('frontend tools: offered beside the agent tools, the call streams to the cl
     assert.equal(server.requests.length, 1, 'the server does not call the model again before the client answers');
 
     // @ag-ui/client recorded the assistant tool call; the client answers with a tool message.
-    const assistant = agent.messages.find((m) => m.role === 'assistant') as { toolCalls?: { id: string; function: { name: string; arguments: string } }[] } | undefined;
+    const assistant = agent.messages.find((m) => m.role === 'assistant') as
+      | { toolCalls?: { id: string; function: { name: string; arguments: string } }[] }
+      | undefined;
     assert.equal(assistant?.toolCalls?.[0]?.function.name, 'confirm_booking');
     agent.messages.push({ id: 't1', role: 'tool', toolCallId: 'call_fe_1', content: 'confirmed by the user' });
     const second = await collect(agent, { runId: 'run-fe-2', tools: [confirmTool] });
 
     assert.equal(second.at(-1)?.type, 'RUN_FINISHED');
-    const text = second.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => (e as BaseEvent & { delta: string }).delta).join('');
+    const text = second
+      .filter((e) => e.type === 'TEXT_MESSAGE_CONTENT')
+      .map((e) => (e as BaseEvent & { delta: string }).delta)
+      .join('');
     assert.equal(text, 'Booked: confirmed by the user');
     const sent = server.requests[1]!.messages;
     const call = sent.find((m) => m.role === 'assistant' && m.tool_calls);
@@ -151,29 +171,53 @@ test('frontend tools: offered beside the agent tools, the call streams to the cl
 
 test('a frontend tool cannot replace an agent tool of the same name; a tool message for no call is 400', async () => {
   const server = await fakeOpenAi((_body, res) => {
-    res.write(chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_x', type: 'function', function: { name: 'lookup', arguments: '{"q":"fw"}' } }] }));
+    res.write(
+      chunk({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ index: 0, id: 'call_x', type: 'function', function: { name: 'lookup', arguments: '{"q":"fw"}' } }],
+      }),
+    );
     res.write(chunk({}, 'tool_calls'));
     res.end('data: [DONE]\n\n');
   });
-  const app = await startApp((m) => m.mount(Booker), { 'fw.ai.auto': true, 'fw.ai.base-url': server.url, 'fw.ai.model': 'local-model', 'fw.agent.max-tool-steps': 1 });
+  const app = await startApp((m) => m.mount(Booker), {
+    'fw.ai.auto': true,
+    'fw.ai.base-url': server.url,
+    'fw.ai.model': 'local-model',
+    'fw.agent.max-tool-steps': 1,
+  });
   try {
     const agent = new HttpAgent({ url: `${app.base}/fw/agent/booker/agui` });
     agent.messages = [{ id: 'u1', role: 'user', content: 'look fw up' }];
     const shadow = { name: 'lookup', description: 'client impostor', parameters: { type: 'object', properties: {} } };
     const events: BaseEvent[] = [];
-    await agent.runAgent({ runId: 'run-shadow', tools: [shadow] }, { onEvent: ({ event }) => void events.push(event) }).catch(() => undefined);
+    await agent
+      .runAgent({ runId: 'run-shadow', tools: [shadow] }, { onEvent: ({ event }) => void events.push(event) })
+      .catch(() => undefined);
     // The server ran its own `lookup` (a TOOL_CALL_RESULT), and offered it once, with its own description.
-    const result = events.find((e) => e.type === 'TOOL_CALL_RESULT') as BaseEvent & { content: string } | undefined;
+    const result = events.find((e) => e.type === 'TOOL_CALL_RESULT') as (BaseEvent & { content: string }) | undefined;
     assert.equal(result?.content, 'definition of fw');
-    const offered = (server.requests[0]!.tools as unknown as { function: { name: string; description: string } }[]);
-    assert.deepEqual(offered.map((t) => [t.function.name, t.function.description]), [['lookup', 'Looks a word up']]);
+    const offered = server.requests[0]!.tools as unknown as { function: { name: string; description: string } }[];
+    assert.deepEqual(
+      offered.map((t) => [t.function.name, t.function.description]),
+      [['lookup', 'Looks a word up']],
+    );
 
     const res = await fetch(`${app.base}/fw/agent/booker/agui`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        threadId: 't', runId: 'r-bad-tool', state: {}, tools: [], context: [], forwardedProps: {},
-        messages: [{ id: 'u1', role: 'user', content: 'hi' }, { id: 't1', role: 'tool', toolCallId: 'nobody', content: 'x' }],
+        threadId: 't',
+        runId: 'r-bad-tool',
+        state: {},
+        tools: [],
+        context: [],
+        forwardedProps: {},
+        messages: [
+          { id: 'u1', role: 'user', content: 'hi' },
+          { id: 't1', role: 'tool', toolCallId: 'nobody', content: 'x' },
+        ],
       }),
     });
     assert.equal(res.status, 400);

@@ -1,10 +1,11 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { HttpAgent, type BaseEvent } from '@ag-ui/client';
-import { Agent, AgentTool, Coordinator, OnPrompt, type AgentContext, type CoordinatorContext } from '../src/index.js';
-import { sleep } from '../src/runtime/offline.js';
-import { aguiRuns } from '../src/agui/endpoint.js';
-import { startApp, until, type TestApp } from './helpers.js';
+import { Agent, AgentTool, Coordinator, OnPrompt, type AgentContext, type CoordinatorContext } from '../dist/index.js';
+import { sleep } from '../dist/runtime/offline.js';
+import { aguiRuns } from '../dist/agui/endpoint.js';
+import { startApp, type TestApp } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 @Agent({ name: 'helper', headless: true })
 class Helper {
@@ -53,39 +54,66 @@ async function runAgui(agentName: string, text: string, onEvent?: (e: BaseEvent,
   const agent = new HttpAgent({ url: `${app.base}/fw/agent/${agentName}/agui` });
   agent.messages = [{ id: 'm1', role: 'user', content: text }];
   const events: BaseEvent[] = [];
-  await agent.runAgent({ runId: `run-${agentName}-${Date.now()}` }, {
-    onEvent: ({ event }) => {
-      events.push(event);
-      onEvent?.(event, agent);
+  await agent.runAgent(
+    { runId: `run-${agentName}-${Date.now()}` },
+    {
+      onEvent: ({ event }) => {
+        events.push(event);
+        onEvent?.(event, agent);
+      },
     },
-  });
+  );
   return events;
 }
 
 test('@ag-ui/client runs an agent with a tool call; its event verification passes', async () => {
   const events = await runAgui('helper', '/lookup {"q":"fw"}');
   const types = events.map((e) => e.type);
-  assert.deepEqual(types.filter((t, i) => t !== types[i - 1]), [
-    'RUN_STARTED', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT',
-    'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED',
-  ]);
+  assert.deepEqual(
+    types.filter((t, i) => t !== types[i - 1]),
+    [
+      'RUN_STARTED',
+      'TOOL_CALL_START',
+      'TOOL_CALL_ARGS',
+      'TOOL_CALL_END',
+      'TOOL_CALL_RESULT',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'RUN_FINISHED',
+    ],
+  );
   const result = events.find((e) => e.type === 'TOOL_CALL_RESULT') as BaseEvent & { content: string };
   assert.equal(result.content, 'definition of fw');
-  const text = events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => (e as BaseEvent & { delta: string }).delta).join('');
+  const text = events
+    .filter((e) => e.type === 'TEXT_MESSAGE_CONTENT')
+    .map((e) => (e as BaseEvent & { delta: string }).delta)
+    .join('');
   assert.equal(text, 'Tool lookup returned: definition of fw');
   assert.deepEqual((events.at(-1) as BaseEvent & { outcome: unknown }).outcome, { type: 'success' });
 });
 
 test('a coordinator run shows its dispatches as SUBAGENT_* events', async () => {
   const events = await runAgui('lead', 'hello team');
-  const sub = events.filter((e) => e.type.startsWith('SUBAGENT_')) as (BaseEvent & { name?: string; subagentRunId: string; message?: string; result?: string })[];
-  assert.deepEqual(sub.map((e) => e.type), ['SUBAGENT_STARTED', 'SUBAGENT_FINISHED', 'SUBAGENT_STARTED', 'SUBAGENT_ERROR']);
+  const sub = events.filter((e) => e.type.startsWith('SUBAGENT_')) as (BaseEvent & {
+    name?: string;
+    subagentRunId: string;
+    message?: string;
+    result?: string;
+  })[];
+  assert.deepEqual(
+    sub.map((e) => e.type),
+    ['SUBAGENT_STARTED', 'SUBAGENT_FINISHED', 'SUBAGENT_STARTED', 'SUBAGENT_ERROR'],
+  );
   assert.equal(sub[0]!.name, 'helper');
   assert.equal(sub[1]!.subagentRunId, sub[0]!.subagentRunId);
   assert.equal(sub[1]!.result, 'You said: hello team');
   assert.equal(sub[2]!.name, 'failing');
   assert.equal(sub[3]!.message, 'no answer today');
-  const text = events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => (e as BaseEvent & { delta: string }).delta).join('');
+  const text = events
+    .filter((e) => e.type === 'TEXT_MESSAGE_CONTENT')
+    .map((e) => (e as BaseEvent & { delta: string }).delta)
+    .join('');
   assert.equal(text, 'You said: hello team / (no answer today)');
   assert.equal(events.at(-1)!.type, 'RUN_FINISHED');
 });
@@ -97,15 +125,18 @@ test('cancelling a run ends it with the cancelled outcome', async () => {
   agent.messages = [{ id: 'm1', role: 'user', content: 'go' }];
   const events: BaseEvent[] = [];
   let cancelStatus = 0;
-  await agent.runAgent({ runId }, {
-    onEvent: async ({ event }) => {
-      events.push(event);
-      if (event.type === 'TEXT_MESSAGE_CONTENT' && !cancelled) {
-        cancelled = true;
-        cancelStatus = (await fetch(`${app.base}/fw/agent/slowpoke/agui/runs/${runId}/cancel`, { method: 'POST' })).status;
-      }
+  await agent.runAgent(
+    { runId },
+    {
+      onEvent: async ({ event }) => {
+        events.push(event);
+        if (event.type === 'TEXT_MESSAGE_CONTENT' && !cancelled) {
+          cancelled = true;
+          cancelStatus = (await fetch(`${app.base}/fw/agent/slowpoke/agui/runs/${runId}/cancel`, { method: 'POST' })).status;
+        }
+      },
     },
-  });
+  );
   assert.equal(cancelStatus, 202);
   const last = events.at(-1) as BaseEvent & { outcome?: { type: string } };
   assert.equal(last.type, 'RUN_FINISHED');
@@ -115,7 +146,8 @@ test('cancelling a run ends it with the cancelled outcome', async () => {
 });
 
 test('a bad RunAgentInput gets 400 problem+json; the server keeps serving', async () => {
-  const post = (body: string) => fetch(`${app.base}/fw/agent/helper/agui`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const post = (body: string) =>
+    fetch(`${app.base}/fw/agent/helper/agui`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   for (const body of ['{}', JSON.stringify({ threadId: 't', runId: 'r', messages: 'nope', tools: [], context: [] }), '{broken']) {
     const res = await post(body);
     assert.equal(res.status, 400);
@@ -124,7 +156,9 @@ test('a bad RunAgentInput gets 400 problem+json; the server keeps serving', asyn
     assert.equal(problem.status, 400);
     assert.ok(['bad_request', 'invalid_json'].includes(problem.code));
   }
-  const noUser = await post(JSON.stringify({ threadId: 't', runId: 'r', messages: [], tools: [], context: [], state: {}, forwardedProps: {} }));
+  const noUser = await post(
+    JSON.stringify({ threadId: 't', runId: 'r', messages: [], tools: [], context: [], state: {}, forwardedProps: {} }),
+  );
   assert.equal(noUser.status, 400);
   const unknown = await fetch(`${app.base}/fw/agent/nobody/agui`, { method: 'POST', body: '{}' });
   assert.equal(unknown.status, 404);
@@ -148,5 +182,5 @@ test('a client that disconnects cancels its run (the agent sees the abort)', asy
   const run = runs.get('slowpoke:gone')!;
   assert.ok(run && !run.signal.aborted);
   ac.abort();
-  await until(() => run.signal.aborted && !runs.has('slowpoke:gone'));
+  await waitFor("run.signal.aborted && !runs.has('slowpoke:gone')", () => run.signal.aborted && !runs.has('slowpoke:gone'));
 });

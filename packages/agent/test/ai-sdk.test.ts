@@ -5,12 +5,17 @@ import type { AddressInfo } from 'node:net';
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { Agent, AgentTool, AiSdkProvider, openAiProvider, type AiStreamPart } from '../src/index.js';
+import { Agent, AgentTool, AiSdkProvider, openAiProvider, type AiStreamPart } from '../dist/index.js';
 import { MemoryLogger } from '@fw/runtime';
-import { startApp, until } from './helpers.js';
+import { startApp } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-const finish = (unified: 'stop' | 'tool-calls'): LanguageModelV3StreamPart => ({ type: 'finish', usage, finishReason: { unified, raw: unified } });
+const finish = (unified: 'stop' | 'tool-calls'): LanguageModelV3StreamPart => ({
+  type: 'finish',
+  usage,
+  finishReason: { unified, raw: unified },
+});
 const textChunks = (...deltas: string[]): LanguageModelV3StreamPart[] => [
   { type: 'stream-start', warnings: [] },
   { type: 'text-start', id: 't1' },
@@ -34,11 +39,21 @@ async function collect(it: AsyncIterable<AiStreamPart>): Promise<AiStreamPart[]>
 }
 
 test('AI SDK adapter with MockLanguageModelV3: tokens stream through', async () => {
-  const model = new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: textChunks('Hel', 'lo', '!') }) }) });
+  const model = new MockLanguageModelV3({
+    doStream: async () => ({ stream: simulateReadableStream({ chunks: textChunks('Hel', 'lo', '!') }) }),
+  });
   const runtime = new AiSdkProvider({ model, models: ['mock'] });
   const parts = await collect(runtime.stream({ messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal));
-  assert.deepEqual(parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.delta), ['Hel', 'lo', '!']);
-  assert.deepEqual(parts.at(-1), { type: 'finish', reason: 'stop', usage: { inputTokens: 1, outputTokens: 1 }, responseModel: 'mock-model-id' });
+  assert.deepEqual(
+    parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.delta),
+    ['Hel', 'lo', '!'],
+  );
+  assert.deepEqual(parts.at(-1), {
+    type: 'finish',
+    reason: 'stop',
+    usage: { inputTokens: 1, outputTokens: 1 },
+    responseModel: 'mock-model-id',
+  });
   const prompt = model.doStreamCalls[0]!.prompt;
   assert.deepEqual(JSON.parse(JSON.stringify(prompt.at(-1))), { role: 'user', content: [{ type: 'text', text: 'hi' }] });
 });
@@ -48,9 +63,14 @@ test('AI SDK adapter with MockLanguageModelV3: tool calls run the agent tool and
   const model = new MockLanguageModelV3({
     doStream: async () => ({
       stream: simulateReadableStream<LanguageModelV3StreamPart>({
-        chunks: call++ === 0
-          ? [{ type: 'stream-start', warnings: [] }, { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: '{"q":"fw"}' }, finish('tool-calls')]
-          : textChunks('fw is ', 'a framework'),
+        chunks:
+          call++ === 0
+            ? [
+                { type: 'stream-start', warnings: [] },
+                { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: '{"q":"fw"}' },
+                finish('tool-calls'),
+              ]
+            : textChunks('fw is ', 'a framework'),
       }),
     }),
   });
@@ -65,7 +85,12 @@ test('AI SDK adapter with MockLanguageModelV3: tool calls run the agent tool and
     const first = model.doStreamCalls[0]!;
     assert.equal(first.tools?.[0]?.name, 'lookup');
     const toolMsg = model.doStreamCalls[1]!.prompt.find((m) => m.role === 'tool');
-    assert.deepEqual(JSON.parse(JSON.stringify(toolMsg?.content[0])), { type: 'tool-result', toolCallId: 'c1', toolName: 'lookup', output: { type: 'text', value: '{"word":"fw","meaning":"a framework"}' } });
+    assert.deepEqual(JSON.parse(JSON.stringify(toolMsg?.content[0])), {
+      type: 'tool-result',
+      toolCallId: 'c1',
+      toolName: 'lookup',
+      output: { type: 'text', value: '{"word":"fw","meaning":"a framework"}' },
+    });
   } finally {
     await app.close();
   }
@@ -96,7 +121,7 @@ test('AI SDK adapter with MockLanguageModelV3: abort reaches the model call', as
       if (p.type === 'text') seen.push(p.delta);
     }
   })();
-  await until(() => seen.length > 0);
+  await waitFor('seen.length > 0', () => seen.length > 0);
   ac.abort(new Error('stop now'));
   await assert.rejects(done);
   assert.equal(modelSignal?.aborted, true);
@@ -104,8 +129,13 @@ test('AI SDK adapter with MockLanguageModelV3: abort reaches the model call', as
 });
 
 /** A local server speaking OpenAI chat-completions streaming; records requests and aborts. */
-async function fakeOpenAi(respond: (body: { messages: { role: string; content: unknown }[]; tools?: unknown[] }, res: ServerResponse, req: IncomingMessage) => void) {
-  const requests: { path: string; body: { model: string; stream: boolean; messages: { role: string; content: unknown }[]; tools?: unknown[] } }[] = [];
+async function fakeOpenAi(
+  respond: (body: { messages: { role: string; content: unknown }[]; tools?: unknown[] }, res: ServerResponse, req: IncomingMessage) => void,
+) {
+  const requests: {
+    path: string;
+    body: { model: string; stream: boolean; messages: { role: string; content: unknown }[]; tools?: unknown[] };
+  }[] = [];
   let aborted = 0;
   const server = createServer((req, res) => {
     let raw = '';
@@ -126,10 +156,11 @@ async function fakeOpenAi(respond: (body: { messages: { role: string; content: u
     url,
     requests,
     aborted: () => aborted,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -143,7 +174,13 @@ test('OpenAI-compatible server end to end: tokens and tool calls over the chat-c
       res.write(chunk({ role: 'assistant', content: 'It is ' }));
       res.write(chunk({ content: 'a framework.' }));
     } else {
-      res.write(chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '' } }] }));
+      res.write(
+        chunk({
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '' } }],
+        }),
+      );
       res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"q":"fw"}' } }] }));
       res.write(chunk({}, 'tool_calls'));
       res.end('data: [DONE]\n\n');
@@ -164,7 +201,10 @@ test('OpenAI-compatible server end to end: tokens and tool calls over the chat-c
     assert.equal(server.requests[0]!.body.model, 'local-model');
     assert.equal(server.requests[0]!.body.stream, true);
     assert.equal((server.requests[0]!.body.tools as { function: { name: string } }[])[0]!.function.name, 'lookup');
-    const toolMessage = server.requests[1]!.body.messages.find((m) => m.role === 'tool') as unknown as { content: string; tool_call_id: string };
+    const toolMessage = server.requests[1]!.body.messages.find((m) => m.role === 'tool') as unknown as {
+      content: string;
+      tool_call_id: string;
+    };
     assert.equal(toolMessage.tool_call_id, 'call_1');
     assert.equal(toolMessage.content, '{"word":"fw","meaning":"a framework"}');
   } finally {
@@ -184,15 +224,25 @@ test('OpenAI-compatible server end to end: A2A CancelTask aborts the provider HT
       timers.delete(t);
     });
   });
-  const app = await startApp((m) => m.mount(Tooled), {}, [openAiProvider({ baseURL: server.url, model: 'local-model', apiKey: 'test-key' })]);
+  const app = await startApp((m) => m.mount(Tooled), {}, [
+    openAiProvider({ baseURL: server.url, model: 'local-model', apiKey: 'test-key' }),
+  ]);
   try {
     const res = await fetch(`${app.base}/fw/agent/tooled/a2a`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'think hard' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendStreamingMessage',
+        params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'think hard' }] } },
+      }),
     });
     assert.equal(res.headers.get('content-type'), 'text/event-stream');
-    await until(() => server.requests.length === 1 && app.module.view.tasks()[0]?.state === 'working');
+    await waitFor(
+      "server.requests.length === 1 && app.module.view.tasks()[0]?.state === 'working'",
+      () => server.requests.length === 1 && app.module.view.tasks()[0]?.state === 'working',
+    );
     const id = app.module.view.tasks()[0]!.id;
     const cancel = await fetch(`${app.base}/fw/agent/tooled/a2a`, {
       method: 'POST',
@@ -201,7 +251,7 @@ test('OpenAI-compatible server end to end: A2A CancelTask aborts the provider HT
     });
     const body = (await cancel.json()) as { result: { status: { state: string } } };
     assert.equal(body.result.status.state, 'TASK_STATE_CANCELED');
-    await until(() => server.aborted() === 1);
+    await waitFor('server.aborted() === 1', () => server.aborted() === 1);
     await res.text();
     assert.equal(app.module.view.task(id)?.state, 'canceled');
   } finally {
@@ -222,45 +272,73 @@ test('OpenAI-compatible server: every cancel path aborts the provider HTTP reque
       timers.delete(t);
     });
   });
-  const app = await startApp((m) => m.mount(Tooled), {}, [openAiProvider({ baseURL: server.url, model: 'local-model', apiKey: 'test-key' })]);
+  const app = await startApp((m) => m.mount(Tooled), {}, [
+    openAiProvider({ baseURL: server.url, model: 'local-model', apiKey: 'test-key' }),
+  ]);
   let closed = false;
   try {
     // The admin plane's cancel (the same path as A2A CancelTask).
     const stream = fetch(`${app.base}/fw/agent/tooled/a2a`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'think hard' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendStreamingMessage',
+        params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'think hard' }] } },
+      }),
     }).then((r) => r.text());
-    await until(() => server.requests.length === 1 && app.module.view.tasks()[0]?.state === 'working');
+    await waitFor(
+      "server.requests.length === 1 && app.module.view.tasks()[0]?.state === 'working'",
+      () => server.requests.length === 1 && app.module.view.tasks()[0]?.state === 'working',
+    );
     const cancelled = await app.module.view.cancelTask(app.module.view.tasks()[0]!.id, 'operator said stop');
     assert.equal(cancelled.state, 'canceled');
-    await until(() => server.aborted() === 1);
+    await waitFor('server.aborted() === 1', () => server.aborted() === 1);
     await stream;
 
     // AG-UI: POST …/agui/runs/{runId}/cancel.
     const run = fetch(`${app.base}/fw/agent/tooled/agui`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ threadId: 't1', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'think again' }], tools: [], context: [], state: {}, forwardedProps: {} }),
+      body: JSON.stringify({
+        threadId: 't1',
+        runId: 'r1',
+        messages: [{ id: 'u1', role: 'user', content: 'think again' }],
+        tools: [],
+        context: [],
+        state: {},
+        forwardedProps: {},
+      }),
     }).then((r) => r.text());
-    await until(() => server.requests.length === 2);
+    await waitFor('server.requests.length === 2', () => server.requests.length === 2);
     const res = await fetch(`${app.base}/fw/agent/tooled/agui/runs/r1/cancel`, { method: 'POST' });
     assert.equal(res.status, 202);
-    await until(() => server.aborted() === 2);
+    await waitFor('server.aborted() === 2', () => server.aborted() === 2);
     assert.match(await run, /"outcome":\{"type":"cancelled"\}/);
     const runs = await app.module.view.runs!({ protocol: 'agui' });
-    assert.deepEqual(runs.map((r) => [r.ref, r.state]), [['r1', 'cancelled']]);
+    assert.deepEqual(
+      runs.map((r) => [r.ref, r.state]),
+      [['r1', 'cancelled']],
+    );
 
     // Closing the framework stops a run in flight, down to the provider.
     const last = fetch(`${app.base}/fw/agent/tooled/a2a`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendStreamingMessage', params: { message: { messageId: 'm3', role: 'ROLE_USER', parts: [{ text: 'think forever' }] } } }),
-    }).then((r) => r.text()).catch(() => '');
-    await until(() => server.requests.length === 3);
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'SendStreamingMessage',
+        params: { message: { messageId: 'm3', role: 'ROLE_USER', parts: [{ text: 'think forever' }] } },
+      }),
+    })
+      .then((r) => r.text())
+      .catch(() => '');
+    await waitFor('server.requests.length === 3', () => server.requests.length === 3);
     await app.close();
     closed = true;
-    await until(() => server.aborted() === 3);
+    await waitFor('server.aborted() === 3', () => server.aborted() === 3);
     await last;
   } finally {
     for (const t of timers) clearInterval(t);
@@ -280,7 +358,10 @@ test('a provider error is one structured log line: no stack, nothing on stderr',
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const logger = new MemoryLogger();
   const app = await startApp((m) => m.mount(Tooled), {
-    logger, 'fw.ai.auto': true, 'fw.ai.base-url': `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, 'fw.ai.model': 'local-model',
+    logger,
+    'fw.ai.auto': true,
+    'fw.ai.base-url': `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    'fw.ai.model': 'local-model',
   });
   const stderr: string[] = [];
   const write = process.stderr.write;

@@ -2,8 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type TransportName } from '@fw/client/node';
-import { Agent } from '../src/index.js';
-import { startApp, until } from './helpers.js';
+import { Agent } from '../dist/index.js';
+import { startApp } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 @Agent({ name: 'talker' })
 class Talker {}
@@ -18,20 +19,32 @@ test('fw client over sse, long-polling and streaming: one session each, answers 
     return { c, frames, t };
   });
   try {
-    await until(() => clients.every(({ c }) => c.state === 'open'));
-    await until(() => app.module.view.sessions('talker').length === 3);
+    await waitFor("clients.every(({ c }) => c.state === 'open')", () => clients.every(({ c }) => c.state === 'open'));
+    await waitFor("app.module.view.sessions('talker').length === 3", () => app.module.view.sessions('talker').length === 3);
     for (const { c, frames, t } of clients) {
       c.send(`hello over ${t}`);
-      await until(() => frames.some((f) => f.type === 'done'));
+      await waitFor("frames.some((f) => f.type === 'done')", () => frames.some((f) => f.type === 'done'));
       const done = frames.find((f) => f.type === 'done')!;
       assert.equal(done.text, `You said: hello over ${t}`);
-      assert.equal(frames.filter((f) => f.type === 'token').map((f) => f.delta).join(''), done.text);
+      assert.equal(
+        frames
+          .filter((f) => f.type === 'token')
+          .map((f) => f.delta)
+          .join(''),
+        done.text,
+      );
     }
     const sessions = app.module.view.sessions('talker');
-    assert.deepEqual(sessions.map((s) => s.messageCount), [1, 1, 1]);
+    assert.deepEqual(
+      sessions.map((s) => s.messageCount),
+      [1, 1, 1],
+    );
     assert.deepEqual(new Set(sessions.map((s) => s.resourceUuid)), new Set(clients.map(({ c }) => c.uuid)));
     for (const { c } of clients) c.close();
-    await until(() => app.events.filter((e) => e.type === 'AgentSessionEnded').length === 3);
+    await waitFor(
+      "app.events.filter((e) => e.type === 'AgentSessionEnded').length === 3",
+      () => app.events.filter((e) => e.type === 'AgentSessionEnded').length === 3,
+    );
     assert.equal(app.module.view.sessions().length, 0);
   } finally {
     for (const { c } of clients) if (c.state !== 'closed') c.close();

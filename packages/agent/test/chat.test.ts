@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { Agent, AgentTool } from '../src/index.js';
-import { ProbeRuntime, startApp, until, type TestApp } from './helpers.js';
+import { Agent, AgentTool } from '../dist/index.js';
+import { ProbeRuntime, startApp, type TestApp } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 @Agent({ name: 'chatty', description: 'Talks' })
 class Chatty {
@@ -15,7 +16,12 @@ class Chatty {
 @Agent({ name: 'quiet', headless: true })
 class Quiet {}
 
-interface Frame { type: string; delta?: string; text?: string; code?: string }
+interface Frame {
+  type: string;
+  delta?: string;
+  text?: string;
+  code?: string;
+}
 
 class ChatClient {
   readonly frames: Frame[] = [];
@@ -38,14 +44,22 @@ class ChatClient {
   async ask(text: string): Promise<{ tokens: string; last: Frame }> {
     const start = this.frames.length;
     this.ws.send(text);
-    await until(() => this.frames.slice(start).some((f) => f.type === 'done' || f.type === 'error'));
+    await waitFor("this.frames.slice(start).some((f) => f.type === 'done' || f.type === 'error')", () =>
+      this.frames.slice(start).some((f) => f.type === 'done' || f.type === 'error'),
+    );
     const mine = this.frames.slice(start);
-    return { tokens: mine.filter((f) => f.type === 'token').map((f) => f.delta).join(''), last: mine.find((f) => f.type === 'done' || f.type === 'error')! };
+    return {
+      tokens: mine
+        .filter((f) => f.type === 'token')
+        .map((f) => f.delta)
+        .join(''),
+      last: mine.find((f) => f.type === 'done' || f.type === 'error')!,
+    };
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.ws.close();
-    return until(() => this.closed);
+    await waitFor('the socket to close', () => this.closed);
   }
 }
 
@@ -54,7 +68,7 @@ test('N chat clients → N sessions with their message counts; each ends with du
   const clients: ChatClient[] = [];
   try {
     for (let i = 0; i < 3; i++) clients.push(await ChatClient.connect(app, 'chatty'));
-    await until(() => app.module.view.sessions('chatty').length === 3);
+    await waitFor("app.module.view.sessions('chatty').length === 3", () => app.module.view.sessions('chatty').length === 3);
     assert.equal(app.module.view.agent('chatty')?.activeSessions, 3);
     const started = app.events.filter((e) => e.type === 'AgentSessionStarted');
     assert.equal(started.length, 3);
@@ -75,13 +89,19 @@ test('N chat clients → N sessions with their message counts; each ends with du
     assert.equal((await clients[1]!.ask('x'.repeat(101))).last.code, 'limit_exceeded');
     assert.equal((await clients[1]!.ask('x'.repeat(100))).last.type, 'done');
 
-    const counts = app.module.view.sessions('chatty').map((s) => s.messageCount).sort();
+    const counts = app.module.view
+      .sessions('chatty')
+      .map((s) => s.messageCount)
+      .sort();
     assert.deepEqual(counts, [2, 3, 3]);
     const byId = new Map(app.module.view.sessions('chatty').map((s) => [s.id, s]));
     for (const s of byId.values()) assert.ok(Date.parse(s.lastActivityAt) >= Date.parse(s.startedAt));
 
     for (const c of clients) await c.close();
-    await until(() => app.events.filter((e) => e.type === 'AgentSessionEnded').length === 3);
+    await waitFor(
+      "app.events.filter((e) => e.type === 'AgentSessionEnded').length === 3",
+      () => app.events.filter((e) => e.type === 'AgentSessionEnded').length === 3,
+    );
     const ended = app.events.filter((e) => e.type === 'AgentSessionEnded');
     for (const e of ended) {
       if (e.type !== 'AgentSessionEnded') continue;
@@ -103,14 +123,14 @@ test('the session cap refuses the connection past fw.agent.sessions.max and leak
   const clients: ChatClient[] = [];
   try {
     for (let i = 0; i < 2; i++) clients.push(await ChatClient.connect(app, 'chatty'));
-    await until(() => app.module.view.sessions().length === 2);
+    await waitFor('app.module.view.sessions().length === 2', () => app.module.view.sessions().length === 2);
     const third = await ChatClient.connect(app, 'chatty');
     clients.push(third);
-    await until(() => third.closed);
+    await waitFor('third.closed', () => third.closed);
     assert.equal(app.module.view.sessions().length, 2);
     assert.equal(app.events.filter((e) => e.type === 'AgentSessionStarted').length, 2);
     await clients[0]!.close();
-    await until(() => app.module.view.sessions().length === 1);
+    await waitFor('app.module.view.sessions().length === 1', () => app.module.view.sessions().length === 1);
     const fourth = await ChatClient.connect(app, 'chatty');
     clients.push(fourth);
     assert.equal((await fourth.ask('hi')).last.text, 'You said: hi');
@@ -128,7 +148,10 @@ test('a session sends its last fw.agent.sessions.history messages to the model',
     for (const text of ['one', 'two', 'three']) assert.equal((await client.ask(text)).last.text, `echo: ${text}`);
     const last = probe.requests.at(-1)!.messages.map((m) => `${m.role}:${m.content}`);
     assert.deepEqual(last, ['user:two', 'assistant:echo: two', 'user:three']);
-    assert.deepEqual(probe.requests[1]!.messages.map((m) => m.content), ['one', 'echo: one', 'two']);
+    assert.deepEqual(
+      probe.requests[1]!.messages.map((m) => m.content),
+      ['one', 'echo: one', 'two'],
+    );
   } finally {
     client.ws.terminate();
     await app.close();

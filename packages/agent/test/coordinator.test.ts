@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '@fw/store';
-import { Agent, Coordinator, CoordinationJournal, OnPrompt, type CoordinatorContext } from '../src/index.js';
+import { Agent, Coordinator, CoordinationJournal, OnPrompt, type CoordinatorContext } from '../dist/index.js';
 import { startApp } from './helpers.js';
 
 @Agent({ name: 'writer', headless: true })
@@ -41,7 +41,10 @@ test('a scripted coordination (local + remote A2A fleet): journal, events, queri
       return `${ctx.coordinationId}|${draft.text}|${facts.text}`;
     }
   }
-  Coordinator({ name: 'conductor', fleet: ['writer', 'broken', { name: 'remote-researcher', url: `${remote.base}/fw/agent/researcher/a2a` }] })(Conductor);
+  Coordinator({
+    name: 'conductor',
+    fleet: ['writer', 'broken', { name: 'remote-researcher', url: `${remote.base}/fw/agent/researcher/a2a` }],
+  })(Conductor);
   const app = await startApp((m) => [Writer, Broken, Conductor].forEach((c) => m.mount(c)));
   try {
     const answer = await app.module.host.run('conductor', { message: 'tides' }, new AbortController().signal);
@@ -50,20 +53,41 @@ test('a scripted coordination (local + remote A2A fleet): journal, events, queri
     assert.equal(facts, 'facts on tides');
     const view = app.module.view;
 
-    const journal = (await view.journal({ coordinationId }));
-    assert.deepEqual(journal.map((e) => `${e.kind}:${e.agent}`), [
-      'dispatch:writer', 'completion:writer', 'dispatch:broken', 'failure:broken', 'handoff:critic', 'evaluation:writer',
-      'dispatch:remote-researcher', 'completion:remote-researcher',
-    ]);
+    const journal = await view.journal({ coordinationId });
+    assert.deepEqual(
+      journal.map((e) => `${e.kind}:${e.agent}`),
+      [
+        'dispatch:writer',
+        'completion:writer',
+        'dispatch:broken',
+        'failure:broken',
+        'handoff:critic',
+        'evaluation:writer',
+        'dispatch:remote-researcher',
+        'completion:remote-researcher',
+      ],
+    );
     assert.ok(journal.every((e, i) => e.coordinator === 'conductor' && e.seq === journal[0]!.seq + i));
     assert.equal(journal[3]!.error, 'source unavailable');
     assert.equal(typeof journal[1]!.durationMs, 'number');
-    assert.deepEqual({ from: journal[4]!.from, to: journal[4]!.to, reason: journal[4]!.reason }, { from: 'writer', to: 'critic', reason: 'needs review' });
+    assert.deepEqual(
+      { from: journal[4]!.from, to: journal[4]!.to, reason: journal[4]!.reason },
+      { from: 'writer', to: 'critic', reason: 'needs review' },
+    );
     assert.deepEqual({ e: journal[5]!.evaluator, s: journal[5]!.score, p: journal[5]!.passed }, { e: 'critic', s: 0.8, p: true });
 
-    assert.deepEqual((await view.journal({ agent: 'writer' })).map((e) => e.kind), ['dispatch', 'completion', 'handoff', 'evaluation']);
-    assert.deepEqual((await view.journal({ agent: 'critic' })).map((e) => e.kind), ['handoff', 'evaluation']);
-    assert.deepEqual((await view.journal({ agent: 'writer', limit: 2 })).map((e) => e.kind), ['handoff', 'evaluation']);
+    assert.deepEqual(
+      (await view.journal({ agent: 'writer' })).map((e) => e.kind),
+      ['dispatch', 'completion', 'handoff', 'evaluation'],
+    );
+    assert.deepEqual(
+      (await view.journal({ agent: 'critic' })).map((e) => e.kind),
+      ['handoff', 'evaluation'],
+    );
+    assert.deepEqual(
+      (await view.journal({ agent: 'writer', limit: 2 })).map((e) => e.kind),
+      ['handoff', 'evaluation'],
+    );
     assert.equal((await view.journal({ from: Date.now() + 60_000 })).length, 0);
     assert.equal((await view.journal({ to: new Date(Date.now() - 60_000).toISOString() })).length, 0);
     assert.equal((await view.journal({ coordinationId: 'nope' })).length, 0);
@@ -76,12 +100,18 @@ test('a scripted coordination (local + remote A2A fleet): journal, events, queri
     assert.match(lines[4]!, /failure\s+broken\s+skill=fact-check\s+\d+ ms\s+error: source unavailable/);
     assert.match(lines[5]!, /handoff\s+writer → critic\s+reason: needs review/);
     assert.match(lines[6]!, /evaluation\s+critic rated writer: score 0.8 \(passed\)/);
-    assert.equal((await view.journalLog('nope')), undefined);
+    assert.equal(await view.journalLog('nope'), undefined);
 
     const graph = (await view.journalGraph(coordinationId!))!;
-    assert.deepEqual(graph.nodes.map((n) => `${n.id}:${n.kind}`), ['conductor:coordinator', 'writer:agent', 'broken:agent', 'critic:agent', 'remote-researcher:agent']);
+    assert.deepEqual(
+      graph.nodes.map((n) => `${n.id}:${n.kind}`),
+      ['conductor:coordinator', 'writer:agent', 'broken:agent', 'critic:agent', 'remote-researcher:agent'],
+    );
     const edge = (from: string, to: string) => graph.edges.find((e) => e.from === from && e.to === to)!;
-    assert.deepEqual({ ...edge('conductor', 'writer'), totalDurationMs: 0 }, { from: 'conductor', to: 'writer', kind: 'dispatch', count: 1, failures: 0, totalDurationMs: 0, outcome: 'success' });
+    assert.deepEqual(
+      { ...edge('conductor', 'writer'), totalDurationMs: 0 },
+      { from: 'conductor', to: 'writer', kind: 'dispatch', count: 1, failures: 0, totalDurationMs: 0, outcome: 'success' },
+    );
     assert.equal(edge('conductor', 'broken').outcome, 'failure');
     assert.equal(edge('conductor', 'broken').failures, 1);
     assert.equal(edge('writer', 'critic').kind, 'handoff');
@@ -90,10 +120,17 @@ test('a scripted coordination (local + remote A2A fleet): journal, events, queri
     assert.equal(graph.edges.length, 5);
 
     const bus = app.events.filter((e) => e.type === 'AgentDispatched' || e.type === 'AgentCompleted');
-    assert.deepEqual(bus.map((e) => `${e.type}:${'agent' in e ? e.agent : ''}:${'success' in e ? e.success : ''}`), [
-      'AgentDispatched:writer:', 'AgentCompleted:writer:true', 'AgentDispatched:broken:', 'AgentCompleted:broken:false',
-      'AgentDispatched:remote-researcher:', 'AgentCompleted:remote-researcher:true',
-    ]);
+    assert.deepEqual(
+      bus.map((e) => `${e.type}:${'agent' in e ? e.agent : ''}:${'success' in e ? e.success : ''}`),
+      [
+        'AgentDispatched:writer:',
+        'AgentCompleted:writer:true',
+        'AgentDispatched:broken:',
+        'AgentCompleted:broken:false',
+        'AgentDispatched:remote-researcher:',
+        'AgentCompleted:remote-researcher:true',
+      ],
+    );
     assert.ok(bus.every((e) => 'coordinationId' in e && e.coordinationId === coordinationId));
     assert.equal((bus[0] as { skill: string }).skill, 'draft');
     // The remote call was a real A2A task on the other node.
@@ -101,13 +138,12 @@ test('a scripted coordination (local + remote A2A fleet): journal, events, queri
 
     const coordinators = view.coordinators();
     assert.deepEqual(coordinators[0]!.fleet, [
-      { name: 'writer', location: 'local' }, { name: 'broken', location: 'local' },
+      { name: 'writer', location: 'local' },
+      { name: 'broken', location: 'local' },
       { name: 'remote-researcher', location: 'remote', url: `${remote.base}/fw/agent/researcher/a2a` },
     ]);
     assert.deepEqual(view.agent('conductor')?.fleet, ['writer', 'broken', 'remote-researcher']);
-    await assert.rejects(
-      app.module.host.run('conductor', { message: 'x' }, AbortSignal.abort()),
-    );
+    await assert.rejects(app.module.host.run('conductor', { message: 'x' }, AbortSignal.abort()));
   } finally {
     await app.close();
     await remote.close();
@@ -118,12 +154,19 @@ test('journal retention: by count and by age, at the configured edges; nothing i
   const store = await openStore({});
   let now = 1_000_000;
   const retention = { maxEvents: 3, maxAgeMs: 0 };
-  const j = new CoordinationJournal(store, () => retention, () => now);
+  const j = new CoordinationJournal(
+    store,
+    () => retention,
+    () => now,
+  );
   await j.open();
   for (let i = 0; i < 5; i++) j.record({ kind: 'dispatch', coordinationId: 'c', coordinator: 'k', agent: `a${i}` });
   assert.equal(await j.size(), 5, 'no cap between retention runs');
   assert.equal(await j.prune(), 2);
-  assert.deepEqual((await j.query()).map((e) => e.agent), ['a2', 'a3', 'a4']);
+  assert.deepEqual(
+    (await j.query()).map((e) => e.agent),
+    ['a2', 'a3', 'a4'],
+  );
   // By age: an event older than max-age goes, one exactly at the edge stays.
   retention.maxEvents = 0;
   retention.maxAgeMs = 1000;
@@ -131,9 +174,16 @@ test('journal retention: by count and by age, at the configured edges; nothing i
   j.record({ kind: 'completion', coordinationId: 'c', coordinator: 'k', agent: 'a5' });
   now += 1;
   assert.equal(await j.prune(), 3);
-  assert.deepEqual((await j.query()).map((e) => e.agent), ['a5']);
+  assert.deepEqual(
+    (await j.query()).map((e) => e.agent),
+    ['a5'],
+  );
   // Numbering continues across a reopen of the same store.
-  const again = new CoordinationJournal(store, () => retention, () => now);
+  const again = new CoordinationJournal(
+    store,
+    () => retention,
+    () => now,
+  );
   await again.open();
   assert.equal(again.record({ kind: 'dispatch', coordinationId: 'c', coordinator: 'k', agent: 'a6' }).seq, 7);
   await store.close();
@@ -151,7 +201,10 @@ test('journal retention: by count and by age, at the configured edges; nothing i
   try {
     await app.module.host.run('tiny', { message: 'go' }, new AbortController().signal);
     await app.module.host.journal.prune();
-    assert.deepEqual((await app.module.view.journal()).map((e) => e.kind), ['completion', 'dispatch', 'completion']);
+    assert.deepEqual(
+      (await app.module.view.journal()).map((e) => e.kind),
+      ['completion', 'dispatch', 'completion'],
+    );
     await assert.rejects(app.module.host.run('tiny', { message: 'go' }, AbortSignal.abort()));
   } finally {
     await app.close();
@@ -168,9 +221,15 @@ test('dispatching outside the fleet is refused with a typed error and journaled 
   Coordinator({ name: 'rogue', fleet: ['writer'] })(Rogue);
   const app = await startApp((m) => [Writer, Researcher, Rogue].forEach((c) => m.mount(c)));
   try {
-    await assert.rejects(app.module.host.run('rogue', { message: 'go' }, new AbortController().signal), (e: { code?: string }) => e.code === 'not_in_fleet');
+    await assert.rejects(
+      app.module.host.run('rogue', { message: 'go' }, new AbortController().signal),
+      (e: { code?: string }) => e.code === 'not_in_fleet',
+    );
     const journal = await app.module.view.journal();
-    assert.deepEqual(journal.map((e) => [e.kind, e.coordinator, e.agent, e.skill]), [['failure', 'rogue', 'researcher', 'search']]);
+    assert.deepEqual(
+      journal.map((e) => [e.kind, e.coordinator, e.agent, e.skill]),
+      [['failure', 'rogue', 'researcher', 'search']],
+    );
     assert.match(journal[0]!.error ?? '', /not in the fleet of coordinator 'rogue'/);
   } finally {
     await app.close();

@@ -1,6 +1,6 @@
 import { Framework, type FwEvent } from '@fw/runtime';
-import { AgentModule, type AiRequest, type ModelProvider, type AiStreamPart } from '../src/index.js';
-import { sleep } from '../src/runtime/offline.js';
+import { AgentModule, type AiRequest, type ModelProvider, type AiStreamPart } from '../dist/index.js';
+import { sleep } from '../dist/runtime/offline.js';
 
 export interface TestApp {
   fw: Framework;
@@ -11,8 +11,18 @@ export interface TestApp {
 }
 
 /** A framework with the agent module (decorated classes are not auto-mounted) on an ephemeral port. */
-export async function startApp(setup: (module: AgentModule) => void, options: Record<string, unknown> = {}, runtimes: ModelProvider[] = []): Promise<TestApp> {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.agent.mount-decorated': false, 'fw.ai.auto': false, ...options });
+export async function startApp(
+  setup: (module: AgentModule) => void,
+  options: Record<string, unknown> = {},
+  runtimes: ModelProvider[] = [],
+): Promise<TestApp> {
+  const fw = new Framework({
+    configFile: false,
+    env: {},
+    'fw.data-dir': '',
+    'fw.ai.auto': false,
+    ...options,
+  });
   const module = new AgentModule({ providers: runtimes });
   await fw.use(module);
   const events: FwEvent[] = [];
@@ -49,10 +59,14 @@ export class ProbeRuntime implements ModelProvider {
     const text = String(request.messages[request.messages.length - 1]?.content ?? '');
     if (text.includes('explode')) throw new Error('the model exploded');
     if (text.includes('slow')) {
-      signal.addEventListener('abort', () => {
-        this.aborts++;
-        for (const r of this.onAbort.splice(0)) r();
-      }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          this.aborts++;
+          for (const r of this.onAbort.splice(0)) r();
+        },
+        { once: true },
+      );
       for (let i = 0; ; i++) {
         await sleep(20, signal);
         yield { type: 'text', delta: `t${i} ` };
@@ -63,12 +77,3 @@ export class ProbeRuntime implements ModelProvider {
     yield { type: 'finish', reason: 'stop' };
   }
 }
-
-export async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-

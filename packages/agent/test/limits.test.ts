@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HttpAgent } from '@ag-ui/client';
-import { Agent, AgentTool, OnPrompt, type AgentContext, type AiRequest, type ModelProvider, type AiStreamPart } from '../src/index.js';
-import { sleep } from '../src/runtime/offline.js';
-import { ProbeRuntime, startApp, until } from './helpers.js';
+import { Agent, AgentTool, OnPrompt, type AgentContext, type AiRequest, type ModelProvider, type AiStreamPart } from '../dist/index.js';
+import { sleep } from '../dist/runtime/offline.js';
+import { ProbeRuntime, startApp } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 @Agent({ name: 'lim', headless: true })
 class Lim {
@@ -24,17 +25,31 @@ class Sleepy {
   }
 }
 
-const a2a = (text: string, method = 'SendMessage') => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] } } });
+const a2a = (text: string, method = 'SendMessage') =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: { message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] } },
+  });
 
 test('request bodies are capped at fw.agent.max-body-bytes (413 problem+json) on A2A and AG-UI', async () => {
   const app = await startApp((m) => m.mount(Lim), { 'fw.agent.max-body-bytes': 400 });
   try {
     const ok = a2a('x'.repeat(10));
     assert.ok(Buffer.byteLength(ok) <= 400);
-    const res = await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: ok });
+    const res = await fetch(`${app.base}/fw/agent/lim/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: ok,
+    });
     assert.equal(((await res.json()) as { result?: unknown }).result !== undefined, true);
     for (const path of ['a2a', 'agui']) {
-      const big = await fetch(`${app.base}/fw/agent/lim/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: a2a('x'.repeat(400)) });
+      const big = await fetch(`${app.base}/fw/agent/lim/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: a2a('x'.repeat(400)),
+      });
       assert.equal(big.status, 413);
       assert.equal(big.headers.get('content-type'), 'application/problem+json');
       assert.equal(((await big.json()) as { code: string }).code, 'payload_too_large');
@@ -63,8 +78,10 @@ test('the model gets at most fw.agent.max-tool-steps turns when it keeps calling
   const app = await startApp((m) => m.mount(Lim), { 'fw.agent.max-tool-steps': 3 }, [looper]);
   try {
     // The limit is a failure that says why, not a silent end (issue 16).
-    await assert.rejects(app.module.host.run('lim', { message: 'go' }, new AbortController().signal),
-      (e: { code?: string; message?: string }) => e.code === 'tool_step_limit' && /fw\.agent\.max-tool-steps \(3\)/.test(e.message ?? ''));
+    await assert.rejects(
+      app.module.host.run('lim', { message: 'go' }, new AbortController().signal),
+      (e: { code?: string; message?: string }) => e.code === 'tool_step_limit' && /fw\.agent\.max-tool-steps \(3\)/.test(e.message ?? ''),
+    );
     assert.equal(looper.calls, 3);
   } finally {
     await app.close();
@@ -77,17 +94,40 @@ test('AG-UI runs are capped at fw.agent.agui.max-runs (429) and the slot frees w
     const agent = new HttpAgent({ url: `${app.base}/fw/agent/sleepy/agui` });
     agent.messages = [{ id: 'm', role: 'user', content: 'zzz' }];
     let started = false;
-    const running = agent.runAgent({ runId: 'one' }, { onRunStartedEvent: () => { started = true; } });
-    await until(() => started);
-    const input = { threadId: 't', runId: 'two', messages: [{ id: 'm', role: 'user', content: 'hi' }], tools: [], context: [], state: {}, forwardedProps: {} };
-    const second = await fetch(`${app.base}/fw/agent/sleepy/agui`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+    const running = agent.runAgent(
+      { runId: 'one' },
+      {
+        onRunStartedEvent: () => {
+          started = true;
+        },
+      },
+    );
+    await waitFor('started', () => started);
+    const input = {
+      threadId: 't',
+      runId: 'two',
+      messages: [{ id: 'm', role: 'user', content: 'hi' }],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: {},
+    };
+    const second = await fetch(`${app.base}/fw/agent/sleepy/agui`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    });
     assert.equal(second.status, 429);
     assert.equal(((await second.json()) as { code: string }).code, 'limit_exceeded');
     assert.equal((await fetch(`${app.base}/fw/agent/sleepy/agui/runs/one/cancel`, { method: 'POST' })).status, 202);
     await running;
     const third = await fetch(`${app.base}/fw/agent/sleepy/agui/runs/none/cancel`, { method: 'POST' });
     assert.equal(third.status, 404);
-    const again = await fetch(`${app.base}/fw/agent/sleepy/agui`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...input, runId: 'three' }) });
+    const again = await fetch(`${app.base}/fw/agent/sleepy/agui`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...input, runId: 'three' }),
+    });
     assert.equal(again.status, 200);
     await fetch(`${app.base}/fw/agent/sleepy/agui/runs/three/cancel`, { method: 'POST' });
     assert.match(await again.text(), /"outcome":\{"type":"cancelled"\}/);
@@ -100,9 +140,19 @@ test('the task store refuses a new task past fw.agent.tasks.max live tasks; the 
   const probe = new ProbeRuntime();
   const app = await startApp((m) => m.mount(Lim), { 'fw.agent.tasks.max': 1 }, [probe]);
   try {
-    const stream = await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: a2a('slow', 'SendStreamingMessage') });
-    await until(() => app.module.view.tasks()[0]?.state === 'working');
-    const refused = (await (await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: a2a('hello') })).json()) as { error?: { code: number; data?: { code: string } } };
+    const stream = await fetch(`${app.base}/fw/agent/lim/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: a2a('slow', 'SendStreamingMessage'),
+    });
+    await waitFor("app.module.view.tasks()[0]?.state === 'working'", () => app.module.view.tasks()[0]?.state === 'working');
+    const refused = (await (
+      await fetch(`${app.base}/fw/agent/lim/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: a2a('hello'),
+      })
+    ).json()) as { error?: { code: number; data?: { code: string } } };
     assert.equal(refused.error?.code, -32603);
     assert.equal(refused.error?.data?.code, 'limit_exceeded');
     assert.equal(probe.requests.length, 1, 'the refused task never ran');
@@ -110,7 +160,13 @@ test('the task store refuses a new task past fw.agent.tasks.max live tasks; the 
     const id = app.module.view.tasks()[0]!.id;
     await app.module.view.cancelTask(id);
     await stream.text();
-    const ok = (await (await fetch(`${app.base}/fw/agent/lim/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: a2a('hello') })).json()) as { result?: { task: { status: { state: string } } } };
+    const ok = (await (
+      await fetch(`${app.base}/fw/agent/lim/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: a2a('hello'),
+      })
+    ).json()) as { result?: { task: { status: { state: string } } } };
     assert.equal(ok.result?.task.status.state, 'TASK_STATE_COMPLETED');
   } finally {
     await app.close();

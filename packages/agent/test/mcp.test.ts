@@ -3,12 +3,15 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpRegistry } from '@fw/mcp';
-import { Agent, AgentTool } from '../src/index.js';
+import { Agent, AgentTool } from '../dist/index.js';
 import { startApp } from './helpers.js';
 
 @Agent({ name: 'librarian', headless: true, version: '2.1.0' })
 class Librarian {
-  @AgentTool({ description: 'Finds a book', parameters: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } })
+  @AgentTool({
+    description: 'Finds a book',
+    parameters: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+  })
   find(input: { title: string }): { title: string; shelf: number } {
     return { title: input.title, shelf: 7 };
   }
@@ -23,8 +26,8 @@ class Librarian {
 class Toolless {}
 
 test('per-agent MCP endpoint serves the agent tools (and only them) to the official MCP client', async () => {
-  const offGlobal = McpRegistry.get().registerTool({ name: 'global_tool', description: 'process-wide', handler: () => 'x' });
   const app = await startApp((m) => [Librarian, Toolless].forEach((c) => m.mount(c)));
+  const offGlobal = McpRegistry.of(app.fw).registerTool({ name: 'global_tool', description: 'the framework registry', handler: () => 'x' });
   const client = new Client({ name: 'test', version: '1.0.0' });
   try {
     assert.deepEqual(app.module.view.agent('librarian')?.protocols, ['a2a', 'mcp', 'agui']);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MissingPeerError } from '../src/index.js';
-import { missingPeer } from '../src/errors.js';
+import { MissingPeerError } from '../dist/index.js';
+import { missingPeer } from '../dist/errors.js';
 
 // The AI SDK runtime imports its optional peers (`ai`, `@ai-sdk/openai`) on first use; the pack
 // check (scripts/pack-check.mjs) exercises the real absence in an app without them. Here: the
@@ -9,7 +9,10 @@ import { missingPeer } from '../src/errors.js';
 const absent = 'fw-test-peer-that-is-not-installed';
 
 test('a peer that is not installed: a MissingPeerError naming it and how to install it', async () => {
-  const err = await import(absent).then(() => undefined, (e: unknown) => missingPeer(e, absent, 'the AI runtime'));
+  const err = await import(absent).then(
+    () => undefined,
+    (e: unknown) => missingPeer(e, absent, 'the AI runtime'),
+  );
   assert.ok(err instanceof MissingPeerError);
   assert.equal(err.code, 'peer_missing');
   assert.equal(err.status, 503);
@@ -17,7 +20,10 @@ test('a peer that is not installed: a MissingPeerError naming it and how to inst
 });
 
 test('any other failure (a broken install, another missing package) keeps its own error', async () => {
-  const other = await import(absent).then(() => undefined, (e: unknown) => missingPeer(e, 'ai', 'the AI runtime'));
+  const other = await import(absent).then(
+    () => undefined,
+    (e: unknown) => missingPeer(e, 'ai', 'the AI runtime'),
+  );
   assert.ok(!(other instanceof MissingPeerError));
   const thrown = new SyntaxError('Unexpected token');
   assert.equal(missingPeer(thrown, 'ai', 'the AI runtime'), thrown);

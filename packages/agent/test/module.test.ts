@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Framework, MemoryLogger } from '@fw/runtime';
-import { Agent, agents, agentModuleOf, mountAgent, type AgentAdminView, type ModelProvider } from '../src/index.js';
+import { Framework } from '@fw/runtime';
+import { Agent, agents, agentModuleOf, mountAgent, type ModelProvider } from '../dist/index.js';
 
 @Agent({ name: 'auto', description: 'mounted by the module' })
 class Auto {}
@@ -12,21 +12,30 @@ class AutoTwin {}
 @Agent({ name: 'later', headless: true })
 class Later {}
 
-test('agents(): installs the module, mounts decorated classes (first of a name wins) and mountAgent queues until then', async () => {
-  const logger = new MemoryLogger();
-  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false, logger });
+test('agents({ agents }): installs the module and mounts the classes given; mountAgent queues until then; a decorated class alone is not served', async () => {
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false });
   try {
-    mountAgent(fw, Later); // before the module exists: queued
-    await fw.use(agents());
+    mountAgent(fw, Later); // before the module exists: kept on the framework
+    await fw.use(agents({ agents: [Auto] }));
     await fw.start();
     const view = fw.services.get('agent')!;
     assert.ok(view);
     assert.equal(view.agent('auto')?.description, 'mounted by the module');
     assert.equal(view.agent('later')?.headless, true);
-    assert.ok(logger.entries.some((e) => e.level === 'warn' && e.fields.agent === 'auto' && e.fields.class === AutoTwin.name && /declared twice/.test(e.message ?? '')));
+    assert.deepEqual(
+      view
+        .agents()
+        .map((a) => a.name)
+        .sort(),
+      ['auto', 'later'],
+      'decorated but never mounted classes are not served',
+    );
     assert.equal(view.activeRuntime()?.name, 'offline');
     mountAgent(fw, Auto); // same class again: a no-op
-    assert.throws(() => agentModuleOf(fw)!.mount(AutoTwin), (e: { code?: string }) => e.code === 'agent_exists');
+    assert.throws(
+      () => agentModuleOf(fw)!.mount(AutoTwin),
+      (e: { code?: string }) => e.code === 'agent_exists',
+    );
   } finally {
     await fw.close();
   }
@@ -44,10 +53,13 @@ test('fw.agent.enabled=false: agents() mounts nothing, no agent service', async 
   }
 });
 
-test('agents({ runtimes }): the module with the app\'s own runtimes', async () => {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false, 'fw.agent.mount-decorated': false });
+test("agents({ runtimes }): the module with the app's own runtimes", async () => {
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false });
   const mine: ModelProvider = {
-    name: 'mine', priority: 5, capabilities: ['streaming'], models: ['m1'],
+    name: 'mine',
+    priority: 5,
+    capabilities: ['streaming'],
+    models: ['m1'],
     isAvailable: () => true,
     async *stream() {
       yield { type: 'text', delta: 'hi' };
@@ -59,7 +71,13 @@ test('agents({ runtimes }): the module with the app\'s own runtimes', async () =
     await fw.start();
     assert.equal(agentModuleOf(fw), module);
     const view = fw.services.get('agent')!;
-    assert.deepEqual(view.runtimes().map((r) => r.name).sort(), ['mine', 'offline']);
+    assert.deepEqual(
+      view
+        .runtimes()
+        .map((r) => r.name)
+        .sort(),
+      ['mine', 'offline'],
+    );
     assert.equal(view.activeRuntime()?.name, 'mine');
   } finally {
     await fw.close();

@@ -3,10 +3,15 @@ import assert from 'node:assert/strict';
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { EventBus, type FwEvent } from '@fw/runtime';
 import { openStore } from '@fw/store';
-import { BoundedTaskStore } from '../src/index.js';
+import { BoundedTaskStore } from '../dist/index.js';
 
 const task = (id: string, state: TaskState): Task => ({
-  id, contextId: 'ctx', artifacts: [], history: [], metadata: undefined, status: { state, message: undefined, timestamp: undefined },
+  id,
+  contextId: 'ctx',
+  artifacts: [],
+  history: [],
+  metadata: undefined,
+  status: { state, message: undefined, timestamp: undefined },
 });
 
 test('task store: bounded (terminal evicted first, live refused), terminal tasks expire, transitions announced', async () => {
@@ -15,14 +20,20 @@ test('task store: bounded (terminal evicted first, live refused), terminal tasks
   bus.onAny((e) => events.push(e));
   let now = 1_000;
   const db = await openStore({});
-  const store = new BoundedTaskStore(bus, () => ({ max: 2, terminalTtlMs: 500 }), db.tasks, () => now);
+  const store = new BoundedTaskStore(
+    bus,
+    () => ({ max: 2, terminalTtlMs: 500 }),
+    db.tasks,
+    () => now,
+  );
   await store.save('a', task('t1', TaskState.TASK_STATE_SUBMITTED));
   await store.save('a', task('t1', TaskState.TASK_STATE_WORKING));
   await store.save('a', task('t1', TaskState.TASK_STATE_WORKING));
   await store.save('b', task('t2', TaskState.TASK_STATE_WORKING));
-  assert.deepEqual(events.map((e) => e.type === 'TaskStateChanged' && `${e.taskId}:${e.oldState}->${e.newState}`), [
-    't1:null->submitted', 't1:submitted->working', 't2:null->working',
-  ]);
+  assert.deepEqual(
+    events.map((e) => e.type === 'TaskStateChanged' && `${e.taskId}:${e.oldState}->${e.newState}`),
+    ['t1:null->submitted', 't1:submitted->working', 't2:null->working'],
+  );
   // Full of live tasks: a third is refused at the edge.
   await assert.rejects(store.save('a', task('t3', TaskState.TASK_STATE_SUBMITTED)), (e: { code?: string }) => e.code === 'limit_exceeded');
   // A finished task makes room.
@@ -30,7 +41,10 @@ test('task store: bounded (terminal evicted first, live refused), terminal tasks
   await store.save('a', task('t3', TaskState.TASK_STATE_SUBMITTED));
   assert.equal(store.info('t1'), undefined);
   assert.equal(store.size, 2);
-  assert.deepEqual(store.infos({ agentName: 'a' }).map((t) => t.id), ['t3']);
+  assert.deepEqual(
+    store.infos({ agentName: 'a' }).map((t) => t.id),
+    ['t3'],
+  );
   // Terminal tasks expire after the TTL; live ones do not.
   await store.save('b', task('t2', TaskState.TASK_STATE_FAILED));
   now += 499;
@@ -41,7 +55,12 @@ test('task store: bounded (terminal evicted first, live refused), terminal tasks
   now += 10_000;
   assert.equal(store.info('t3')?.state, 'submitted');
   // The store holds what the cache holds: a second cache restored from it sees the same tasks.
-  const again = new BoundedTaskStore(bus, () => ({ max: 2, terminalTtlMs: 500 }), db.tasks, () => now);
+  const again = new BoundedTaskStore(
+    bus,
+    () => ({ max: 2, terminalTtlMs: 500 }),
+    db.tasks,
+    () => now,
+  );
   assert.deepEqual(await again.restore('interrupted'), ['t3'], 'a live task found at start was cut off by a crash');
   assert.equal(again.info('t3')?.state, 'failed');
   assert.equal(again.info('t3')?.message, 'interrupted');

@@ -17,8 +17,17 @@ export function registerTracing(): InMemorySpanExporter {
 
 /** The finished span of that name (the last one when several), failing when there is none. */
 export function spanNamed(exporter: InMemorySpanExporter, name: string): ReadableSpan {
-  const span = exporter.getFinishedSpans().filter((s) => s.name === name).at(-1);
-  if (!span) throw new Error(`no span '${name}'; finished: ${exporter.getFinishedSpans().map((s) => s.name).join(', ')}`);
+  const span = exporter
+    .getFinishedSpans()
+    .filter((s) => s.name === name)
+    .at(-1);
+  if (!span)
+    throw new Error(
+      `no span '${name}'; finished: ${exporter
+        .getFinishedSpans()
+        .map((s) => s.name)
+        .join(', ')}`,
+    );
   return span;
 }
 

@@ -8,7 +8,7 @@ import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { MemoryLogger } from '@fw/runtime';
-import { Agent, AgentTool, AiSdkProvider } from '../src/index.js';
+import { Agent, AgentTool, AiSdkProvider } from '../dist/index.js';
 import { startApp } from './helpers.js';
 import { parentOf, registerTracing, spanNamed } from './tracing-sdk.js';
 
@@ -33,9 +33,20 @@ function model(q: string): MockLanguageModelV3 {
     provider: 'mock.chat',
     doStream: async () => ({
       stream: simulateReadableStream<LanguageModelV3StreamPart>({
-        chunks: call++ === 0
-          ? [{ type: 'stream-start', warnings: [] }, { type: 'tool-call', toolCallId: 'call-1', toolName: 'lookup', input: JSON.stringify({ q }) }, { type: 'finish', usage, finishReason: { unified: 'tool-calls', raw: 'tool_calls' } }]
-          : [{ type: 'stream-start', warnings: [] }, { type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'done' }, { type: 'text-end', id: 't' }, { type: 'finish', usage, finishReason: { unified: 'stop', raw: 'stop' } }],
+        chunks:
+          call++ === 0
+            ? [
+                { type: 'stream-start', warnings: [] },
+                { type: 'tool-call', toolCallId: 'call-1', toolName: 'lookup', input: JSON.stringify({ q }) },
+                { type: 'finish', usage, finishReason: { unified: 'tool-calls', raw: 'tool_calls' } },
+              ]
+            : [
+                { type: 'stream-start', warnings: [] },
+                { type: 'text-start', id: 't' },
+                { type: 'text-delta', id: 't', delta: 'done' },
+                { type: 'text-end', id: 't' },
+                { type: 'finish', usage, finishReason: { unified: 'stop', raw: 'stop' } },
+              ],
       }),
     }),
   });
@@ -47,8 +58,19 @@ test('an A2A task: a2a task → invoke_agent → chat / execute_tool spans with 
   try {
     const client = await new ClientFactory().createFromUrl(`${app.base}/fw/agent/traced-agent/a2a`);
     const task = (await client.sendMessage({
-      tenant: '', configuration: undefined, metadata: undefined,
-      message: { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, metadata: undefined, extensions: [], referenceTaskIds: [], parts: [{ content: { $case: 'text', value: 'what is fw?' }, metadata: undefined, filename: '', mediaType: 'text/plain' }] },
+      tenant: '',
+      configuration: undefined,
+      metadata: undefined,
+      message: {
+        messageId: randomUUID(),
+        contextId: '',
+        taskId: '',
+        role: Role.ROLE_USER,
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+        parts: [{ content: { $case: 'text', value: 'what is fw?' }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+      },
     })) as Task;
     assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
 
@@ -75,7 +97,10 @@ test('an A2A task: a2a task → invoke_agent → chat / execute_tool spans with 
       assert.equal(turn.attributes['gen_ai.usage.input_tokens'], 12);
       assert.equal(turn.attributes['gen_ai.usage.output_tokens'], 5);
     }
-    assert.deepEqual(turns.map((t) => t.attributes['gen_ai.response.finish_reasons']), [['tool-calls'], ['stop']]);
+    assert.deepEqual(
+      turns.map((t) => t.attributes['gen_ai.response.finish_reasons']),
+      [['tool-calls'], ['stop']],
+    );
 
     const tool = spanNamed(exporter, 'execute_tool lookup');
     assert.equal(parentOf(tool), run.spanContext().spanId);
@@ -98,13 +123,27 @@ test('a failing tool and a failing provider end their spans in error; the run sp
     const tool = spanNamed(exporter, 'execute_tool lookup');
     assert.equal(tool.status.code, SpanStatusCode.ERROR);
     assert.equal(tool.status.message, 'dictionary offline');
-    assert.equal(spanNamed(exporter, 'invoke_agent traced-agent').status.code, SpanStatusCode.UNSET, 'the model read the failure and answered');
-    assert.equal(spanNamed(exporter, 'chat mock-4o').attributes['gen_ai.provider.name'], 'ai-sdk', 'the provider\'s name when no providerName is given');
+    assert.equal(
+      spanNamed(exporter, 'invoke_agent traced-agent').status.code,
+      SpanStatusCode.UNSET,
+      'the model read the failure and answered',
+    );
+    assert.equal(
+      spanNamed(exporter, 'chat mock-4o').attributes['gen_ai.provider.name'],
+      'ai-sdk',
+      "the provider's name when no providerName is given",
+    );
 
     exporter.reset();
     const failing = new AiSdkProvider({
-      name: 'flaky', models: ['mock-4o'], priority: 60,
-      model: new MockLanguageModelV3({ doStream: async () => { throw Object.assign(new Error('overloaded'), { statusCode: 503 }); } }),
+      name: 'flaky',
+      models: ['mock-4o'],
+      priority: 60,
+      model: new MockLanguageModelV3({
+        doStream: async () => {
+          throw Object.assign(new Error('overloaded'), { statusCode: 503 });
+        },
+      }),
     });
     app.module.addProvider(failing);
     await assert.rejects(app.module.host.run('traced-agent', { message: 'hi' }, new AbortController().signal), /overloaded/);

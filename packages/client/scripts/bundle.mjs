@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const entry = `${root}dist/src/index.js`;
+const entry = `${root}dist/index.js`;
 const out = `${root}dist/browser/`;
 const BUDGET = Number(process.env.FW_CLIENT_BUDGET ?? 8192);
 

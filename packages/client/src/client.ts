@@ -112,7 +112,6 @@ interface Candidate {
   transport: number;
 }
 
-
 export class FwClient<M extends MessageMap = MessageMap> {
   private _state: ClientState = 'connecting';
   private _uuid: string | undefined;
@@ -337,7 +336,12 @@ export class FwClient<M extends MessageMap = MessageMap> {
     }
   }
 
-  private openTransport(transport: TransportName, candidate: Candidate, params: Record<string, string | undefined>, gen: number): TransportConnection {
+  private openTransport(
+    transport: TransportName,
+    candidate: Candidate,
+    params: Record<string, string | undefined>,
+    gen: number,
+  ): TransportConnection {
     return OPENERS[transport]({
       endpoint: this.endpoints[candidate.endpoint]!,
       params,
@@ -370,7 +374,12 @@ export class FwClient<M extends MessageMap = MessageMap> {
     if (error.code === 'closed_by_server') return this.terminate(error.message, false);
     this.emit(this.errorListeners, error);
     if (this._state === 'closed') return;
-    if (error.code === 'http_error' && error.status === 400 && error.problemCode === 'invalid_query' && (this.resumable || this.cursors.size > 0)) {
+    if (
+      error.code === 'http_error' &&
+      error.status === 400 &&
+      error.problemCode === 'invalid_query' &&
+      (this.resumable || this.cursors.size > 0)
+    ) {
       // The server refuses our resume parameters: a connection is worth more than the resume
       // state, so shed it step by step (tracking first, then the cursors) and start over.
       if (this.resumable) this.resumable = false;
@@ -573,7 +582,14 @@ export class FwClient<M extends MessageMap = MessageMap> {
         } catch (e) {
           const error = e instanceof ClientError ? e : new ClientError('connection_lost', String(e));
           if (gen !== this.generation) continue;
-          if (error.code === 'http_error' && error.status !== undefined && error.status < 500 && error.status !== 404 && error.status !== 408 && error.status !== 429) {
+          if (
+            error.code === 'http_error' &&
+            error.status !== undefined &&
+            error.status < 500 &&
+            error.status !== 404 &&
+            error.status !== 408 &&
+            error.status !== 429
+          ) {
             // The server refused this message itself (too large, bad): resending cannot help.
             this.outbox.shift();
             this.emit(this.errorListeners, error);
@@ -638,6 +654,9 @@ function add<T>(set: Set<T>, listener: T): () => void {
 }
 
 /** Opens a client to one endpoint (or several, tried in order for failover). */
-export function connect<M extends MessageMap = MessageMap>(url: string | URL | ReadonlyArray<string | URL>, options?: ConnectOptions): FwClient<M> {
+export function connect<M extends MessageMap = MessageMap>(
+  url: string | URL | ReadonlyArray<string | URL>,
+  options?: ConnectOptions,
+): FwClient<M> {
   return new FwClient<M>(url, options);
 }

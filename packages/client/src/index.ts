@@ -4,7 +4,22 @@
  * built-ins (the Node entry, node.ts, adds `ws`).
  */
 export { connect, FwClient, DEFAULT_TRANSPORTS } from './client.js';
-export type { ClientState, ConnectOptions, MessageMeta, MessageListener, StateListener, CloseListener, GapListener, ErrorListener, Recovery, RecoveryListener, MessageMap, MessageOut, MessageIn, JsonListener } from './client.js';
+export type {
+  ClientState,
+  ConnectOptions,
+  MessageMeta,
+  MessageListener,
+  StateListener,
+  CloseListener,
+  GapListener,
+  ErrorListener,
+  Recovery,
+  RecoveryListener,
+  MessageMap,
+  MessageOut,
+  MessageIn,
+  JsonListener,
+} from './client.js';
 export { ClientError, type ClientErrorCode } from './errors.js';
 export type { ClientLogger } from './default-logger.js';
 export { backoffDelay, DEFAULT_RECONNECT, type ReconnectOptions } from './backoff.js';

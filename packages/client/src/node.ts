@@ -9,6 +9,9 @@ import type { WebSocketConstructor } from './transport.js';
 export * from './index.js';
 
 /** `connect` with `ws` as the default WebSocket implementation. */
-export function connect<M extends MessageMap = MessageMap>(url: string | URL | ReadonlyArray<string | URL>, options: ConnectOptions = {}): FwClient<M> {
+export function connect<M extends MessageMap = MessageMap>(
+  url: string | URL | ReadonlyArray<string | URL>,
+  options: ConnectOptions = {},
+): FwClient<M> {
   return new FwClient<M>(url, { WebSocket: WebSocket as unknown as WebSocketConstructor, ...options });
 }

@@ -26,7 +26,8 @@ export function parseToolCall(payload: string): ToolCall | undefined {
   const o = v as Record<string, unknown>;
   if (o.type !== 'tool-call' || typeof o.toolName !== 'string') return undefined;
   if (typeof o.id !== 'string' && typeof o.id !== 'number') return undefined;
-  const args = typeof o.arguments === 'object' && o.arguments !== null && !Array.isArray(o.arguments) ? (o.arguments as Record<string, unknown>) : {};
+  const args =
+    typeof o.arguments === 'object' && o.arguments !== null && !Array.isArray(o.arguments) ? (o.arguments as Record<string, unknown>) : {};
   return { id: o.id, toolName: o.toolName, arguments: args };
 }
 

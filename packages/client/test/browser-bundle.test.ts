@@ -36,7 +36,14 @@ test('Chromium: one request for the client, compressed, 304 on reload; the IIFE 
   });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
   t.after(async () => {
     await browser.close();
@@ -52,16 +59,27 @@ test('Chromium: one request for the client, compressed, 304 on reload; the IIFE 
 
   await page.goto(server.url('/module'));
   await page.waitForFunction(() => (window as unknown as { got?: string }).got === 'echo:hello');
-  assert.deepEqual(clientResponses.map((r) => [r.url, r.status]), [['/fw/client.js', 200]], 'one request for the client');
+  assert.deepEqual(
+    clientResponses.map((r) => [r.url, r.status]),
+    [['/fw/client.js', 200]],
+    'one request for the client',
+  );
   assert.equal(clientResponses[0]!.encoding, 'br', 'Chromium asks for brotli and gets it');
 
   clientResponses.length = 0;
   await page.reload();
   await page.waitForFunction(() => (window as unknown as { got?: string }).got === 'echo:hello');
-  assert.deepEqual(clientResponses.map((r) => [r.url, r.status]), [['/fw/client.js', 304]], 'revalidated, not downloaded again');
+  assert.deepEqual(
+    clientResponses.map((r) => [r.url, r.status]),
+    [['/fw/client.js', 304]],
+    'revalidated, not downloaded again',
+  );
 
   clientResponses.length = 0;
   await page.goto(server.url('/script'));
   await page.waitForFunction(() => (window as unknown as { got?: string }).got === 'echo:plain script');
-  assert.deepEqual(clientResponses.map((r) => [r.url, r.status]), [['/fw/client.global.js', 200]]);
+  assert.deepEqual(
+    clientResponses.map((r) => [r.url, r.status]),
+    [['/fw/client.global.js', 200]],
+  );
 });

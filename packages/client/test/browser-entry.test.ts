@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { runInNewContext } from 'node:vm';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import WebSocket from 'ws';
-import type * as ClientModule from '../src/index.js';
+import type * as ClientModule from '../dist/index.js';
 import { serve } from './helpers.js';
 
 /** The gzipped budget of the ES module bundle (issue 15: CI fails above 8 KB). */
@@ -42,7 +42,10 @@ test('/fw/client.js is one self-contained ES module under the gzip budget, and i
   const file = join(dir, 'client.js');
   await writeFile(file, code);
   const mod = (await import(pathToFileURL(file).href)) as typeof ClientModule;
-  interface Chat { in: string; out: string }
+  interface Chat {
+    in: string;
+    out: string;
+  }
   const client = mod.connect<Chat>(server.url('/fw/chat/lobby'), { WebSocket: WebSocket as unknown as ClientModule.WebSocketConstructor });
   t.after(() => client.close());
   const got = new Promise<string>((resolve) => client.onMessage((d) => resolve(d)));
@@ -67,15 +70,20 @@ test('/fw/client.global.js defines fw.connect for a plain <script>', async (t) =
 });
 
 test('typed message maps: onJson parses, types follow the map, a non-JSON message is an invalid_message error', async (t) => {
-  const server = await serve({}, (fw) => fw.handle('/chat/{room}', {
-    message: (r, d) => {
-      r.write('not json');
-      r.write({ echo: JSON.parse(d) as unknown });
-    },
-  }));
+  const server = await serve({}, (fw) =>
+    fw.handle('/chat/{room}', {
+      message: (r, d) => {
+        r.write('not json');
+        r.write({ echo: JSON.parse(d) as unknown });
+      },
+    }),
+  );
   t.after(() => server.close());
-  const { connect } = await import('../src/node.js');
-  interface Chat { in: { echo: { text: string } }; out: { text: string } }
+  const { connect } = await import('../dist/node.js');
+  interface Chat {
+    in: { echo: { text: string } };
+    out: { text: string };
+  }
   const client = connect<Chat>(server.url('/fw/chat/lobby'));
   t.after(() => client.close());
   const errors: string[] = [];

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { TransportName } from '../src/index.js';
+import type { TransportName } from '../dist/index.js';
 import { serve, type Served } from './helpers.js';
 
 const CHROMIUM = process.env.FW_CHROMIUM ?? '/usr/bin/chromium';
@@ -41,7 +41,14 @@ async function fixture(options: Record<string, unknown> = {}): Promise<Fixture> 
   });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
   const page = await browser.newPage();
   page.setDefaultTimeout(15_000);
@@ -52,7 +59,9 @@ async function fixture(options: Record<string, unknown> = {}): Promise<Fixture> 
 
 const got = (page: Page): Promise<string[]> => page.evaluate(() => (window as unknown as { got: string[] }).got);
 
-test('browser: each transport connects, receives broadcasts, sends, and resumes a killed socket mid-stream without loss or duplicates', { skip }, async (t) => {
+test('browser: each transport connects, receives broadcasts, sends, and resumes a killed socket mid-stream without loss or duplicates', {
+  skip,
+}, async (t) => {
   const { server, browser, page } = await fixture();
   t.after(async () => {
     await browser.close();
@@ -60,7 +69,11 @@ test('browser: each transport connects, receives broadcasts, sends, and resumes 
   });
   for (const transport of ['websocket', 'sse', 'long-polling'] as TransportName[]) {
     const used = await page.evaluate(
-      ([ts]) => (window as unknown as { started: (t: string[], r: object) => Promise<string> }).started(ts as string[], { minDelay: 10, maxDelay: 50 }),
+      ([ts]) =>
+        (window as unknown as { started: (t: string[], r: object) => Promise<string> }).started(ts as string[], {
+          minDelay: 10,
+          maxDelay: 50,
+        }),
       [[transport]],
     );
     assert.equal(used, transport);
@@ -81,13 +94,21 @@ test('browser: each transport connects, receives broadcasts, sends, and resumes 
   }
 });
 
-test('browser: a forgotten resource is found out on the next transport (browsers hide a refused upgrade) and reconnected fresh over WebSocket with since', { skip }, async (t) => {
+test('browser: a forgotten resource is found out on the next transport (browsers hide a refused upgrade) and reconnected fresh over WebSocket with since', {
+  skip,
+}, async (t) => {
   const { server, browser, page } = await fixture({ 'fw.resume.grace': 300, 'fw.broadcaster.destroy-empty': false });
   t.after(async () => {
     await browser.close();
     await server.close();
   });
-  await page.evaluate(() => (window as unknown as { started: (t?: string[], r?: object) => Promise<string> }).started(undefined, { minDelay: 800, maxDelay: 800, jitter: 0 }));
+  await page.evaluate(() =>
+    (window as unknown as { started: (t?: string[], r?: object) => Promise<string> }).started(undefined, {
+      minDelay: 800,
+      maxDelay: 800,
+      jitter: 0,
+    }),
+  );
   const uuid = await page.evaluate(() => (window as unknown as { client: { uuid: string } }).client.uuid);
   for (let i = 0; i < 50; i++) server.fw.runtime.broadcast(ROOM, `m${i}`);
   await page.waitForFunction(() => (window as unknown as { got: string[] }).got.length === 50);
@@ -95,7 +116,10 @@ test('browser: a forgotten resource is found out on the next transport (browsers
   for (let i = 50; i < 100; i++) server.fw.runtime.broadcast(ROOM, `m${i}`);
   await page.waitForFunction(() => (window as unknown as { got: string[] }).got.length === 100);
   await new Promise((r) => setTimeout(r, 50));
-  assert.deepEqual(await got(page), Array.from({ length: 100 }, (_, i) => `m${i}`));
+  assert.deepEqual(
+    await got(page),
+    Array.from({ length: 100 }, (_, i) => `m${i}`),
+  );
   const after = await page.evaluate(() => {
     const w = window as unknown as { client: { uuid: string; transport: string }; errors: string[] };
     return { uuid: w.client.uuid, transport: w.client.transport, errors: w.errors };

@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { connect, type ClientError } from '../src/node.js';
-import { eventually, until, within } from './helpers.js';
+import { connect, type ClientError } from '../dist/node.js';
+import { until, within } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 interface Fake {
   url: string;
@@ -87,7 +88,10 @@ test('the client sends heartbeats when it has nothing else to send, and a close 
   assert.equal(await closed, 'kicked by admin');
   assert.equal(client.state, 'closed');
   assert.deepEqual(inbound, ['{"t":"hb"}', '{"t":"hb"}']);
-  assert.throws(() => client.send('late'), (e: ClientError) => e.code === 'client_closed');
+  assert.throws(
+    () => client.send('late'),
+    (e: ClientError) => e.code === 'client_closed',
+  );
   await new Promise((r) => setTimeout(r, 30));
   assert.equal(fake.upgrades.length, 1, 'no reconnect after a server close');
   await fake.close();
@@ -99,9 +103,12 @@ test('messages sent while connecting are queued up to maxQueue and flushed in or
   const client = connect(fake.url, { transports: ['websocket'], maxQueue: 2 });
   client.send('a');
   client.send({ b: 1 });
-  assert.throws(() => client.send('c'), (e: ClientError) => e.code === 'send_queue_full');
+  assert.throws(
+    () => client.send('c'),
+    (e: ClientError) => e.code === 'send_queue_full',
+  );
   await until(client, 'open');
-  await eventually(() => inbound.length === 2, 'two messages');
+  await waitFor('two messages', () => inbound.length === 2);
   assert.deepEqual(inbound, ['{"t":"m","d":"a"}', '{"t":"m","d":"{\\"b\\":1}"}']);
   client.close();
   await fake.close();
@@ -134,26 +141,47 @@ test('a registered tool answers tool-call frames with tool-response frames; look
   const lookAlike = JSON.stringify({ type: 'tool-call', id: 'k3', toolName: 'sum', arguments: { a: 1, b: 1 } });
   const fake = await fakeServer(0, (ws) => {
     ws.on('message', (m) => inbound.push(String(m)));
-    ws.send(JSON.stringify({ t: 'tool-call', id: 1, d: JSON.stringify({ type: 'tool-call', id: 'k1', toolName: 'sum', arguments: { a: 2, b: 40 } }) }));
+    ws.send(
+      JSON.stringify({
+        t: 'tool-call',
+        id: 1,
+        d: JSON.stringify({ type: 'tool-call', id: 'k1', toolName: 'sum', arguments: { a: 2, b: 40 } }),
+      }),
+    );
     ws.send(JSON.stringify({ t: 'tool-call', id: 2, d: JSON.stringify({ type: 'tool-call', id: 'k2', toolName: 'nope', arguments: {} }) }));
     ws.send(JSON.stringify({ t: 'm', id: 3, d: lookAlike }));
     // A replayed call (an id already seen) is not answered twice.
-    ws.send(JSON.stringify({ t: 'tool-call', id: 1, d: JSON.stringify({ type: 'tool-call', id: 'k1', toolName: 'sum', arguments: { a: 2, b: 40 } }) }));
+    ws.send(
+      JSON.stringify({
+        t: 'tool-call',
+        id: 1,
+        d: JSON.stringify({ type: 'tool-call', id: 'k1', toolName: 'sum', arguments: { a: 2, b: 40 } }),
+      }),
+    );
     ws.send(JSON.stringify({ t: 'm', id: 4, d: 'plain' }));
   });
   const client = connect(fake.url, { transports: ['websocket'] });
   client.registerTool('sum', (args) => Number(args.a) + Number(args.b));
-  assert.throws(() => client.registerTool('sum', () => 0), (e: ClientError) => e.code === 'duplicate_tool');
+  assert.throws(
+    () => client.registerTool('sum', () => 0),
+    (e: ClientError) => e.code === 'duplicate_tool',
+  );
   const got: string[] = [];
   client.onMessage((d) => got.push(d));
-  await eventually(() => inbound.length === 2 && got.length === 2, 'two answers and two messages');
+  await waitFor('two answers and two messages', () => inbound.length === 2 && got.length === 2);
   const frames = inbound.map((f) => JSON.parse(f) as { t: string; d: string });
-  assert.deepEqual(frames.map((f) => f.t), ['tool-response', 'tool-response']);
+  assert.deepEqual(
+    frames.map((f) => f.t),
+    ['tool-response', 'tool-response'],
+  );
   const answers = frames.map((f) => JSON.parse(f.d) as { id: string });
-  assert.deepEqual(answers.sort((x, y) => x.id.localeCompare(y.id)), [
-    { type: 'tool-response', id: 'k1', result: '42' },
-    { type: 'tool-response', id: 'k2', error: "no handler registered for tool 'nope'" },
-  ]);
+  assert.deepEqual(
+    answers.sort((x, y) => x.id.localeCompare(y.id)),
+    [
+      { type: 'tool-response', id: 'k1', result: '42' },
+      { type: 'tool-response', id: 'k2', error: "no handler registered for tool 'nope'" },
+    ],
+  );
   assert.deepEqual(got, [lookAlike, 'plain']);
   client.close();
   await fake.close();
@@ -173,7 +201,7 @@ test('no handshake within connectTimeout: the candidate is abandoned and the nex
   assert.equal(reason, 'gave up after 2 failed attempts');
   assert.deepEqual(errors, ['handshake_timeout', 'handshake_timeout']);
   assert.equal(client.uuid, undefined);
-  await eventually(() => sockets.every((s) => s.readyState === s.CLOSED), 'abandoned sockets to close');
+  await waitFor('abandoned sockets to close', () => sockets.every((s) => s.readyState === s.CLOSED));
   await new Promise<void>((r) => wss.close(() => r()));
   await new Promise<void>((r) => http.close(() => r()));
 });
@@ -201,7 +229,9 @@ test('a server that refuses the resume parameters (400 invalid_query) gets a fre
     requests.push(url);
     if (url.searchParams.has('tracking')) {
       res.writeHead(400, { 'content-type': 'application/problem+json' });
-      return res.end(JSON.stringify({ status: 400, code: 'invalid_query', title: 'Bad Request', detail: "query parameter 'last' is ahead" }));
+      return res.end(
+        JSON.stringify({ status: 400, code: 'invalid_query', title: 'Bad Request', detail: "query parameter 'last' is ahead" }),
+      );
     }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(`data: ${JSON.stringify({ t: 'hs', uuid: UUID, transport: 'sse', heartbeat: 0, resumed: false })}\n\n`);
@@ -209,7 +239,10 @@ test('a server that refuses the resume parameters (400 invalid_query) gets a fre
     if (requests.length === 1) res.end(); // a dropped stream: the client will try to resume
   });
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  const client = connect(`http://127.0.0.1:${(http.address() as AddressInfo).port}/fw/x`, { transports: ['sse'], reconnect: { minDelay: 1, maxDelay: 2 } });
+  const client = connect(`http://127.0.0.1:${(http.address() as AddressInfo).port}/fw/x`, {
+    transports: ['sse'],
+    reconnect: { minDelay: 1, maxDelay: 2 },
+  });
   const errors: string[] = [];
   client.onError((e) => errors.push(`${e.code}${e.status ? ` ${e.status}` : ''}`));
   const got: string[] = [];

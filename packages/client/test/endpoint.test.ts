@@ -1,13 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeSince, endpointUrl, resolveEndpoint } from '../src/endpoint.js';
+import { encodeSince, endpointUrl, resolveEndpoint } from '../dist/endpoint.js';
 
 test('endpoints: scheme per transport, query parameters, base64url since', () => {
   const base = resolveEndpoint('http://127.0.0.1:8080/fw/chat/lobby#x');
   assert.equal(endpointUrl(base, 'ws', { fw: '1', tracking: undefined }), 'ws://127.0.0.1:8080/fw/chat/lobby?fw=1');
   assert.equal(endpointUrl(resolveEndpoint('wss://h/fw/a?k=v'), 'http', { last: '3' }), 'https://h/fw/a?k=v&last=3');
   assert.throws(() => resolveEndpoint('ftp://h/x'), TypeError);
-  const since = encodeSince(new Map([['/fw/chat/lobby', 42], ['/fw/é?', 7]]));
+  const since = encodeSince(
+    new Map([
+      ['/fw/chat/lobby', 42],
+      ['/fw/é?', 7],
+    ]),
+  );
   assert.match(since, /^[A-Za-z0-9_-]+$/);
   assert.deepEqual(JSON.parse(Buffer.from(since, 'base64url').toString('utf8')), { '/fw/chat/lobby': 42, '/fw/é?': 7 });
   // Over the limit the oldest cursors go first.

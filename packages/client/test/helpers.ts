@@ -1,7 +1,7 @@
 /** Shared by the tests that run the client against the real runtime. */
 import type { Socket } from 'node:net';
 import { Framework } from '@fw/runtime';
-import type { ClientState, FwClient } from '../src/node.js';
+import type { ClientState, FwClient } from '../dist/node.js';
 
 export interface Served {
   fw: Framework;
@@ -55,13 +55,4 @@ export function within<T = void>(ms: number, what: string | (() => string), star
       resolve(value);
     });
   });
-}
-
-/** Polls `check` every few ms until it holds (or fails after `ms`). */
-export async function eventually(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }

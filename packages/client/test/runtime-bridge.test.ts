@@ -6,8 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Resource } from '@fw/runtime';
-import { connect, type TransportName } from '../src/node.js';
-import { eventually, serve, until } from './helpers.js';
+import { connect, type TransportName } from '../dist/node.js';
+import { serve, until } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as TransportName[]) {
   test(`${transport}: registered tools answer tool-call frames by id; unknown tools and failures answer with error; look-alike messages stay the app's`, async (t) => {
@@ -36,7 +37,7 @@ for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as Tra
     const messages: string[] = [];
     client.onMessage((d) => messages.push(d));
     await until(client, 'open');
-    await eventually(() => resource !== undefined, 'the resource');
+    await waitFor('the resource', () => resource !== undefined);
     const r = resource!;
     const responses: Array<Record<string, unknown>> = [];
     r.onToolResponse((data) => {
@@ -56,14 +57,21 @@ for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as Tra
     // The client sends an app message shaped like a tool-response: the handler gets it.
     const lookAlikeAnswer = JSON.stringify({ type: 'tool-response', id: 'add-0', result: 'forged' });
     client.send(lookAlikeAnswer);
-    await eventually(() => responses.length === 23 && messages.length === 2 && appMessages.length === 1, `23 responses (have ${responses.length}), 2 messages, 1 app message`);
+    await waitFor(
+      `23 responses (have ${responses.length}), 2 messages, 1 app message`,
+      () => responses.length === 23 && messages.length === 2 && appMessages.length === 1,
+    );
 
     const byId = new Map(responses.map((x) => [x.id, x]));
     for (let i = 0; i < 20; i++) assert.deepEqual(byId.get(`add-${i}`), { type: 'tool-response', id: `add-${i}`, result: String(i + 100) });
     assert.deepEqual(byId.get('u'), { type: 'tool-response', id: 'u', result: 'SHOUT' });
     assert.deepEqual(byId.get('f'), { type: 'tool-response', id: 'f', error: 'no can do' });
     assert.deepEqual(byId.get('x'), { type: 'tool-response', id: 'x', error: "no handler registered for tool 'missing'" });
-    assert.deepEqual(messages, ['an ordinary message', lookAlike], 'a message shaped like a tool call reaches onMessage and is not answered');
+    assert.deepEqual(
+      messages,
+      ['an ordinary message', lookAlike],
+      'a message shaped like a tool call reaches onMessage and is not answered',
+    );
     assert.deepEqual(appMessages, [lookAlikeAnswer], 'a message shaped like a tool-response reaches the handler; bridge answers do not');
     assert.equal(responses.filter((x) => x.id === 'app-1').length, 0);
   });

@@ -4,8 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework } from '@fw/runtime';
-import { connect, type TransportName } from '../src/node.js';
-import { eventually, until } from './helpers.js';
+import { connect, type TransportName } from '../dist/node.js';
+import { until } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 const ROOM = '/fw/chat/lobby';
 
@@ -34,7 +35,7 @@ for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as Tra
       await until(client, 'open');
       const firstUuid = client.uuid;
       for (let i = 1; i <= 5; i++) server.fw.runtime.broadcast(ROOM, `old ${i}`);
-      await eventually(() => got.length === 5, 'five messages before the restart');
+      await waitFor('five messages before the restart', () => got.length === 5);
       await server.fw.close();
       await until(client, 'reconnecting');
       assert.equal(closedFor, undefined, 'a shutdown must not end the client for good');
@@ -42,9 +43,9 @@ for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as Tra
       server = await start(server.port, ['early 1', 'early 2']);
       await until(client, 'open');
       assert.notEqual(client.uuid, firstUuid, 'the restarted server knows nothing of the old resource');
-      await eventually(() => server.fw.runtime.stats().connections === 1, 'the client connected to the restarted server');
+      await waitFor('the client connected to the restarted server', () => server.fw.runtime.stats().connections === 1);
       server.fw.runtime.broadcast(ROOM, 'late');
-      await eventually(() => got.includes('late'), 'a message after the restart');
+      await waitFor('a message after the restart', () => got.includes('late'));
       assert.deepEqual(got, ['old 1', 'old 2', 'old 3', 'old 4', 'old 5', 'early 1', 'early 2', 'late']);
     } finally {
       client.close();

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, type TransportName } from '../src/node.js';
+import { connect, type TransportName } from '../dist/node.js';
 import { serve, until, within } from './helpers.js';
 
 const COUNT = 1000;
@@ -22,11 +22,14 @@ for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as Tra
       return server.close();
     });
     const got: string[] = [];
-    const all = within(20_000, () => `${COUNT} messages (have ${got.length})`, (resolve) =>
-      client.onMessage((d) => {
-        got.push(d);
-        if (got.length === COUNT) resolve();
-      }),
+    const all = within(
+      20_000,
+      () => `${COUNT} messages (have ${got.length})`,
+      (resolve) =>
+        client.onMessage((d) => {
+          got.push(d);
+          if (got.length === COUNT) resolve();
+        }),
     );
     await until(client, 'open');
     const uuid = client.uuid;
@@ -76,11 +79,15 @@ for (const transport of ['websocket', 'sse', 'long-polling'] as TransportName[])
       if (got.length === target) resolveAt?.();
     });
     const have = (n: number): Promise<void> =>
-      within(10_000, () => `${n} messages (have ${got.length})`, (resolve) => {
-        target = n;
-        resolveAt = resolve;
-        if (got.length >= n) resolve();
-      });
+      within(
+        10_000,
+        () => `${n} messages (have ${got.length})`,
+        (resolve) => {
+          target = n;
+          resolveAt = resolve;
+          if (got.length >= n) resolve();
+        },
+      );
     await until(client, 'open');
     const firstUuid = client.uuid;
 

@@ -1,9 +1,10 @@
 /** The client against the real runtime over each transport: connect, broadcasts, send, server close. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, type MessageMeta, type TransportName } from '../src/node.js';
-import { connect as browserConnect } from '../src/index.js';
-import { eventually, serve, until, within } from './helpers.js';
+import { connect, type MessageMeta, type TransportName } from '../dist/node.js';
+import { connect as browserConnect } from '../dist/index.js';
+import { serve, until, within } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 const TRANSPORTS: TransportName[] = ['websocket', 'sse', 'long-polling', 'streaming'];
 
@@ -29,17 +30,26 @@ for (const transport of TRANSPORTS) {
 
     assert.equal(server.fw.runtime.broadcast('/fw/chat/lobby', 'hello'), 1);
     server.fw.runtime.broadcast('/fw/chat/lobby', { n: 2 });
-    await eventually(() => got.length === 2, 'two broadcasts');
-    assert.deepEqual(got.map(([d]) => d), ['hello', '{"n":2}']);
+    await waitFor('two broadcasts', () => got.length === 2);
+    assert.deepEqual(
+      got.map(([d]) => d),
+      ['hello', '{"n":2}'],
+    );
     assert.equal(got[0]![1].broadcaster, '/fw/chat/lobby');
     assert.equal(got[0]![1].transport, transport);
     assert.ok(got[1]![1].id > got[0]![1].id);
 
     client.send('hi');
     client.send({ text: 'there' });
-    await eventually(() => got.length === 4, 'two echoes');
+    await waitFor('two echoes', () => got.length === 4);
     assert.deepEqual(inbound, ['hi', '{"text":"there"}']);
-    assert.deepEqual(got.slice(2).map(([d, m]) => [d, m.broadcaster]), [['echo:hi', undefined], ['echo:{"text":"there"}', undefined]]);
+    assert.deepEqual(
+      got.slice(2).map(([d, m]) => [d, m.broadcaster]),
+      [
+        ['echo:hi', undefined],
+        ['echo:{"text":"there"}', undefined],
+      ],
+    );
 
     const reason = within<string>(5000, 'close', (r) => client.onClose(r));
     server.fw.runtime.disconnect(client.uuid!, 'kicked: be nice');
@@ -58,7 +68,7 @@ for (const transport of TRANSPORTS) {
     const reason = within<string>(1000, 'close', (r) => client.onClose(r));
     client.close();
     assert.equal(await reason, 'client closed');
-    await eventually(() => server.fw.runtime.listResources().total === 0, 'the resource to end');
+    await waitFor('the resource to end', () => server.fw.runtime.listResources().total === 0);
     assert.deepEqual(closed, ['client closed']);
     await server.close();
   });
@@ -114,7 +124,7 @@ test('connect/send/close cycles leave no timers behind and no resources on the s
       c.close();
     }
   }
-  await eventually(() => server.fw.runtime.listResources().total === 0, 'every resource to end');
+  await waitFor('every resource to end', () => server.fw.runtime.listResources().total === 0);
   await new Promise((r) => setTimeout(r, 50));
   const left = resources();
   assert.equal(left.Timeout ?? 0, 0, JSON.stringify(left));

@@ -2,4 +2,4 @@
 // The bridge itself is compiled to dist/ by the build. This launcher is plain JavaScript that
 // exists before any build, so that npm links the `fw-mcp-stdio-bridge` bin at install time (it
 // skips a bin whose file is missing, which a workspace checkout's dist/ is until it is built).
-import '../dist/src/bin/stdio-bridge.js';
+import '../dist/bin/stdio-bridge.js';

@@ -1,5 +1,5 @@
 import type { Framework } from '@fw/runtime';
-import { allPendingBridgeCalls } from './bridge.js';
+import { pendingBridgeCalls } from './bridge.js';
 import { mountedServers } from './server.js';
 import type { McpTask } from './modern/tasks.js';
 
@@ -12,7 +12,7 @@ export interface McpToolInfo {
   description: string;
   /** JSON schema of the arguments. */
   inputSchema: Record<string, unknown>;
-  /** `decorated` (from an @McpServer class) or `programmatic` (McpRegistry.get().registerTool). */
+  /** `decorated` (from an @McpServer class) or `programmatic` (McpRegistry.of(fw).registerTool, the framework's registry). */
   origin: 'decorated' | 'programmatic';
   /** Path of the MCP server it is served on; null for the process-wide registry (all servers). */
   server: string | null;
@@ -101,36 +101,77 @@ export function createAdminView(fw: Framework): McpAdminView {
   const mounts = () => mountedServers(fw);
   const serverOf = (origin: 'decorated' | 'programmatic', path: string): string | null => (origin === 'decorated' ? path : null);
   return {
-    servers: () => mounts().map((m) => ({
-      name: m.endpoint.identity.name,
-      version: m.endpoint.identity.version,
-      path: m.endpoint.path,
-      sessions: m.endpoint.sessionCount,
-    })),
-    tools: () => unique(mounts().flatMap((m) => m.endpoint.catalog.tools().map((t): McpToolInfo => ({
-      name: t.name, description: t.description, inputSchema: t.inputSchema, origin: t.origin, server: serverOf(t.origin, m.endpoint.path),
-    }))), (t) => `${t.server}|${t.name}`),
-    resources: () => unique(mounts().flatMap((m) => [...m.endpoint.catalog.resources(), ...m.endpoint.catalog.templates()].map((r): McpResourceInfo => ({
-      uri: r.uri, name: r.name, description: r.description, mimeType: r.mimeType, template: r.template !== undefined,
-      origin: r.origin, server: serverOf(r.origin, m.endpoint.path),
-    }))), (r) => `${r.server}|${r.uri}`),
-    prompts: () => unique(mounts().flatMap((m) => m.endpoint.catalog.prompts().map((p): McpPromptInfo => ({
-      name: p.name, description: p.description,
-      arguments: p.params.map((a) => ({ name: a.name, description: a.description, required: a.required })),
-      origin: p.origin, server: serverOf(p.origin, m.endpoint.path),
-    }))), (p) => `${p.server}|${p.name}`),
-    sessions: () => mounts().flatMap((m) => m.endpoint.allSessions().map((s): McpSessionInfo => ({
-      id: s.id,
-      server: m.endpoint.path,
-      transport: s.transport,
-      protocolVersion: s.protocolVersion,
-      clientName: s.clientInfo?.name ?? null,
-      clientVersion: s.clientInfo?.version ?? null,
-      principal: s.principal?.id ?? null,
-      createdAt: new Date(s.createdAt).toISOString(),
-      lastActivityAt: new Date(s.lastActivity).toISOString(),
-      requests: s.requests,
-    }))),
+    servers: () =>
+      mounts().map((m) => ({
+        name: m.endpoint.identity.name,
+        version: m.endpoint.identity.version,
+        path: m.endpoint.path,
+        sessions: m.endpoint.sessionCount,
+      })),
+    tools: () =>
+      unique(
+        mounts().flatMap((m) =>
+          m.endpoint.catalog.tools().map(
+            (t): McpToolInfo => ({
+              name: t.name,
+              description: t.description,
+              inputSchema: t.inputSchema,
+              origin: t.origin,
+              server: serverOf(t.origin, m.endpoint.path),
+            }),
+          ),
+        ),
+        (t) => `${t.server}|${t.name}`,
+      ),
+    resources: () =>
+      unique(
+        mounts().flatMap((m) =>
+          [...m.endpoint.catalog.resources(), ...m.endpoint.catalog.templates()].map(
+            (r): McpResourceInfo => ({
+              uri: r.uri,
+              name: r.name,
+              description: r.description,
+              mimeType: r.mimeType,
+              template: r.template !== undefined,
+              origin: r.origin,
+              server: serverOf(r.origin, m.endpoint.path),
+            }),
+          ),
+        ),
+        (r) => `${r.server}|${r.uri}`,
+      ),
+    prompts: () =>
+      unique(
+        mounts().flatMap((m) =>
+          m.endpoint.catalog.prompts().map(
+            (p): McpPromptInfo => ({
+              name: p.name,
+              description: p.description,
+              arguments: p.params.map((a) => ({ name: a.name, description: a.description, required: a.required })),
+              origin: p.origin,
+              server: serverOf(p.origin, m.endpoint.path),
+            }),
+          ),
+        ),
+        (p) => `${p.server}|${p.name}`,
+      ),
+    sessions: () =>
+      mounts().flatMap((m) =>
+        m.endpoint.allSessions().map(
+          (s): McpSessionInfo => ({
+            id: s.id,
+            server: m.endpoint.path,
+            transport: s.transport,
+            protocolVersion: s.protocolVersion,
+            clientName: s.clientInfo?.name ?? null,
+            clientVersion: s.clientInfo?.version ?? null,
+            principal: s.principal?.id ?? null,
+            createdAt: new Date(s.createdAt).toISOString(),
+            lastActivityAt: new Date(s.lastActivity).toISOString(),
+            requests: s.requests,
+          }),
+        ),
+      ),
     tasks: () => mounts().flatMap((m) => m.endpoint.protocol.tasks.all().map(taskInfo)),
     cancelTask: (taskId, reason) => {
       for (const m of mounts()) {
@@ -141,21 +182,38 @@ export function createAdminView(fw: Framework): McpAdminView {
       }
       return undefined;
     },
-    pendingBridgeCalls: () => allPendingBridgeCalls().map((c) => ({
-      id: c.id, resourceUuid: c.resourceUuid, toolName: c.toolName, startedAt: new Date(c.startedAt).toISOString(), timeoutMs: c.timeoutMs,
-    })),
+    pendingBridgeCalls: () =>
+      pendingBridgeCalls(fw).map((c) => ({
+        id: c.id,
+        resourceUuid: c.resourceUuid,
+        toolName: c.toolName,
+        startedAt: new Date(c.startedAt).toISOString(),
+        timeoutMs: c.timeoutMs,
+      })),
   };
 }
 
 function taskInfo(t: McpTask): McpTaskInfo {
   const s = t.summary();
   return {
-    id: s.taskId, contextId: s.server, agentName: s.tool, state: s.status, createdAt: s.createdAt, updatedAt: s.lastUpdatedAt,
-    ...(s.statusMessage !== undefined ? { message: s.statusMessage } : {}), protocol: 'mcp', owner: s.owner,
+    id: s.taskId,
+    contextId: s.server,
+    agentName: s.tool,
+    state: s.status,
+    createdAt: s.createdAt,
+    updatedAt: s.lastUpdatedAt,
+    ...(s.statusMessage !== undefined ? { message: s.statusMessage } : {}),
+    protocol: 'mcp',
+    owner: s.owner,
   };
 }
 
 function unique<T>(items: T[], key: (t: T) => string): T[] {
   const seen = new Set<string>();
-  return items.filter((t) => !seen.has(key(t)) && (seen.add(key(t)), true));
+  return items.filter((t) => {
+    const k = key(t);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }

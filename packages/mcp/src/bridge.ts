@@ -1,23 +1,35 @@
 import { randomUUID } from 'node:crypto';
-import { FwError, type Resource } from '@fw/runtime';
+import { type Framework, FwError, type Resource } from '@fw/runtime';
 
 /** A `tool-call` that was not answered within the bridge timeout. */
 export class BridgeTimeoutError extends FwError {
-  constructor(readonly callId: string, toolName: string, timeoutMs: number) {
+  constructor(
+    readonly callId: string,
+    toolName: string,
+    timeoutMs: number,
+  ) {
     super('bridge_timeout', `client tool '${toolName}' did not answer within ${timeoutMs} ms`, 504, { callId, toolName, timeoutMs });
   }
 }
 
 /** The connection went away (or could not be written to) while the call was pending. */
 export class BridgeDisconnectedError extends FwError {
-  constructor(readonly callId: string, toolName: string, reason: string) {
+  constructor(
+    readonly callId: string,
+    toolName: string,
+    reason: string,
+  ) {
     super('bridge_disconnected', `client tool '${toolName}' cannot answer: ${reason}`, 502, { callId, toolName, reason });
   }
 }
 
 /** The client answered with `{type:'tool-response', id, error}` (no handler, or its handler failed). */
 export class BridgeClientError extends FwError {
-  constructor(readonly callId: string, toolName: string, message: string) {
+  constructor(
+    readonly callId: string,
+    toolName: string,
+    message: string,
+  ) {
     super('bridge_client_error', `client tool '${toolName}' failed: ${message}`, 502, { callId, toolName });
   }
 }
@@ -42,6 +54,8 @@ export interface BridgeOptions {
   timeout?: number;
   /** Most calls pending at once on this bridge; default 10 000. */
   maxPending?: number;
+  /** The framework whose admin plane lists this bridge's pending calls (`/api/admin/mcp/bridge/pending`). */
+  framework?: Framework;
 }
 
 export interface BridgeStats {
@@ -65,15 +79,24 @@ interface Watch {
   off: () => void;
 }
 
-const BRIDGES = new Set<WeakRef<BiDirectionalToolBridge>>();
+/** The live bridges of a framework, kept on the framework (its service `'mcp.bridges'`), weakly. */
+function bridgesOf(fw: Framework): Set<WeakRef<BiDirectionalToolBridge>> {
+  let set = fw.services.get('mcp.bridges');
+  if (!set) {
+    set = new Set();
+    fw.services.provide('mcp.bridges', set);
+  }
+  return set;
+}
 
-/** Pending calls of every live bridge in the process (the admin view). */
-export function allPendingBridgeCalls(): PendingCall[] {
+/** Pending calls of every live bridge created for `fw` (the admin view). */
+export function pendingBridgeCalls(fw: Framework): PendingCall[] {
   const out: PendingCall[] = [];
-  for (const ref of BRIDGES) {
+  const bridges = bridgesOf(fw);
+  for (const ref of bridges) {
     const b = ref.deref();
     if (b) out.push(...b.pendingCalls());
-    else BRIDGES.delete(ref);
+    else bridges.delete(ref);
   }
   return out;
 }
@@ -101,7 +124,7 @@ export class BiDirectionalToolBridge {
     this.timeoutMs = o.timeout ?? 30_000;
     this.maxPending = o.maxPending ?? 10_000;
     if (!(this.timeoutMs > 0)) throw new RangeError('the bridge timeout must be a positive number of milliseconds');
-    BRIDGES.add(new WeakRef(this));
+    if (o.framework) bridgesOf(o.framework).add(new WeakRef(this));
   }
 
   callClientTool(resource: Resource, toolName: string, args: Record<string, unknown> = {}): Promise<string> {
@@ -115,7 +138,17 @@ export class BiDirectionalToolBridge {
           reject(new BridgeTimeoutError(id, toolName, this.timeoutMs));
         }
       }, this.timeoutMs);
-      const call: Pending = { id, resourceUuid: resource.uuid, toolName, startedAt: Date.now(), timeoutMs: this.timeoutMs, resource, resolve, reject, timer };
+      const call: Pending = {
+        id,
+        resourceUuid: resource.uuid,
+        toolName,
+        startedAt: Date.now(),
+        timeoutMs: this.timeoutMs,
+        resource,
+        resolve,
+        reject,
+        timer,
+      };
       this.pending.set(id, call);
       this.watch(resource).calls.add(id);
       // Its own frame type for fw clients, so the answer comes back as a `tool-response` frame
@@ -133,7 +166,13 @@ export class BiDirectionalToolBridge {
   }
 
   pendingCalls(): PendingCall[] {
-    return [...this.pending.values()].map(({ id, resourceUuid, toolName, startedAt, timeoutMs }) => ({ id, resourceUuid, toolName, startedAt, timeoutMs }));
+    return [...this.pending.values()].map(({ id, resourceUuid, toolName, startedAt, timeoutMs }) => ({
+      id,
+      resourceUuid,
+      toolName,
+      startedAt,
+      timeoutMs,
+    }));
   }
 
   stats(): BridgeStats {
@@ -166,7 +205,13 @@ export class BiDirectionalToolBridge {
       }
       this.unwatch(resource);
     });
-    w = { calls: new Set(), off: () => { offMessage(); offClose(); } };
+    w = {
+      calls: new Set(),
+      off: () => {
+        offMessage();
+        offClose();
+      },
+    };
     this.watches.set(resource, w);
     return w;
   }
@@ -204,7 +249,7 @@ export class BiDirectionalToolBridge {
     // leave it pending forever (it is already settled, so no timeout would end it).
     let text: string;
     try {
-      text = typeof result === 'string' ? result : JSON.stringify(result) ?? '';
+      text = typeof result === 'string' ? result : (JSON.stringify(result) ?? '');
     } catch {
       call.reject(new BridgeClientError(call.id, call.toolName, 'the answer nests too deep to serialize'));
       return true;

@@ -1,5 +1,5 @@
 import type { McpSessionHandle } from './context.js';
-import { McpRegistry, type PromptEntry, type RegistryListener, type ResourceEntry, type ToolEntry, type ToolRegistry } from './registry.js';
+import type { PromptEntry, RegistryListener, ResourceEntry, ToolEntry, ToolRegistry } from './registry.js';
 
 /**
  * Decides whether a session may see (list and call) a registry's entries: the admin plane's `fw_*`
@@ -8,15 +8,18 @@ import { McpRegistry, type PromptEntry, type RegistryListener, type ResourceEntr
 export type RegistryVisibility = (session: McpSessionHandle) => boolean;
 
 /**
- * What one endpoint serves: the registries of its @McpServer classes, then the process-wide
- * McpRegistry. The first registry that has a name wins.
+ * What one endpoint serves: the registries of its @McpServer classes, then the framework's
+ * McpRegistry (`shared`). The first registry that has a name wins.
  */
 export class Catalog {
   private readonly list: ToolRegistry[];
   private readonly visibility = new Map<ToolRegistry, RegistryVisibility>();
   private readonly listeners = new Map<RegistryListener, Map<ToolRegistry, () => void>>();
 
-  constructor(registries: readonly ToolRegistry[]) {
+  constructor(
+    registries: readonly ToolRegistry[],
+    private readonly shared?: ToolRegistry,
+  ) {
     this.list = [...registries];
   }
 
@@ -25,7 +28,7 @@ export class Catalog {
   }
 
   /**
-   * Adds a registry in front of the process-wide one when that is last (another class mounted on
+   * Adds a registry in front of the framework's one when that is last (another class mounted on
    * the same path), else at the end. Connected sessions are told about the new entries. With
    * `visible`, a session sees the registry's entries only while it answers true.
    */
@@ -33,13 +36,13 @@ export class Catalog {
     if (visible) this.visibility.set(registry, visible);
     if (this.list.includes(registry)) return;
     const last = this.list[this.list.length - 1];
-    if (last && last === McpRegistry.get()) this.list.splice(this.list.length - 1, 0, registry);
+    if (last && last === this.shared) this.list.splice(this.list.length - 1, 0, registry);
     else this.list.push(registry);
     for (const [l, offs] of this.listeners) offs.set(registry, registry.listen(l));
     this.announce(registry);
   }
 
-  /** Stops serving a registry (e.g. an endpoint that must not serve the process-wide one). */
+  /** Stops serving a registry (e.g. an endpoint that must not serve the framework's one). */
   remove(registry: ToolRegistry): boolean {
     const i = this.list.indexOf(registry);
     if (i < 0) return false;
@@ -68,12 +71,15 @@ export class Catalog {
   }
 
   tools(session?: McpSessionHandle): ToolEntry[] {
-    return dedupe(this.visibleTo(session).flatMap((r) => r.tools()), (t) => t.name);
+    return dedupe(
+      this.visibleTo(session).flatMap((r) => r.tools()),
+      (t) => t.name,
+    );
   }
 
   tool(name: string, session?: McpSessionHandle): ToolEntry | undefined {
     for (const r of this.visibleTo(session)) {
-      const t = r.tool(name);
+      const t = r.findTool(name);
       if (t) return t;
     }
     return undefined;
@@ -81,11 +87,17 @@ export class Catalog {
 
   /** Direct resources (no template variables). */
   resources(session?: McpSessionHandle): ResourceEntry[] {
-    return dedupe(this.visibleTo(session).flatMap((r) => r.resources()), (e) => e.uri).filter((e) => !e.template);
+    return dedupe(
+      this.visibleTo(session).flatMap((r) => r.resources()),
+      (e) => e.uri,
+    ).filter((e) => !e.template);
   }
 
   templates(session?: McpSessionHandle): ResourceEntry[] {
-    return dedupe(this.visibleTo(session).flatMap((r) => r.resources()), (e) => e.uri).filter((e) => e.template);
+    return dedupe(
+      this.visibleTo(session).flatMap((r) => r.resources()),
+      (e) => e.uri,
+    ).filter((e) => e.template);
   }
 
   /** The resource serving `uri`: an exact URI first, then the first matching template. */
@@ -102,7 +114,10 @@ export class Catalog {
   }
 
   prompts(session?: McpSessionHandle): PromptEntry[] {
-    return dedupe(this.visibleTo(session).flatMap((r) => r.prompts()), (p) => p.name);
+    return dedupe(
+      this.visibleTo(session).flatMap((r) => r.prompts()),
+      (p) => p.name,
+    );
   }
 
   prompt(name: string, session?: McpSessionHandle): PromptEntry | undefined {

@@ -1,34 +1,139 @@
-import { defineConfig, type ConfigTypes } from '@fw/runtime';
+import { type Config, defineConfig, type ConfigTypes } from '@fw/runtime';
 import type { TaskLimits } from './modern/tasks.js';
 
 /** Every limit and switch of the MCP module, with its default. Documented in docs/mcp.md. */
 export const MCP_CONFIG = defineConfig({
   'fw.mcp.enabled': { type: 'boolean', default: true, description: 'Master switch: `fw.use(mcp())` mounts nothing when false' },
-  'fw.mcp.max-sessions': { type: 'number', default: 1000, description: 'Most concurrent MCP sessions per endpoint (HTTP and WebSocket together); at it an unfinished or idle session gives way (fw.mcp.evict-when-full), and if all are in use initialize is refused with 503.' },
-  'fw.mcp.max-sessions-per-address': { type: 'number', default: 64, description: 'Most concurrent MCP sessions per endpoint from one client address (the runtime\'s client address: a trusted proxy\'s forwarded one counts); at it the address\'s own unfinished or idle sessions give way, and if all are in use initialize is refused with 429. 0: no per-address cap.' },
-  'fw.mcp.evict-when-full': { type: 'boolean', default: true, description: 'At a session cap, end a session that never finished initialization, else the longest-idle one (no stream, no request running), to admit the new one; false: refuse the new one instead.' },
-  'fw.mcp.session-idle-timeout': { type: 'duration', default: '30m', description: 'An HTTP session with no request and no open stream for this long is ended by the reaper.' },
-  'fw.mcp.max-body': { type: 'number', default: 4 * 1024 * 1024, description: 'Largest POST body / WebSocket message in bytes (413 / close 1009 past it).' },
-  'fw.mcp.keep-alive-interval': { type: 'duration', default: '15s', description: 'Interval of SSE keep-alive comments and WebSocket pings; 0 disables.' },
-  'fw.mcp.replay-buffer': { type: 'number', default: 200, description: 'SSE events each Streamable HTTP session keeps (across all its streams, oldest dropped first) so a client that reconnects with Last-Event-ID gets what it missed; 0 disables replay.' },
-  'fw.mcp.sse-retry': { type: 'duration', default: '1s', description: 'The SSE `retry` hint (sessions at 2025-11-25+): how long a client waits before reconnecting a dropped or polled stream.' },
-  'fw.mcp.sse-poll-interval': { type: 'duration', default: '0', description: 'SSE polling (sessions at 2025-11-25+): end each SSE connection this long after it opened, without ending its stream; the client reconnects with Last-Event-ID. 0: connections stay open.' },
-  'fw.mcp.http-replies': { type: 'string', default: 'auto', description: '`auto` (SSE for tools/call when the client accepts it, else JSON), `json` or `sse`.' },
-  'fw.mcp.page-size': { type: 'number', default: 100, description: 'Items per page of tools/list, resources/list, resources/templates/list and prompts/list.' },
-  'fw.mcp.max-inflight-requests': { type: 'number', default: 100, description: 'Most requests one session may have running at once; past it a request gets a -32000 error.' },
-  'fw.mcp.client-request-timeout': { type: 'duration', default: '60s', description: 'How long a server-to-client request (sampling, elicitation) waits for its answer.' },
-  'fw.mcp.request-state-key': { type: 'string', default: '', description: 'HMAC key that signs the `requestState` of 2026-07-28 multi round-trip requests; empty: a random key per mounted endpoint (set it when several instances serve one endpoint).' },
-  'fw.mcp.request-state-ttl': { type: 'duration', default: '10m', description: 'How long a `requestState` handed to a client stays valid for its retry.' },
-  'fw.mcp.list-cache-ttl': { type: 'duration', default: '0', description: '`ttlMs` hint on 2026-07-28 `server/discover` and list results (0: immediately stale).' },
-  'fw.mcp.list-cache-scope': { type: 'string', default: 'public', description: '`cacheScope` hint on 2026-07-28 `server/discover` and list results: `public` or `private`.' },
+  'fw.mcp.max-sessions': {
+    type: 'number',
+    default: 1000,
+    description:
+      'Most concurrent MCP sessions per endpoint (HTTP and WebSocket together); at it an unfinished or idle session gives way (fw.mcp.evict-when-full), and if all are in use initialize is refused with 503.',
+  },
+  'fw.mcp.max-sessions-per-address': {
+    type: 'number',
+    default: 64,
+    description:
+      "Most concurrent MCP sessions per endpoint from one client address (the runtime's client address: a trusted proxy's forwarded one counts); at it the address's own unfinished or idle sessions give way, and if all are in use initialize is refused with 429. 0: no per-address cap.",
+  },
+  'fw.mcp.evict-when-full': {
+    type: 'boolean',
+    default: true,
+    description:
+      'At a session cap, end a session that never finished initialization, else the longest-idle one (no stream, no request running), to admit the new one; false: refuse the new one instead.',
+  },
+  'fw.mcp.session-idle-timeout': {
+    type: 'duration',
+    default: '30m',
+    description: 'An HTTP session with no request and no open stream for this long is ended by the reaper.',
+  },
+  'fw.mcp.max-body': {
+    type: 'number',
+    default: 4 * 1024 * 1024,
+    description: 'Largest POST body / WebSocket message in bytes (413 / close 1009 past it).',
+  },
+  'fw.mcp.keep-alive-interval': {
+    type: 'duration',
+    default: '15s',
+    description: 'Interval of SSE keep-alive comments and WebSocket pings; 0 disables.',
+  },
+  'fw.mcp.replay-buffer': {
+    type: 'number',
+    default: 200,
+    description:
+      'SSE events each Streamable HTTP session keeps (across all its streams, oldest dropped first) so a client that reconnects with Last-Event-ID gets what it missed; 0 disables replay.',
+  },
+  'fw.mcp.sse-retry': {
+    type: 'duration',
+    default: '1s',
+    description: 'The SSE `retry` hint (sessions at 2025-11-25+): how long a client waits before reconnecting a dropped or polled stream.',
+  },
+  'fw.mcp.sse-poll-interval': {
+    type: 'duration',
+    default: '0',
+    description:
+      'SSE polling (sessions at 2025-11-25+): end each SSE connection this long after it opened, without ending its stream; the client reconnects with Last-Event-ID. 0: connections stay open.',
+  },
+  'fw.mcp.http-replies': {
+    type: 'string',
+    default: 'auto',
+    description: '`auto` (SSE for tools/call when the client accepts it, else JSON), `json` or `sse`.',
+  },
+  'fw.mcp.page-size': {
+    type: 'number',
+    default: 100,
+    description: 'Items per page of tools/list, resources/list, resources/templates/list and prompts/list.',
+  },
+  'fw.mcp.max-inflight-requests': {
+    type: 'number',
+    default: 100,
+    description: 'Most requests one session may have running at once; past it a request gets a -32000 error.',
+  },
+  'fw.mcp.client-request-timeout': {
+    type: 'duration',
+    default: '60s',
+    description: 'How long a server-to-client request (sampling, elicitation) waits for its answer.',
+  },
+  'fw.mcp.request-state-key': {
+    type: 'string',
+    default: '',
+    description:
+      'HMAC key that signs the `requestState` of 2026-07-28 multi round-trip requests; empty: a random key per mounted endpoint (set it when several instances serve one endpoint).',
+  },
+  'fw.mcp.request-state-ttl': {
+    type: 'duration',
+    default: '10m',
+    description: 'How long a `requestState` handed to a client stays valid for its retry.',
+  },
+  'fw.mcp.list-cache-ttl': {
+    type: 'duration',
+    default: '0',
+    description: '`ttlMs` hint on 2026-07-28 `server/discover` and list results (0: immediately stale).',
+  },
+  'fw.mcp.list-cache-scope': {
+    type: 'string',
+    default: 'public',
+    description: '`cacheScope` hint on 2026-07-28 `server/discover` and list results: `public` or `private`.',
+  },
   'fw.mcp.read-cache-ttl': { type: 'duration', default: '0', description: '`ttlMs` hint on 2026-07-28 `resources/read` results.' },
-  'fw.mcp.read-cache-scope': { type: 'string', default: 'private', description: '`cacheScope` hint on 2026-07-28 `resources/read` results: `public` or `private`.' },
-  'fw.mcp.max-stateless-requests': { type: 'number', default: 1000, description: 'Most 2026-07-28 (stateless) requests one endpoint serves at once; past it a request is refused with -32000 (HTTP 503).' },
-  'fw.mcp.max-tasks': { type: 'number', default: 10000, description: 'Most tasks (tasks extension, 2026-07-28) one endpoint keeps, running or finished within their TTL; past it a task-capable tools/call is refused with -32000.' },
-  'fw.mcp.max-tasks-per-principal': { type: 'number', default: 100, description: 'Most unfinished tasks one principal (all unauthenticated callers together count as one) may have per endpoint; past it a task-capable tools/call is refused with -32000.' },
-  'fw.mcp.task-ttl': { type: 'duration', default: '1h', description: 'How long a task is kept after its creation (its `ttlMs`); a task still running then is cancelled, and then forgotten (tasks/get: -32602).' },
-  'fw.mcp.task-poll-interval': { type: 'duration', default: '1s', description: 'The `pollIntervalMs` suggested to clients polling tasks/get.' },
-  'fw.mcp.max-subscriptions': { type: 'number', default: 1000, description: 'Most open 2026-07-28 `subscriptions/listen` streams per endpoint; past it the request is refused with 503.' },
+  'fw.mcp.read-cache-scope': {
+    type: 'string',
+    default: 'private',
+    description: '`cacheScope` hint on 2026-07-28 `resources/read` results: `public` or `private`.',
+  },
+  'fw.mcp.max-stateless-requests': {
+    type: 'number',
+    default: 1000,
+    description: 'Most 2026-07-28 (stateless) requests one endpoint serves at once; past it a request is refused with -32000 (HTTP 503).',
+  },
+  'fw.mcp.max-tasks': {
+    type: 'number',
+    default: 10000,
+    description:
+      'Most tasks (tasks extension, 2026-07-28) one endpoint keeps, running or finished within their TTL; past it a task-capable tools/call is refused with -32000.',
+  },
+  'fw.mcp.max-tasks-per-principal': {
+    type: 'number',
+    default: 100,
+    description:
+      'Most unfinished tasks one principal (all unauthenticated callers together count as one) may have per endpoint; past it a task-capable tools/call is refused with -32000.',
+  },
+  'fw.mcp.task-ttl': {
+    type: 'duration',
+    default: '1h',
+    description:
+      'How long a task is kept after its creation (its `ttlMs`); a task still running then is cancelled, and then forgotten (tasks/get: -32602).',
+  },
+  'fw.mcp.task-poll-interval': {
+    type: 'duration',
+    default: '1s',
+    description: 'The `pollIntervalMs` suggested to clients polling tasks/get.',
+  },
+  'fw.mcp.max-subscriptions': {
+    type: 'number',
+    default: 1000,
+    description: 'Most open 2026-07-28 `subscriptions/listen` streams per endpoint; past it the request is refused with 503.',
+  },
 });
 
 declare module '@fw/runtime' {
@@ -60,35 +165,42 @@ export interface McpLimits {
   tasks: TaskLimits;
 }
 
-export function readLimits(get: <T>(key: string) => T): McpLimits {
-  const replies = get<string>('fw.mcp.http-replies');
+export function readLimits(config: Config): McpLimits {
+  const get = config.get.bind(config);
+  const replies = get('fw.mcp.http-replies');
   return {
-    maxSessions: get<number>('fw.mcp.max-sessions'),
-    maxSessionsPerAddress: Math.max(0, get<number>('fw.mcp.max-sessions-per-address')),
-    evictWhenFull: get<boolean>('fw.mcp.evict-when-full'),
-    idleTimeoutMs: get<number>('fw.mcp.session-idle-timeout'),
-    maxBody: get<number>('fw.mcp.max-body'),
-    jsonDepth: get<number>('fw.limits.json-depth'),
-    keepAliveMs: get<number>('fw.mcp.keep-alive-interval'),
-    replayBuffer: Math.max(0, get<number>('fw.mcp.replay-buffer')),
-    sseRetryMs: Math.max(0, get<number>('fw.mcp.sse-retry')),
-    ssePollIntervalMs: Math.max(0, get<number>('fw.mcp.sse-poll-interval')),
+    maxSessions: get('fw.mcp.max-sessions'),
+    maxSessionsPerAddress: Math.max(0, get('fw.mcp.max-sessions-per-address')),
+    evictWhenFull: get('fw.mcp.evict-when-full'),
+    idleTimeoutMs: get('fw.mcp.session-idle-timeout'),
+    maxBody: get('fw.mcp.max-body'),
+    jsonDepth: get('fw.limits.json-depth'),
+    keepAliveMs: get('fw.mcp.keep-alive-interval'),
+    replayBuffer: Math.max(0, get('fw.mcp.replay-buffer')),
+    sseRetryMs: Math.max(0, get('fw.mcp.sse-retry')),
+    ssePollIntervalMs: Math.max(0, get('fw.mcp.sse-poll-interval')),
     httpReplies: replies === 'json' || replies === 'sse' ? replies : 'auto',
-    pageSize: Math.max(1, get<number>('fw.mcp.page-size')),
-    maxInflight: Math.max(1, get<number>('fw.mcp.max-inflight-requests')),
-    clientRequestTimeoutMs: get<number>('fw.mcp.client-request-timeout'),
-    requestStateKey: get<string>('fw.mcp.request-state-key'),
-    requestStateTtlMs: get<number>('fw.mcp.request-state-ttl'),
-    listCache: { ttlMs: Math.max(0, Math.round(get<number>('fw.mcp.list-cache-ttl'))), scope: get<string>('fw.mcp.list-cache-scope') === 'private' ? 'private' : 'public' },
-    readCache: { ttlMs: Math.max(0, Math.round(get<number>('fw.mcp.read-cache-ttl'))), scope: get<string>('fw.mcp.read-cache-scope') === 'public' ? 'public' : 'private' },
-    maxSubscriptions: Math.max(0, get<number>('fw.mcp.max-subscriptions')),
-    maxStatelessRequests: Math.max(1, get<number>('fw.mcp.max-stateless-requests')),
+    pageSize: Math.max(1, get('fw.mcp.page-size')),
+    maxInflight: Math.max(1, get('fw.mcp.max-inflight-requests')),
+    clientRequestTimeoutMs: get('fw.mcp.client-request-timeout'),
+    requestStateKey: get('fw.mcp.request-state-key'),
+    requestStateTtlMs: get('fw.mcp.request-state-ttl'),
+    listCache: {
+      ttlMs: Math.max(0, Math.round(get('fw.mcp.list-cache-ttl'))),
+      scope: get('fw.mcp.list-cache-scope') === 'private' ? 'private' : 'public',
+    },
+    readCache: {
+      ttlMs: Math.max(0, Math.round(get('fw.mcp.read-cache-ttl'))),
+      scope: get('fw.mcp.read-cache-scope') === 'public' ? 'public' : 'private',
+    },
+    maxSubscriptions: Math.max(0, get('fw.mcp.max-subscriptions')),
+    maxStatelessRequests: Math.max(1, get('fw.mcp.max-stateless-requests')),
     tasks: {
-      maxTasks: Math.max(0, get<number>('fw.mcp.max-tasks')),
-      maxTasksPerPrincipal: Math.max(0, get<number>('fw.mcp.max-tasks-per-principal')),
+      maxTasks: Math.max(0, get('fw.mcp.max-tasks')),
+      maxTasksPerPrincipal: Math.max(0, get('fw.mcp.max-tasks-per-principal')),
       // Integer milliseconds on the wire (SEP-2663: ttlMs / pollIntervalMs are integers > 0).
-      ttlMs: Math.max(1, Math.round(get<number>('fw.mcp.task-ttl'))),
-      pollIntervalMs: Math.max(1, Math.round(get<number>('fw.mcp.task-poll-interval'))),
+      ttlMs: Math.max(1, Math.round(get('fw.mcp.task-ttl'))),
+      pollIntervalMs: Math.max(1, Math.round(get('fw.mcp.task-poll-interval'))),
     },
   };
 }

@@ -67,9 +67,10 @@ export interface ServerDeclaration {
   instructions: string | undefined;
 }
 
+// Metadata only, keyed by the class (or its prototype): decorating registers nothing anywhere.
+// A class is served where it is mounted: `mcp({ servers: [MyServer] })` or `mountMcpServer(fw, MyServer)`.
 const META = new WeakMap<object, ClassMeta>();
-const SERVERS = new Map<McpServerClass, ServerDeclaration>();
-const declaredListeners = new Set<(cls: McpServerClass) => void>();
+const DECLARATIONS = new WeakMap<McpServerClass, ServerDeclaration>();
 
 function meta(prototype: object): ClassMeta {
   let m = META.get(prototype);
@@ -80,11 +81,15 @@ function meta(prototype: object): ClassMeta {
   return m;
 }
 
-/** Class decorator: the class becomes an MCP server mounted at `path` when fw starts. */
+/** Class decorator: the class's MCP identity (name, version, path) for when it is mounted. */
 export function McpServer(options: McpServerOptions) {
   return <C extends McpServerClass>(cls: C): C => {
-    SERVERS.set(cls, { name: options.name, version: options.version ?? '1.0.0', path: options.path ?? '/mcp', instructions: options.instructions });
-    for (const l of declaredListeners) l(cls);
+    DECLARATIONS.set(cls, {
+      name: options.name,
+      version: options.version ?? '1.0.0',
+      path: options.path ?? '/mcp',
+      instructions: options.instructions,
+    });
     return cls;
   };
 }
@@ -119,7 +124,8 @@ export function McpParam(options: McpParamOptions) {
     let spec = options;
     if (!spec.type && !spec.schema) {
       // Only some compilers emit design:paramtypes; use it when it is there.
-      const getMetadata = (Reflect as unknown as { getMetadata?: (k: string, t: object, p: string | symbol) => unknown[] | undefined }).getMetadata;
+      const getMetadata = (Reflect as unknown as { getMetadata?: (k: string, t: object, p: string | symbol) => unknown[] | undefined })
+        .getMetadata;
       const t = typeFromConstructor(getMetadata?.('design:paramtypes', target, key)?.[index]);
       if (t) spec = { ...spec, type: t };
     }
@@ -128,26 +134,19 @@ export function McpParam(options: McpParamOptions) {
   };
 }
 
-/** Every `@McpServer` class declared so far in this process. */
-export function declaredServers(): McpServerClass[] {
-  return [...SERVERS.keys()];
-}
-
 export function serverDeclaration(cls: McpServerClass): ServerDeclaration | undefined {
-  return SERVERS.get(cls);
-}
-
-/** Called for each `@McpServer` class declared from now on (a class imported after fw started). */
-export function onServerDeclared(listener: (cls: McpServerClass) => void): () => void {
-  declaredListeners.add(listener);
-  return () => declaredListeners.delete(listener);
+  return DECLARATIONS.get(cls);
 }
 
 /** Builds the registry of one server instance from its decorated methods (inherited ones included). */
 export function buildRegistry(instance: object): ToolRegistry {
   const registry = new ToolRegistry('decorated');
   const seen = new Set<string>();
-  for (let proto = Object.getPrototypeOf(instance) as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto = Object.getPrototypeOf(instance) as object | null;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     const m = META.get(proto);
     if (!m) continue;
     for (const decl of m.methods) {
@@ -175,7 +174,11 @@ export function buildRegistry(instance: object): ToolRegistry {
 }
 
 function paramsOf(instance: object, method: string): Map<number, ParamSpec> {
-  for (let proto = Object.getPrototypeOf(instance) as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto = Object.getPrototypeOf(instance) as object | null;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     const p = META.get(proto)?.params.get(method);
     if (p) return new Map([...p.entries()].sort((a, b) => a[0] - b[0]));
   }

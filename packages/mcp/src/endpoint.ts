@@ -195,7 +195,10 @@ export class McpEndpoint {
    * `insufficient_scope`), checked before anything of the message is dispatched. Undefined when
    * the endpoint is not an OAuth resource server.
    */
-  async scopeRefusal(req: IncomingMessage, requests: readonly JsonRpcRequest[]): Promise<{ refusal: OAuthRefusal; request: JsonRpcRequest } | undefined> {
+  async scopeRefusal(
+    req: IncomingMessage,
+    requests: readonly JsonRpcRequest[],
+  ): Promise<{ refusal: OAuthRefusal; request: JsonRpcRequest } | undefined> {
     if (!this.oauth) return undefined;
     const calls = requests.filter((r) => r.method === 'tools/call' && typeof r.params?.name === 'string');
     if (calls.length === 0) return undefined;

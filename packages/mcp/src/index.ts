@@ -4,8 +4,31 @@
  * tool bridge. See docs/mcp.md.
  */
 import './seams.js'; // the package's events and services in the kernel's typed maps
-export { McpServer, McpTool, McpResource, McpPrompt, McpParam, declaredServers, type McpServerOptions, type McpToolOptions, type McpResourceOptions, type McpPromptOptions, type McpParamOptions, type McpServerClass } from './decorators.js';
-export { McpRegistry, ToolRegistry, type ToolDefinition, type ResourceDefinition, type PromptDefinition, type ToolEntry, type ResourceEntry, type PromptEntry } from './registry.js';
+export {
+  McpServer,
+  McpTool,
+  McpResource,
+  McpPrompt,
+  McpParam,
+  type McpServerOptions,
+  type McpToolOptions,
+  type McpResourceOptions,
+  type McpPromptOptions,
+  type McpParamOptions,
+  type McpServerClass,
+} from './decorators.js';
+export {
+  McpRegistry,
+  ToolRegistry,
+  type ToolDefinition,
+  type ToolSpec,
+  type ToolArgs,
+  type ResourceDefinition,
+  type PromptDefinition,
+  type ToolEntry,
+  type ResourceEntry,
+  type PromptEntry,
+} from './registry.js';
 export { McpMessage, McpToolResult, type McpContent } from './message.js';
 export type { McpContext, McpSessionHandle, LogLevel } from './context.js';
 export type { ParamSpec, ParamType, JsonSchema, Completer } from './schema.js';
@@ -21,7 +44,17 @@ export { mountMcpServer, mountedServers, type MountOptions, type MountedServer }
 export { McpEndpoint, type AccessCheck, type EndpointStats } from './endpoint.js';
 export { Catalog, type RegistryVisibility } from './catalog.js';
 export { SUPPORTED_VERSIONS, LATEST_VERSION } from './protocol/dispatcher.js';
-export { BiDirectionalToolBridge, BridgeTimeoutError, BridgeDisconnectedError, BridgeLimitError, BridgeClientError, allPendingBridgeCalls, type PendingCall, type BridgeOptions, type BridgeStats } from './bridge.js';
+export {
+  BiDirectionalToolBridge,
+  BridgeTimeoutError,
+  BridgeDisconnectedError,
+  BridgeLimitError,
+  BridgeClientError,
+  pendingBridgeCalls,
+  type PendingCall,
+  type BridgeOptions,
+  type BridgeStats,
+} from './bridge.js';
 export { createAdminView } from './admin-view.js';
 export type * from './admin-view.js';
-export { McpModule, mcp } from './module.js';
+export { McpModule, mcp, type McpModuleOptions } from './module.js';

@@ -1,3 +1,4 @@
+import type { Framework } from '@fw/runtime';
 import type { McpContext } from './context.js';
 import { McpRegistrationError } from './errors.js';
 import type { McpMessage } from './message.js';
@@ -43,6 +44,18 @@ export interface ToolDefinition {
  * handler gather input first (multi round-trip) and call `ctx.startTask()` when the long part
  * begins — a handler that returns without calling it answers synchronously.
  */
+/** What `tool(name, spec, handler)` takes besides the name and the handler. */
+export interface ToolSpec<I extends StandardSchemaV1 | JsonSchema | undefined = undefined>
+  extends Omit<ToolDefinition, 'name' | 'handler' | 'inputSchema' | 'outputSchema' | 'params'> {
+  /** The arguments' schema: Standard Schema (the handler gets its parsed output) or JSON Schema 2020-12. */
+  input?: I;
+  /** The shape of `structuredContent`. */
+  output?: JsonSchema | StandardSchemaV1;
+}
+
+/** A tool handler's arguments, typed from its input schema. */
+export type ToolArgs<I> = I extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<I> : Record<string, unknown>;
+
 export interface ToolTaskOptions {
   support: 'optional' | 'required';
   start?: 'immediate' | 'handler';
@@ -64,7 +77,10 @@ export interface PromptDefinition {
   name: string;
   description?: string;
   params?: ParamSpec[];
-  handler: (args: Record<string, string>, ctx: McpContext) => Awaitable<McpMessage[] | { role: string; content: Record<string, unknown> }[]>;
+  handler: (
+    args: Record<string, string>,
+    ctx: McpContext,
+  ) => Awaitable<McpMessage[] | { role: string; content: Record<string, unknown> }[]>;
 }
 
 export interface ToolEntry {
@@ -115,7 +131,7 @@ export interface RegistryListener {
 
 /**
  * A set of tools, resources and prompts. Each mounted server has one built from its decorated
- * methods; `McpRegistry.get()` is the process-wide one that every server also serves.
+ * methods; `McpRegistry.of(fw)` is the framework's own one that every server of it also serves.
  * Registering an existing name replaces it; every change tells the listeners (the endpoints, which
  * send `notifications/<kind>/list_changed` to their sessions).
  */
@@ -127,6 +143,29 @@ export class ToolRegistry {
 
   constructor(protected readonly origin: Origin) {}
 
+  /**
+   * Function first: a tool from its name, its spec and a handler whose arguments are typed from
+   * `input` (a Standard Schema such as zod 4, valibot or arktype gives the parsed type; a JSON
+   * Schema gives `Record<string, unknown>`). The same {@link ToolDefinition} as `registerTool`,
+   * and what the decorators produce; arguments are validated before the handler runs.
+   *
+   *   registry.tool('add', { input: z.object({ a: z.number(), b: z.number() }) }, ({ a, b }) => a + b);
+   */
+  tool<I extends StandardSchemaV1 | JsonSchema | undefined = undefined>(
+    name: string,
+    spec: ToolSpec<I>,
+    handler: (args: ToolArgs<I>, ctx: McpContext) => unknown,
+  ): () => void {
+    const { input, output, ...rest } = spec;
+    return this.registerTool({
+      ...rest,
+      name,
+      ...(input ? { inputSchema: input } : {}),
+      ...(output ? { outputSchema: output } : {}),
+      handler: handler as ToolDefinition['handler'],
+    });
+  }
+
   registerTool(def: ToolDefinition): () => void {
     if (!def.name) throw new McpRegistrationError('a tool needs a name');
     const params = (def.params ?? []).map(resolveParam);
@@ -135,8 +174,12 @@ export class ToolRegistry {
       description: def.description ?? '',
       title: def.title,
       params,
-      inputSchema: isStandardSchema(def.inputSchema) ? (standardJsonSchema(def.inputSchema, 'input') ?? objectSchema(params)) : (def.inputSchema ?? objectSchema(params)),
-      outputSchema: isStandardSchema(def.outputSchema) ? (standardJsonSchema(def.outputSchema, 'output') ?? { type: 'object' }) : def.outputSchema,
+      inputSchema: isStandardSchema(def.inputSchema)
+        ? (standardJsonSchema(def.inputSchema, 'input') ?? objectSchema(params))
+        : (def.inputSchema ?? objectSchema(params)),
+      outputSchema: isStandardSchema(def.outputSchema)
+        ? (standardJsonSchema(def.outputSchema, 'output') ?? { type: 'object' })
+        : def.outputSchema,
       annotations: def.annotations,
       scopes: def.scopes,
       task: def.task,
@@ -146,7 +189,8 @@ export class ToolRegistry {
       origin: this.origin,
     };
     const headerProblems = headerAnnotationProblems(entry.inputSchema);
-    if (headerProblems.length) throw new McpRegistrationError(`tool '${def.name}' has an invalid x-mcp-header annotation: ${headerProblems.join('; ')}`);
+    if (headerProblems.length)
+      throw new McpRegistrationError(`tool '${def.name}' has an invalid x-mcp-header annotation: ${headerProblems.join('; ')}`);
     this.toolMap.set(def.name, entry);
     this.changed('tools');
     return () => {
@@ -224,7 +268,7 @@ export class ToolRegistry {
     return [...this.promptMap.values()];
   }
 
-  tool(name: string): ToolEntry | undefined {
+  findTool(name: string): ToolEntry | undefined {
     return this.toolMap.get(name);
   }
 
@@ -258,16 +302,23 @@ export class ToolRegistry {
   }
 }
 
-/** The process-wide registry (spec §2.4): programmatic entries served by every MCP endpoint. */
+/**
+ * A framework's own registry (spec §2.4): programmatic entries served by every MCP endpoint of
+ * that framework (unless mounted with `frameworkRegistry: false`). One per framework, kept in its
+ * service map as `'mcp.registry'`: two frameworks in one process never share tools.
+ */
 export class McpRegistry extends ToolRegistry {
-  private static instance: McpRegistry | undefined;
-
   private constructor() {
     super('programmatic');
   }
 
-  static get(): McpRegistry {
-    McpRegistry.instance ??= new McpRegistry();
-    return McpRegistry.instance;
+  /** The registry of `fw`, created on first use. */
+  static of(fw: Framework): McpRegistry {
+    let registry = fw.services.get('mcp.registry');
+    if (!registry) {
+      registry = new McpRegistry();
+      fw.services.provide('mcp.registry', registry);
+    }
+    return registry;
   }
 }

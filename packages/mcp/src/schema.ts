@@ -35,7 +35,13 @@ export interface ResolvedParam {
 export function resolveParam(p: ParamSpec): ResolvedParam {
   const base: JsonSchema = p.schema ? { ...p.schema } : p.type ? { type: p.type } : {};
   if (p.description && base.description === undefined) base.description = p.description;
-  return { name: p.name, description: p.description ?? '', required: p.required ?? true, schema: base, ...(p.complete ? { complete: p.complete } : {}) };
+  return {
+    name: p.name,
+    description: p.description ?? '',
+    required: p.required ?? true,
+    schema: base,
+    ...(p.complete ? { complete: p.complete } : {}),
+  };
 }
 
 export function objectSchema(params: readonly ResolvedParam[]): JsonSchema {

@@ -1,4 +1,7 @@
 import type { McpAdminView } from './admin-view.js';
+import type { McpRegistry } from './registry.js';
+import type { BiDirectionalToolBridge } from './bridge.js';
+import type { MountedServer } from './server.js';
 
 /**
  * What `@fw/mcp` adds to the kernel's service map: its read view as the service `'mcp'`, so
@@ -8,6 +11,12 @@ import type { McpAdminView } from './admin-view.js';
 declare module '@fw/runtime' {
   interface FwServices {
     mcp: McpAdminView;
+    /** The framework's own MCP registry (`McpRegistry.of(fw)`). */
+    'mcp.registry': McpRegistry;
+    /** Bridges created with `{ framework }`, whose pending calls the admin plane lists. */
+    'mcp.bridges': Set<WeakRef<BiDirectionalToolBridge>>;
+    /** The framework's mounted MCP servers by path (`mountedServers(fw)`). */
+    'mcp.mounts': Map<string, MountedServer>;
   }
 }
 

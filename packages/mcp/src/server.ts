@@ -13,8 +13,8 @@ import { WebSocketTransport } from './transport/websocket.js';
 export interface MountOptions {
   /** Overrides the `'principal-resolver'` service for this endpoint. */
   principalResolver?: Authenticator;
-  /** Serve the process-wide McpRegistry too (default true); false for an endpoint with its own tools only. */
-  globalRegistry?: boolean;
+  /** Serve the framework's McpRegistry too (default true); false for an endpoint with its own tools only. */
+  frameworkRegistry?: boolean;
   /** Extra registries to serve (programmatic tools of this endpoint only). */
   registries?: ToolRegistry[];
   /** This endpoint's own door, asked before every request and upgrade (the admin plane's gate on `/fw/admin/mcp`). */
@@ -37,19 +37,21 @@ export interface MountedServer {
   close(): void;
 }
 
-const MOUNTS = new WeakMap<Framework, Map<string, MountedServer>>();
-
 export function mountedServers(fw: Framework): MountedServer[] {
-  return [...(MOUNTS.get(fw)?.values() ?? [])];
+  return [...(fw.services.get('mcp.mounts')?.values() ?? [])];
 }
 
 /**
  * Mounts an MCP server on `fw`: an `@McpServer` class (constructed with `fw`), an instance of
- * one, or bare options for a server that only serves the process-wide McpRegistry. Streamable
+ * one, or bare options for a server that only serves the framework's McpRegistry. Streamable
  * HTTP and WebSocket share the path. A second server on a path already mounted adds its tools,
  * resources and prompts to that endpoint. The module does this at start for every declared class.
  */
-export function mountMcpServer(fw: Framework, target: McpServerClass | object | McpServerOptions, options: MountOptions = {}): MountedServer {
+export function mountMcpServer(
+  fw: Framework,
+  target: McpServerClass | object | McpServerOptions,
+  options: MountOptions = {},
+): MountedServer {
   fw.config.declare(MCP_CONFIG);
   // A class mounted by hand before start is not mounted again by the module's autoload.
   if (typeof target === 'function') {
@@ -58,10 +60,11 @@ export function mountMcpServer(fw: Framework, target: McpServerClass | object | 
   }
   const { identity, instance } = resolveTarget(fw, target);
   const registry: ToolRegistry | undefined = instance ? buildRegistry(instance) : undefined;
-  let byPath = MOUNTS.get(fw);
+  // The framework's mounted servers by path, kept on the framework itself.
+  let byPath = fw.services.get('mcp.mounts');
   if (!byPath) {
     byPath = new Map();
-    MOUNTS.set(fw, byPath);
+    fw.services.provide('mcp.mounts', byPath);
   }
   const existing = byPath.get(identity.path);
   if (existing) {
@@ -73,23 +76,20 @@ export function mountMcpServer(fw: Framework, target: McpServerClass | object | 
     }
     return existing;
   }
-  const catalog = new Catalog([
-    ...(registry ? [registry] : []),
-    ...(options.registries ?? []),
-    ...(options.globalRegistry === false ? [] : [McpRegistry.get()]),
-  ]);
+  const shared = options.frameworkRegistry === false ? undefined : McpRegistry.of(fw);
+  const catalog = new Catalog([...(registry ? [registry] : []), ...(options.registries ?? []), ...(shared ? [shared] : [])], shared);
   const wantsOAuth = options.oauth ?? (options.access === undefined && options.principalResolver === undefined);
   const oauthServer = wantsOAuth ? oauthResourceServer(fw) : undefined;
   const resource = oauthServer
     ? new ProtectedResource(
-      oauthServer,
-      identity.path,
-      () => identity.name,
-      (tool) => catalog.tool(tool)?.scopes,
-      () => catalog.tools().flatMap((t) => oauthServer.settings.toolScopes.get(t.name) ?? t.scopes ?? []),
-    )
+        oauthServer,
+        identity.path,
+        () => identity.name,
+        (tool) => catalog.tool(tool)?.scopes,
+        () => catalog.tools().flatMap((t) => oauthServer.settings.toolScopes.get(t.name) ?? t.scopes ?? []),
+      )
     : undefined;
-  const endpoint = new McpEndpoint(fw, identity, catalog, readLimits((k) => fw.config.get(k)), options.principalResolver, options.access, resource);
+  const endpoint = new McpEndpoint(fw, identity, catalog, readLimits(fw.config), options.principalResolver, options.access, resource);
   const http = new StreamableHttpTransport(endpoint);
   const ws = new WebSocketTransport(endpoint);
   const offHttp = fw.route('*', identity.path, http.handle);
@@ -105,6 +105,7 @@ export function mountMcpServer(fw: Framework, target: McpServerClass | object | 
       offHttp();
       offWs();
       offMetadata?.();
+      http.close();
       endpoint.close();
       ws.close();
       byPath?.delete(identity.path);
@@ -115,7 +116,10 @@ export function mountMcpServer(fw: Framework, target: McpServerClass | object | 
   return mounted;
 }
 
-function resolveTarget(fw: Framework, target: McpServerClass | object | McpServerOptions): { identity: ServerIdentity; instance: object | undefined } {
+function resolveTarget(
+  fw: Framework,
+  target: McpServerClass | object | McpServerOptions,
+): { identity: ServerIdentity; instance: object | undefined } {
   if (typeof target === 'function') {
     const decl = serverDeclaration(target as McpServerClass);
     if (!decl) throw new TypeError(`${(target as { name?: string }).name ?? 'class'} is not decorated with @McpServer`);
@@ -125,6 +129,10 @@ function resolveTarget(fw: Framework, target: McpServerClass | object | McpServe
   const decl = serverDeclaration((target as object).constructor as McpServerClass);
   if (decl) return { identity: { ...decl }, instance: target as object };
   const o = target as McpServerOptions;
-  if (typeof o.name !== 'string') throw new TypeError('mountMcpServer needs an @McpServer class, an instance of one, or {name, version?, path?}');
-  return { identity: { name: o.name, version: o.version ?? '1.0.0', path: o.path ?? '/mcp', instructions: o.instructions }, instance: undefined };
+  if (typeof o.name !== 'string')
+    throw new TypeError('mountMcpServer needs an @McpServer class, an instance of one, or {name, version?, path?}');
+  return {
+    identity: { name: o.name, version: o.version ?? '1.0.0', path: o.path ?? '/mcp', instructions: o.instructions },
+    instance: undefined,
+  };
 }

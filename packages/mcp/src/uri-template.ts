@@ -50,7 +50,7 @@ export class UriTemplate {
     let pattern = '^';
     for (const part of this.parts) {
       if ('literal' in part) {
-        pattern += escape(part.literal);
+        pattern += escapeRegExp(part.literal);
         continue;
       }
       vars.push(...part.vars);
@@ -131,12 +131,12 @@ export class UriTemplate {
       case '/':
         return part.vars.map((n) => `(?:/${v(n, '[^/?#]*')})?`).join('');
       case ';':
-        return part.vars.map((n) => `(?:;${escape(n)}(?:=${v(n, '[^;/?#]*')})?)?`).join('');
+        return part.vars.map((n) => `(?:;${escapeRegExp(n)}(?:=${v(n, '[^;/?#]*')})?)?`).join('');
       case '?':
       case '&': {
         for (const n of part.vars) this.queryVars.add(n);
         this.groups.push({ kind: 'query', names: part.vars });
-        return `(?:${escape(op)}([^#]*))?`;
+        return `(?:${escapeRegExp(op)}([^#]*))?`;
       }
       default:
         throw new UriTemplateError(`unknown operator '${op}'`);
@@ -164,7 +164,10 @@ function parse(template: string): Part[] {
     }
     const vars = body.split(',');
     for (const name of vars) {
-      if (/[:*]/.test(name)) throw new UriTemplateError(`'${name}' in '${template}': prefix (:n) and explode (*) modifiers are RFC 6570 level 4, which fw does not support`);
+      if (/[:*]/.test(name))
+        throw new UriTemplateError(
+          `'${name}' in '${template}': prefix (:n) and explode (*) modifiers are RFC 6570 level 4, which fw does not support`,
+        );
       if (!VARNAME.test(name)) throw new UriTemplateError(`'${name}' is not a variable name (URI template '${template}')`);
     }
     parts.push({ op, vars });
@@ -203,6 +206,6 @@ function decode(raw: string): string {
   }
 }
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

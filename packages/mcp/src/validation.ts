@@ -62,14 +62,20 @@ export function jsonSchemaProblems(schema: JsonSchema, value: unknown, what = 'a
 }
 
 /** Standard Schema validation: the parsed value, or one readable line per issue. */
-export async function standardProblems(schema: StandardSchemaV1, value: unknown, what = 'argument'): Promise<{ value: unknown } | { problems: string[] }> {
+export async function standardProblems(
+  schema: StandardSchemaV1,
+  value: unknown,
+  what = 'argument',
+): Promise<{ value: unknown } | { problems: string[] }> {
   const result = await schema['~standard'].validate(value);
   if (!result.issues) return { value: result.value };
   return {
-    problems: dedupe(result.issues.map((i) => {
-      const path = (i.path ?? []).map((p) => String(typeof p === 'object' && p !== null && 'key' in p ? p.key : p)).join('.');
-      return path ? `${what} '${path}': ${i.message}` : i.message;
-    })),
+    problems: dedupe(
+      result.issues.map((i) => {
+        const path = (i.path ?? []).map((p) => String(typeof p === 'object' && p !== null && 'key' in p ? p.key : p)).join('.');
+        return path ? `${what} '${path}': ${i.message}` : i.message;
+      }),
+    ),
   };
 }
 
@@ -77,12 +83,16 @@ export async function standardProblems(schema: StandardSchemaV1, value: unknown,
 const COMPOSITE = new Set(['if', 'anyOf', 'oneOf', 'allOf']);
 
 function describe(e: ErrorObject, what: string): string {
-  const path = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const params = e.params as Record<string, unknown>;
   if (e.keyword === 'required') return `${what} '${[...path, String(params.missingProperty)].join('.')}' is required`;
   if (e.keyword === 'additionalProperties') return `${what} '${[...path, String(params.additionalProperty)].join('.')}' is not allowed`;
   const subject = path.length ? `${what} '${path.join('.')}'` : `the ${what}s`;
-  if (e.keyword === 'enum') return `${subject} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'enum')
+    return `${subject} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
   return `${subject} ${e.message ?? 'is invalid'}`;
 }
 

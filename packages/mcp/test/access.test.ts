@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { Framework, FwError } from '@fw/runtime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpRegistry, ToolRegistry, mountMcpServer } from '../src/index.js';
+import { McpRegistry, ToolRegistry, mountMcpServer } from '../dist/index.js';
 
 async function start(): Promise<{ fw: Framework; base: string }> {
   const fw = new Framework({ configFile: false });
@@ -27,22 +27,31 @@ test('an endpoint with its own registry and an access check: refused requests ne
   const { fw, base } = await start();
   const own = new ToolRegistry('programmatic');
   own.registerTool({ name: 'own_tool', handler: (_a, ctx) => `hello ${ctx.principal?.id ?? 'nobody'}` });
-  const offGlobal = McpRegistry.get().registerTool({ name: 'global_tool_access_test', handler: () => 'global' });
+  const offGlobal = McpRegistry.of(fw).registerTool({ name: 'global_tool_access_test', handler: () => 'global' });
   const asked: string[] = [];
-  mountMcpServer(fw, { name: 'own', path: '/own' }, {
-    globalRegistry: false,
-    registries: [own],
-    principalResolver: (req) => (req.headers['x-user'] ? { id: String(req.headers['x-user']) } : undefined),
-    access: (req: IncomingMessage) => {
-      asked.push(String(req.method));
-      if (req.headers['x-user'] !== 'alice') throw new FwError('unauthorized', 'alice only', 401);
+  mountMcpServer(
+    fw,
+    { name: 'own', path: '/own' },
+    {
+      frameworkRegistry: false,
+      registries: [own],
+      principalResolver: (req) => (req.headers['x-user'] ? { id: String(req.headers['x-user']) } : undefined),
+      access: (req: IncomingMessage) => {
+        asked.push(String(req.method));
+        if (req.headers['x-user'] !== 'alice') throw new FwError('unauthorized', 'alice only', 401);
+      },
     },
-  });
+  );
   try {
     const refused = await fetch(`${base}/own`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
     });
     assert.equal(refused.status, 401);
     assert.equal(((await refused.json()) as { code: string }).code, 'unauthorized');
@@ -66,14 +75,20 @@ test('a registry added with a visibility predicate is listed and callable only b
   fw.services.provide('client-address', () => address);
   const hidden = new ToolRegistry('programmatic');
   hidden.registerTool({ name: 'secret_tool', handler: () => 'secret' });
-  const mounted = mountMcpServer(fw, { name: 'user', path: '/user' }, { globalRegistry: false });
+  const mounted = mountMcpServer(fw, { name: 'user', path: '/user' }, { frameworkRegistry: false });
   mounted.endpoint.catalog.add(hidden, (session) => session.clientAddress === '127.0.0.1');
   try {
     const near = await connect(`${base}/user`);
-    assert.deepEqual((await near.listTools()).tools.map((t) => t.name), ['secret_tool']);
+    assert.deepEqual(
+      (await near.listTools()).tools.map((t) => t.name),
+      ['secret_tool'],
+    );
     address = '203.0.113.7';
     const far = await connect(`${base}/user`);
-    assert.deepEqual((await far.listTools()).tools.map((t) => t.name), []);
+    assert.deepEqual(
+      (await far.listTools()).tools.map((t) => t.name),
+      [],
+    );
     await assert.rejects(far.callTool({ name: 'secret_tool', arguments: {} }), /unknown tool/);
     // The near session keeps the address it opened with.
     assert.deepEqual((await near.callTool({ name: 'secret_tool', arguments: {} })).content, [{ type: 'text', text: 'secret' }]);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { Framework, type Resource } from '@fw/runtime';
 import { connect } from '@fw/client/node';
 import { WebSocket } from 'ws';
-import { BiDirectionalToolBridge, BridgeDisconnectedError, BridgeTimeoutError } from '../src/index.js';
+import { BiDirectionalToolBridge, BridgeDisconnectedError, BridgeTimeoutError } from '../dist/index.js';
 
 async function serve(): Promise<{ fw: Framework; url: string; connected: () => Promise<Resource> }> {
   const fw = new Framework({ configFile: false });
@@ -21,11 +21,12 @@ async function serve(): Promise<{ fw: Framework; url: string; connected: () => P
   return {
     fw,
     url: `http://127.0.0.1:${addr.port}/fw/assistant`,
-    connected: () => new Promise((resolve) => {
-      const r = ready.shift();
-      if (r) resolve(r);
-      else waiting.push(resolve);
-    }),
+    connected: () =>
+      new Promise((resolve) => {
+        const r = ready.shift();
+        if (r) resolve(r);
+        else waiting.push(resolve);
+      }),
   };
 }
 
@@ -48,7 +49,10 @@ for (const transport of ['websocket', 'sse'] as const) {
       assert.equal(await bridge.callClientTool(resource, 'add', { a: 2, b: 40 }), '42');
       const calls = Array.from({ length: 100 }, (_, i) => bridge.callClientTool(resource, 'upper', { s: `item-${i}` }));
       assert.equal(bridge.pendingCount(), 100);
-      assert.deepEqual(await Promise.all(calls), Array.from({ length: 100 }, (_, i) => `ITEM-${i}`));
+      assert.deepEqual(
+        await Promise.all(calls),
+        Array.from({ length: 100 }, (_, i) => `ITEM-${i}`),
+      );
       assert.equal(bridge.pendingCount(), 0);
       assert.deepEqual(bridge.pendingCalls(), []);
       await assert.rejects(bridge.callClientTool(resource, 'boom'), /kaboom/);
@@ -66,7 +70,10 @@ for (const transport of ['websocket', 'sse'] as const) {
       client.registerTool('never', () => new Promise(() => undefined));
       const resource = await connected();
       const short = new BiDirectionalToolBridge(150);
-      await assert.rejects(short.callClientTool(resource, 'never'), (e: unknown) => e instanceof BridgeTimeoutError && e.code === 'bridge_timeout');
+      await assert.rejects(
+        short.callClientTool(resource, 'never'),
+        (e: unknown) => e instanceof BridgeTimeoutError && e.code === 'bridge_timeout',
+      );
       assert.equal(short.pendingCount(), 0);
 
       const long = new BiDirectionalToolBridge(); // 30 s default: only the disconnect can end these
@@ -188,10 +195,11 @@ for (const transport of ['websocket', 'sse'] as const) {
   test(`a call written while the fw client's connection is down is replayed on resume and answered once (${transport}); client close rejects at once`, async () => {
     const { fw, url, connected } = await serve();
     const sockets = new Set<import('node:net').Socket>();
-    for (const s of fw.listeningServers) s.on('connection', (socket: import('node:net').Socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    });
+    for (const s of fw.listeningServers)
+      s.on('connection', (socket: import('node:net').Socket) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+      });
     const client = connect(url, { transports: [transport], reconnect: { minDelay: 10, maxDelay: 50 } });
     let answered = 0;
     try {

@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Resource } from '@fw/runtime';
-import { BiDirectionalToolBridge, BridgeClientError, BridgeDisconnectedError, BridgeLimitError, BridgeTimeoutError, allPendingBridgeCalls } from '../src/index.js';
+import { Framework, type Resource } from '@fw/runtime';
+import {
+  BiDirectionalToolBridge,
+  BridgeClientError,
+  BridgeDisconnectedError,
+  BridgeLimitError,
+  BridgeTimeoutError,
+  pendingBridgeCalls,
+} from '../dist/index.js';
 
 /** A Resource double: records bridge calls, lets the test play the client. */
 class FakeResource {
@@ -65,7 +72,10 @@ test('timeout: BridgeTimeoutError at the configured duration, then the call is g
   const bridge = new BiDirectionalToolBridge(80);
   const r = new FakeResource('r2');
   const started = Date.now();
-  const err = await bridge.callClientTool(asResource(r), 'slow', {}).then(() => undefined, (e: unknown) => e);
+  const err = await bridge.callClientTool(asResource(r), 'slow', {}).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(err instanceof BridgeTimeoutError);
   assert.equal(err.code, 'bridge_timeout');
   assert.ok(Date.now() - started >= 75, 'not before the timeout');
@@ -86,7 +96,10 @@ test('disconnect rejects every pending call of that connection at once, and only
   a.disconnect('network down');
   for (const p of pa) await assert.rejects(p, (e: unknown) => e instanceof BridgeDisconnectedError && /network down/.test(e.message));
   assert.equal(bridge.pendingCount(), 1);
-  assert.deepEqual(bridge.pendingCalls().map((c) => [c.resourceUuid, c.toolName]), [['b', 't3']]);
+  assert.deepEqual(
+    bridge.pendingCalls().map((c) => [c.resourceUuid, c.toolName]),
+    [['b', 't3']],
+  );
   b.send({ type: 'tool-response', id: b.written[0]!.id, result: 'ok' });
   assert.equal(await pb, 'ok');
   await assert.rejects(bridge.callClientTool(asResource(a), 't4'), BridgeDisconnectedError);
@@ -97,20 +110,26 @@ test('disconnect rejects every pending call of that connection at once, and only
 });
 
 test('100 concurrent calls answered in reverse order resolve by id; pendingCount/pendingCalls stay right', async () => {
-  const bridge = new BiDirectionalToolBridge();
+  const fw = new Framework({ configFile: false });
+  const other = new Framework({ configFile: false });
+  const bridge = new BiDirectionalToolBridge({ framework: fw });
   const r = new FakeResource('many');
   const calls = Array.from({ length: 100 }, (_, i) => bridge.callClientTool(asResource(r), 'square', { n: i }));
   assert.equal(bridge.pendingCount(), 100);
   assert.equal(bridge.pendingCalls().length, 100);
   assert.equal(new Set(bridge.pendingCalls().map((c) => c.id)).size, 100);
-  assert.ok(allPendingBridgeCalls().length >= 100, 'the admin view sees them');
+  assert.equal(pendingBridgeCalls(fw).length, 100, "its framework's admin view sees them");
+  assert.equal(pendingBridgeCalls(other).length, 0, 'another framework in the process does not');
   const written = [...r.written].reverse();
   written.forEach((w, k) => {
     r.send({ type: 'tool-response', id: w.id, result: String((w.arguments.n as number) ** 2) });
     assert.equal(bridge.pendingCount(), 99 - k);
     assert.ok(!bridge.pendingCalls().some((c) => c.id === w.id));
   });
-  assert.deepEqual(await Promise.all(calls), Array.from({ length: 100 }, (_, i) => String(i * i)));
+  assert.deepEqual(
+    await Promise.all(calls),
+    Array.from({ length: 100 }, (_, i) => String(i * i)),
+  );
   assert.equal(bridge.stats().completed, 100);
 });
 
@@ -119,15 +138,18 @@ test('malformed and unknown-id tool-responses are ignored and counted; an error 
   const r = new FakeResource('x');
   const p = bridge.callClientTool(asResource(r), 'echo', {});
   // None of these is claimed (so a raw client's message of that shape stays the app's).
-  assert.equal(r.send('{"type":"tool-response"'), false);               // not JSON
+  assert.equal(r.send('{"type":"tool-response"'), false); // not JSON
   assert.equal(r.send({ type: 'tool-response', id: 'nope', result: 1 }), false); // unknown id
-  assert.equal(r.send({ type: 'tool-response', id: 42, result: 1 }), false);     // id of the wrong type
-  assert.equal(r.send({ type: 'tool-response', id: r.written[0]!.id }), false);  // neither result nor error
+  assert.equal(r.send({ type: 'tool-response', id: 42, result: 1 }), false); // id of the wrong type
+  assert.equal(r.send({ type: 'tool-response', id: r.written[0]!.id }), false); // neither result nor error
   assert.equal(r.send({ type: 'chat', text: 'tool-response mentioned in chat' }), false); // not an answer: not counted
   assert.equal(bridge.stats().ignoredResponses, 3);
   assert.equal(bridge.pendingCount(), 1);
   assert.equal(r.send({ type: 'tool-response', id: r.written[0]!.id, error: 'no handler' }), true);
-  await assert.rejects(p, (e: unknown) => e instanceof BridgeClientError && e.code === 'bridge_client_error' && /no handler/.test(e.message));
+  await assert.rejects(
+    p,
+    (e: unknown) => e instanceof BridgeClientError && e.code === 'bridge_client_error' && /no handler/.test(e.message),
+  );
   // Each call settles once: a duplicate answer is ignored.
   const q = bridge.callClientTool(asResource(r), 'echo', {});
   const id = r.written[1]!.id;

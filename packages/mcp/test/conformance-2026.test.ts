@@ -14,11 +14,14 @@ import { startFixture } from './fixtures/conformance-server.js';
  * requires (one fixture serves both eras), and every scenario. The CLI needs Node >= 22, so on
  * Node 20 these skip; CI's Node 24 leg runs them.
  */
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const cli = join(root, 'node_modules/@modelcontextprotocol/conformance-next/dist/index.js');
 const baseline = join(root, 'packages/mcp/test/fixtures/conformance-2026-expected-failures.yml');
 const major = Number(process.versions.node.split('.')[0]);
-const skip = major < 22 ? `@modelcontextprotocol/conformance 0.2.0-alpha.12 needs Node >= 22 (this is ${process.version}); CI's Node 24 leg runs it` : false;
+const skip =
+  major < 22
+    ? `@modelcontextprotocol/conformance 0.2.0-alpha.12 needs Node >= 22 (this is ${process.version}); CI's Node 24 leg runs it`
+    : false;
 
 async function run(args: string[]): Promise<{ code: number | null; summary: string }> {
   const { fw, url } = await startFixture();
@@ -56,7 +59,10 @@ test('conformance 0.2.0-alpha.12 --requirements 2026-07-28: every required scena
   assert.deepEqual(scoredFailures(summary), [], summary);
 });
 
-test('conformance 0.2.0-alpha.12 --requirements 2025-11-25: the same fixture serves the legacy era', { skip, timeout: 170_000 }, async () => {
+test('conformance 0.2.0-alpha.12 --requirements 2025-11-25: the same fixture serves the legacy era', {
+  skip,
+  timeout: 170_000,
+}, async () => {
   const { code, summary } = await run(['--requirements', '2025-11-25']);
   assert.equal(code, 0, `conformance failed:\n${summary}`);
   assert.match(summary, /server-initialize: \d+ passed, 0 failed/);
@@ -64,7 +70,10 @@ test('conformance 0.2.0-alpha.12 --requirements 2025-11-25: the same fixture ser
   assert.doesNotMatch(summary, /✗/, summary);
 });
 
-test('conformance 0.2.0-alpha.12 --suite all: every scenario passes, the tasks extension included', { skip, timeout: 170_000 }, async () => {
+test('conformance 0.2.0-alpha.12 --suite all: every scenario passes, the tasks extension included', {
+  skip,
+  timeout: 170_000,
+}, async () => {
   const { code, summary } = await run(['--suite', 'all', '--expected-failures', baseline]);
   assert.equal(code, 0, `conformance failed:\n${summary}`);
   assert.doesNotMatch(summary, /✗/, summary);

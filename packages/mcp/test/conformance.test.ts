@@ -7,16 +7,21 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFixture } from './fixtures/conformance-server.js';
 
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const cli = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const baseline = join(root, 'packages/mcp/test/fixtures/conformance-expected-failures.yml');
 
-test('@modelcontextprotocol/conformance 0.1.13 (server mode, all scenarios) passes against the decorator fixture', { timeout: 110_000 }, async () => {
+test('@modelcontextprotocol/conformance 0.1.13 (server mode, all scenarios) passes against the decorator fixture', {
+  timeout: 110_000,
+}, async () => {
   const { fw, url } = await startFixture();
   const cwd = mkdtempSync(join(tmpdir(), 'fw-mcp-conformance-'));
   try {
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [cli, 'server', '--url', url, '--suite', 'all', '--expected-failures', baseline], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+      const child = spawn(process.execPath, [cli, 'server', '--url', url, '--suite', 'all', '--expected-failures', baseline], {
+        cwd,
+        env: { ...process.env, NO_COLOR: '1' },
+      });
       let output = '';
       child.stdout.on('data', (d: Buffer) => (output += d.toString()));
       child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connect } from '@fw/client/node';
 
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const demoMain = `${root}examples/demo/dist/src/main.js`;
 const inspector = `${root}node_modules/@modelcontextprotocol/inspector/cli/build/cli.js`;
 
@@ -29,7 +29,10 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
 
 /** The real demo process, without its simulated traffic (this test counts deliveries into #lobby). */
 async function startDemo(): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [demoMain, '--port', '0'], { cwd: root, env: { ...process.env, FW_HOST: '127.0.0.1', DEMO_SIMULATION: 'false' } });
+  const child = spawn(process.execPath, [demoMain, '--port', '0'], {
+    cwd: root,
+    env: { ...process.env, FW_HOST: '127.0.0.1', DEMO_SIMULATION: 'false' },
+  });
   const base = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`demo did not start: ${out}`)), 20_000);
@@ -46,7 +49,10 @@ async function startDemo(): Promise<{ child: ChildProcess; base: string }> {
   return { child, base };
 }
 
-test('demo MCP server: the Inspector CLI lists and calls its tools; a post reaches the chat live; SDK reads and gets', { skip: !existsSync(demoMain) && 'demo not built', timeout: 60_000 }, async () => {
+test('demo MCP server: the Inspector CLI lists and calls its tools; a post reaches the chat live; SDK reads and gets', {
+  skip: !existsSync(demoMain) && 'demo not built',
+  timeout: 60_000,
+}, async () => {
   const { child, base } = await startDemo();
   const chat = connect(`${base}/fw/chat/lobby`, { transports: ['websocket'] });
   const received: string[] = [];
@@ -66,10 +72,25 @@ test('demo MCP server: the Inspector CLI lists and calls its tools; a post reach
     const tools = (JSON.parse(list.stdout.slice(list.stdout.indexOf('{'))) as { tools: { name: string }[] }).tools.map((t) => t.name);
     assert.ok(tools.includes('list_rooms') && tools.includes('post_message'), tools.join(','));
 
-    const call = await run([inspector, '--cli', `${base}/mcp`, '--transport', 'http', '--method', 'tools/call', '--tool-name', 'post_message', '--tool-arg', 'room=lobby', '--tool-arg', 'text=hello from the inspector']);
+    const call = await run([
+      inspector,
+      '--cli',
+      `${base}/mcp`,
+      '--transport',
+      'http',
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'post_message',
+      '--tool-arg',
+      'room=lobby',
+      '--tool-arg',
+      'text=hello from the inspector',
+    ]);
     assert.equal(call.code, 0, call.stderr);
     assert.match(call.stdout, /\\"delivered\\":1/);
-    for (let i = 0; i < 100 && !received.some((m) => m.includes('hello from the inspector')); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && !received.some((m) => m.includes('hello from the inspector')); i++)
+      await new Promise((r) => setTimeout(r, 20));
     const msg = JSON.parse(received.find((m) => m.includes('hello from the inspector')) ?? '{}') as { user?: string; text?: string };
     assert.deepEqual([msg.user, msg.text], ['assistant', 'hello from the inspector'], 'the chat client got it live');
 
@@ -81,10 +102,17 @@ test('demo MCP server: the Inspector CLI lists and calls its tools; a post reach
       const rooms = await client.callTool({ name: 'list_rooms', arguments: {} });
       assert.match(JSON.stringify(rooms.content), /lobby/);
       const room = await client.readResource({ uri: 'fw://rooms/lobby' });
-      const messages = (JSON.parse(String((room.contents[0] as { text: string }).text)) as { messages: { user: string; text: string }[] }).messages;
-      assert.deepEqual(messages.map((m) => m.text), ['hello from the inspector', 'hi from the page']);
+      const messages = (JSON.parse(String((room.contents[0] as { text: string }).text)) as { messages: { user: string; text: string }[] })
+        .messages;
+      assert.deepEqual(
+        messages.map((m) => m.text),
+        ['hello from the inspector', 'hi from the page'],
+      );
       const templates = await client.listResourceTemplates();
-      assert.deepEqual(templates.resourceTemplates.map((t) => t.uriTemplate), ['fw://rooms/{roomId}']);
+      assert.deepEqual(
+        templates.resourceTemplates.map((t) => t.uriTemplate),
+        ['fw://rooms/{roomId}'],
+      );
       const prompt = await client.getPrompt({ name: 'summarize_room', arguments: { roomId: 'lobby' } });
       assert.match(JSON.stringify(prompt.messages), /carol: hi from the page/);
       await assert.rejects(client.getPrompt({ name: 'summarize_room', arguments: {} }), /missing required argument 'roomId'/);

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { Framework } from '@fw/runtime';
-import { McpParam, McpServer, McpTool, mountMcpServer, type McpContext, type MountedServer } from '../src/index.js';
+import { McpParam, McpServer, McpTool, mountMcpServer, type McpContext, type MountedServer } from '../dist/index.js';
 
 export interface RawResponse {
   status: number;
@@ -10,16 +10,25 @@ export interface RawResponse {
 }
 
 /** A plain HTTP request (node:http, so Host and Origin can be set freely). */
-export function http(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<RawResponse> {
+export function http(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string | Buffer,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) as never });
-      });
-    });
+    const req = request(
+      { host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) as never });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -28,7 +37,12 @@ export function http(port: number, method: string, path: string, headers: Record
 export const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 export function initBody(version = '2025-06-18', id: number | string = 1): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+  });
 }
 
 export function rpc(method: string, params: Record<string, unknown> = {}, id: number | string = 2): string {
@@ -97,7 +111,10 @@ export class EdgeServer {
   }
 }
 
-export async function startEdge(options: Record<string, unknown> = {}, mountOptions: Parameters<typeof mountMcpServer>[2] = {}): Promise<{ fw: Framework; port: number; mounted: MountedServer }> {
+export async function startEdge(
+  options: Record<string, unknown> = {},
+  mountOptions: Parameters<typeof mountMcpServer>[2] = {},
+): Promise<{ fw: Framework; port: number; mounted: MountedServer }> {
   const fw = new Framework({ configFile: false, ...options });
   const mounted = mountMcpServer(fw, EdgeServer, mountOptions);
   const addr = await fw.listen(0, '127.0.0.1');
@@ -109,7 +126,13 @@ export async function openSession(port: number, version = '2025-06-18', path = '
   const r = await http(port, 'POST', path, JSON_HEADERS, initBody(version));
   if (r.status !== 200) throw new Error(`initialize: ${r.status} ${r.text}`);
   const id = String(r.headers['mcp-session-id']);
-  await http(port, 'POST', path, { ...JSON_HEADERS, 'mcp-session-id': id }, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  await http(
+    port,
+    'POST',
+    path,
+    { ...JSON_HEADERS, 'mcp-session-id': id },
+    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  );
   return id;
 }
 
@@ -126,41 +149,45 @@ export interface SseHandle {
 
 export function openSse(port: number, path: string, headers: Record<string, string>, method = 'GET', body?: string): Promise<SseHandle> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers }, agent: false }, (res) => {
-      let buf = '';
-      const waiters = new Set<() => void>();
-      let endResolve!: () => void;
-      const ended = new Promise<void>((r) => (endResolve = r));
-      res.on('data', (c: Buffer) => {
-        buf += c.toString('utf8');
-        for (const w of [...waiters]) w();
-      });
-      res.on('end', endResolve);
-      res.on('close', endResolve);
-      resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        text: () => buf,
-        ended,
-        close: () => req.destroy(),
-        waitFor: (pattern, timeoutMs = 3000) => new Promise((ok, fail) => {
-          const check = () => {
-            const m = pattern.exec(buf);
-            if (m) {
-              waiters.delete(check);
-              clearTimeout(timer);
-              ok(m[0]);
-            }
-          };
-          const timer = setTimeout(() => {
-            waiters.delete(check);
-            fail(new Error(`timed out waiting for ${pattern} in ${JSON.stringify(buf)}`));
-          }, timeoutMs);
-          waiters.add(check);
-          check();
-        }),
-      });
-    });
+    const req = request(
+      { host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers }, agent: false },
+      (res) => {
+        let buf = '';
+        const waiters = new Set<() => void>();
+        let endResolve!: () => void;
+        const ended = new Promise<void>((r) => (endResolve = r));
+        res.on('data', (c: Buffer) => {
+          buf += c.toString('utf8');
+          for (const w of [...waiters]) w();
+        });
+        res.on('end', endResolve);
+        res.on('close', endResolve);
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: () => buf,
+          ended,
+          close: () => req.destroy(),
+          waitFor: (pattern, timeoutMs = 3000) =>
+            new Promise((ok, fail) => {
+              const check = () => {
+                const m = pattern.exec(buf);
+                if (m) {
+                  waiters.delete(check);
+                  clearTimeout(timer);
+                  ok(m[0]);
+                }
+              };
+              const timer = setTimeout(() => {
+                waiters.delete(check);
+                fail(new Error(`timed out waiting for ${pattern} in ${JSON.stringify(buf)}`));
+              }, timeoutMs);
+              waiters.add(check);
+              check();
+            }),
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { Framework } from '@fw/runtime';
 import { WebSocket } from 'ws';
-import { mountMcpServer, ToolRegistry, type McpContext } from '../src/index.js';
+import { mountMcpServer, ToolRegistry, type McpContext } from '../dist/index.js';
 
 /** 2026-07-28 over the WebSocket transport: stateless requests on a socket that sent no initialize. */
 const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -13,8 +13,17 @@ test('WebSocket: modern requests are served statelessly; notifications/cancelled
   const registry = new ToolRegistry('programmatic');
   let aborted = 0;
   registry.registerTool({ name: 'echo', params: [{ name: 'text', type: 'string' }], handler: (args) => `echo ${String(args.text)}` });
-  registry.registerTool({ name: 'hang', handler: (_a, ctx: McpContext) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => { aborted++; resolve('x'); })) });
-  mountMcpServer(fw, { name: 'ws-modern', version: '1.0.0', path: '/w' }, { registries: [registry], globalRegistry: false });
+  registry.registerTool({
+    name: 'hang',
+    handler: (_a, ctx: McpContext) =>
+      new Promise((resolve) =>
+        ctx.signal.addEventListener('abort', () => {
+          aborted++;
+          resolve('x');
+        }),
+      ),
+  });
+  mountMcpServer(fw, { name: 'ws-modern', version: '1.0.0', path: '/w' }, { registries: [registry], frameworkRegistry: false });
   const { port } = await fw.listen(0, '127.0.0.1');
   const ws = new WebSocket(`ws://127.0.0.1:${port}/w`, 'mcp');
   const inbox: Record<string, unknown>[] = [];
@@ -61,7 +70,11 @@ test('WebSocket: modern requests are served statelessly; notifications/cancelled
     registry.registerTool({ name: 'after-cancel', handler: () => 'x' });
     send({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: meta } });
     await next((m) => m.id === 5);
-    assert.equal(inbox.filter((m) => m.method === 'notifications/tools/list_changed').length, 0, 'a cancelled subscription gets nothing more');
+    assert.equal(
+      inbox.filter((m) => m.method === 'notifications/tools/list_changed').length,
+      0,
+      'a cancelled subscription gets nothing more',
+    );
   } finally {
     ws.close();
     await fw.close();

@@ -39,25 +39,28 @@ export async function startAuthorizationServer(options: { accessTokenTtlSeconds?
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
-    clients: [{
-      client_id: CLIENT.id,
-      client_secret: CLIENT.secret,
-      grant_types: ['client_credentials'],
-      redirect_uris: [],
-      response_types: [],
-      token_endpoint_auth_method: 'client_secret_basic',
-      // The server signs with its one EC key (the default would be RS256).
-      id_token_signed_response_alg: 'ES256',
-      scope: AS_SCOPES,
-    }, {
-      client_id: APP_CLIENT.id,
-      grant_types: ['authorization_code'],
-      redirect_uris: [APP_CLIENT.redirectUri],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      id_token_signed_response_alg: 'ES256',
-      scope: AS_SCOPES,
-    }],
+    clients: [
+      {
+        client_id: CLIENT.id,
+        client_secret: CLIENT.secret,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+        // The server signs with its one EC key (the default would be RS256).
+        id_token_signed_response_alg: 'ES256',
+        scope: AS_SCOPES,
+      },
+      {
+        client_id: APP_CLIENT.id,
+        grant_types: ['authorization_code'],
+        redirect_uris: [APP_CLIENT.redirectUri],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        id_token_signed_response_alg: 'ES256',
+        scope: AS_SCOPES,
+      },
+    ],
     jwks: { keys: [jwk] },
     scopes: AS_SCOPES.split(' '),
     features: {
@@ -80,17 +83,19 @@ export async function startAuthorizationServer(options: { accessTokenTtlSeconds?
   server.on('request', (req, res) => {
     // The user's side of the authorization endpoint: logged in as USER, consenting to every scope
     // and resource asked (oidc-provider's interaction API; its login and consent pages are not needed).
-    if (req.url?.startsWith('/interaction/')) return void finishInteraction(provider, req, res).catch((err: Error) => res.writeHead(500).end(err.message));
+    if (req.url?.startsWith('/interaction/'))
+      return void finishInteraction(provider, req, res).catch((err: Error) => res.writeHead(500).end(err.message));
     void callback(req, res);
   });
   return {
     issuer,
     signingKey: privateKey,
     kid,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -105,7 +110,8 @@ export async function requestToken(as: TestAuthorizationServer, resource: string
     body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope }).toString(),
   });
   const body = (await res.json()) as { access_token?: string; error?: string; error_description?: string };
-  if (!res.ok || !body.access_token) throw new Error(`token request failed: ${res.status} ${body.error ?? ''} ${body.error_description ?? ''}`);
+  if (!res.ok || !body.access_token)
+    throw new Error(`token request failed: ${res.status} ${body.error ?? ''} ${body.error_description ?? ''}`);
   return body.access_token;
 }
 

@@ -8,9 +8,22 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { Client as ClientV2, ClientCredentialsProvider as ClientCredentialsProviderV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2, type VersionNegotiationMode } from '@modelcontextprotocol/client';
-import { McpParam, McpServer, McpTool, mountMcpServer, type McpContext } from '../src/index.js';
-import { APP_CLIENT, browse, CLIENT, requestToken, startAuthorizationServer, USER, type TestAuthorizationServer } from './oauth-authorization-server.js';
+import {
+  Client as ClientV2,
+  ClientCredentialsProvider as ClientCredentialsProviderV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+  type VersionNegotiationMode,
+} from '@modelcontextprotocol/client';
+import { McpParam, McpServer, McpTool, mountMcpServer, type McpContext } from '../dist/index.js';
+import {
+  APP_CLIENT,
+  browse,
+  CLIENT,
+  requestToken,
+  startAuthorizationServer,
+  USER,
+  type TestAuthorizationServer,
+} from './oauth-authorization-server.js';
 
 /**
  * The official MCP SDK clients run their real OAuth flow against fw as a resource server and a
@@ -94,9 +107,18 @@ function checkFlow(seen: Seen[]): void {
   assert.equal(first.url, mcp);
   assert.equal(first.status, 401);
   assert.equal(first.challenge, `Bearer resource_metadata="${metadata}", scope="mcp:use"`);
-  assert.ok(seen.some((s) => s.url === metadata && s.status === 200), 'the client read the RFC 9728 document');
-  assert.ok(seen.some((s) => s.url.startsWith(`${as.issuer}/.well-known/`) && s.status === 200), 'the client read the authorization server metadata');
-  assert.ok(seen.some((s) => s.url === `${as.issuer}/token` && s.status === 200), 'the client got a token');
+  assert.ok(
+    seen.some((s) => s.url === metadata && s.status === 200),
+    'the client read the RFC 9728 document',
+  );
+  assert.ok(
+    seen.some((s) => s.url.startsWith(`${as.issuer}/.well-known/`) && s.status === 200),
+    'the client read the authorization server metadata',
+  );
+  assert.ok(
+    seen.some((s) => s.url === `${as.issuer}/token` && s.status === 200),
+    'the client got a token',
+  );
   const used = seen.filter((s) => s.url === mcp && s.token);
   assert.ok(used.length > 0);
   for (const s of used) {
@@ -109,31 +131,49 @@ function checkFlow(seen: Seen[]): void {
 test('SDK v1 client: 401 → RFC 9728 → AS metadata → client_credentials token for the resource → tools; a tool beyond its scope is a 403 insufficient_scope', async () => {
   const seen: Seen[] = [];
   // The v1 SDK's client_credentials provider asks for its configured scope (not the challenge's).
-  const provider = new ClientCredentialsProvider({ clientId: CLIENT.id, clientSecret: CLIENT.secret, expectedIssuer: as.issuer, scope: 'mcp:use' });
+  const provider = new ClientCredentialsProvider({
+    clientId: CLIENT.id,
+    clientSecret: CLIENT.secret,
+    expectedIssuer: as.issuer,
+    scope: 'mcp:use',
+  });
   const client = new Client({ name: 'oauth-v1', version: '1.0.0' });
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { authProvider: provider, fetch: recording(seen) }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { authProvider: provider, fetch: recording(seen) }),
+    );
     checkFlow(seen);
     const tools = await client.listTools();
     assert.deepEqual(tools.tools.map((t) => t.name).sort(), ['read_file', 'whoami', 'write_file']);
     const read = await client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } });
     assert.deepEqual(read.content, [{ type: 'text', text: 'contents of a.txt' }]);
     const who = await client.callTool({ name: 'whoami', arguments: {} });
-    assert.deepEqual(who.content, [{ type: 'text', text: CLIENT.id }], 'the principal is the token\'s subject');
+    assert.deepEqual(who.content, [{ type: 'text', text: CLIENT.id }], "the principal is the token's subject");
     assert.equal(claims(seen.find((s) => s.token)!.token!).scope, 'mcp:use');
     // write_file needs files:write too: 403 with every scope the call needs in one challenge. The
     // SDK tries to step up, but a client_credentials client only asks for its configured scope.
     const before403 = seen.length;
-    await assert.rejects(client.callTool({ name: 'write_file', arguments: { path: 'b.txt' } }), (err: { code?: number }) => err.code === 403);
+    await assert.rejects(
+      client.callTool({ name: 'write_file', arguments: { path: 'b.txt' } }),
+      (err: { code?: number }) => err.code === 403,
+    );
     const refused = seen.slice(before403).find((s) => s.status === 403);
-    assert.equal(refused?.challenge, `Bearer error="insufficient_scope", error_description="the tool 'write_file' needs the scope(s) files:write, which the access token lacks", resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp", scope="mcp:use files:write"`);
+    assert.equal(
+      refused?.challenge,
+      `Bearer error="insufficient_scope", error_description="the tool 'write_file' needs the scope(s) files:write, which the access token lacks", resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp", scope="mcp:use files:write"`,
+    );
   } finally {
     await client.close();
   }
   // A client configured with the scope the challenge named gets its call through.
   const writer = new Client({ name: 'oauth-v1-writer', version: '1.0.0' });
   try {
-    const wide = new ClientCredentialsProvider({ clientId: CLIENT.id, clientSecret: CLIENT.secret, expectedIssuer: as.issuer, scope: 'mcp:use files:write' });
+    const wide = new ClientCredentialsProvider({
+      clientId: CLIENT.id,
+      clientSecret: CLIENT.secret,
+      expectedIssuer: as.issuer,
+      scope: 'mcp:use files:write',
+    });
     await writer.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { authProvider: wide }));
     const wrote = await writer.callTool({ name: 'write_file', arguments: { path: 'b.txt' } });
     assert.deepEqual(wrote.content, [{ type: 'text', text: 'wrote b.txt' }]);
@@ -158,7 +198,13 @@ class AppProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'fw oauth test', redirect_uris: [APP_CLIENT.redirectUri], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'fw oauth test',
+      redirect_uris: [APP_CLIENT.redirectUri],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
 
   clientInformation(): OAuthClientInformationMixed {
@@ -195,7 +241,11 @@ test('SDK v1 client, authorization code + PKCE: 401 → metadata → the user au
   const provider = new AppProvider();
   const url = new URL(`http://127.0.0.1:${port}/mcp`);
   const first = new StreamableHTTPClientTransport(url, { authProvider: provider, fetch: recording(seen) });
-  await assert.rejects(new Client({ name: 'oauth-app', version: '1.0.0' }).connect(first), UnauthorizedError, 'the first connect ends at the authorization redirect');
+  await assert.rejects(
+    new Client({ name: 'oauth-app', version: '1.0.0' }).connect(first),
+    UnauthorizedError,
+    'the first connect ends at the authorization redirect',
+  );
   const opened = provider.opened!;
   assert.equal(opened.origin + opened.pathname, `${as.issuer}/auth`);
   assert.equal(opened.searchParams.get('resource'), url.href, 'RFC 8707 resource in the authorization request');
@@ -237,10 +287,17 @@ const v2Modes: [string, VersionNegotiationMode, string][] = [
 for (const [label, mode, expected] of v2Modes) {
   test(`SDK v2 client (${label}): the same OAuth flow, then tools`, async () => {
     const seen: Seen[] = [];
-    const provider = new ClientCredentialsProviderV2({ clientId: CLIENT.id, clientSecret: CLIENT.secret, expectedIssuer: as.issuer, scope: 'mcp:use files:write' });
+    const provider = new ClientCredentialsProviderV2({
+      clientId: CLIENT.id,
+      clientSecret: CLIENT.secret,
+      expectedIssuer: as.issuer,
+      scope: 'mcp:use files:write',
+    });
     const client = new ClientV2({ name: 'oauth-v2', version: '1.0.0' }, { versionNegotiation: { mode } });
     try {
-      await client.connect(new StreamableHTTPClientTransportV2(new URL(`http://127.0.0.1:${port}/mcp`), { authProvider: provider, fetch: recording(seen) }));
+      await client.connect(
+        new StreamableHTTPClientTransportV2(new URL(`http://127.0.0.1:${port}/mcp`), { authProvider: provider, fetch: recording(seen) }),
+      );
       assert.equal(client.getNegotiatedProtocolVersion(), expected);
       checkFlow(seen);
       const tools = await client.listTools();
@@ -256,12 +313,19 @@ for (const [label, mode, expected] of v2Modes) {
 }
 
 test('stdio bridge: the access token from the environment (FW_MCP_BRIDGE_TOKEN) reaches the protected endpoint; without it the client sees the 401', async () => {
-  const bridge = fileURLToPath(new URL('../src/bin/stdio-bridge.js', import.meta.url));
+  const bridge = fileURLToPath(new URL('../dist/bin/stdio-bridge.js', import.meta.url));
   const url = `http://127.0.0.1:${port}/mcp`;
   const token = await requestToken(as, url, 'mcp:use');
   const client = new Client({ name: 'oauth-stdio', version: '1.0.0' });
   try {
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [bridge, url], env: { ...process.env, FW_MCP_BRIDGE_TOKEN: token } as Record<string, string>, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [bridge, url],
+        env: { ...process.env, FW_MCP_BRIDGE_TOKEN: token } as Record<string, string>,
+        stderr: 'pipe',
+      }),
+    );
     const who = await client.callTool({ name: 'whoami', arguments: {} });
     assert.deepEqual(who.content, [{ type: 'text', text: CLIENT.id }]);
   } finally {
@@ -271,7 +335,10 @@ test('stdio bridge: the access token from the environment (FW_MCP_BRIDGE_TOKEN) 
   const env = { ...process.env } as Record<string, string>;
   delete env.FW_MCP_BRIDGE_TOKEN;
   try {
-    await assert.rejects(anonymous.connect(new StdioClientTransport({ command: process.execPath, args: [bridge, url], env, stderr: 'pipe' })), /401/);
+    await assert.rejects(
+      anonymous.connect(new StdioClientTransport({ command: process.execPath, args: [bridge, url], env, stderr: 'pipe' })),
+      /401/,
+    );
   } finally {
     await anonymous.close();
   }

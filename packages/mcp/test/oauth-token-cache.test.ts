@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VerifiedTokenCache } from '../src/oauth/token-cache.js';
+import { VerifiedTokenCache } from '../dist/oauth/token-cache.js';
 
 const principal = (exp?: number) => ({ id: 'alice', roles: [], ...(exp === undefined ? {} : { exp }) });
 

@@ -4,7 +4,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { WebSocket } from 'ws';
 import { Framework } from '@fw/runtime';
-import { mountMcpServer, ToolRegistry } from '../src/index.js';
+import { mountMcpServer, ToolRegistry } from '../dist/index.js';
 import { http, initBody, JSON_HEADERS, rpc } from './helpers.js';
 import { requestToken, startAuthorizationServer, type TestAuthorizationServer } from './oauth-authorization-server.js';
 
@@ -37,11 +37,11 @@ before(async () => {
   tools.registerTool({ name: 'write_file', scopes: ['files:write'], handler: () => 'written' });
   tools.registerTool({ name: 'delete_file', handler: () => 'deleted' });
   tools.registerTool({ name: 'whoami', handler: (_args, ctx) => ctx.principal?.id ?? 'anonymous' });
-  mountMcpServer(fw, { name: 'files', path: '/mcp' }, { registries: [tools], globalRegistry: false });
+  mountMcpServer(fw, { name: 'files', path: '/mcp' }, { registries: [tools], frameworkRegistry: false });
   // A second resource on the same host: its tokens must not open /mcp (audience confusion).
   const other = new ToolRegistry('programmatic');
   other.registerTool({ name: 'read_file', handler: () => 'other' });
-  mountMcpServer(fw, { name: 'billing', path: '/billing/mcp' }, { registries: [other], globalRegistry: false });
+  mountMcpServer(fw, { name: 'billing', path: '/billing/mcp' }, { registries: [other], frameworkRegistry: false });
   port = (await fw.listen(0, '127.0.0.1')).port;
   base = `http://127.0.0.1:${port}`;
 });
@@ -76,11 +76,22 @@ async function legacyInitialize(headers: Record<string, string>) {
 }
 
 function modernBody(method: string, params: Record<string, unknown> = {}): string {
-  return JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} } } });
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: 7,
+    method,
+    params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} } },
+  });
 }
 
 async function modernCall(tool: string, headers: Record<string, string>) {
-  return http(port, 'POST', '/mcp', { ...JSON_HEADERS, 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': tool, ...headers }, modernBody('tools/call', { name: tool, arguments: {} }));
+  return http(
+    port,
+    'POST',
+    '/mcp',
+    { ...JSON_HEADERS, 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': tool, ...headers },
+    modernBody('tools/call', { name: tool, arguments: {} }),
+  );
 }
 
 test('RFC 9728 metadata: at the path-aware URL of each endpoint, and at the root for /mcp', async () => {
@@ -126,7 +137,13 @@ test('a valid token opens a legacy session and a stateless 2026-07-28 request', 
   const init = await legacyInitialize(bearer(token));
   assert.equal(init.status, 200);
   const session = String(init.headers['mcp-session-id']);
-  const who = await http(port, 'POST', '/mcp', { ...JSON_HEADERS, ...bearer(token), 'mcp-session-id': session, accept: 'application/json' }, rpc('tools/call', { name: 'whoami', arguments: {} }));
+  const who = await http(
+    port,
+    'POST',
+    '/mcp',
+    { ...JSON_HEADERS, ...bearer(token), 'mcp-session-id': session, accept: 'application/json' },
+    rpc('tools/call', { name: 'whoami', arguments: {} }),
+  );
   assert.equal(who.status, 200);
   assert.equal((who.json().result as { content: { text: string }[] }).content[0]!.text, 'mcp-test-agent');
   // Every request carries the token: the same session without it is a 401.
@@ -137,7 +154,7 @@ test('a valid token opens a legacy session and a stateless 2026-07-28 request', 
   assert.equal((modern.json().result as { content: { text: string }[] }).content[0]!.text, 'read');
 });
 
-test('attack: a leaked legacy session id with another subject\'s valid token is refused', async () => {
+test("attack: a leaked legacy session id with another subject's valid token is refused", async () => {
   const owner = await requestToken(as, `${base}/mcp`, 'mcp:use');
   const session = String((await legacyInitialize(bearer(owner))).headers['mcp-session-id']);
   // A token the authorization server's key signed for this resource, but for another subject.
@@ -150,9 +167,19 @@ test('attack: a leaked legacy session id with another subject\'s valid token is 
 test('wrong audience, wrong issuer, expired, not a JWT, bad signature: 401 invalid_token naming the check', async () => {
   const now = Math.floor(Date.now() / 1000);
   const otherKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-  const badSignature = await new SignJWT({ scope: 'mcp:use' }).setProtectedHeader({ alg: 'ES256', kid: as.kid }).setIssuer(as.issuer).setAudience(`${base}/mcp`).setSubject('x').setExpirationTime(now + 300).sign(otherKey);
+  const badSignature = await new SignJWT({ scope: 'mcp:use' })
+    .setProtectedHeader({ alg: 'ES256', kid: as.kid })
+    .setIssuer(as.issuer)
+    .setAudience(`${base}/mcp`)
+    .setSubject('x')
+    .setExpirationTime(now + 300)
+    .sign(otherKey);
   const cases: [string, string, string][] = [
-    ['wrong audience (a real token for another server)', await requestToken(as, 'https://elsewhere.example/mcp', 'mcp:use'), "invalid token: claim 'aud' does not match"],
+    [
+      'wrong audience (a real token for another server)',
+      await requestToken(as, 'https://elsewhere.example/mcp', 'mcp:use'),
+      "invalid token: claim 'aud' does not match",
+    ],
     ['wrong issuer', await forged({ iss: 'https://attacker.example' }), "invalid token: claim 'iss' does not match"],
     ['expired', await forged({ exp: now - 5 }), 'invalid token: expired'],
     ['not a JWT', 'an-opaque-token-this-server-cannot-read', 'invalid token: not a JWT access token'],
@@ -212,12 +239,22 @@ test('missing scope: 403 insufficient_scope naming every scope the operation nee
   const readOnly = await requestToken(as, `${base}/mcp`, 'files:read');
   const denied = await legacyInitialize(bearer(readOnly));
   assert.equal(denied.status, 403);
-  assert.equal(denied.headers['www-authenticate'], `Bearer error="insufficient_scope", error_description="the access token lacks the scope(s) mcp:use this MCP server requires", resource_metadata="${metadataUrl()}", scope="mcp:use"`);
+  assert.equal(
+    denied.headers['www-authenticate'],
+    `Bearer error="insufficient_scope", error_description="the access token lacks the scope(s) mcp:use this MCP server requires", resource_metadata="${metadataUrl()}", scope="mcp:use"`,
+  );
 
   const token = await requestToken(as, `${base}/mcp`, 'mcp:use files:write');
   const init = await legacyInitialize(bearer(token));
   const session = String(init.headers['mcp-session-id']);
-  const legacyCall = (tool: string) => http(port, 'POST', '/mcp', { ...JSON_HEADERS, ...bearer(token), 'mcp-session-id': session, accept: 'application/json' }, rpc('tools/call', { name: tool, arguments: {} }, 9));
+  const legacyCall = (tool: string) =>
+    http(
+      port,
+      'POST',
+      '/mcp',
+      { ...JSON_HEADERS, ...bearer(token), 'mcp-session-id': session, accept: 'application/json' },
+      rpc('tools/call', { name: tool, arguments: {} }, 9),
+    );
   // write_file (its definition's scope) is allowed; delete_file (configured: files:write files:admin) is not.
   assert.equal((await legacyCall('write_file')).status, 200);
   const expected = `Bearer error="insufficient_scope", error_description="the tool 'delete_file' needs the scope(s) files:admin, which the access token lacks", resource_metadata="${metadataUrl()}", scope="mcp:use files:write files:admin"`;
@@ -232,7 +269,9 @@ test('missing scope: 403 insufficient_scope naming every scope the operation nee
 });
 
 /** Opens an MCP WebSocket; resolves with the socket, or with the refused handshake's status and headers. */
-function openSocket(headers: Record<string, string>): Promise<{ ws?: WebSocket; status?: number; headers?: Record<string, string | string[] | undefined> }> {
+function openSocket(
+  headers: Record<string, string>,
+): Promise<{ ws?: WebSocket; status?: number; headers?: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/mcp`, 'mcp', { headers });
     ws.once('open', () => resolve({ ws }));
@@ -244,7 +283,10 @@ function openSocket(headers: Record<string, string>): Promise<{ ws?: WebSocket; 
   });
 }
 
-function ask(ws: WebSocket, body: string): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } }> {
+function ask(
+  ws: WebSocket,
+  body: string,
+): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } }> {
   return new Promise((resolve) => {
     ws.once('message', (data) => resolve(JSON.parse(String(data)) as never));
     ws.send(body);
@@ -302,4 +344,61 @@ test('WebSocket: the socket is closed when its token expires (1008)', async () =
     });
   });
   assert.deepEqual(closed, { code: 1008, reason: 'access token expired' });
+});
+
+test('the authorization server unreachable: a good token gets 503 with Retry-After (not 401, which would make the client throw it away); keys back, it works', async () => {
+  const { createServer } = await import('node:http');
+  // A JWKS endpoint the test can take down: it proxies the authorization server's key set.
+  let up = false;
+  const jwks = createServer(async (_req, res) => {
+    if (!up) {
+      res.writeHead(502).end('bad gateway');
+      return;
+    }
+    const keys = await (await fetch(`${as.issuer}/jwks`)).text();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(keys);
+  });
+  await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
+  const jwksPort = (jwks.address() as { port: number }).port;
+  const down = new Framework({
+    configFile: false,
+    'fw.mcp.oauth.authorization-servers': as.issuer,
+    'fw.mcp.oauth.jwks-url': `http://127.0.0.1:${jwksPort}/jwks`,
+    'fw.mcp.oauth.token-cache': 0,
+  });
+  const tools = new ToolRegistry('programmatic');
+  tools.registerTool({ name: 'whoami', handler: (_args, ctx) => ctx.principal?.id ?? 'anonymous' });
+  mountMcpServer(down, { name: 'down', path: '/mcp' }, { registries: [tools], frameworkRegistry: false });
+  const downPort = (await down.listen(0, '127.0.0.1')).port;
+  try {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({ scope: 'mcp:use' })
+      .setProtectedHeader({ alg: 'ES256', kid: as.kid, typ: 'at+jwt' })
+      .setIssuer(as.issuer)
+      .setAudience(`http://127.0.0.1:${downPort}/mcp`)
+      .setSubject('ada')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 300)
+      .sign(as.signingKey);
+    const call = () =>
+      http(
+        downPort,
+        'POST',
+        '/mcp',
+        { ...JSON_HEADERS, 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': 'whoami', ...bearer(token) },
+        modernBody('tools/call', { name: 'whoami', arguments: {} }),
+      );
+    const refused = await call();
+    assert.equal(refused.status, 503, refused.text);
+    assert.equal(refused.headers['retry-after'], '5');
+    assert.equal(refused.headers['www-authenticate'], undefined, 'no challenge: the token was not judged');
+    assert.match(refused.text, /auth_keys_unavailable/);
+    up = true;
+    const served = await call();
+    assert.equal(served.status, 200, served.text);
+    assert.match(served.text, /ada/);
+  } finally {
+    await down.close();
+    jwks.close();
+  }
 });

@@ -10,8 +10,9 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpRegistry } from '../src/index.js';
+import { McpRegistry } from '../dist/index.js';
 import { EdgeServer, JSON_HEADERS, http, openSession, openSse, rpc, startEdge } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 /**
  * A TCP proxy in front of the server. It watches every connection: the one that carries a
@@ -76,14 +77,6 @@ async function cuttingProxy(upstreamPort: number): Promise<CuttingProxy> {
   return proxy;
 }
 
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 test('acceptance: a proxy cuts a POST stream before its result; the SDK client resumes with Last-Event-ID and gets the result exactly once', async () => {
   const { fw, port, mounted } = await startEdge({ 'fw.mcp.sse-retry': 50 });
   const proxy = await cuttingProxy(port);
@@ -94,11 +87,11 @@ test('acceptance: a proxy cuts a POST stream before its result; the SDK client r
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${proxy.port}/t`)));
     const call = client.callTool({ name: 'gated', arguments: {} });
-    await until(() => proxy.cuts === 1, 'the cut');
+    await waitFor('the cut', () => proxy.cuts === 1);
     // The SDK comes back with the priming event's id, naming the POST's stream.
-    await until(() => proxy.lastEventIds.length > 0, 'a GET with Last-Event-ID');
+    await waitFor('a GET with Last-Event-ID', () => proxy.lastEventIds.length > 0);
     assert.match(proxy.lastEventIds[0]!, /^\d+-0$/);
-    await until(() => EdgeServer.gates.length === 1, 'the tool to wait');
+    await waitFor('the tool to wait', () => EdgeServer.gates.length === 1);
     EdgeServer.openGates();
     const result = await call;
     const text = `gated-ok-${callsBefore + 1}`;
@@ -108,7 +101,10 @@ test('acceptance: a proxy cuts a POST stream before its result; the SDK client r
     assert.equal(all.split(text).length - 1, 1, 'the result went down to the client exactly once');
     // The session goes on as normal afterwards.
     assert.ok((await client.listTools()).tools.length > 0);
-    assert.deepEqual(errors.filter((e) => /unknown message ID|Maximum reconnection/i.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => /unknown message ID|Maximum reconnection/i.test(e)),
+      [],
+    );
   } finally {
     EdgeServer.openGates();
     await client.close();
@@ -133,14 +129,21 @@ test('SSE polling: with fw.mcp.sse-poll-interval the server ends connections (re
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/t`), { fetch: fetchRecording }));
     const call = client.callTool({ name: 'gated', arguments: {} });
-    await until(() => EdgeServer.gates.length === 1, 'the tool to wait');
+    await waitFor('the tool to wait', () => EdgeServer.gates.length === 1);
     // The POST's stream has been polled at least twice before the result exists.
-    await until(() => resumes.length >= 3, 'polls');
+    await waitFor('polls', () => resumes.length >= 3);
     EdgeServer.openGates();
     const result = await call;
     assert.deepEqual(result.content, [{ type: 'text', text: `gated-ok-${callsBefore + 1}` }]);
-    assert.ok(resumes.every((r) => /^\d+-\d+$/.test(r)), resumes.join(' '));
-    assert.deepEqual(errors.filter((e) => /unknown message ID|Maximum reconnection/i.test(e)), [], 'no duplicate answer, no reconnect loop given up');
+    assert.ok(
+      resumes.every((r) => /^\d+-\d+$/.test(r)),
+      resumes.join(' '),
+    );
+    assert.deepEqual(
+      errors.filter((e) => /unknown message ID|Maximum reconnection/i.test(e)),
+      [],
+      'no duplicate answer, no reconnect loop given up',
+    );
   } finally {
     EdgeServer.openGates();
     await client.close();
@@ -158,30 +161,45 @@ test('event ids are unique across the streams of a session and name their stream
     const primed = /id: (\d+)-0\n/.exec(first.text())!;
     const standalone = primed[1]!;
     // Two POST streams of the same session: their ids do not repeat each other or the GET's.
-    const a = await http(port, 'POST', '/t', { ...JSON_HEADERS, 'mcp-session-id': id }, rpc('tools/call', { name: 'echo', arguments: { text: 'a' } }, 10));
-    const b = await http(port, 'POST', '/t', { ...JSON_HEADERS, 'mcp-session-id': id }, rpc('tools/call', { name: 'echo', arguments: { text: 'b' } }, 11));
+    const a = await http(
+      port,
+      'POST',
+      '/t',
+      { ...JSON_HEADERS, 'mcp-session-id': id },
+      rpc('tools/call', { name: 'echo', arguments: { text: 'a' } }, 10),
+    );
+    const b = await http(
+      port,
+      'POST',
+      '/t',
+      { ...JSON_HEADERS, 'mcp-session-id': id },
+      rpc('tools/call', { name: 'echo', arguments: { text: 'b' } }, 11),
+    );
     const ids = (t: string) => [...t.matchAll(/^id: (\S+)$/gm)].map((m) => m[1]!);
     const postIds = [...ids(a.text), ...ids(b.text)];
     assert.equal(new Set(postIds).size, postIds.length);
     assert.ok(postIds.every((x) => !x.startsWith(`${standalone}-`)));
 
-    McpRegistry.get().registerPrompt({ name: 'p1', handler: () => [] })();
+    McpRegistry.of(fw).registerPrompt({ name: 'p1', handler: () => [] })();
     await first.waitFor(/prompts\/list_changed[\s\S]*prompts\/list_changed/);
     const lastSeen = ids(first.text()).at(-1)!;
     first.close();
     await first.ended;
     // Missed while disconnected.
-    McpRegistry.get().registerTool({ name: 'missed_tool', handler: () => 'x' })();
+    McpRegistry.of(fw).registerTool({ name: 'missed_tool', handler: () => 'x' })();
     const resumed = await openSse(port, '/t', { ...headers, 'last-event-id': lastSeen });
     assert.equal(resumed.status, 200);
     await resumed.waitFor(/tools\/list_changed[\s\S]*tools\/list_changed/);
     const replay = resumed.text();
     assert.doesNotMatch(replay, /prompts\/list_changed/, 'nothing the client had is sent again');
     const replayed = ids(replay).filter((x) => x !== lastSeen);
-    assert.ok(replayed.every((x) => x.startsWith(`${standalone}-`)), 'only the standalone stream is replayed');
+    assert.ok(
+      replayed.every((x) => x.startsWith(`${standalone}-`)),
+      'only the standalone stream is replayed',
+    );
     assert.ok(Number(replayed[0]!.split('-')[1]) === Number(lastSeen.split('-')[1]) + 1, 'it continues right after Last-Event-ID');
     // Live traffic continues on the resumed connection.
-    McpRegistry.get().registerResource({ uri: 'live://one', name: 'one', read: () => 'x' })();
+    McpRegistry.of(fw).registerResource({ uri: 'live://one', name: 'one', read: () => 'x' })();
     await resumed.waitFor(/resources\/list_changed/);
     resumed.close();
 
@@ -204,8 +222,8 @@ test('fw.mcp.replay-buffer bounds what a session keeps: a long disconnect replay
     const primeId = /id: (\d+-0)\n/.exec(first.text())![1]!;
     first.close();
     await first.ended;
-    for (let i = 0; i < 3; i++) McpRegistry.get().registerPrompt({ name: `bounded${i}`, handler: () => [] });
-    for (let i = 0; i < 3; i++) McpRegistry.get().removePrompt(`bounded${i}`);
+    for (let i = 0; i < 3; i++) McpRegistry.of(fw).registerPrompt({ name: `bounded${i}`, handler: () => [] });
+    for (let i = 0; i < 3; i++) McpRegistry.of(fw).removePrompt(`bounded${i}`);
     const resumed = await openSse(port, '/t', { ...headers, 'last-event-id': primeId });
     await resumed.waitFor(/list_changed[\s\S]*list_changed/);
     await new Promise((r) => setTimeout(r, 50));

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework } from '@fw/runtime';
 import { z } from 'zod';
-import { McpToolResult, mountMcpServer, ToolRegistry } from '../src/index.js';
+import { McpToolResult, mountMcpServer, ToolRegistry } from '../dist/index.js';
 
 /**
  * Tool arguments are validated against the declared schema before the handler runs, in both
@@ -27,11 +27,25 @@ const booking = {
 async function start(): Promise<{ fw: Framework; url: string }> {
   const fw = new Framework({ configFile: false });
   const registry = new ToolRegistry('programmatic');
-  registry.registerTool({ name: 'book', inputSchema: booking, handler: (args) => { calls++; return `booked ${String(args.room)}`; } });
+  registry.registerTool({
+    name: 'book',
+    inputSchema: booking,
+    handler: (args) => {
+      calls++;
+      return `booked ${String(args.room)}`;
+    },
+  });
   registry.registerTool({
     name: 'zod_book',
-    inputSchema: z.object({ room: z.string().min(2), seats: z.number().int().max(12).default(2), owner: z.object({ email: z.email() }).optional() }),
-    handler: (args) => { calls++; return `zod booked ${String(args.room)} for ${String(args.seats)}`; },
+    inputSchema: z.object({
+      room: z.string().min(2),
+      seats: z.number().int().max(12).default(2),
+      owner: z.object({ email: z.email() }).optional(),
+    }),
+    handler: (args) => {
+      calls++;
+      return `zod booked ${String(args.room)} for ${String(args.seats)}`;
+    },
   });
   registry.registerTool({
     name: 'report',
@@ -44,7 +58,7 @@ async function start(): Promise<{ fw: Framework; url: string }> {
     outputSchema: z.object({ total: z.number() }),
     handler: () => new McpToolResult([{ type: 'text', text: 'x' }], { structuredContent: { total: 'x' } }),
   });
-  mountMcpServer(fw, { name: 'schemas', version: '1.0.0', path: '/s' }, { registries: [registry], globalRegistry: false });
+  mountMcpServer(fw, { name: 'schemas', version: '1.0.0', path: '/s' }, { registries: [registry], frameworkRegistry: false });
   const { port } = await fw.listen(0, '127.0.0.1');
   return { fw, url: `http://127.0.0.1:${port}/s` };
 }
@@ -53,24 +67,52 @@ let nextId = 1;
 async function modernCall(url: string, name: string, args: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': name },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'mcp-protocol-version': V,
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'tools/call',
+      params: {
+        name,
+        arguments: args,
+        _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} },
+      },
+    }),
   });
   return ((await res.json()) as { result: Record<string, unknown> }).result;
 }
 
 async function legacyCaller(url: string): Promise<(name: string, args: unknown) => Promise<Record<string, unknown>>> {
   const base = { 'content-type': 'application/json', accept: 'application/json' };
-  const init = await fetch(url, { method: 'POST', headers: base, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) });
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: base,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
+  });
   const session = init.headers.get('mcp-session-id') as string;
   await init.arrayBuffer();
   return async (name, args) => {
-    const res = await fetch(url, { method: 'POST', headers: { ...base, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } }) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { ...base, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } }),
+    });
     return ((await res.json()) as { result: Record<string, unknown> }).result;
   };
 }
 
-const text = (r: Record<string, unknown>): string => ((r.content as { text: string }[])[0]?.text ?? '');
+const text = (r: Record<string, unknown>): string => (r.content as { text: string }[])[0]?.text ?? '';
 
 const cases: [string, unknown, RegExp][] = [
   ['type', { room: 'a-1', seats: 'two' }, /argument 'seats' must be integer/],
@@ -120,10 +162,19 @@ test('a Standard Schema (zod 4) validates and parses: the handler gets defaults;
     const list = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': V, 'mcp-method': 'tools/list' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} } },
+      }),
     });
     const tools = ((await list.json()) as { result: { tools: { name: string; inputSchema: Record<string, unknown> }[] } }).result.tools;
-    const schema = tools.find((t) => t.name === 'zod_book')?.inputSchema as { type?: string; properties?: Record<string, unknown>; required?: string[] };
+    const schema = tools.find((t) => t.name === 'zod_book')?.inputSchema as {
+      type?: string;
+      properties?: Record<string, unknown>;
+      required?: string[];
+    };
     assert.equal(schema.type, 'object');
     assert.deepEqual(Object.keys(schema.properties ?? {}).sort(), ['owner', 'room', 'seats']);
     assert.deepEqual(schema.required, ['room']);

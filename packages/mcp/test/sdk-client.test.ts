@@ -8,13 +8,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { WebSocket } from 'ws';
-import { McpRegistry } from '../src/index.js';
+import { McpRegistry } from '../dist/index.js';
 import { startFixture } from './fixtures/conformance-server.js';
 
 // Node 20 has no global WebSocket; the SDK's WebSocket transport expects one.
 (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
 
-const bridge = fileURLToPath(new URL('../src/bin/stdio-bridge.js', import.meta.url));
+const bridge = fileURLToPath(new URL('../dist/bin/stdio-bridge.js', import.meta.url));
 
 /** initialize, list, call, read and get: what every transport must carry. */
 async function exercise(client: Client): Promise<void> {
@@ -28,9 +28,16 @@ async function exercise(client: Client): Promise<void> {
   assert.equal(failed.isError, true);
   assert.match(JSON.stringify(failed.content), /intentionally returns an error/);
   const read = await client.readResource({ uri: 'test://template/42/data' });
-  assert.deepEqual(JSON.parse(String((read.contents[0] as { text?: string }).text)), { id: '42', templateTest: true, data: 'Data for ID: 42' });
+  assert.deepEqual(JSON.parse(String((read.contents[0] as { text?: string }).text)), {
+    id: '42',
+    templateTest: true,
+    data: 'Data for ID: 42',
+  });
   const templates = await client.listResourceTemplates();
-  assert.deepEqual(templates.resourceTemplates.map((t) => t.uriTemplate), ['test://template/{id}/data']);
+  assert.deepEqual(
+    templates.resourceTemplates.map((t) => t.uriTemplate),
+    ['test://template/{id}/data'],
+  );
   const prompt = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } });
   assert.deepEqual(prompt.messages, [{ role: 'user', content: { type: 'text', text: "Prompt with arguments: arg1='a', arg2='b'" } }]);
   const invalid = await client.callTool({ name: 'test_sampling', arguments: {} });
@@ -60,7 +67,10 @@ for (const mode of ['json', 'sse'] as const) {
       await exercise(client);
       const expected = mode === 'json' ? 'application/json' : 'text/event-stream';
       assert.ok(contentTypes.length > 5);
-      assert.ok(contentTypes.every((t) => t.startsWith(expected)), contentTypes.join(', '));
+      assert.ok(
+        contentTypes.every((t) => t.startsWith(expected)),
+        contentTypes.join(', '),
+      );
     } finally {
       await client.close();
       await fw.close();
@@ -75,7 +85,7 @@ test('SDK client over WebSocket (subprotocol mcp), with list_changed when the re
     await client.connect(new WebSocketClientTransport(new URL(`ws://127.0.0.1:${port}/mcp`)) as Transport);
     await exercise(client);
     const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
-    const off = McpRegistry.get().registerTool({
+    const off = McpRegistry.of(fw).registerTool({
       name: 'runtime_added',
       description: 'registered while a client is connected',
       params: [{ name: 'n', type: 'integer' }],
@@ -85,7 +95,10 @@ test('SDK client over WebSocket (subprotocol mcp), with list_changed when the re
       await changed;
       const tools = await client.listTools();
       assert.ok(tools.tools.some((t) => t.name === 'runtime_added'));
-      assert.ok(tools.tools.some((t) => t.name === 'test_simple_text'), 'decorated and programmatic tools coexist');
+      assert.ok(
+        tools.tools.some((t) => t.name === 'test_simple_text'),
+        'decorated and programmatic tools coexist',
+      );
       const r = await client.callTool({ name: 'runtime_added', arguments: { n: 21 } });
       assert.deepEqual(r.structuredContent, { doubled: 42 });
     } finally {
@@ -106,11 +119,17 @@ test('SDK client over WebSocket: elicitation and sampling as server-to-client re
     asked.push(r.params.message);
     return decline ? { action: 'decline' } : { action: 'accept', content: { username: 'ada', email: 'ada@example.org', name: 'Ada' } };
   });
-  client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'local-test' }));
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+    role: 'assistant',
+    content: { type: 'text', text: 'Paris' },
+    model: 'local-test',
+  }));
   try {
     await client.connect(new WebSocketClientTransport(new URL(`ws://127.0.0.1:${port}/mcp`)) as Transport);
     const elicited = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
-    assert.deepEqual(elicited.content, [{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.org","name":"Ada"}' }]);
+    assert.deepEqual(elicited.content, [
+      { type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.org","name":"Ada"}' },
+    ]);
     const input = await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
     assert.deepEqual(input.content, [{ type: 'text', text: 'Hello, Ada!' }]);
     assert.deepEqual(asked, ['Who are you?', 'What is your name?']);

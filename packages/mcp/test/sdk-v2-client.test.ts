@@ -21,7 +21,10 @@ const modes: [string, VersionNegotiationMode, string][] = [
 for (const [label, mode, expected] of modes) {
   test(`SDK v2 client (${label}) over Streamable HTTP: tools, resources, prompts, elicitation, schema errors`, async () => {
     const { fw, url } = await startFixture();
-    const client = new Client({ name: 'sdk-v2-test', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {} }, versionNegotiation: { mode } });
+    const client = new Client(
+      { name: 'sdk-v2-test', version: '1.0.0' },
+      { capabilities: { elicitation: {}, sampling: {} }, versionNegotiation: { mode } },
+    );
     let elicited = 0;
     client.setRequestHandler('elicitation/create', async () => {
       elicited++;
@@ -46,11 +49,16 @@ for (const [label, mode, expected] of modes) {
       assert.match(JSON.stringify(invalid.content), /argument 'prompt' is required/);
 
       const text = await client.readResource({ uri: 'test://static-text' });
-      assert.deepEqual(text.contents, [{ uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' }]);
+      assert.deepEqual(text.contents, [
+        { uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' },
+      ]);
       const templated = await client.readResource({ uri: 'test://template/42/data' });
       assert.match(JSON.stringify(templated.contents), /Data for ID: 42/);
       const templates = await client.listResourceTemplates();
-      assert.deepEqual(templates.resourceTemplates.map((t) => t.uriTemplate), ['test://template/{id}/data']);
+      assert.deepEqual(
+        templates.resourceTemplates.map((t) => t.uriTemplate),
+        ['test://template/{id}/data'],
+      );
 
       const prompt = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } });
       assert.deepEqual(prompt.messages, [{ role: 'user', content: { type: 'text', text: "Prompt with arguments: arg1='a', arg2='b'" } }]);
@@ -61,12 +69,15 @@ for (const [label, mode, expected] of modes) {
   });
 }
 
-const bridge = fileURLToPath(new URL('../src/bin/stdio-bridge.js', import.meta.url));
+const bridge = fileURLToPath(new URL('../dist/bin/stdio-bridge.js', import.meta.url));
 
 for (const [label, mode, expected] of modes) {
   test(`SDK v2 client (${label}) over stdio through fw-mcp-stdio-bridge`, async () => {
     const { fw, url } = await startFixture();
-    const client = new Client({ name: 'sdk-v2-stdio', version: '1.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode } });
+    const client = new Client(
+      { name: 'sdk-v2-stdio', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode } },
+    );
     client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }));
     try {
       await client.connect(new StdioClientTransport({ command: process.execPath, args: [bridge, url], stderr: 'pipe' }));

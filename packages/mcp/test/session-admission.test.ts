@@ -21,29 +21,45 @@ interface Reply {
 /** One request from `from` (a loopback address the client socket is bound to). */
 function send(port: number, from: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path: '/t', localAddress: from, agent: false, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, method, path: '/t', localAddress: from, agent: false, headers: { host: `127.0.0.1:${port}`, ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-async function initialize(port: number, from: string, finish: boolean, extra: Record<string, string> = {}): Promise<Reply & { id: string }> {
+async function initialize(
+  port: number,
+  from: string,
+  finish: boolean,
+  extra: Record<string, string> = {},
+): Promise<Reply & { id: string }> {
   const r = await send(port, from, 'POST', { ...JSON_HEADERS, ...extra }, initBody());
   const id = String(r.headers['mcp-session-id'] ?? '');
   if (r.status === 200 && finish) {
-    const done = await send(port, from, 'POST', { ...JSON_HEADERS, ...extra, 'mcp-session-id': id }, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    const done = await send(
+      port,
+      from,
+      'POST',
+      { ...JSON_HEADERS, ...extra, 'mcp-session-id': id },
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    );
     assert.equal(done.status, 202);
   }
   return { ...r, id };
 }
 
 async function alive(port: number, from: string, id: string, extra: Record<string, string> = {}): Promise<number> {
-  return (await send(port, from, 'POST', { ...JSON_HEADERS, ...extra, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, rpc('ping'))).status;
+  return (
+    await send(port, from, 'POST', { ...JSON_HEADERS, ...extra, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, rpc('ping'))
+  ).status;
 }
 
 function stream(port: number, id: string): Promise<SseHandle> {
@@ -149,12 +165,19 @@ test('max-sessions-per-address: at the cap the address gives way itself; all in 
     for (const s of streams) s.close();
     await fw.close();
   }
-  assert.deepEqual({ sessions: mounted.endpoint.stats().sessions, addresses: mounted.endpoint.stats().addresses }, { sessions: 0, addresses: 0 });
+  assert.deepEqual(
+    { sessions: mounted.endpoint.stats().sessions, addresses: mounted.endpoint.stats().addresses },
+    { sessions: 0, addresses: 0 },
+  );
 });
 
 test("per-address cap uses the runtime's client address: a trusted proxy's forwarded address counts, the proxy's own does not", async () => {
   // fw.security.trusted-proxies: X-Forwarded-For is believed only from 127.0.0.9.
-  const { fw, port } = await startEdge({ 'fw.mcp.max-sessions-per-address': 1, 'fw.mcp.evict-when-full': false, 'fw.security.trusted-proxies': '127.0.0.9' });
+  const { fw, port } = await startEdge({
+    'fw.mcp.max-sessions-per-address': 1,
+    'fw.mcp.evict-when-full': false,
+    'fw.security.trusted-proxies': '127.0.0.9',
+  });
   try {
     const viaProxyA = await initialize(port, '127.0.0.9', true, { 'x-forwarded-for': '203.0.113.1' });
     const viaProxyB = await initialize(port, '127.0.0.9', true, { 'x-forwarded-for': '203.0.113.2' });

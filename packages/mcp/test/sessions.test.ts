@@ -6,16 +6,17 @@ import { JSON_HEADERS, initBody, openSse, sleep, startEdge } from './helpers.js'
 /** Keep-alive POST/DELETE over a small pool of sockets: fast enough for 10 000 cycles. */
 function client(port: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-  const send = (method: string, headers: Record<string, string>, body?: string) => new Promise<{ status: number; session: string | undefined; text: string }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path: '/t', agent, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, session: res.headers['mcp-session-id'] as string | undefined, text }));
+  const send = (method: string, headers: Record<string, string>, body?: string) =>
+    new Promise<{ status: number; session: string | undefined; text: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method, path: '/t', agent, headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, session: res.headers['mcp-session-id'] as string | undefined, text }));
+      });
+      req.on('error', reject);
+      req.end(body);
     });
-    req.on('error', reject);
-    req.end(body);
-  });
   return { send, close: () => agent.destroy() };
 }
 
@@ -25,9 +26,11 @@ function timers(): number {
 
 async function pool<T>(n: number, width: number, fn: (i: number) => Promise<T>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) await fn(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) await fn(next++);
+    }),
+  );
 }
 
 // 10 000 real HTTP cycles: ~20 s alone, over 50 s with the whole suite on two shared cores; the
@@ -56,7 +59,16 @@ test('10 000 initialize/DELETE cycles leave no sessions, streams or timers', { t
       assert.equal(del.status, 204);
     });
     assert.equal(streamsSeen, 20);
-    assert.deepEqual(mounted.endpoint.stats(), { sessions: 0, addresses: 0, evicted: { unfinished: 0, idle: 0 }, streams: 0, reaperRunning: false, keepAliveRunning: false, pendingClientRequests: 0, inflightRequests: 0 });
+    assert.deepEqual(mounted.endpoint.stats(), {
+      sessions: 0,
+      addresses: 0,
+      evicted: { unfinished: 0, idle: 0 },
+      streams: 0,
+      reaperRunning: false,
+      keepAliveRunning: false,
+      pendingClientRequests: 0,
+      inflightRequests: 0,
+    });
     assert.ok(timers() <= baseline, `timers: ${timers()} > ${baseline}`);
   } finally {
     c.close();
@@ -66,7 +78,11 @@ test('10 000 initialize/DELETE cycles leave no sessions, streams or timers', { t
 
 test('10 000 abandoned sessions are reaped after fw.mcp.session-idle-timeout; then no timer is left', { timeout: 170_000 }, async () => {
   const baseline = timers();
-  const { fw, port, mounted } = await startEdge({ 'fw.mcp.session-idle-timeout': 300, 'fw.mcp.max-sessions': 10_000, 'fw.mcp.max-sessions-per-address': 0 });
+  const { fw, port, mounted } = await startEdge({
+    'fw.mcp.session-idle-timeout': 300,
+    'fw.mcp.max-sessions': 10_000,
+    'fw.mcp.max-sessions-per-address': 0,
+  });
   const c = client(port);
   try {
     let peak = 0;
@@ -77,7 +93,16 @@ test('10 000 abandoned sessions are reaped after fw.mcp.session-idle-timeout; th
     assert.ok(peak > 100, `peak ${peak}`);
     assert.equal(mounted.endpoint.stats().reaperRunning, true);
     for (let i = 0; i < 100 && mounted.endpoint.stats().sessions > 0; i++) await sleep(50);
-    assert.deepEqual(mounted.endpoint.stats(), { sessions: 0, addresses: 0, evicted: { unfinished: 0, idle: 0 }, streams: 0, reaperRunning: false, keepAliveRunning: false, pendingClientRequests: 0, inflightRequests: 0 });
+    assert.deepEqual(mounted.endpoint.stats(), {
+      sessions: 0,
+      addresses: 0,
+      evicted: { unfinished: 0, idle: 0 },
+      streams: 0,
+      reaperRunning: false,
+      keepAliveRunning: false,
+      pendingClientRequests: 0,
+      inflightRequests: 0,
+    });
     assert.ok(timers() <= baseline, `timers: ${timers()} > ${baseline}`);
   } finally {
     c.close();

@@ -4,10 +4,10 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { FwError } from '@fw/runtime';
-import { McpRegistry, ToolRegistry } from '../src/index.js';
+import { McpRegistry, ToolRegistry } from '../dist/index.js';
 import { initBody, rpc, startEdge } from './helpers.js';
 
-const bridge = fileURLToPath(new URL('../src/bin/stdio-bridge.js', import.meta.url));
+const bridge = fileURLToPath(new URL('../dist/bin/stdio-bridge.js', import.meta.url));
 
 function startBridge(url: string, args: string[] = [], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [bridge, ...args, url], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
@@ -27,10 +27,12 @@ function startBridge(url: string, args: string[] = [], env: Record<string, strin
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   // Never outlive the test: a bridge that does not exit by itself is killed (and the test fails).
   const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  const exited = new Promise<number | null>((r) => child.on('exit', (c) => {
-    clearTimeout(killer);
-    r(c);
-  }));
+  const exited = new Promise<number | null>((r) =>
+    child.on('exit', (c) => {
+      clearTimeout(killer);
+      r(c);
+    }),
+  );
   return {
     lines,
     stderr: () => stderr,
@@ -38,22 +40,23 @@ function startBridge(url: string, args: string[] = [], env: Record<string, strin
     send: (line: string) => child.stdin.write(`${line}\n`),
     end: () => child.stdin.end(),
     kill: () => child.kill('SIGKILL'),
-    waitFor: (pred: (msg: Record<string, unknown>) => boolean, ms = 5000) => new Promise<Record<string, unknown>>((resolve, reject) => {
-      const check = () => {
-        const hit = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find(pred);
-        if (hit) {
+    waitFor: (pred: (msg: Record<string, unknown>) => boolean, ms = 5000) =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const check = () => {
+          const hit = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find(pred);
+          if (hit) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(hit);
+          }
+        };
+        const timer = setTimeout(() => {
           waiters.delete(check);
-          clearTimeout(timer);
-          resolve(hit);
-        }
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`timed out; stdout=${lines.join('\n')} stderr=${stderr}`));
-      }, ms);
-      waiters.add(check);
-      check();
-    }),
+          reject(new Error(`timed out; stdout=${lines.join('\n')} stderr=${stderr}`));
+        }, ms);
+        waiters.add(check);
+        check();
+      }),
   };
 }
 
@@ -69,7 +72,7 @@ test('stdio bridge: stdout carries only JSON-RPC lines; GET-stream messages are 
 
     // Server-initiated: list_changed arrives on the GET stream the bridge opened.
     for (let i = 0; i < 100 && mounted.endpoint.stats().streams === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    McpRegistry.get().registerTool({ name: 'bridge_probe', handler: () => 'x' })();
+    McpRegistry.of(fw).registerTool({ name: 'bridge_probe', handler: () => 'x' })();
     await b.waitFor((m) => m.method === 'notifications/tools/list_changed');
 
     // The server forgets the session: the bridge re-initializes and retries.
@@ -81,7 +84,14 @@ test('stdio bridge: stdout carries only JSON-RPC lines; GET-stream messages are 
     assert.ok(!b.lines.some((l) => l.includes('fw-bridge-reinit')), 'the internal initialize answer is not forwarded');
 
     // A refused request still gets an answer for its id.
-    b.send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x'.repeat(10) } } }).replace('"jsonrpc":"2.0"', '"jsonrpc":"1.0"'));
+    b.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'x'.repeat(10) } },
+      }).replace('"jsonrpc":"2.0"', '"jsonrpc":"1.0"'),
+    );
     assert.equal(((await b.waitFor((m) => m.id === 4)).error as { code: number }).code, -32600);
 
     b.end();
@@ -102,7 +112,7 @@ test('stdio bridge: the compiled bin starts with a node shebang', async () => {
 test('stdio bridge: npm install links the fw-mcp-stdio-bridge bin, and it runs the bridge', async () => {
   // The README tells users to run `npx fw-mcp-stdio-bridge <url>`: the bin must be linked even in
   // a fresh checkout, where dist/ did not exist at install time.
-  const bin = fileURLToPath(new URL('../../../../node_modules/.bin/fw-mcp-stdio-bridge', import.meta.url));
+  const bin = fileURLToPath(new URL('../../../node_modules/.bin/fw-mcp-stdio-bridge', import.meta.url));
   const child = spawn(bin, [], { stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.end();
   let stderr = '';
@@ -160,16 +170,22 @@ test('stdio bridge: --help on stdout (exit 0); a malformed --header is a usage e
 
 test('stdio bridge: a credential by --header or FW_MCP_BRIDGE_TOKEN reaches the server; quiet by default', async () => {
   const seen: string[] = [];
-  const { fw, port } = await startEdge({}, {
-    principalResolver: (req) => {
-      const auth = req.headers.authorization;
-      seen.push(String(auth));
-      if (auth !== 'Bearer s3cret') throw new FwError('unauthorized', 'a bearer token is required', 401);
-      return { id: 'bridge-user', roles: [] };
+  const { fw, port } = await startEdge(
+    {},
+    {
+      principalResolver: (req) => {
+        const auth = req.headers.authorization;
+        seen.push(String(auth));
+        if (auth !== 'Bearer s3cret') throw new FwError('unauthorized', 'a bearer token is required', 401);
+        return { id: 'bridge-user', roles: [] };
+      },
     },
-  });
+  );
   try {
-    for (const [args, env] of [[['--header', 'Authorization: Bearer s3cret'], {}], [[], { FW_MCP_BRIDGE_TOKEN: 's3cret' }]] as [string[], Record<string, string>][]) {
+    for (const [args, env] of [
+      [['--header', 'Authorization: Bearer s3cret'], {}],
+      [[], { FW_MCP_BRIDGE_TOKEN: 's3cret' }],
+    ] as [string[], Record<string, string>][]) {
       const b = startBridge(`http://127.0.0.1:${port}/t`, args, env);
       b.send(initBody('2025-11-25', 1));
       assert.ok((await b.waitFor((m) => m.id === 1)).result);
@@ -198,9 +214,23 @@ test('stdio bridge: 2026-07-28 requests go statelessly with the metadata headers
   let cancelled = 0;
   let started!: () => void;
   const waitStarted = new Promise<void>((r) => (started = r));
-  registry.registerTool({ name: 'wo', params: [{ name: 'city', schema: { type: 'string', 'x-mcp-header': 'City' } }], handler: (args) => `weather in ${String(args.city)}` });
+  registry.registerTool({
+    name: 'wo',
+    params: [{ name: 'city', schema: { type: 'string', 'x-mcp-header': 'City' } }],
+    handler: (args) => `weather in ${String(args.city)}`,
+  });
   registry.registerTool({ name: 'outil_é', handler: () => 'accentué' });
-  registry.registerTool({ name: 'wait', handler: (_a, ctx) => new Promise((resolve) => { ctx.signal.addEventListener('abort', () => { cancelled++; resolve('x'); }); started(); }) });
+  registry.registerTool({
+    name: 'wait',
+    handler: (_a, ctx) =>
+      new Promise((resolve) => {
+        ctx.signal.addEventListener('abort', () => {
+          cancelled++;
+          resolve('x');
+        });
+        started();
+      }),
+  });
   mounted.endpoint.catalog.add(registry);
   const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
   const b = startBridge(`http://127.0.0.1:${port}/t`);
@@ -208,7 +238,9 @@ test('stdio bridge: 2026-07-28 requests go statelessly with the metadata headers
     b.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } }));
     const discovered = (await b.waitFor((m) => m.id === 1)).result as { supportedVersions: string[] };
     assert.ok(discovered.supportedVersions.includes('2026-07-28'));
-    b.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'wo', arguments: { city: 'Zürich' }, _meta: meta } }));
+    b.send(
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'wo', arguments: { city: 'Zürich' }, _meta: meta } }),
+    );
     assert.match(JSON.stringify(await b.waitFor((m) => m.id === 2)), /weather in Zürich/);
     b.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'outil_é', arguments: {}, _meta: meta } }));
     const accent = await b.waitFor((m) => m.id === 3);

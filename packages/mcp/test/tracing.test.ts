@@ -15,7 +15,9 @@ test('tools/call over Streamable HTTP: a server span per call, continuing the HT
   const { fw, url } = await startFixture();
   const client = new Client({ name: 'traced', version: '1.0.0' });
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { traceparent: `00-${TRACE}-${PARENT}-01` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { traceparent: `00-${TRACE}-${PARENT}-01` } } }),
+    );
     const ok = await client.callTool({ name: 'test_simple_text', arguments: {} });
     assert.equal(ok.isError, undefined);
     const span = spanNamed(exporter, 'tools/call test_simple_text');

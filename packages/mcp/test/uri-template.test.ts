@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { UriTemplate } from '../src/uri-template.js';
-import { McpRegistrationError } from '../src/index.js';
+import { UriTemplate } from '../dist/uri-template.js';
+import { McpRegistrationError } from '../dist/index.js';
 
 // RFC 6570 §1.2 / §3.2 examples (levels 1-3), with the variables the RFC uses.
 const vars = { var: 'value', hello: 'Hello World!', path: '/foo/bar', empty: '', x: '1024', y: '768', list: ['red', 'green', 'blue'] };

@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
 import { initBody, rpc, sleep, startEdge } from './helpers.js';
 
-function connect(port: number, protocols: string | string[] = 'mcp', headers: Record<string, string> = {}): Promise<{ ws: WebSocket; next(): Promise<Record<string, unknown> | Record<string, unknown>[]> } | { status: number }> {
+function connect(
+  port: number,
+  protocols: string | string[] = 'mcp',
+  headers: Record<string, string> = {},
+): Promise<{ ws: WebSocket; next(): Promise<Record<string, unknown> | Record<string, unknown>[]> } | { status: number }> {
   return new Promise((resolve) => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/t`, protocols, { headers });
     const queue: unknown[] = [];
@@ -14,7 +18,9 @@ function connect(port: number, protocols: string | string[] = 'mcp', headers: Re
       if (w) w(v);
       else queue.push(v);
     });
-    ws.on('open', () => resolve({ ws, next: () => new Promise((r) => (queue.length ? r(queue.shift() as never) : waiting.push(r as never))) }));
+    ws.on('open', () =>
+      resolve({ ws, next: () => new Promise((r) => (queue.length ? r(queue.shift() as never) : waiting.push(r as never))) }),
+    );
     ws.on('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
     ws.on('error', () => undefined);
   });
@@ -32,17 +38,17 @@ test('WebSocket: subprotocol mcp, initialize then calls; a request before initia
     const c = await open(port);
     assert.equal(c.ws.protocol, 'mcp');
     c.ws.send(rpc('tools/list', {}, 1));
-    assert.equal((await c.next() as { error: { code: number } }).error.code, -32600);
+    assert.equal(((await c.next()) as { error: { code: number } }).error.code, -32600);
     c.ws.send(initBody('2025-06-18', 2));
-    const init = await c.next() as { result: { protocolVersion: string; serverInfo: { name: string } } };
+    const init = (await c.next()) as { result: { protocolVersion: string; serverInfo: { name: string } } };
     assert.equal(init.result.protocolVersion, '2025-06-18');
     assert.equal(init.result.serverInfo.name, 'edge');
     c.ws.send(initBody('2025-06-18', 3));
-    assert.equal((await c.next() as { error: { code: number } }).error.code, -32600);
+    assert.equal(((await c.next()) as { error: { code: number } }).error.code, -32600);
     c.ws.send(rpc('tools/call', { name: 'echo', arguments: { text: 'over ws' } }, 4));
-    assert.deepEqual((await c.next() as { result: { content: unknown } }).result.content, [{ type: 'text', text: 'over ws' }]);
+    assert.deepEqual(((await c.next()) as { result: { content: unknown } }).result.content, [{ type: 'text', text: 'over ws' }]);
     c.ws.send('not json');
-    assert.equal((await c.next() as { error: { code: number } }).error.code, -32700);
+    assert.equal(((await c.next()) as { error: { code: number } }).error.code, -32700);
     assert.equal(mounted.endpoint.stats().sessions, 1);
     c.ws.close();
     for (let i = 0; i < 40 && mounted.endpoint.stats().sessions > 0; i++) await sleep(10);
@@ -59,13 +65,13 @@ test('WebSocket: batches on 2025-03-26 only', async () => {
     old.ws.send(initBody('2025-03-26', 1));
     await old.next();
     old.ws.send(`[${rpc('ping', {}, 'a')},${rpc('tools/list', {}, 'b')}]`);
-    const answers = await old.next() as { id: string }[];
+    const answers = (await old.next()) as { id: string }[];
     assert.deepEqual(answers.map((a) => a.id).sort(), ['a', 'b']);
     const recent = await open(port);
     recent.ws.send(initBody('2025-11-25', 1));
     await recent.next();
     recent.ws.send(`[${rpc('ping', {}, 'a')}]`);
-    assert.equal((await recent.next() as { error: { code: number } }).error.code, -32600);
+    assert.equal(((await recent.next()) as { error: { code: number } }).error.code, -32600);
     old.ws.close();
     recent.ws.close();
   } finally {
@@ -100,13 +106,16 @@ test('WebSocket: a message over fw.mcp.max-body closes the socket with 1009; the
 });
 
 test('WebSocket: the principal resolver sees the upgrade request', async () => {
-  const { fw, port } = await startEdge({}, { principalResolver: (req) => (req.headers.authorization ? { id: req.headers.authorization.replace('Bearer ', '') } : undefined) });
+  const { fw, port } = await startEdge(
+    {},
+    { principalResolver: (req) => (req.headers.authorization ? { id: req.headers.authorization.replace('Bearer ', '') } : undefined) },
+  );
   try {
     const c = await open(port, { authorization: 'Bearer bob' });
     c.ws.send(initBody('2025-06-18', 1));
     await c.next();
     c.ws.send(rpc('tools/call', { name: 'whoami', arguments: {} }, 2));
-    assert.deepEqual((await c.next() as { result: { content: unknown } }).result.content, [{ type: 'text', text: 'bob' }]);
+    assert.deepEqual(((await c.next()) as { result: { content: unknown } }).result.content, [{ type: 'text', text: 'bob' }]);
     c.ws.close();
   } finally {
     await fw.close();
@@ -122,14 +131,15 @@ test('fw.mcp.max-inflight-requests: the request past the limit gets -32000; at t
     c.ws.send(rpc('tools/call', { name: 'slow', arguments: {} }, 'slow-1'));
     c.ws.send(rpc('tools/call', { name: 'slow', arguments: {} }, 'slow-2'));
     c.ws.send(rpc('tools/call', { name: 'echo', arguments: { text: 'third' } }, 'third'));
-    const refused = await c.next() as { id: string; error: { code: number; message: string } };
+    const refused = (await c.next()) as { id: string; error: { code: number; message: string } };
     assert.equal(refused.id, 'third');
     assert.equal(refused.error.code, -32000);
     assert.match(refused.error.message, /fw\.mcp\.max-inflight-requests = 2/);
-    for (const id of ['slow-1', 'slow-2']) c.ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } }));
+    for (const id of ['slow-1', 'slow-2'])
+      c.ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } }));
     await sleep(20);
     c.ws.send(rpc('tools/call', { name: 'echo', arguments: { text: 'room again' } }, 'fourth'));
-    assert.deepEqual((await c.next() as { result: { content: unknown } }).result.content, [{ type: 'text', text: 'room again' }]);
+    assert.deepEqual(((await c.next()) as { result: { content: unknown } }).result.content, [{ type: 'text', text: 'room again' }]);
     c.ws.close();
   } finally {
     await fw.close();
@@ -143,17 +153,17 @@ test('fw.mcp.client-request-timeout: a server-to-client request the client never
     c.ws.send(initBody('2025-06-18', 1));
     await c.next();
     c.ws.send(rpc('tools/call', { name: 'ask', arguments: {} }, 2));
-    const asked = await c.next() as { id: string; method: string };
+    const asked = (await c.next()) as { id: string; method: string };
     assert.equal(asked.method, 'sampling/createMessage');
     assert.equal(mounted.endpoint.stats().pendingClientRequests, 1);
-    const answer = await c.next() as { id: number; error: { code: number; message: string } };
+    const answer = (await c.next()) as { id: number; error: { code: number; message: string } };
     assert.equal(answer.id, 2);
     assert.equal(answer.error.code, -32001);
     assert.match(answer.error.message, /did not answer sampling\/createMessage within 150 ms/);
     assert.equal(mounted.endpoint.stats().pendingClientRequests, 0);
     // Answered in time, the result reaches the tool.
     c.ws.send(rpc('tools/call', { name: 'ask', arguments: {} }, 3));
-    const again = await c.next() as { id: string };
+    const again = (await c.next()) as { id: string };
     c.ws.send(JSON.stringify({ jsonrpc: '2.0', id: again.id, result: { role: 'assistant', content: { type: 'text', text: 'sampled' } } }));
     assert.match(JSON.stringify(await c.next()), /sampled/);
     c.ws.close();

@@ -21,4 +21,11 @@ export const CloseCode = {
  * same way). Every other code (1001 going away, 1006 dropped, 1011 server error, 1012 restart,
  * 1013 try again later, …) is a drop: the client reconnects and resumes.
  */
-export const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([CloseCode.closedByServer, 1002, 1003, CloseCode.invalidPayload, 1008, CloseCode.messageTooBig]);
+export const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([
+  CloseCode.closedByServer,
+  1002,
+  1003,
+  CloseCode.invalidPayload,
+  1008,
+  CloseCode.messageTooBig,
+]);

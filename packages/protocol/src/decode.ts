@@ -9,7 +9,7 @@ export class ProtocolError extends Error {
 const TRANSPORTS = new Set<string>(['websocket', 'sse', 'long-polling', 'streaming']);
 
 function bad(text: string): ProtocolError {
-  return new ProtocolError(`not an fw frame: ${text.length > 80 ? text.slice(0, 80) + '…' : text}`);
+  return new ProtocolError(`not an fw frame: ${text.length > 80 ? `${text.slice(0, 80)}…` : text}`);
 }
 
 function parseObject(text: string): Record<string, unknown> {

@@ -86,7 +86,15 @@ export interface ReconnectFrame {
 }
 
 /** Every frame a server sends. */
-export type ServerFrame = HandshakeFrame | MessageFrame | ToolCallFrame | HeartbeatFrame | GapFrame | RecoveryFrame | CloseFrame | ReconnectFrame;
+export type ServerFrame =
+  | HandshakeFrame
+  | MessageFrame
+  | ToolCallFrame
+  | HeartbeatFrame
+  | GapFrame
+  | RecoveryFrame
+  | CloseFrame
+  | ReconnectFrame;
 
 /**
  * What a client sends: an application message (`m`) or a bridge answer (`tool-response`), which

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AdaptedBroadcaster, BroadcastAdapter, ScalingHost } from '@fw/runtime/adapter';
-import type { Redis } from 'ioredis';
 import { decodeEnvelope, encodeBody } from './envelope.js';
-import type { RedisLink } from './link.js';
+import type { RedisClient, RedisLink } from './link.js';
 import { StreamReplayStore, streamKey } from './replay-stream.js';
 import { Sequencer } from './sequencer.js';
 import { ShadowCache } from './shadow-cache.js';
@@ -54,10 +53,20 @@ const SEQ_TTL_MS = 86_400_000;
 /** How long the outbox waits before trying again after a failed publish while Redis looks up. */
 const OUTBOX_RETRY_MS = 200;
 
-interface ScriptedRedis extends Redis {
-  fwPublish(seqKey: string, channel: string, streamKey: string, floor: number, body: string, ttl: number, retention: number, origin: string, retry: string): Promise<number>;
+type ScriptedRedis = RedisClient & {
+  fwPublish(
+    seqKey: string,
+    channel: string,
+    streamKey: string,
+    floor: number,
+    body: string,
+    ttl: number,
+    retention: number,
+    origin: string,
+    retry: string,
+  ): Promise<number>;
   fwRaise(seqKey: string, value: number, ttl: number): Promise<number>;
-}
+};
 
 export interface BroadcastCounters {
   /** Broadcasts published to the cluster. */
@@ -121,24 +130,32 @@ export class ClusterBroadcast implements BroadcastAdapter {
   /** Redis is away or a recovery is under way: gaps are not given up on yet. */
   private recovering = false;
 
-  constructor(private readonly runtime: ScalingHost, private readonly link: RedisLink, private readonly options: ClusterBroadcastOptions) {
+  constructor(
+    private readonly runtime: ScalingHost,
+    private readonly link: RedisLink,
+    private readonly options: ClusterBroadcastOptions,
+  ) {
     this.channel = `${options.prefix}:bc`;
     this.redis = link.cmd as ScriptedRedis;
     this.redis.defineCommand('fwPublish', { numberOfKeys: 3, lua: PUBLISH_SCRIPT });
     this.redis.defineCommand('fwRaise', { numberOfKeys: 1, lua: RAISE_SCRIPT });
-    this.sequencer = new Sequencer({
-      expected: (id) => this.live(id)?.cache.next,
-      deliver: (id, payload, bid) => {
-        this.live(id)?.deliverSequenced(payload, bid);
+    this.sequencer = new Sequencer(
+      {
+        expected: (id) => this.live(id)?.cache.next,
+        deliver: (id, payload, bid) => {
+          this.live(id)?.deliverSequenced(payload, bid);
+        },
+        lost: (id, count, why, from, to) => {
+          this.counters.lost += count;
+          options.onLoss('lost', id, count);
+          // Every member is told (a gap frame); a stale one was part of a gap said already.
+          if (why === 'gap' && from !== undefined && to !== undefined) this.live(id)?.lose(from, to, 'cluster-link-lost');
+        },
+        delivered: (id, bid) => this.live(id)?.cache.get(bid) !== undefined,
+        publishing: (id) => (this.publishingOn.get(id) ?? 0) > 0,
       },
-      lost: (id, count, why, from, to) => {
-        this.counters.lost += count;
-        options.onLoss('lost', id, count);
-        // Every member is told (a gap frame); a stale one was part of a gap said already.
-        if (why === 'gap' && from !== undefined && to !== undefined) this.live(id)?.lose(from, to, 'cluster-link-lost');
-      },
-      delivered: (id, bid) => this.live(id)?.cache.get(bid) !== undefined,
-    }, options.gapTimeout);
+      options.gapTimeout,
+    );
     const onMessage = (channel: string, message: string): void => {
       if (channel === this.channel) this.receive(message);
     };
@@ -147,10 +164,12 @@ export class ClusterBroadcast implements BroadcastAdapter {
     this.shadow = new ShadowCache(options.shadowSize, options.shadowBroadcasters);
     this.offs.push(runtime.events.on('BroadcasterDestroyed', (e) => this.sequencer.forget(e.id)));
     // Synchronous: the new broadcaster is seeded before its first member's `since` is replayed.
-    this.offs.push(runtime.events.on('BroadcasterCreated', (e) => {
-      const b = this.live(e.id);
-      if (b) for (const m of this.shadow.take(e.id)) b.remember(m.payload, m.bid);
-    }));
+    this.offs.push(
+      runtime.events.on('BroadcasterCreated', (e) => {
+        const b = this.live(e.id);
+        if (b) for (const m of this.shadow.take(e.id)) b.remember(m.payload, m.bid);
+      }),
+    );
   }
 
   /** Subscribes; called again on every reconnect (the link turns ioredis's own re-subscribe off). */
@@ -178,14 +197,22 @@ export class ClusterBroadcast implements BroadcastAdapter {
     }
     const order = ++this.order;
     this.inflight++;
-    this.send(broadcaster.id, payload, broadcaster.cache.next - 1, order, false).then(
+    const id = broadcaster.id;
+    this.publishingOn.set(id, (this.publishingOn.get(id) ?? 0) + 1);
+    const settled = (): void => {
+      this.inflight--;
+      const n = (this.publishingOn.get(id) ?? 1) - 1;
+      if (n > 0) this.publishingOn.set(id, n);
+      else this.publishingOn.delete(id);
+    };
+    this.send(id, payload, broadcaster.cache.next - 1, order, false).then(
       (bid) => {
-        this.inflight--;
-        this.sequencer.accept(broadcaster.id, bid, payload);
+        settled();
+        this.sequencer.accept(id, bid, payload, true);
         this.drainLocal();
       },
       () => {
-        this.inflight--;
+        settled();
         // The outcome is unknown (the reply may be what was lost): retried with a look-up first.
         if (streams && this.enqueue(broadcaster.id, payload, true, order)) return this.drainLocal();
         this.unpublished(broadcaster.id);
@@ -196,6 +223,8 @@ export class ClusterBroadcast implements BroadcastAdapter {
   }
 
   private inflight = 0;
+  /** Own publishes awaiting their sequence, per broadcaster (see Sequencer.accept). */
+  private readonly publishingOn = new Map<string, number>();
   private waitingLocal: { order: number; broadcaster: string; payload: string }[] = [];
 
   /** Local-only delivery in publish order: waits while earlier publishes are still in flight. */
@@ -340,7 +369,8 @@ export class ClusterBroadcast implements BroadcastAdapter {
 
   /** The replay streams, when kept (`fw.cluster.replay-retention` > 0). */
   get store(): StreamReplayStore | undefined {
-    return (this.streamStore ??= this.options.retention > 0 ? new StreamReplayStore(this.redis, this.options.prefix, this.options.retention) : undefined);
+    return (this.streamStore ??=
+      this.options.retention > 0 ? new StreamReplayStore(this.redis, this.options.prefix, this.options.retention) : undefined);
   }
 
   private streamStore: StreamReplayStore | undefined;
@@ -356,8 +386,19 @@ export class ClusterBroadcast implements BroadcastAdapter {
   }
 
   private async send(broadcasterId: string, payload: string, floor: number, order: number, retry: boolean): Promise<number> {
-    const bid = Number(await this.redis.fwPublish(this.seqKey(broadcasterId), this.channel, streamKey(this.options.prefix, broadcasterId), floor,
-      encodeBody(this.options.nodeId, broadcasterId, payload), SEQ_TTL_MS, this.options.retention, `${this.instance}:${order}`, retry ? '1' : '0'));
+    const bid = Number(
+      await this.redis.fwPublish(
+        this.seqKey(broadcasterId),
+        this.channel,
+        streamKey(this.options.prefix, broadcasterId),
+        floor,
+        encodeBody(this.options.nodeId, broadcasterId, payload),
+        SEQ_TTL_MS,
+        this.options.retention,
+        `${this.instance}:${order}`,
+        retry ? '1' : '0',
+      ),
+    );
     this.counters.published++;
     return bid;
   }

@@ -1,7 +1,25 @@
-import { FwError, NotFoundError, type BroadcasterInfo, type Page, type ResourceInfo, type ResourceQuery, type RuntimeView } from '@fw/runtime';
+import {
+  FwError,
+  NotFoundError,
+  type BroadcasterInfo,
+  type Page,
+  type ResourceInfo,
+  type ResourceQuery,
+  type RuntimeView,
+} from '@fw/runtime';
 import type {
-  ClusterBroadcaster, ClusterList, ClusterNode, ClusterOverview, ClusterPage, ClusterResource, ClusterService, ClusterStatus,
-  ClusterTotals, ControlResult, NodeOverview, Stamped,
+  ClusterBroadcaster,
+  ClusterList,
+  ClusterNode,
+  ClusterOverview,
+  ClusterPage,
+  ClusterResource,
+  ClusterService,
+  ClusterStatus,
+  ClusterTotals,
+  ControlResult,
+  NodeOverview,
+  Stamped,
 } from '@fw/runtime/adapter';
 import type { ClusterBroadcast } from './cluster-broadcast.js';
 import type { RedisLink } from './link.js';
@@ -70,7 +88,10 @@ export class Cluster implements ClusterService {
     return (records ?? []).map((r) => ({ ...r, self: r.id === this.nodeId }));
   }
 
-  async gather<T = unknown>(method: string, args: Record<string, unknown> = {}): Promise<{ answers: { node: string; result: T }[]; missing: string[] }> {
+  async gather<T = unknown>(
+    method: string,
+    args: Record<string, unknown> = {},
+  ): Promise<{ answers: { node: string; result: T }[]; missing: string[] }> {
     const ids = await this.liveIds();
     const settled = await Promise.allSettled(ids.map((id) => this.p.rpc.call<T>(id, method, args)));
     const answers: { node: string; result: T }[] = [];
@@ -86,7 +107,17 @@ export class Cluster implements ClusterService {
   async overview(): Promise<ClusterOverview> {
     const { answers, missing } = await this.gather<NodeOverview>('node.overview');
     const nodes = answers.map((a) => a.result);
-    const totals: ClusterTotals = { nodes: nodes.length, connections: 0, broadcasters: 0, messagesIn: 0, messagesOut: 0, broadcasts: 0, dropped: 0, unpublished: 0, lost: 0 };
+    const totals: ClusterTotals = {
+      nodes: nodes.length,
+      connections: 0,
+      broadcasters: 0,
+      messagesIn: 0,
+      messagesOut: 0,
+      broadcasts: 0,
+      dropped: 0,
+      unpublished: 0,
+      lost: 0,
+    };
     for (const n of nodes) {
       totals.connections += n.stats.connections;
       totals.broadcasters += n.stats.broadcasters;
@@ -119,11 +150,15 @@ export class Cluster implements ClusterService {
       const from = Math.max(offset, start);
       const to = Math.min(offset + limit, start + t.total);
       if (to > from) {
-        slices.push(this.p.rpc.call<Page<ResourceInfo>>(t.node, 'node.resources', { ...query, offset: from - start, limit: to - from })
-          .then((page) => ({ node: t.node, items: page.items }), () => {
-            missing.push(t.node);
-            return undefined;
-          }));
+        slices.push(
+          this.p.rpc.call<Page<ResourceInfo>>(t.node, 'node.resources', { ...query, offset: from - start, limit: to - from }).then(
+            (page) => ({ node: t.node, items: page.items }),
+            () => {
+              missing.push(t.node);
+              return undefined;
+            },
+          ),
+        );
       }
       start += t.total;
     }

@@ -1,4 +1,7 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+
+/** A connection to a single Redis (possibly found through Sentinel) or to a Redis Cluster: the same commands. */
+export type RedisClient = Redis | Cluster;
 
 export type LinkState = 'up' | 'down';
 
@@ -6,6 +9,8 @@ export interface LinkOptions {
   url: string;
   /** Redis Sentinel: ask these for the master of `name` (and follow its failovers) instead of the URL's host. */
   sentinel?: { sentinels: { host: string; port: number }[]; name: string };
+  /** Redis Cluster: connect to the cluster these seed nodes belong to (ioredis's Cluster client). */
+  cluster?: { host: string; port: number }[];
   requestTimeout: number;
   reconnectMaxDelay: number;
   onChange(state: LinkState, detail: string): void;
@@ -18,8 +23,13 @@ export interface LinkOptions {
  * resend): the caller falls back at once and counts what could not be sent.
  */
 export class RedisLink {
-  readonly cmd: Redis;
-  readonly sub: Redis;
+  readonly cmd: RedisClient;
+  readonly sub: RedisClient;
+  /**
+   * On a Redis Cluster, PUBLISH is relayed over the cluster bus and answers with the subscribers of
+   * the one shard that ran it, so 0 does not mean that nobody listens.
+   */
+  readonly publishCountIsLocal: boolean;
   state: LinkState = 'down';
   /** When the link last went down (ms since epoch), or undefined while up. */
   downSince: number | undefined = Date.now();
@@ -45,13 +55,32 @@ export class RedisLink {
       // The URL still carries the password, db and TLS of the master; the sentinels say where it is.
       Object.assign(base, urlOptions(options.url), { sentinels: options.sentinel.sentinels, name: options.sentinel.name });
     }
-    const url = options.sentinel ? undefined : options.url;
-    this.cmd = url ? new Redis(url, { ...base, enableAutoPipelining: true, connectionName: 'fw-cmd' }) : new Redis({ ...base, enableAutoPipelining: true, connectionName: 'fw-cmd' });
     // No autoResubscribe: ioredis re-subscribes without handling a failure, and a Redis that goes
     // away again at that moment crashes the process (an unhandled MaxRetriesPerRequestError).
     // The cluster module subscribes again itself once the link is up (with the failure handled).
     const subOptions: RedisOptions = { ...base, commandTimeout: undefined, connectionName: 'fw-sub', autoResubscribe: false };
-    this.sub = url ? new Redis(url, subOptions) : new Redis(subOptions);
+    this.publishCountIsLocal = options.cluster !== undefined;
+    if (options.cluster) {
+      // The URL still carries the password and TLS; the seed nodes say where the cluster is. Each
+      // client follows MOVED/ASK redirections and slot changes by itself.
+      const { retryStrategy, ...perNode } = { ...base, ...urlOptions(options.url), db: undefined };
+      const cluster = (redisOptions: RedisOptions, autoPipelining: boolean): Cluster =>
+        new Cluster(options.cluster!, {
+          redisOptions,
+          clusterRetryStrategy: retryStrategy,
+          enableOfflineQueue: false,
+          enableAutoPipelining: autoPipelining,
+          scaleReads: 'master',
+        });
+      this.cmd = cluster({ ...perNode, connectionName: 'fw-cmd' }, true);
+      this.sub = cluster({ ...perNode, commandTimeout: undefined, connectionName: 'fw-sub', autoResubscribe: false }, false);
+    } else {
+      const url = options.sentinel ? undefined : options.url;
+      this.cmd = url
+        ? new Redis(url, { ...base, enableAutoPipelining: true, connectionName: 'fw-cmd' })
+        : new Redis({ ...base, enableAutoPipelining: true, connectionName: 'fw-cmd' });
+      this.sub = url ? new Redis(url, subOptions) : new Redis(subOptions);
+    }
     for (const client of [this.cmd, this.sub]) {
       client.on('ready', () => this.update());
       client.on('close', () => this.update());
@@ -85,14 +114,16 @@ export class RedisLink {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([this.cmd, this.sub].map(async (c) => {
-      try {
-        if (c.status === 'ready') await c.quit();
-      } catch {
-        // already gone
-      }
-      c.disconnect();
-    }));
+    await Promise.all(
+      [this.cmd, this.sub].map(async (c) => {
+        try {
+          if (c.status === 'ready') await c.quit();
+        } catch {
+          // already gone
+        }
+        c.disconnect();
+      }),
+    );
   }
 
   private update(): void {

@@ -26,7 +26,10 @@ export class LossReporter {
     this.timer = undefined;
     const parts: string[] = [];
     let total = 0;
-    for (const [label, map] of [['not published to the other nodes (Redis down)', this.unpublished], ['from other nodes lost', this.lost]] as const) {
+    for (const [label, map] of [
+      ['not published to the other nodes (Redis down)', this.unpublished],
+      ['from other nodes lost', this.lost],
+    ] as const) {
       if (map.size === 0) continue;
       let n = 0;
       for (const c of map.values()) n += c;
@@ -40,7 +43,10 @@ export class LossReporter {
       for (const c of this.recovered.values()) n += c;
       const ids = [...this.recovered.keys()];
       this.recovered.clear();
-      this.reportRecovered(`${n} broadcast(s) missed while Redis was away recovered from the replay streams on ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`, n);
+      this.reportRecovered(
+        `${n} broadcast(s) missed while Redis was away recovered from the replay streams on ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`,
+        n,
+      );
     }
   }
 

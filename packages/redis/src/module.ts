@@ -22,36 +22,60 @@ const PRESENCE_BROADCASTER_IDS = 100;
 
 export function readClusterSettings(fw: Framework): ClusterSettings {
   const c = fw.config;
-  const nodeId = c.get<string>('fw.cluster.node-id') || `${hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const nodeId =
+    c.get('fw.cluster.node-id') ||
+    `${hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`;
   if (!NODE_ID.test(nodeId)) throw new ClusterConfigError(`fw.cluster.node-id must be 1–64 letters, digits, '.', '_' or '-': '${nodeId}'`);
-  const prefix = c.get<string>('fw.cluster.prefix');
-  if (!prefix || /\s/.test(prefix)) throw new ClusterConfigError(`fw.cluster.prefix must be non-empty without spaces: '${prefix}'`);
+  const given = c.get('fw.cluster.prefix');
+  if (!given || /[\s{}]/.test(given))
+    throw new ClusterConfigError(`fw.cluster.prefix must be non-empty without spaces or braces: '${given}'`);
+  const clusterNodes = parseHostPorts(c.get('fw.cluster.redis-cluster-nodes'), 'fw.cluster.redis-cluster-nodes');
+  if (clusterNodes.length > 0 && c.get('fw.cluster.sentinels'))
+    throw new ClusterConfigError('fw.cluster.redis-cluster-nodes and fw.cluster.sentinels cannot both be set');
+  // On a Redis Cluster every key and channel shares the hash tag `{prefix}`: the publish script
+  // touches a broadcaster's sequence, its stream and the channel at once, and presence and the
+  // shared logs use MGET/MULTI, which a cluster only runs on keys of one slot (Redis Cluster
+  // specification, "Hash tags"). fw's keys then live on one shard.
+  const prefix = clusterNodes.length > 0 ? `{${given}}` : given;
   const settings: ClusterSettings = {
-    redisUrl: c.get<string>('fw.cluster.redis-url'),
-    sentinels: parseSentinels(c.get<string>('fw.cluster.sentinels')),
-    sentinelName: c.get<string>('fw.cluster.sentinel-name'),
+    redisUrl: c.get('fw.cluster.redis-url'),
+    sentinels: parseSentinels(c.get('fw.cluster.sentinels')),
+    sentinelName: c.get('fw.cluster.sentinel-name'),
+    clusterNodes,
     nodeId,
-    address: c.get<string>('fw.cluster.address'),
+    address: c.get('fw.cluster.address'),
     prefix,
-    heartbeatInterval: c.get<number>('fw.cluster.heartbeat-interval'),
-    nodeTimeout: c.get<number>('fw.cluster.node-timeout'),
-    requestTimeout: c.get<number>('fw.cluster.request-timeout'),
-    gapTimeout: c.get<number>('fw.cluster.gap-timeout'),
-    reconnectMaxDelay: c.get<number>('fw.cluster.reconnect-max-delay'),
-    maxPendingRequests: c.get<number>('fw.cluster.max-pending-requests'),
-    shadowBroadcasters: c.get<number>('fw.cluster.shadow-broadcasters'),
-    sharedLogMaxEntries: c.get<number>('fw.cluster.shared-log.max-entries'),
-    replayRetention: c.get<number>('fw.cluster.replay-retention'),
-    outbox: c.get<number>('fw.cluster.outbox'),
+    heartbeatInterval: c.get('fw.cluster.heartbeat-interval'),
+    nodeTimeout: c.get('fw.cluster.node-timeout'),
+    requestTimeout: c.get('fw.cluster.request-timeout'),
+    gapTimeout: c.get('fw.cluster.gap-timeout'),
+    reconnectMaxDelay: c.get('fw.cluster.reconnect-max-delay'),
+    maxPendingRequests: c.get('fw.cluster.max-pending-requests'),
+    shadowBroadcasters: c.get('fw.cluster.shadow-broadcasters'),
+    sharedLogMaxEntries: c.get('fw.cluster.shared-log.max-entries'),
+    replayRetention: c.get('fw.cluster.replay-retention'),
+    outbox: c.get('fw.cluster.outbox'),
   };
   for (const key of ['replayRetention', 'outbox'] as const) {
-    if (!Number.isInteger(settings[key]) || settings[key] < 0) throw new ClusterConfigError(`fw.cluster: ${key} must be a non-negative integer, got ${settings[key]}`);
+    if (!Number.isInteger(settings[key]) || settings[key] < 0)
+      throw new ClusterConfigError(`fw.cluster: ${key} must be a non-negative integer, got ${settings[key]}`);
   }
   if (!Number.isInteger(settings.shadowBroadcasters) || settings.shadowBroadcasters < 0) {
     throw new ClusterConfigError(`fw.cluster.shadow-broadcasters must be a non-negative integer, got ${settings.shadowBroadcasters}`);
   }
-  for (const key of ['heartbeatInterval', 'nodeTimeout', 'requestTimeout', 'gapTimeout', 'reconnectMaxDelay', 'maxPendingRequests', 'sharedLogMaxEntries'] as const) {
-    if (!Number.isFinite(settings[key]) || settings[key] <= 0) throw new ClusterConfigError(`fw.cluster: ${key} must be positive, got ${settings[key]}`);
+  for (const key of [
+    'heartbeatInterval',
+    'nodeTimeout',
+    'requestTimeout',
+    'gapTimeout',
+    'reconnectMaxDelay',
+    'maxPendingRequests',
+    'sharedLogMaxEntries',
+  ] as const) {
+    if (!Number.isFinite(settings[key]) || settings[key] <= 0)
+      throw new ClusterConfigError(`fw.cluster: ${key} must be positive, got ${settings[key]}`);
   }
   if (settings.nodeTimeout <= settings.heartbeatInterval) {
     throw new ClusterConfigError('fw.cluster.node-timeout must be longer than fw.cluster.heartbeat-interval');
@@ -81,7 +105,12 @@ export class ClusterModule implements FrameworkModule {
 
   async install(fw: Framework): Promise<void> {
     fw.config.declare(CLUSTER_CONFIG);
-    if (!fw.config.get('fw.cluster.redis-url') && !fw.config.get('fw.cluster.sentinels')) return; // a single node
+    if (
+      !fw.config.get('fw.cluster.redis-url') &&
+      !fw.config.get('fw.cluster.sentinels') &&
+      !fw.config.get('fw.cluster.redis-cluster-nodes')
+    )
+      return; // a single node
     const s = readClusterSettings(fw);
     const runtime = (this.runtime = scalingOf(fw));
     const logger = (this.logger = fw.logger.child({ module: 'cluster', node: s.nodeId }));
@@ -91,13 +120,18 @@ export class ClusterModule implements FrameworkModule {
       const n = count === undefined ? {} : change === 'messages-recovered' ? { recovered: count } : { lost: count };
       fw.events.emit('ClusterChanged', { node: s.nodeId, change, detail, ...n });
     };
-    const reporter = (this.reporter = new LossReporter((detail, lost) => {
-      logger.warn({ lost }, detail);
-      emit('messages-lost', detail, lost);
-    }, 1000, (detail, recovered) => emit('messages-recovered', detail, recovered)));
+    const reporter = (this.reporter = new LossReporter(
+      (detail, lost) => {
+        logger.warn({ lost }, detail);
+        emit('messages-lost', detail, lost);
+      },
+      1000,
+      (detail, recovered) => emit('messages-recovered', detail, recovered),
+    ));
     const link = (this.link = new RedisLink({
       url: s.redisUrl,
       ...(s.sentinels.length > 0 ? { sentinel: { sentinels: s.sentinels, name: s.sentinelName } } : {}),
+      ...(s.clusterNodes.length > 0 ? { cluster: s.clusterNodes } : {}),
       requestTimeout: s.requestTimeout,
       reconnectMaxDelay: s.reconnectMaxDelay,
       onChange: (state, detail) => this.onLink(state, detail, emit),
@@ -106,14 +140,19 @@ export class ClusterModule implements FrameworkModule {
       nodeId: s.nodeId,
       prefix: s.prefix,
       gapTimeout: s.gapTimeout,
-      shadowSize: fw.config.get<number>('fw.broadcaster.replay-cache'),
+      shadowSize: fw.config.get('fw.broadcaster.replay-cache'),
       shadowBroadcasters: s.shadowBroadcasters,
       retention: s.replayRetention,
       outboxLimit: s.outbox,
       onLoss: (kind, id, n) => reporter.add(kind, id, n),
       onRecovered: (id, n) => reporter.add('recovered', id, n),
     }));
-    const rpc = (this.rpc = new Rpc(link, { prefix: s.prefix, nodeId: s.nodeId, timeout: s.requestTimeout, maxPending: s.maxPendingRequests }));
+    const rpc = (this.rpc = new Rpc(link, {
+      prefix: s.prefix,
+      nodeId: s.nodeId,
+      timeout: s.requestTimeout,
+      maxPending: s.maxPendingRequests,
+    }));
     const startedAt = new Date().toISOString();
     const record = (): NodeRecord => {
       const stats = runtime.view.stats();
@@ -164,13 +203,27 @@ export class ClusterModule implements FrameworkModule {
     fw.services.provide('cluster', this.service);
     // Not ready while Redis is away: a balancer then sends new clients to a node that can reach
     // the rest of the cluster (this one goes on delivering locally meanwhile).
-    this.unregisterReadiness = fw.readiness.register('redis', () => (link.state === 'up' ? { ready: true } : { ready: false, detail: 'Redis is unreachable' }));
+    this.unregisterReadiness = fw.readiness.register('redis', () =>
+      link.state === 'up' ? { ready: true } : { ready: false, detail: 'Redis is unreachable' },
+    );
     const cluster = this.service;
     this.unregisterMetrics = [
       fw.metrics.gauge('fw_cluster_redis_up', 'Whether this node reaches Redis (1) or not (0)', () => (link.state === 'up' ? 1 : 0)),
-      fw.metrics.counter('fw_cluster_broadcasts_published_total', 'Broadcasts this node published to the cluster', () => cluster.status().published),
-      fw.metrics.counter('fw_cluster_broadcasts_received_total', 'Broadcasts of other nodes this node received', () => cluster.status().received),
-      fw.metrics.counter('fw_cluster_broadcasts_unpublished_total', 'Local broadcasts the other nodes never got (published while Redis was down)', () => cluster.status().unpublished),
+      fw.metrics.counter(
+        'fw_cluster_broadcasts_published_total',
+        'Broadcasts this node published to the cluster',
+        () => cluster.status().published,
+      ),
+      fw.metrics.counter(
+        'fw_cluster_broadcasts_received_total',
+        'Broadcasts of other nodes this node received',
+        () => cluster.status().received,
+      ),
+      fw.metrics.counter(
+        'fw_cluster_broadcasts_unpublished_total',
+        'Local broadcasts the other nodes never got (published while Redis was down)',
+        () => cluster.status().unpublished,
+      ),
     ];
     // Start degraded rather than not at all when Redis is away: local delivery goes on.
     if (await link.waitUp(s.requestTimeout)) await this.subscribe();
@@ -254,11 +307,15 @@ function redact(url: string): string {
 
 /** `host:port,host:port` → sentinel addresses; a malformed entry is a configuration error at start. */
 export function parseSentinels(value: string): { host: string; port: number }[] {
+  return parseHostPorts(value, 'fw.cluster.sentinels');
+}
+
+function parseHostPorts(value: string, key: string): { host: string; port: number }[] {
   if (!value.trim()) return [];
   return value.split(',').map((entry) => {
     const m = /^\s*(\[[^\]]+\]|[^:\s]+):(\d{1,5})\s*$/.exec(entry);
     const port = m ? Number(m[2]) : NaN;
-    if (!m || port < 1 || port > 65535) throw new ClusterConfigError(`fw.cluster.sentinels must be comma-separated host:port entries: '${entry.trim()}'`);
+    if (!m || port < 1 || port > 65535) throw new ClusterConfigError(`${key} must be comma-separated host:port entries: '${entry.trim()}'`);
     return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
   });
 }

@@ -24,7 +24,10 @@ export class Presence {
   private known = new Set<string>();
   private ticking = false;
 
-  constructor(private readonly link: RedisLink, private readonly options: PresenceOptions) {}
+  constructor(
+    private readonly link: RedisLink,
+    private readonly options: PresenceOptions,
+  ) {}
 
   private get setKey(): string {
     return `${this.options.prefix}:nodes`;
@@ -60,7 +63,8 @@ export class Presence {
 
   async announce(): Promise<void> {
     const record = JSON.stringify(this.options.record());
-    await this.link.cmd.multi()
+    await this.link.cmd
+      .multi()
       .set(this.nodeKey(this.options.nodeId), record, 'PX', this.options.timeout)
       .sadd(this.setKey, this.options.nodeId)
       .exec();

@@ -1,5 +1,5 @@
+import type { RedisClient } from './link.js';
 import type { ReplayEntry, ReplayRead, ReplayStore } from '@fw/runtime/adapter';
-import type { Redis } from 'ioredis';
 import { decodeEnvelope } from './envelope.js';
 
 /**
@@ -10,7 +10,11 @@ import { decodeEnvelope } from './envelope.js';
  * restarted process or on another node reads what it missed with `XRANGE <cursor+1>-0 +`.
  */
 export class StreamReplayStore implements ReplayStore {
-  constructor(private readonly redis: Redis, private readonly prefix: string, private readonly retention: number) {}
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+    private readonly retention: number,
+  ) {}
 
   key(broadcaster: string): string {
     return streamKey(this.prefix, broadcaster);

@@ -52,7 +52,10 @@ export class Rpc {
     if (channel === this.channel) void this.receive(message);
   };
 
-  constructor(private readonly link: RedisLink, private readonly options: RpcOptions) {
+  constructor(
+    private readonly link: RedisLink,
+    private readonly options: RpcOptions,
+  ) {
     this.channel = this.channelOf(options.nodeId);
     link.sub.on('message', this.onMessage);
   }
@@ -82,7 +85,11 @@ export class Rpc {
     if (node === this.options.nodeId) return (await this.local(method, args)) as T;
     if (!this.link.up) throw new NodeUnreachableError(node, 'Redis is unreachable');
     if (this.pending.size >= this.options.maxPending) {
-      throw new LimitExceededError('fw.cluster.max-pending-requests', this.options.maxPending, `too many cross-node requests waiting (${this.options.maxPending})`);
+      throw new LimitExceededError(
+        'fw.cluster.max-pending-requests',
+        this.options.maxPending,
+        `too many cross-node requests waiting (${this.options.maxPending})`,
+      );
     }
     const id = randomUUID();
     const request: Request = { t: 'req', id, from: this.options.nodeId, method, args };
@@ -95,7 +102,7 @@ export class Rpc {
     });
     try {
       const receivers = await this.link.cmd.publish(this.channelOf(node), JSON.stringify(request));
-      if (receivers === 0) this.settle(id, new NodeUnreachableError(node, 'it is not listening'));
+      if (receivers === 0 && !this.link.publishCountIsLocal) this.settle(id, new NodeUnreachableError(node, 'it is not listening'));
     } catch (err) {
       this.settle(id, new NodeUnreachableError(node, (err as Error).message));
     }
@@ -143,7 +150,12 @@ export class Rpc {
       this.pending.delete(frame.id);
       clearTimeout(p.timer);
       if (frame.ok) p.resolve(frame.result);
-      else p.reject(new FwError(frame.error?.code ?? 'remote_error', frame.error?.message ?? 'remote error', frame.error?.status ?? 500, { node: p.node }));
+      else
+        p.reject(
+          new FwError(frame.error?.code ?? 'remote_error', frame.error?.message ?? 'remote error', frame.error?.status ?? 500, {
+            node: p.node,
+          }),
+        );
       return;
     }
     if (frame.t !== 'req' || typeof frame.id !== 'string' || typeof frame.from !== 'string') return;

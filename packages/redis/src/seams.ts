@@ -18,7 +18,11 @@ declare module '@fw/runtime' {
 /** Counts cluster changes in fw's metrics (docs/operations.md), when metrics are on. */
 export function countClusterEvents(fw: Framework): void {
   if (!fw.metrics.enabled) return;
-  const changes = fw.metrics.tally('fw_cluster_changes_total', 'Cluster changes seen by this node (redis-down, redis-up, node-joined, node-left, messages-lost)', ['change']);
+  const changes = fw.metrics.tally(
+    'fw_cluster_changes_total',
+    'Cluster changes seen by this node (redis-down, redis-up, node-joined, node-left, messages-lost)',
+    ['change'],
+  );
   const lost = fw.metrics.tally('fw_cluster_messages_lost_total', 'Cross-node broadcasts this node reported lost', []);
   fw.events.on('ClusterChanged', (e) => {
     changes({ change: e.change });

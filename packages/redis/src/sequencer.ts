@@ -14,9 +14,12 @@ export interface SequencerSink {
   lost(broadcaster: string, count: number, why: 'gap' | 'stale', from?: number, to?: number): void;
   /** Whether this sequence was delivered here already (a repeat, not a loss). */
   delivered?(broadcaster: string, bid: number): boolean;
+  /** Whether a publish of this node's own on the broadcaster is waiting for its sequence. */
+  publishing?(broadcaster: string): boolean;
 }
 
 interface Stream {
+  /** The next sequence to deliver; 0 while the stream waits for this node's own publish to anchor it. */
   next: number;
   held: Map<number, string>;
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -27,7 +30,11 @@ export class Sequencer {
   /** While paused (Redis away, a recovery under way) nothing is given up on: gaps may still be filled. */
   private paused = false;
 
-  constructor(private readonly sink: SequencerSink, private readonly gapTimeout: number, private readonly maxHeld = 10_000) {}
+  constructor(
+    private readonly sink: SequencerSink,
+    private readonly gapTimeout: number,
+    private readonly maxHeld = 10_000,
+  ) {}
 
   /** Number of broadcasters with messages held back (for diagnostics and leak tests). */
   get pending(): number {
@@ -36,16 +43,28 @@ export class Sequencer {
     return n;
   }
 
-  accept(broadcaster: string, bid: number, payload: string): void {
+  /** `own`: the sequence of this node's own publish, from the publish reply. */
+  accept(broadcaster: string, bid: number, payload: string, own = false): void {
     const expected = this.sink.expected(broadcaster);
     if (expected === undefined) return this.forget(broadcaster); // no local members to deliver to
     let s = this.streams.get(broadcaster);
     if (!s) {
-      // A broadcaster with no local history starts from whatever arrives first.
-      s = { next: expected > 1 ? expected : bid, held: new Map(), timer: undefined };
+      // A broadcaster with no local history starts from whatever arrives first, except while a
+      // publish of this node's own on it is in flight: its reply and the other nodes' messages
+      // come over different connections, so it may carry an earlier sequence than what arrives
+      // first. Then the stream waits for it (or a gap timeout) to know where it starts.
+      const waitForOwn = expected <= 1 && !own && this.sink.publishing?.(broadcaster) === true;
+      s = { next: expected > 1 ? expected : waitForOwn ? 0 : bid, held: new Map(), timer: undefined };
       this.streams.set(broadcaster, s);
     }
-    if (expected > s.next) this.catchUp(broadcaster, s, expected);
+    // (A waiting stream with a local broadcaster that has no history yet has nothing to catch up with.)
+    if (expected > s.next && (s.next > 0 || expected > 1)) this.catchUp(broadcaster, s, expected);
+    if (s.next === 0) {
+      s.held.set(bid, payload);
+      if (own || this.sink.publishing?.(broadcaster) !== true) this.anchor(broadcaster, s);
+      else if (!this.paused) s.timer ??= setTimeout(() => this.anchor(broadcaster, s), this.gapTimeout);
+      return;
+    }
     if (bid < s.next) {
       if (this.sink.delivered?.(broadcaster, bid)) return; // a repeat (a recovery read, a retried publish)
       return this.sink.lost(broadcaster, 1, 'stale');
@@ -142,6 +161,15 @@ export class Sequencer {
     this.streams.clear();
   }
 
+  /** A waiting stream starts at the earliest sequence it holds. */
+  private anchor(broadcaster: string, s: Stream): void {
+    clearTimeout(s.timer);
+    s.timer = undefined;
+    if (s.held.size === 0 || s.next !== 0) return;
+    s.next = Math.min(...s.held.keys());
+    this.drain(broadcaster, s);
+  }
+
   /** The local broadcaster moved on by itself (a delivery while Redis was down): follow it. */
   private catchUp(broadcaster: string, s: Stream, next: number): void {
     s.next = next;
@@ -175,7 +203,7 @@ export class Sequencer {
     do {
       if (s.held.size === 0) return;
       const oldest = Math.min(...s.held.keys());
-      if (oldest > s.next) this.sink.lost(broadcaster, oldest - s.next, 'gap', s.next, oldest - 1);
+      if (oldest > s.next && s.next > 0) this.sink.lost(broadcaster, oldest - s.next, 'gap', s.next, oldest - 1);
       s.next = oldest;
       this.drain(broadcaster, s);
     } while (all);

@@ -13,7 +13,10 @@ export interface ShadowEntry {
 export class ShadowCache {
   private readonly map = new Map<string, ShadowEntry[]>();
 
-  constructor(private readonly perBroadcaster: number, private readonly maxBroadcasters: number) {}
+  constructor(
+    private readonly perBroadcaster: number,
+    private readonly maxBroadcasters: number,
+  ) {}
 
   get size(): number {
     return this.map.size;
@@ -22,7 +25,8 @@ export class ShadowCache {
   add(broadcaster: string, bid: number, payload: string): void {
     if (this.perBroadcaster <= 0 || this.maxBroadcasters <= 0) return;
     let list = this.map.get(broadcaster);
-    if (list) this.map.delete(broadcaster); // re-inserted below: most recently active last
+    if (list)
+      this.map.delete(broadcaster); // re-inserted below: most recently active last
     else list = [];
     this.map.set(broadcaster, list);
     list.push({ bid, payload });

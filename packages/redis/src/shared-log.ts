@@ -9,12 +9,20 @@ import type { RedisLink } from './link.js';
  * count it) and `list` throws so the caller can fall back to its own entries.
  */
 export class SharedLog<T extends object> implements ClusterLog<T> {
-  constructor(private readonly link: RedisLink, readonly key: string, private readonly maxEntries: number) {}
+  constructor(
+    private readonly link: RedisLink,
+    readonly key: string,
+    private readonly maxEntries: number,
+  ) {}
 
   async append(entry: T): Promise<boolean> {
     if (!this.link.up) return false;
     try {
-      await this.link.cmd.multi().lpush(this.key, JSON.stringify(entry)).ltrim(this.key, 0, this.maxEntries - 1).exec();
+      await this.link.cmd
+        .multi()
+        .lpush(this.key, JSON.stringify(entry))
+        .ltrim(this.key, 0, this.maxEntries - 1)
+        .exec();
       return true;
     } catch {
       return false;

@@ -1,8 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type FwClient } from '@fw/client/node';
-import type { ClusterNode, ClusterOverview, ClusterPage, ClusterResource, ControlResult } from '../src/index.js';
-import { getJson, postJson, redisAvailable, REDIS_URL, SKIP_NO_REDIS, startNode, stopNode, uniquePrefix, waitFor, type FwNode } from './harness.js';
+import type { ClusterNode, ClusterOverview, ClusterPage, ClusterResource, ControlResult } from '../dist/index.js';
+import { getJson, postJson, redisAvailable, REDIS_URL, SKIP_NO_REDIS, startNode, stopNode, uniquePrefix, type FwNode } from './harness.js';
+import { waitFor } from '@fw/testing';
 
 const available = await redisAvailable();
 const prefix = uniquePrefix('cluster');
@@ -34,15 +35,23 @@ test('three nodes see each other', { skip: !available && SKIP_NO_REDIS }, async 
     // The address is announced from the first heartbeat after the node listens.
     return l.length === 3 && l.every((n) => n.address) ? l : undefined;
   });
-  assert.deepEqual(list.map((n) => n.id), ['a', 'b', 'c']);
-  assert.deepEqual(list.map((n) => n.self), [false, true, false]);
+  assert.deepEqual(
+    list.map((n) => n.id),
+    ['a', 'b', 'c'],
+  );
+  assert.deepEqual(
+    list.map((n) => n.self),
+    [false, true, false],
+  );
   for (const n of list) {
     assert.match(n.address, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.ok(Date.parse(n.startedAt) > 0 && n.version.length > 0);
   }
 });
 
-test('a client on node A receives a broadcast published on node C, in order, exactly once', { skip: !available && SKIP_NO_REDIS }, async () => {
+test('a client on node A receives a broadcast published on node C, in order, exactly once', {
+  skip: !available && SKIP_NO_REDIS,
+}, async () => {
   const [a, b, c] = nodes as [FwNode, FwNode, FwNode];
   const onA = await client(a, 'lobby');
   const onB = await client(b, 'lobby');
@@ -61,24 +70,40 @@ test('a client on node A receives a broadcast published on node C, in order, exa
   assert.deepEqual(onB.got.slice(1), expected);
 });
 
-test('node B lists the resources of all three nodes, each row with its node, and pages across them', { skip: !available && SKIP_NO_REDIS }, async () => {
+test('node B lists the resources of all three nodes, each row with its node, and pages across them', {
+  skip: !available && SKIP_NO_REDIS,
+}, async () => {
   const [a, b, c] = nodes as [FwNode, FwNode, FwNode];
   const extra = await client(c, 'side');
   const page = await getJson<ClusterPage<ClusterResource>>(`${b.url}/test/resources?limit=100`);
   assert.deepEqual(page.missing, []);
   const byNode = new Map<string, number>();
   for (const r of page.items) byNode.set(r.node, (byNode.get(r.node) ?? 0) + 1);
-  assert.deepEqual([...byNode.entries()].sort(), [['a', 1], ['b', 1], ['c', 2]]);
+  assert.deepEqual([...byNode.entries()].sort(), [
+    ['a', 1],
+    ['b', 1],
+    ['c', 2],
+  ]);
   assert.equal(page.total, 4);
   assert.ok(page.items.some((r) => r.uuid === extra.c.uuid && r.node === 'c'));
   // A page that straddles nodes: offset 1, limit 2 → b's one and c's first.
   const mid = await getJson<ClusterPage<ClusterResource>>(`${b.url}/test/resources?offset=1&limit=2`);
-  assert.deepEqual(mid.items.map((r) => r.node), ['b', 'c']);
+  assert.deepEqual(
+    mid.items.map((r) => r.node),
+    ['b', 'c'],
+  );
   assert.equal(mid.total, 4);
   const overview = await getJson<ClusterOverview>(`${a.url}/test/overview`);
   assert.equal(overview.totals.nodes, 3);
   assert.equal(overview.totals.connections, 4);
-  assert.deepEqual(overview.nodes.map((n) => [n.node, n.stats.connections]), [['a', 1], ['b', 1], ['c', 2]]);
+  assert.deepEqual(
+    overview.nodes.map((n) => [n.node, n.stats.connections]),
+    [
+      ['a', 1],
+      ['b', 1],
+      ['c', 2],
+    ],
+  );
 });
 
 test('node B disconnects a client held by node C and learns the real outcome', { skip: !available && SKIP_NO_REDIS }, async () => {
@@ -100,11 +125,16 @@ test('an audit entry written on node A is read on node C', { skip: !available &&
   assert.deepEqual(read[0], { ...entry, node: 'a' });
 });
 
-test('through the admin API: node B lists every node and the resources of all three, and disconnects a client held by node C; an audit entry written on A is read on C', { skip: !available && SKIP_NO_REDIS }, async () => {
+test('through the admin API: node B lists every node and the resources of all three, and disconnects a client held by node C; an audit entry written on A is read on C', {
+  skip: !available && SKIP_NO_REDIS,
+}, async () => {
   const [a, b, c] = nodes as [FwNode, FwNode, FwNode];
   const API = '/api/admin';
   const nodesRes = await getJson<{ id: string }[]>(`${b.url}${API}/nodes`);
-  assert.deepEqual(nodesRes.map((n) => n.id), ['a', 'b', 'c']);
+  assert.deepEqual(
+    nodesRes.map((n) => n.id),
+    ['a', 'b', 'c'],
+  );
   const onC = await client(c, 'admin-kick');
   const res = await fetch(`${b.url}${API}/resources?limit=1000`);
   assert.equal(res.status, 200);
@@ -128,7 +158,9 @@ test('through the admin API: node B lists every node and the resources of all th
   // A broadcast from B's admin API to a room whose only member is on C.
   const lone = await client(c, 'only-on-c');
   const sent = await fetch(`${b.url}${API}/broadcasters/broadcast`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ broadcasterId: '/fw/chat/only-on-c', message: 'from B' }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ broadcasterId: '/fw/chat/only-on-c', message: 'from B' }),
   });
   assert.deepEqual(await sent.json(), { broadcasterId: '/fw/chat/only-on-c', delivered: 1 });
   await waitFor('the broadcast on C', () => (lone.got.length > 0 ? true : undefined), 3000);
@@ -138,14 +170,25 @@ test('through the admin API: node B lists every node and the resources of all th
   const marker = `/fw/chat/audit-${prefix}`;
   await client(a, `audit-${prefix}`);
   const post = await fetch(`${a.url}${API}/broadcasters/broadcast`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ broadcasterId: marker, message: 'audited' }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ broadcasterId: marker, message: 'audited' }),
   });
   assert.equal(post.status, 200);
-  const entry = await waitFor('the audit entry on C', async () => {
-    const entries = await getJson<{ action: string; target: string; node: string; outcome: string }[]>(`${c.url}${API}/audit?action=broadcast`);
-    return entries.find((e) => e.target === marker);
-  }, 3000);
+  const entry = await waitFor(
+    'the audit entry on C',
+    async () => {
+      const entries = await getJson<{ action: string; target: string; node: string; outcome: string }[]>(
+        `${c.url}${API}/audit?action=broadcast`,
+      );
+      return entries.find((e) => e.target === marker);
+    },
+    3000,
+  );
   assert.deepEqual([entry.node, entry.outcome], ['a', 'allowed']);
   const fromB = await getJson<{ target: string; node: string }[]>(`${b.url}${API}/audit?action=disconnect`);
-  assert.ok(fromB.some((e) => e.target === onC.c.uuid && e.node === 'b'), 'the disconnect done from B is audited as B\'s');
+  assert.ok(
+    fromB.some((e) => e.target === onC.c.uuid && e.node === 'b'),
+    "the disconnect done from B is audited as B's",
+  );
 });

@@ -6,6 +6,7 @@ import { createServer, connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from '@fw/testing';
 
 export const REDIS_URL = process.env.FW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FIXTURE = fileURLToPath(new URL('./fixtures/node.js', import.meta.url));
@@ -26,7 +27,7 @@ export function redisAvailable(url = REDIS_URL): Promise<boolean> {
   });
 }
 
-export const SKIP_NO_REDIS = 'Redis is not reachable at ' + REDIS_URL + ' (start one, or set FW_TEST_REDIS_URL)';
+export const SKIP_NO_REDIS = `Redis is not reachable at ${REDIS_URL} (start one, or set FW_TEST_REDIS_URL)`;
 
 /** A key prefix no other test run shares. */
 export function uniquePrefix(name: string): string {
@@ -44,7 +45,10 @@ export interface FwNode {
 }
 
 export async function startNode(redisUrl: string, prefix: string, id: string, extra: string[] = [], listenPort = 0): Promise<FwNode> {
-  const proc = spawn(process.execPath, [FIXTURE, redisUrl, prefix, id, ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FW_TEST_PORT: String(listenPort) } });
+  const proc = spawn(process.execPath, [FIXTURE, redisUrl, prefix, id, ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, FW_TEST_PORT: String(listenPort) },
+  });
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
@@ -83,22 +87,6 @@ export async function postJson<T>(url: string, body: unknown): Promise<T> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
-}
-
-/** Polls `check` until it returns a value other than undefined, or fails after `timeout`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeout = 10_000): Promise<T> {
-  const deadline = Date.now() + timeout;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 export function freePort(): Promise<number> {
@@ -141,7 +129,9 @@ export class ThrowawayRedis {
 
   async start(): Promise<void> {
     const persistence = this.dir ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.dir] : ['--appendonly', 'no'];
-    this.proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...persistence], { stdio: 'ignore' });
+    this.proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...persistence], {
+      stdio: 'ignore',
+    });
     await waitFor('throwaway redis', async () => ((await redisAvailable(this.url)) ? true : undefined), 5000);
   }
 

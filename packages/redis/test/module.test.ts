@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework, MemoryLogger, NotFoundError } from '@fw/runtime';
-import { cluster as clusterMode } from '../src/index.js';
-import { freePort, redisAvailable, REDIS_URL, SKIP_NO_REDIS, uniquePrefix, waitFor } from './harness.js';
+import { cluster as clusterMode } from '../dist/index.js';
+import { freePort, redisAvailable, REDIS_URL, SKIP_NO_REDIS, uniquePrefix } from './harness.js';
+import { waitFor } from '@fw/testing';
 
 const available = await redisAvailable();
 
@@ -29,11 +30,18 @@ test('bad cluster configuration is refused at install with invalid_config', asyn
   ];
   for (const [options, message] of cases) {
     const fw = framework({ 'fw.cluster.redis-url': 'redis://127.0.0.1:1', ...options });
-    await assert.rejects(fw.use(clusterMode()), (err: Error & { code?: string }) => err.code === 'invalid_config' && message.test(err.message));
+    await assert.rejects(
+      fw.use(clusterMode()),
+      (err: Error & { code?: string }) => err.code === 'invalid_config' && message.test(err.message),
+    );
     await fw.close();
   }
   // The edge: 64 characters is a valid id.
-  const ok = framework({ 'fw.cluster.redis-url': `redis://127.0.0.1:${await freePort()}`, 'fw.cluster.node-id': 'x'.repeat(64), 'fw.cluster.request-timeout': 100 });
+  const ok = framework({
+    'fw.cluster.redis-url': `redis://127.0.0.1:${await freePort()}`,
+    'fw.cluster.node-id': 'x'.repeat(64),
+    'fw.cluster.request-timeout': 100,
+  });
   await ok.use(clusterMode());
   assert.equal(ok.services.get('cluster')!.nodeId, 'x'.repeat(64));
   await ok.close();
@@ -41,7 +49,13 @@ test('bad cluster configuration is refused at install with invalid_config', asyn
 
 test('Redis unreachable at start: the node starts alone; its broadcasts wait in the outbox, or beyond it (here: off) go local only, counted as unpublished', async () => {
   const logger = new MemoryLogger();
-  const fw = framework({ 'fw.cluster.redis-url': `redis://127.0.0.1:${await freePort()}`, 'fw.cluster.request-timeout': 100, 'fw.cluster.node-id': 'alone', 'fw.cluster.outbox': 1, logger });
+  const fw = framework({
+    'fw.cluster.redis-url': `redis://127.0.0.1:${await freePort()}`,
+    'fw.cluster.request-timeout': 100,
+    'fw.cluster.node-id': 'alone',
+    'fw.cluster.outbox': 1,
+    logger,
+  });
   try {
     await fw.use(clusterMode());
     const cluster = fw.services.get('cluster')!;
@@ -69,10 +83,19 @@ test('Redis unreachable at start: the node starts alone; its broadcasts wait in 
   }
 });
 
-test('two nodes in one process: routed control outcomes, the pending-request limit at its edge', { skip: !available && SKIP_NO_REDIS }, async () => {
+test('two nodes in one process: routed control outcomes, the pending-request limit at its edge', {
+  skip: !available && SKIP_NO_REDIS,
+}, async () => {
   const prefix = uniquePrefix('module');
   const make = async (id: string, extra: Record<string, unknown> = {}) => {
-    const fw = framework({ 'fw.cluster.redis-url': REDIS_URL, 'fw.cluster.prefix': prefix, 'fw.cluster.node-id': id, 'fw.cluster.heartbeat-interval': 200, 'fw.cluster.node-timeout': 1000, ...extra });
+    const fw = framework({
+      'fw.cluster.redis-url': REDIS_URL,
+      'fw.cluster.prefix': prefix,
+      'fw.cluster.node-id': id,
+      'fw.cluster.heartbeat-interval': 200,
+      'fw.cluster.node-timeout': 1000,
+      ...extra,
+    });
     await fw.use(clusterMode());
     return fw;
   };
@@ -85,7 +108,10 @@ test('two nodes in one process: routed control outcomes, the pending-request lim
     // A routable method only b holds.
     cb.handle('test.echo', (args) => ({ echoed: args.value }));
     const routed = await ca.route<{ echoed: string }>('test.echo', { value: 'hi' });
-    assert.deepEqual({ outcome: routed.outcome, node: routed.node, result: routed.result }, { outcome: 'done', node: 'b', result: { echoed: 'hi' } });
+    assert.deepEqual(
+      { outcome: routed.outcome, node: routed.node, result: routed.result },
+      { outcome: 'done', node: 'b', result: { echoed: 'hi' } },
+    );
     // One request may wait (the limit is 1): a second one at the same time is refused.
     for (const c of [ca, cb]) c.handle('test.slow', () => new Promise((r) => setTimeout(() => r('slow'), 300)));
     const first = ca.gather('test.slow');
@@ -110,7 +136,10 @@ test('two nodes in one process: routed control outcomes, the pending-request lim
     assert.deepEqual(await cb.log('journal').list(1), [{ step: 1, node: 'a' }]);
     // A graceful close leaves the cluster at once.
     await b.close();
-    assert.deepEqual((await ca.nodes()).map((n) => n.id), ['a']);
+    assert.deepEqual(
+      (await ca.nodes()).map((n) => n.id),
+      ['a'],
+    );
   } finally {
     await a.close();
     await b.close();

@@ -1,8 +1,9 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework, MemoryLogger } from '@fw/runtime';
-import { cluster } from '../src/index.js';
-import { redisServerInstalled, ThrowawayRedis, uniquePrefix, waitFor } from './harness.js';
+import { cluster } from '../dist/index.js';
+import { redisServerInstalled, ThrowawayRedis, uniquePrefix } from './harness.js';
+import { waitFor } from '@fw/testing';
 
 const installed = await redisServerInstalled();
 let redis: ThrowawayRedis | undefined;
@@ -17,7 +18,9 @@ interface Ready {
   checks: Record<string, { ready: boolean; detail?: string }>;
 }
 
-test('cluster mode: /fw/ready is not ready (and fw_cluster_redis_up is 0) while Redis is down, and ready again once it is back', { skip: !installed && 'redis-server is not installed' }, async () => {
+test('cluster mode: /fw/ready is not ready (and fw_cluster_redis_up is 0) while Redis is down, and ready again once it is back', {
+  skip: !installed && 'redis-server is not installed',
+}, async () => {
   redis = await ThrowawayRedis.start();
   fw = new Framework({
     configFile: false,
@@ -53,7 +56,11 @@ test('cluster mode: /fw/ready is not ready (and fw_cluster_redis_up is 0) while 
     const r = await ready();
     return r.code === 503 ? r : undefined;
   });
-  assert.deepEqual(down.body, { status: 'not_ready', phase: 'running', checks: { redis: { ready: false, detail: 'Redis is unreachable' } } });
+  assert.deepEqual(down.body, {
+    status: 'not_ready',
+    phase: 'running',
+    checks: { redis: { ready: false, detail: 'Redis is unreachable' } },
+  });
   assert.ok(!JSON.stringify(down.body).includes(String(redis.port)), 'the Redis address is not exposed');
   assert.equal(await redisUp(), 0, 'the metric says so too');
   // Liveness stays up: the node still delivers locally and reconnects by itself.

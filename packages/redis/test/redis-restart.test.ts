@@ -1,8 +1,9 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type FwClient } from '@fw/client/node';
-import type { ClusterOverview, ClusterStatus } from '../src/index.js';
-import { getJson, postJson, redisServerInstalled, startNode, stopNode, ThrowawayRedis, uniquePrefix, waitFor, type FwNode } from './harness.js';
+import type { ClusterOverview, ClusterStatus } from '../dist/index.js';
+import { getJson, postJson, redisServerInstalled, startNode, stopNode, ThrowawayRedis, uniquePrefix, type FwNode } from './harness.js';
+import { waitFor } from '@fw/testing';
 
 const installed = await redisServerInstalled();
 const nodes: FwNode[] = [];
@@ -19,11 +20,17 @@ interface Status {
   events: { change: string; detail: string; lost?: number }[];
 }
 
-test('Redis restarted during a broadcast stream, no replay streams: nodes recover by themselves; the loss is counted and reported', { skip: !installed && 'redis-server is not installed' }, async () => {
+test('Redis restarted during a broadcast stream, no replay streams: nodes recover by themselves; the loss is counted and reported', {
+  skip: !installed && 'redis-server is not installed',
+}, async () => {
   redis = await ThrowawayRedis.start();
   const prefix = uniquePrefix('restart');
   // The admin plane's ring of recent events must outlast the stream's MessageBroadcast events.
-  nodes.push(...await Promise.all(['a', 'b'].map((id) => startNode(redis!.url, prefix, id, ['fw.admin.events.recent=5000', 'fw.cluster.replay-retention=0']))));
+  nodes.push(
+    ...(await Promise.all(
+      ['a', 'b'].map((id) => startNode(redis!.url, prefix, id, ['fw.admin.events.recent=5000', 'fw.cluster.replay-retention=0'])),
+    )),
+  );
   const [a, b] = nodes as [FwNode, FwNode];
   const room = '/fw/chat/stream';
   const listen = (node: FwNode): Promise<string[]> => {
@@ -50,11 +57,17 @@ test('Redis restarted during a broadcast stream, no replay streams: nodes recove
 
   // Local delivery never stopped on A; B gets the stream again once both are back.
   await waitFor('the whole stream on A', () => (onA.length === count ? true : undefined), 15_000);
-  assert.deepEqual(onA, Array.from({ length: count }, (_, i) => `m:${i}`));
+  assert.deepEqual(
+    onA,
+    Array.from({ length: count }, (_, i) => `m:${i}`),
+  );
   await waitFor('the end of the stream on B', () => (onB.at(-1) === `m:${count - 1}` ? true : undefined), 15_000);
 
   const numbers = onB.map((m) => Number(m.slice(2)));
-  assert.ok(numbers.every((n, i) => i === 0 || n > numbers[i - 1]!), 'in order, nothing twice');
+  assert.ok(
+    numbers.every((n, i) => i === 0 || n > numbers[i - 1]!),
+    'in order, nothing twice',
+  );
   const missed = count - onB.length;
   assert.ok(missed > 0, 'the outage cost B some messages (Redis was down for 500 ms of a 10 ms stream)');
 
@@ -76,7 +89,10 @@ test('Redis restarted during a broadcast stream, no replay streams: nodes recove
   // The admin plane's event stream carries them too (its ring of recent events).
   const recent = await getJson<{ type: string; change?: string; lost?: number }[]>(`${b.url}/api/admin/events/recent?limit=1000`);
   const changes = recent.filter((e) => e.type === 'ClusterChanged').map((e) => e.change);
-  assert.ok(changes.includes('redis-down') && changes.includes('redis-up') && changes.includes('messages-lost'), `admin event stream: ${changes.join(', ')}`);
+  assert.ok(
+    changes.includes('redis-down') && changes.includes('redis-up') && changes.includes('messages-lost'),
+    `admin event stream: ${changes.join(', ')}`,
+  );
   const ov = await getJson<ClusterOverview>(`${b.url}/test/overview`);
   assert.equal(ov.totals.lost, missed);
   assert.equal(ov.totals.unpublished, sa.status.unpublished);

@@ -11,9 +11,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Framework, MemoryLogger } from '@fw/runtime';
-import { cluster } from '../src/index.js';
-import { parseSentinels } from '../src/module.js';
-import { freePort, redisServerInstalled, ThrowawayRedis, uniquePrefix, waitFor } from './harness.js';
+import { cluster } from '../dist/index.js';
+import { parseSentinels } from '../dist/module.js';
+import { freePort, redisServerInstalled, ThrowawayRedis, uniquePrefix } from './harness.js';
+import { waitFor } from '@fw/testing';
 
 const installed = await redisServerInstalled();
 let master: ThrowawayRedis | undefined;
@@ -27,11 +28,17 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-test('fw.cluster.sentinels: the node finds the master through a real Sentinel and is ready', { skip: !installed && 'redis-server is not installed', timeout: 60_000 }, async () => {
+test('fw.cluster.sentinels: the node finds the master through a real Sentinel and is ready', {
+  skip: !installed && 'redis-server is not installed',
+  timeout: 60_000,
+}, async () => {
   master = await ThrowawayRedis.start();
   dir = mkdtempSync(join(tmpdir(), 'fw-sentinel-'));
   const sentinelPort = await freePort();
-  writeFileSync(join(dir, 'sentinel.conf'), `port ${sentinelPort}\nbind 127.0.0.1\ndir ${dir}\nsentinel monitor fwmaster 127.0.0.1 ${master.port} 1\n`);
+  writeFileSync(
+    join(dir, 'sentinel.conf'),
+    `port ${sentinelPort}\nbind 127.0.0.1\ndir ${dir}\nsentinel monitor fwmaster 127.0.0.1 ${master.port} 1\n`,
+  );
   sentinel = spawn('redis-server', [join(dir, 'sentinel.conf'), '--sentinel'], { stdio: 'ignore' });
   const closedPort = await freePort();
   fw = new Framework({
@@ -46,7 +53,11 @@ test('fw.cluster.sentinels: the node finds the master through a real Sentinel an
   });
   await fw.use(cluster());
   const { port } = await fw.listen(0, '127.0.0.1');
-  await waitFor('ready through the sentinel', async () => ((await fetch(`http://127.0.0.1:${port}/fw/ready`)).status === 200 ? true : undefined), 20_000);
+  await waitFor(
+    'ready through the sentinel',
+    async () => ((await fetch(`http://127.0.0.1:${port}/fw/ready`)).status === 200 ? true : undefined),
+    20_000,
+  );
   const metrics = await (await fetch(`http://127.0.0.1:${port}/fw/metrics`)).text();
   assert.match(metrics, /^fw_cluster_redis_up 1$/m);
 });
@@ -54,7 +65,10 @@ test('fw.cluster.sentinels: the node finds the master through a real Sentinel an
 test('fw.cluster.sentinels: host:port entries, IPv6 in brackets; anything else is refused', () => {
   assert.deepEqual(parseSentinels(''), []);
   assert.deepEqual(parseSentinels('10.0.0.1:26379, sentinel-2:26380,[::1]:26381'), [
-    { host: '10.0.0.1', port: 26379 }, { host: 'sentinel-2', port: 26380 }, { host: '::1', port: 26381 },
+    { host: '10.0.0.1', port: 26379 },
+    { host: 'sentinel-2', port: 26380 },
+    { host: '::1', port: 26381 },
   ]);
-  for (const bad of ['10.0.0.1', 'host:0', 'host:70000', 'a:1,,b:2', 'host:port']) assert.throws(() => parseSentinels(bad), /fw\.cluster\.sentinels/, bad);
+  for (const bad of ['10.0.0.1', 'host:0', 'host:70000', 'a:1,,b:2', 'host:port'])
+    assert.throws(() => parseSentinels(bad), /fw\.cluster\.sentinels/, bad);
 });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeEnvelope, encodeBody, Sequencer } from '../src/index.js';
+import { decodeEnvelope, encodeBody, Sequencer } from '../dist/index.js';
+import { waitFor } from '@fw/testing';
 
 function sink(next: number | null = 1) {
   const delivered: [string, number][] = [];
@@ -24,7 +25,8 @@ test('envelope: round trip with spaces and unicode; junk is refused, never throw
   const body = encodeBody('node-1', '/fw/chat/a b', 'héllo {"x": 1}');
   assert.deepEqual(decodeEnvelope(`42 ${body}`), { bid: 42, node: 'node-1', broadcaster: '/fw/chat/a b', payload: 'héllo {"x": 1}' });
   assert.deepEqual(decodeEnvelope(`1 ${encodeBody('n', '/b', '')}`)?.payload, '');
-  for (const junk of ['', 'x', '1 n', '1 n 99 /short', 'a n 2 /b', '0 n 2 /b', '-1 n 2 /b']) assert.equal(decodeEnvelope(junk), undefined, junk);
+  for (const junk of ['', 'x', '1 n', '1 n 99 /short', 'a n 2 /b', '0 n 2 /b', '-1 n 2 /b'])
+    assert.equal(decodeEnvelope(junk), undefined, junk);
 });
 
 test('sequencer: in order at once; a later sequence waits for the gap to fill', () => {
@@ -34,7 +36,11 @@ test('sequencer: in order at once; a later sequence waits for the gap to fill', 
   q.accept('b', 7, 'seven');
   assert.deepEqual(s.delivered, [['five', 5]]);
   q.accept('b', 6, 'six');
-  assert.deepEqual(s.delivered, [['five', 5], ['six', 6], ['seven', 7]]);
+  assert.deepEqual(s.delivered, [
+    ['five', 5],
+    ['six', 6],
+    ['seven', 7],
+  ]);
   assert.equal(q.pending, 0);
   q.accept('b', 6, 'again');
   assert.deepEqual(s.lost, [[1, 'stale']], 'an old sequence is counted, not delivered');
@@ -49,7 +55,11 @@ test('sequencer: a gap that does not fill is counted as lost after the gap timeo
   q.accept('b', 5, 'five');
   assert.equal(q.pending, 1);
   await new Promise((r) => setTimeout(r, 80));
-  assert.deepEqual(s.delivered, [['one', 1], ['four', 4], ['five', 5]]);
+  assert.deepEqual(s.delivered, [
+    ['one', 1],
+    ['four', 4],
+    ['five', 5],
+  ]);
   assert.deepEqual(s.lost, [[2, 'gap']]);
   assert.equal(q.pending, 0);
   q.close();
@@ -61,11 +71,18 @@ test('sequencer: Redis gone → held messages are released at once, local ones c
   q.accept('b', 1, 'one');
   q.accept('b', 3, 'three');
   q.local('b', 'local');
-  assert.deepEqual(s.delivered, [['one', 1], ['three', 3], ['local', 4]]);
+  assert.deepEqual(s.delivered, [
+    ['one', 1],
+    ['three', 3],
+    ['local', 4],
+  ]);
   assert.deepEqual(s.lost, [[1, 'gap']]);
   // The local broadcaster moved on by itself: later cluster sequences below it are stale.
   q.accept('b', 4, 'late');
-  assert.deepEqual(s.lost, [[1, 'gap'], [1, 'stale']]);
+  assert.deepEqual(s.lost, [
+    [1, 'gap'],
+    [1, 'stale'],
+  ]);
   q.close();
 });
 
@@ -82,7 +99,10 @@ test('sequencer: no local broadcaster → nothing is kept; the held-back bound f
   bounded.accept('b', 4, 'four');
   assert.equal(bounded.pending, 1);
   bounded.accept('b', 5, 'five'); // the third held one exceeds the bound of 2
-  assert.deepEqual(s.delivered.map((d) => d[1]), [1, 3, 4, 5]);
+  assert.deepEqual(
+    s.delivered.map((d) => d[1]),
+    [1, 3, 4, 5],
+  );
   assert.deepEqual(s.lost, [[1, 'gap']]);
   bounded.close();
 });
@@ -93,12 +113,59 @@ test('sequencer: settle counts what never came up to a counter, even with no lat
   q.accept('b', 1, 'one');
   q.accept('b', 4, 'four'); // held: 2 and 3 missing
   q.settle('b', 5); // the counter says 5 were published: 2, 3 and 5 never came
-  assert.deepEqual(s.delivered, [['one', 1], ['four', 4]]);
-  assert.deepEqual(s.lost, [[2, 'gap'], [1, 'gap']], 'one loss per missing range (2–3, 5), each said to the members');
+  assert.deepEqual(s.delivered, [
+    ['one', 1],
+    ['four', 4],
+  ]);
+  assert.deepEqual(
+    s.lost,
+    [
+      [2, 'gap'],
+      [1, 'gap'],
+    ],
+    'one loss per missing range (2–3, 5), each said to the members',
+  );
   q.accept('b', 6, 'six');
   assert.deepEqual(s.delivered.at(-1), ['six', 6]);
   q.settle('b', 6); // nothing missing: nothing counted
-  assert.deepEqual(s.lost, [[2, 'gap'], [1, 'gap']]);
+  assert.deepEqual(s.lost, [
+    [2, 'gap'],
+    [1, 'gap'],
+  ]);
   assert.equal(q.pending, 0);
   q.close();
+});
+
+test("sequencer: a broadcaster's first message from another node does not skip this node's own publish still in flight (its reply comes over the other connection)", async () => {
+  const s = sink();
+  let publishing = true;
+  const q = new Sequencer({ ...s.sink, publishing: () => publishing }, 60_000);
+  q.accept('b', 8, 'theirs'); // arrives first, over the subscription
+  assert.deepEqual(s.delivered, [], 'held: our own publish may come before it');
+  publishing = false;
+  q.accept('b', 7, 'ours', true); // our publish reply: the earlier sequence
+  assert.deepEqual(s.delivered, [
+    ['ours', 7],
+    ['theirs', 8],
+  ]);
+  assert.deepEqual(s.lost, [], 'nothing counted lost');
+  // Our own publish got the later sequence: the stream starts at the earliest one held.
+  const t = sink();
+  const r = new Sequencer({ ...t.sink, publishing: () => true }, 60_000);
+  r.accept('c', 4, 'theirs');
+  r.accept('c', 5, 'ours', true);
+  assert.deepEqual(t.delivered, [
+    ['theirs', 4],
+    ['ours', 5],
+  ]);
+  // A reply that never comes: after the gap timeout the stream starts at what it holds, nothing lost.
+  const u = sink();
+  const w = new Sequencer({ ...u.sink, publishing: () => true }, 20);
+  w.accept('d', 3, 'theirs');
+  await waitFor('the held message delivered after the gap timeout', () => u.delivered.length === 1);
+  assert.deepEqual(u.delivered, [['theirs', 3]]);
+  assert.deepEqual(u.lost, []);
+  q.close();
+  r.close();
+  w.close();
 });

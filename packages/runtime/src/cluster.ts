@@ -27,7 +27,10 @@ export interface ClusterService {
   /** Runs `method` on whichever node holds the target: this one first, then all others at once. */
   route<T = unknown>(method: string, args: Record<string, unknown>): Promise<ControlResult<T>>;
   /** Calls `method` on every live node; answers per node plus the ones that did not answer. */
-  gather<T = unknown>(method: string, args?: Record<string, unknown>): Promise<{ answers: { node: string; result: T }[]; missing: string[] }>;
+  gather<T = unknown>(
+    method: string,
+    args?: Record<string, unknown>,
+  ): Promise<{ answers: { node: string; result: T }[]; missing: string[] }>;
   /** Shared logs (audit, journal, or any name). */
   log<T extends object>(name: string): ClusterLog<Stamped<T>>;
   /** Appends to a shared log, stamping the entry with this node. False when the cluster link is down. */

@@ -104,16 +104,16 @@ export class Config {
 
   /** The effective value of a declared key, typed from its declaration (`FwConfigKeys`). */
   get<K extends keyof FwConfigKeys>(key: K): ConfigValue<FwConfigKeys[K]>;
-  /** @deprecated untyped form, for keys whose module's types are not in scope. */
-  get<T = unknown>(key: string): T;
   get(key: string): unknown {
+    return this.read(key);
+  }
+
+  private read(key: string): unknown {
     const def = this.schema.get(key);
     if (!def) throw new ConfigError(`configuration key '${key}' was never declared`);
     const fromEnv = this.fromEnv(key, def);
-    const raw = key in this.explicit ? this.explicit[key]
-      : fromEnv !== undefined ? fromEnv
-      : key in this.file ? this.file[key]
-      : def.default;
+    const raw =
+      key in this.explicit ? this.explicit[key] : fromEnv !== undefined ? fromEnv : key in this.file ? this.file[key] : def.default;
     return coerce(key, def.type, raw);
   }
 
@@ -133,8 +133,9 @@ export class Config {
 
   /** Warns once per unknown `fw.*` key seen in options or the config file. */
   warnUnknown(): string[] {
-    const unknown = [...Object.keys(this.explicit), ...this.unset, ...Object.keys(this.file)]
-      .filter((k) => k.startsWith('fw.') && !this.schema.has(k) && !this.warned.has(k));
+    const unknown = [...Object.keys(this.explicit), ...this.unset, ...Object.keys(this.file)].filter(
+      (k) => k.startsWith('fw.') && !this.schema.has(k) && !this.warned.has(k),
+    );
     for (const k of unknown) {
       this.warned.add(k);
       this.warn(`unknown configuration key '${k}' (ignored)`);
@@ -145,7 +146,11 @@ export class Config {
   /** Every declared key with its effective value, for docs and the admin plane. */
   entries(): { key: string; value: unknown; default: unknown; type: ConfigType; description: string }[] {
     return [...this.schema.entries()].map(([key, def]) => ({
-      key, value: this.get(key), default: def.default, type: def.type, description: def.description,
+      key,
+      value: this.read(key),
+      default: def.default,
+      type: def.type,
+      description: def.description,
     }));
   }
 }
@@ -164,7 +169,13 @@ function flatten(source: ConfigSource, prefix = '', unset: string[] = []): Confi
       unset.push(key);
       continue;
     }
-    if ((key === 'fw' || key.startsWith('fw.')) && v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype) {
+    if (
+      (key === 'fw' || key.startsWith('fw.')) &&
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v) &&
+      Object.getPrototypeOf(v) === Object.prototype
+    ) {
       Object.assign(out, flatten(v as ConfigSource, key, unset));
     } else {
       out[key] = v;

@@ -29,9 +29,7 @@ export interface FwEventMap {
 export type FwEventType = keyof FwEventMap;
 
 /** An event as delivered: `type` and an ISO-8601 `timestamp`, then the type's own fields. */
-export type FwEvent<K extends FwEventType = FwEventType> = K extends FwEventType
-  ? { type: K; timestamp: string } & FwEventMap[K]
-  : never;
+export type FwEvent<K extends FwEventType = FwEventType> = K extends FwEventType ? { type: K; timestamp: string } & FwEventMap[K] : never;
 
 export type Listener<K extends FwEventType> = (event: FwEvent<K>) => void;
 export type AnyListener = (event: FwEvent) => void;

@@ -75,7 +75,7 @@ export class Framework {
     const { configFile, env, logger, ...props } = options;
     this.config = new Config(props as ConfigSource, { ...(env ? { env } : {}), ...(configFile !== undefined ? { configFile } : {}) });
     this.config.declare(RUNTIME_CONFIG);
-    this.logger = logger ?? createDefaultLogger(parseLogLevel(this.config.get<string>('fw.log.level')));
+    this.logger = logger ?? createDefaultLogger(parseLogLevel(this.config.get('fw.log.level')));
     this.log = this.logger.child({ module: 'framework' });
     this.config.warn = (message) => this.log.warn({}, message);
     const eventLog = this.logger.child({ module: 'events' });
@@ -84,8 +84,8 @@ export class Framework {
     this.security.log = this.logger.child({ module: 'security' });
     this.runtime = new Runtime(this);
     this.metrics = new FwMetrics(this.runtime, this.events, {
-      enabled: this.config.get<boolean>('fw.metrics.enabled'),
-      processMetrics: this.config.get<boolean>('fw.metrics.process'),
+      enabled: this.config.get('fw.metrics.enabled'),
+      processMetrics: this.config.get('fw.metrics.process'),
     });
     mountClientAssets(this);
     mountProbes(this);
@@ -148,7 +148,7 @@ export class Framework {
 
   /** The framework path under which real-time handlers live (default `/fw`). */
   get path(): string {
-    return this.config.get<string>('fw.path');
+    return this.config.get('fw.path');
   }
 
   /** Registers an HTTP route fw owns. Returns a function that removes it. */
@@ -189,7 +189,7 @@ export class Framework {
   start(): Promise<void> {
     this.startPromise ??= Promise.resolve().then(() => {
       this.config.warnUnknown();
-      const signals = parseSignals(this.config.get<string>('fw.close.signals'));
+      const signals = parseSignals(this.config.get('fw.close.signals'));
       if (signals.length > 0 && !this.closing) this.onClose(drainOnSignals(signals, () => this.close()));
       this.started = true;
     });
@@ -208,7 +208,10 @@ export class Framework {
       const url = parseUrl(req);
       // Probes answer at once while starting (readiness then says so); everything else waits.
       if (!this.started && !(url && this.probes.has(url.pathname))) {
-        this.start().then(() => onRequest(req, res), (err) => sendError(res, err));
+        this.start().then(
+          () => onRequest(req, res),
+          (err) => sendError(res, err),
+        );
         return;
       }
       // OPTIONS on any fw path is a CORS preflight fw answers from its policy, whatever the route.
@@ -240,7 +243,9 @@ export class Framework {
         return;
       }
       if (m.kind === 'method-not-allowed') {
-        sendProblem(res, 405, 'method_not_allowed', `${req.method} is not allowed on ${url?.pathname}`, undefined, { allow: m.allow.join(', ') });
+        sendProblem(res, 405, 'method_not_allowed', `${req.method} is not allowed on ${url?.pathname}`, undefined, {
+          allow: m.allow.join(', '),
+        });
       } else {
         sendProblem(res, 404, 'not_found', `no route for ${req.method} ${url?.pathname ?? req.url}`);
       }
@@ -248,7 +253,10 @@ export class Framework {
 
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
       if (!this.started) {
-        this.start().then(() => onUpgrade(req, socket, head), () => socket.destroy());
+        this.start().then(
+          () => onUpgrade(req, socket, head),
+          () => socket.destroy(),
+        );
         return;
       }
       const url = parseUrl(req);
@@ -310,8 +318,8 @@ export class Framework {
     await this.start();
     const server = createServer();
     this.attach(server);
-    const p = port ?? this.config.get<number>('fw.port');
-    const h = host ?? this.config.get<string>('fw.host');
+    const p = port ?? this.config.get('fw.port');
+    const h = host ?? this.config.get('fw.host');
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(p, h, () => {
@@ -354,10 +362,15 @@ export class Framework {
         }
       }
       for (const d of this.detachers.splice(0)) d();
-      await Promise.all([...this.ownServers].map((s) => new Promise<void>((resolve) => {
-        s.close(() => resolve());
-        s.closeAllConnections();
-      })));
+      await Promise.all(
+        [...this.ownServers].map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
       this.ownServers.clear();
       this.closed = true;
     })();
@@ -371,9 +384,4 @@ function parseUrl(req: IncomingMessage): URL | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isMissing(err: unknown, name: string): boolean {
-  const e = err as { code?: string; message?: string };
-  return (e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND') && (e.message ?? '').includes(name);
 }

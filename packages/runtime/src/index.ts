@@ -1,8 +1,19 @@
 export { Framework, rejectUpgrade, type FrameworkOptions } from './framework.js';
 export type { FrameworkModule } from './module.js';
 export {
-  Config, ConfigError, defineConfig, envName, parseDuration, type ConfigKey, type ConfigSchema, type ConfigType, type ConfigTypes,
-  type ConfigValue, type ConfigInput, type ConfigOptions, type FwConfigKeys,
+  Config,
+  ConfigError,
+  defineConfig,
+  envName,
+  parseDuration,
+  type ConfigKey,
+  type ConfigSchema,
+  type ConfigType,
+  type ConfigTypes,
+  type ConfigValue,
+  type ConfigInput,
+  type ConfigOptions,
+  type FwConfigKeys,
 } from './config.js';
 export { EventBus, type FwEvent, type FwEventMap, type FwEventType, type Listener, type AnyListener } from './events.js';
 export { Services, type FwServices, type ServiceName } from './services.js';
@@ -13,13 +24,33 @@ export { readBody, sendJson, PayloadTooLargeError } from './http/body.js';
 export { isLoopback, isLoopbackHostname } from './security/loopback.js';
 export { normalizeIp } from './security/ip-address.js';
 export { parseHostHeader, type HostHeader } from './security/host-header.js';
-export { clientAddress, requestHost, requestProtocol, requestSource, DEFAULT_JSON_DEPTH, type RequestSource } from './security/request-source.js';
+export {
+  clientAddress,
+  requestHost,
+  requestProtocol,
+  requestSource,
+  DEFAULT_JSON_DEPTH,
+  type RequestSource,
+} from './security/request-source.js';
 export { jsonDepthExceeds } from './security/json-depth.js';
 export {
-  readJson, readJsonBody, parseJson, requireJsonContentType, isJsonContentType, JsonTooDeepError, InvalidJsonError,
-  UnsupportedMediaTypeError, type JsonBodyLimits,
+  readJson,
+  readJsonBody,
+  parseJson,
+  requireJsonContentType,
+  isJsonContentType,
+  JsonTooDeepError,
+  InvalidJsonError,
+  UnsupportedMediaTypeError,
+  type JsonBodyLimits,
 } from './security/json-body.js';
-export { SecurityPolicy, type Refusal, type RefusalListener, type SecuritySettings, type SecurityCounters } from './security/security-policy.js';
+export {
+  SecurityPolicy,
+  type Refusal,
+  type RefusalListener,
+  type SecuritySettings,
+  type SecurityCounters,
+} from './security/security-policy.js';
 export { RouteTable, type HttpRouteHandler, type UpgradeRouteHandler, type RouteContext, type Method } from './http/router.js';
 export type * from './model.js';
 export type { BroadcasterFactory } from './broadcast/factory.js';
@@ -33,4 +64,17 @@ export * from './auth/index.js';
 export { errorSummary, parseLogLevel, LOG_LEVELS, type Logger, type LogFn, type LogLevel } from './logging/logger.js';
 export { createDefaultLogger, fallbackLogger } from './logging/default-logger.js';
 export { MemoryLogger, type LogEntry } from './logging/memory-logger.js';
-export { carriedContext, failSpan, fwTracer, headerGetter, incomingContext, traced, withContext, SpanKind, SpanStatusCode, type Attributes, type Span, type TracedOptions } from './telemetry/tracing.js';
+export {
+  carriedContext,
+  failSpan,
+  fwTracer,
+  headerGetter,
+  incomingContext,
+  traced,
+  withContext,
+  SpanKind,
+  SpanStatusCode,
+  type Attributes,
+  type Span,
+  type TracedOptions,
+} from './telemetry/tracing.js';

@@ -10,4 +10,3 @@ export interface FrameworkModule {
   install(fw: Framework): void | Promise<void>;
   close?(): void | Promise<void>;
 }
-

@@ -4,33 +4,157 @@ import { defineConfig, type ConfigTypes } from './config.js';
 /** The runtime's configuration keys. Each is documented in docs/configuration.md. */
 export const RUNTIME_CONFIG = defineConfig({
   'fw.path': { type: 'string', default: '/fw', description: 'Framework path under which real-time handlers are mounted' },
-  'fw.port': { type: 'number', default: 8080, description: 'Port used by fw.listen() when none is given; `PORT` is read when `FW_PORT` is not set', envAliases: ['PORT'] },
-  'fw.host': { type: 'string', default: '127.0.0.1', description: 'Host used by fw.listen() when none is given; `0.0.0.0` or `::` listens on all interfaces (see [runtime](runtime.md#port-host-and-listening-on-all-interfaces))' },
-  'fw.public-url': { type: 'string', default: '', description: 'The absolute URL clients reach fw at (e.g. `https://app.example.com`): its host is an allowed Host, its origin an allowed Origin, and agent cards build their URLs from it; empty: the listening address' },
-  'fw.security.allowed-hosts': { type: 'string', default: '', description: 'Comma-separated Host names (`name` any port, `name:port` that port) fw routes answer besides `localhost`, `127.0.0.1` and `[::1]` on a loopback listener; `*` allows any Host' },
-  'fw.security.allowed-origins': { type: 'string', default: '', description: 'Comma-separated browser Origins allowed on fw routes besides the same origin and the public URL (CORS preflights answer from this list); `*` allows any' },
-  'fw.security.trusted-proxies': { type: 'string', default: '', description: 'Comma-separated addresses / CIDR ranges (or `loopback`) of reverse proxies whose X-Forwarded-For/-Proto/-Host fw believes; empty: none' },
-  'fw.limits.json-depth': { type: 'number', default: 64, description: 'Deepest nesting of a JSON body or message fw parses; deeper is a 400 `json_too_deep` (a JSON-RPC -32600 on A2A and MCP)' },
+  'fw.port': {
+    type: 'number',
+    default: 8080,
+    description: 'Port used by fw.listen() when none is given; `PORT` is read when `FW_PORT` is not set',
+    envAliases: ['PORT'],
+  },
+  'fw.host': {
+    type: 'string',
+    default: '127.0.0.1',
+    description:
+      'Host used by fw.listen() when none is given; `0.0.0.0` or `::` listens on all interfaces (see [runtime](runtime.md#port-host-and-listening-on-all-interfaces))',
+  },
+  'fw.public-url': {
+    type: 'string',
+    default: '',
+    description:
+      'The absolute URL clients reach fw at (e.g. `https://app.example.com`): its host is an allowed Host, its origin an allowed Origin, and agent cards build their URLs from it; empty: the listening address',
+  },
+  'fw.security.allowed-hosts': {
+    type: 'string',
+    default: '',
+    description:
+      'Comma-separated Host names (`name` any port, `name:port` that port) fw routes answer besides `localhost`, `127.0.0.1` and `[::1]` on a loopback listener; `*` allows any Host',
+  },
+  'fw.security.allowed-origins': {
+    type: 'string',
+    default: '',
+    description:
+      'Comma-separated browser Origins allowed on fw routes besides the same origin and the public URL (CORS preflights answer from this list); `*` allows any',
+  },
+  'fw.security.trusted-proxies': {
+    type: 'string',
+    default: '',
+    description:
+      'Comma-separated addresses / CIDR ranges (or `loopback`) of reverse proxies whose X-Forwarded-For/-Proto/-Host fw believes; empty: none',
+  },
+  'fw.limits.cluster-lookups': {
+    type: 'number',
+    default: 16,
+    description:
+      'Concurrent cluster-wide lookups of a tracking id this node does not hold (a message POST or DELETE a balancer without sticky sessions sent to the wrong node, answered 421 naming the right one); past it such a request gets the plain 404 without asking the other nodes. 0 never asks',
+  },
+  'fw.limits.json-depth': {
+    type: 'number',
+    default: 64,
+    description: 'Deepest nesting of a JSON body or message fw parses; deeper is a 400 `json_too_deep` (a JSON-RPC -32600 on A2A and MCP)',
+  },
   ...AUTH_CONFIG,
-  'fw.data-dir': { type: 'string', default: '.fw-data', description: 'Directory where fw keeps durable state (audit log, store); relative to the working directory; empty keeps everything in memory' },
-  'fw.websocket.max-payload': { type: 'number', default: 65536, description: 'Largest client message in bytes: a bigger WebSocket frame closes with 1009, a bigger POST gets 413' },
-  'fw.resume.buffer': { type: 'number', default: 1024, description: 'Frames kept per resource for resume (and not yet flushed); overflow becomes a gap frame' },
-  'fw.resume.grace': { type: 'duration', default: 15000, description: 'How long a dropped fw-protocol resource is kept for a reconnect with its tracking id' },
-  'fw.broadcaster.replay-cache': { type: 'number', default: 256, description: 'Messages each broadcaster keeps for fresh connections that pass `since`' },
-  'fw.broadcaster.sequence-memory': { type: 'number', default: 10000, description: 'Destroyed broadcasters whose next sequence is remembered, so one recreated under the same id numbers on instead of from 1 (0: off)' },
-  'fw.broadcaster.destroy-empty': { type: 'boolean', default: true, description: 'Destroy a broadcaster created for a handler path once its last resource leaves' },
-  'fw.slow-consumer.high-water-mark': { type: 'number', default: 1048576, description: 'Bytes buffered for one connection above which the slow-consumer policy applies' },
-  'fw.slow-consumer.policy': { type: 'string', default: 'drop', description: '`drop` (skip messages, counted; the client gets a gap before the next message) or `disconnect` (cut the connection, counted; the resource is kept and the client resumes)' },
-  'fw.heartbeat.interval': { type: 'duration', default: 25000, description: 'Heartbeat interval (a global heartbeat interceptor); 0 switches it off' },
-  'fw.idle-timeout': { type: 'duration', default: 0, description: 'Close resources that sent nothing for this long (a global idle-timeout interceptor); 0 switches it off' },
-  'fw.long-polling.timeout': { type: 'duration', default: 25000, description: 'How long a long-polling GET is held open when there is nothing to send' },
-  'fw.metrics.enabled': { type: 'boolean', default: true, description: 'Serve Prometheus metrics at `<fw.path>/metrics` and record the histograms behind them ([operations](operations.md#metrics))' },
-  'fw.metrics.token': { type: 'string', default: '', description: 'Bearer token a non-loopback Prometheus scraper must send to `<fw.path>/metrics` (separate from every admin credential); empty: loopback scrapers only' },
-  'fw.metrics.allow-loopback': { type: 'boolean', default: true, description: 'Let loopback scrapers read `<fw.path>/metrics` without the token; switch off when a reverse proxy on the same host forwards it' },
-  'fw.log.level': { type: 'string', default: 'info', description: 'Level of the default logger (pino): `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; a `logger` passed to `new Framework()` keeps its own level ([operations](operations.md#logging))' },
-  'fw.metrics.process': { type: 'boolean', default: false, description: 'Also export prom-client\'s default `process_*` and `nodejs_*` metrics (CPU, memory, event-loop lag, GC) in fw\'s registry' },
-  'fw.close.signals': { type: 'string', default: '', description: 'Comma-separated signals (e.g. `SIGTERM,SIGINT`) on which fw drains (`close()`) and then lets the signal end the process ([operations](operations.md#shutdown)); empty: fw installs no signal handler' },
-  'fw.close.drain-timeout': { type: 'duration', default: 2000, description: 'How long close() waits for connections to end before destroying them' },
+  'fw.data-dir': {
+    type: 'string',
+    default: '.fw-data',
+    description:
+      'Directory where fw keeps durable state (audit log, store); relative to the working directory; empty keeps everything in memory',
+  },
+  'fw.websocket.max-payload': {
+    type: 'number',
+    default: 65536,
+    description: 'Largest client message in bytes: a bigger WebSocket frame closes with 1009, a bigger POST gets 413',
+  },
+  'fw.resume.buffer': {
+    type: 'number',
+    default: 1024,
+    description: 'Frames kept per resource for resume (and not yet flushed); overflow becomes a gap frame',
+  },
+  'fw.resume.grace': {
+    type: 'duration',
+    default: 15000,
+    description: 'How long a dropped fw-protocol resource is kept for a reconnect with its tracking id',
+  },
+  'fw.broadcaster.replay-cache': {
+    type: 'number',
+    default: 256,
+    description: 'Messages each broadcaster keeps for fresh connections that pass `since`',
+  },
+  'fw.broadcaster.sequence-memory': {
+    type: 'number',
+    default: 10000,
+    description:
+      'Destroyed broadcasters whose next sequence is remembered, so one recreated under the same id numbers on instead of from 1 (0: off)',
+  },
+  'fw.broadcaster.destroy-empty': {
+    type: 'boolean',
+    default: true,
+    description: 'Destroy a broadcaster created for a handler path once its last resource leaves',
+  },
+  'fw.slow-consumer.high-water-mark': {
+    type: 'number',
+    default: 1048576,
+    description: 'Bytes buffered for one connection above which the slow-consumer policy applies',
+  },
+  'fw.slow-consumer.policy': {
+    type: 'string',
+    default: 'drop',
+    description:
+      '`drop` (skip messages, counted; the client gets a gap before the next message) or `disconnect` (cut the connection, counted; the resource is kept and the client resumes)',
+  },
+  'fw.heartbeat.interval': {
+    type: 'duration',
+    default: 25000,
+    description: 'Heartbeat interval (a global heartbeat interceptor); 0 switches it off',
+  },
+  'fw.idle-timeout': {
+    type: 'duration',
+    default: 0,
+    description: 'Close resources that sent nothing for this long (a global idle-timeout interceptor); 0 switches it off',
+  },
+  'fw.long-polling.timeout': {
+    type: 'duration',
+    default: 25000,
+    description: 'How long a long-polling GET is held open when there is nothing to send',
+  },
+  'fw.metrics.enabled': {
+    type: 'boolean',
+    default: true,
+    description:
+      'Serve Prometheus metrics at `<fw.path>/metrics` and record the histograms behind them ([operations](operations.md#metrics))',
+  },
+  'fw.metrics.token': {
+    type: 'string',
+    default: '',
+    description:
+      'Bearer token a non-loopback Prometheus scraper must send to `<fw.path>/metrics` (separate from every admin credential); empty: loopback scrapers only',
+  },
+  'fw.metrics.allow-loopback': {
+    type: 'boolean',
+    default: true,
+    description:
+      'Let loopback scrapers read `<fw.path>/metrics` without the token; switch off when a reverse proxy on the same host forwards it',
+  },
+  'fw.log.level': {
+    type: 'string',
+    default: 'info',
+    description:
+      'Level of the default logger (pino): `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; a `logger` passed to `new Framework()` keeps its own level ([operations](operations.md#logging))',
+  },
+  'fw.metrics.process': {
+    type: 'boolean',
+    default: false,
+    description: "Also export prom-client's default `process_*` and `nodejs_*` metrics (CPU, memory, event-loop lag, GC) in fw's registry",
+  },
+  'fw.close.signals': {
+    type: 'string',
+    default: '',
+    description:
+      'Comma-separated signals (e.g. `SIGTERM,SIGINT`) on which fw drains (`close()`) and then lets the signal end the process ([operations](operations.md#shutdown)); empty: fw installs no signal handler',
+  },
+  'fw.close.drain-timeout': {
+    type: 'duration',
+    default: 2000,
+    description: 'How long close() waits for connections to end before destroying them',
+  },
 });
 
 declare module './config.js' {

@@ -8,8 +8,17 @@ import type { HttpRouteHandler, Method, UpgradeRouteHandler } from './http/route
 import { heartbeat } from './interceptor/heartbeat.js';
 import { idleTimeout } from './interceptor/idle-timeout.js';
 import type {
-  BroadcasterInfo, Handler, HandlerInfo, HandlerOptions, Interceptor, InterceptorInfo, Page,
-  ResourceInfo, ResourceQuery, RuntimeStats, RuntimeView,
+  BroadcasterInfo,
+  Handler,
+  HandlerInfo,
+  HandlerOptions,
+  Interceptor,
+  InterceptorInfo,
+  Page,
+  ResourceInfo,
+  ResourceQuery,
+  RuntimeStats,
+  RuntimeView,
 } from './model.js';
 import { BroadcasterFactory } from './broadcast/factory.js';
 import type { BroadcastAdapter } from './broadcast/adapter.js';
@@ -21,6 +30,7 @@ import type { FwResource } from './resource/resource.js';
 import { Timers } from './timers.js';
 import { HandlerTransports } from './transport/endpoint.js';
 import type { Logger } from './logging/logger.js';
+import type { Services } from './services.js';
 
 /** The runtime's configuration, read once when the framework is created. */
 export interface RuntimeSettings {
@@ -37,27 +47,29 @@ export interface RuntimeSettings {
   jsonDepth: number;
   longPollTimeout: number;
   drainTimeout: number;
+  clusterLookups: number;
 }
 
 export function readSettings(config: Config): RuntimeSettings {
-  const policy = config.get<string>('fw.slow-consumer.policy');
+  const policy = config.get('fw.slow-consumer.policy');
   if (policy !== 'drop' && policy !== 'disconnect') {
     throw new FwError('invalid_config', `fw.slow-consumer.policy must be 'drop' or 'disconnect', got '${policy}'`, 500);
   }
   return {
-    maxPayload: config.get<number>('fw.websocket.max-payload'),
-    resumeBuffer: config.get<number>('fw.resume.buffer'),
-    grace: config.get<number>('fw.resume.grace'),
-    replayCache: config.get<number>('fw.broadcaster.replay-cache'),
-    sequenceMemory: config.get<number>('fw.broadcaster.sequence-memory'),
-    destroyEmpty: config.get<boolean>('fw.broadcaster.destroy-empty'),
-    highWaterMark: config.get<number>('fw.slow-consumer.high-water-mark'),
+    maxPayload: config.get('fw.websocket.max-payload'),
+    resumeBuffer: config.get('fw.resume.buffer'),
+    grace: config.get('fw.resume.grace'),
+    replayCache: config.get('fw.broadcaster.replay-cache'),
+    sequenceMemory: config.get('fw.broadcaster.sequence-memory'),
+    destroyEmpty: config.get('fw.broadcaster.destroy-empty'),
+    highWaterMark: config.get('fw.slow-consumer.high-water-mark'),
     slowConsumerPolicy: policy,
-    heartbeat: config.get<number>('fw.heartbeat.interval'),
-    idleTimeout: config.get<number>('fw.idle-timeout'),
-    jsonDepth: config.get<number>('fw.limits.json-depth'),
-    longPollTimeout: config.get<number>('fw.long-polling.timeout'),
-    drainTimeout: config.get<number>('fw.close.drain-timeout'),
+    heartbeat: config.get('fw.heartbeat.interval'),
+    idleTimeout: config.get('fw.idle-timeout'),
+    jsonDepth: config.get('fw.limits.json-depth'),
+    longPollTimeout: config.get('fw.long-polling.timeout'),
+    drainTimeout: config.get('fw.close.drain-timeout'),
+    clusterLookups: Math.max(0, config.get('fw.limits.cluster-lookups')),
   };
 }
 
@@ -72,6 +84,8 @@ export interface RuntimeCounters {
   lost: number;
   /** Broadcasts delivered again to a client that missed them (replay caches, the durable replay store). */
   recovered: number;
+  /** Requests for a resource another cluster node holds, answered 421 (no sticky sessions in front). */
+  misdirected: number;
 }
 
 /** What leak tests assert to be zero once every connection is gone. */
@@ -87,6 +101,7 @@ export interface RuntimeDiagnostics {
 /** The parts of the framework the runtime needs (kept narrow to avoid a circular dependency). */
 export interface RuntimeHost {
   readonly config: Config;
+  readonly services: Services;
   readonly events: EventBus;
   readonly path: string;
   readonly logger: Logger;
@@ -100,7 +115,18 @@ export interface RuntimeHost {
  */
 export class Runtime implements RuntimeView {
   readonly settings: RuntimeSettings;
-  readonly counters: RuntimeCounters = { messagesIn: 0, messagesOut: 0, broadcasts: 0, dropped: 0, slowConsumerDisconnects: 0, resumes: 0, gaps: 0, lost: 0, recovered: 0 };
+  readonly counters: RuntimeCounters = {
+    messagesIn: 0,
+    messagesOut: 0,
+    broadcasts: 0,
+    dropped: 0,
+    slowConsumerDisconnects: 0,
+    resumes: 0,
+    gaps: 0,
+    lost: 0,
+    recovered: 0,
+    misdirected: 0,
+  };
   readonly timers = new Timers();
   readonly flushQueue = new FlushQueue();
   readonly resources = new ResourceRegistry();
@@ -139,6 +165,28 @@ export class Runtime implements RuntimeView {
     this.broadcasters = new BroadcasterFactory(this);
     if (this.settings.heartbeat > 0) this.intercept(heartbeat({ interval: this.settings.heartbeat }));
     if (this.settings.idleTimeout > 0) this.intercept(idleTimeout({ timeout: this.settings.idleTimeout }));
+  }
+
+  private lookups = 0;
+
+  /**
+   * In cluster mode, the other node that holds resource `uuid` (a request that a balancer without
+   * sticky sessions sent here); undefined on a single node, when no node holds it, or when
+   * fw.limits.cluster-lookups lookups are already under way (each one asks every node: unbounded,
+   * a flood of made-up tracking ids would be multiplied by the cluster's size).
+   */
+  async ownerElsewhere(uuid: string): Promise<string | undefined> {
+    const cluster = this.host.services.get('cluster');
+    if (!cluster || this.lookups >= this.settings.clusterLookups) return undefined;
+    this.lookups++;
+    try {
+      const found = await cluster.getResource(uuid);
+      return found.outcome === 'done' && found.node !== null && found.node !== cluster.nodeId ? found.node : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      this.lookups--;
+    }
   }
 
   /** The shared `ws` server in noServer mode (created on the first upgrade). */
@@ -330,10 +378,16 @@ export class Runtime implements RuntimeView {
   }
 }
 
-function matches(r: FwResource, broadcaster: string | undefined, transport: TransportName | undefined, search: string | undefined): boolean {
-  if (broadcaster !== undefined && !r.broadcasters.has(broadcaster)) return false;
+function matches(
+  r: FwResource,
+  broadcaster: string | undefined,
+  transport: TransportName | undefined,
+  search: string | undefined,
+): boolean {
+  if (broadcaster !== undefined && !r.isMemberOf(broadcaster)) return false;
   if (transport !== undefined && r.transport !== transport) return false;
-  if (search !== undefined && !r.uuid.includes(search) && !r.path.toLowerCase().includes(search) && !r.remoteAddress.includes(search)) return false;
+  if (search !== undefined && !r.uuid.includes(search) && !r.path.toLowerCase().includes(search) && !r.remoteAddress.includes(search))
+    return false;
   return true;
 }
 

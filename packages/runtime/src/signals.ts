@@ -5,9 +5,13 @@
  * should not take over a process's signals unless asked.
  */
 export function parseSignals(value: string): NodeJS.Signals[] {
-  const names = value.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim().toUpperCase())
+    .filter(Boolean);
   for (const n of names) {
-    if (!/^SIG[A-Z0-9]+$/.test(n) || n === 'SIGKILL' || n === 'SIGSTOP') throw new Error(`fw.close.signals: '${n}' is not a signal fw can handle`);
+    if (!/^SIG[A-Z0-9]+$/.test(n) || n === 'SIGKILL' || n === 'SIGSTOP')
+      throw new Error(`fw.close.signals: '${n}' is not a signal fw can handle`);
   }
   return names as NodeJS.Signals[];
 }

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { WebSocket } from 'ws';
-import { Framework, type FrameworkOptions } from '../src/index.js';
+import { Framework, type FrameworkOptions } from '../dist/index.js';
 
 export interface Running {
   fw: Framework;
@@ -72,7 +72,9 @@ export function connectWs(url: string, options?: ConstructorParameters<typeof We
     const socket = new WebSocket(url, options);
     const messages = new Queue<string>();
     socket.on('message', (d) => messages.push(d.toString()));
-    const closed = new Promise<{ code: number; reason: string }>((r) => socket.on('close', (code, reason) => r({ code, reason: reason.toString() })));
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      socket.on('close', (code, reason) => r({ code, reason: reason.toString() })),
+    );
     socket.once('open', () => resolve({ socket, messages, closed }));
     socket.once('unexpected-response', (_req, res) => reject(new Error(`unexpected response ${res.statusCode}`)));
     socket.once('error', reject);
@@ -133,19 +135,16 @@ export function recordEvents(fw: Framework): { type: string; [k: string]: unknow
   return seen;
 }
 
-export async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 /** Attempts a WebSocket upgrade that the server is expected to refuse; returns its HTTP answer. */
 export function refusedUpgrade(url: string): Promise<{ status: number; type: string; body: { code?: string; status?: number } }> {
   return new Promise((resolve, reject) => {
     const req = request(url, {
-      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
     });
     req.on('upgrade', (_res, socket) => {
       socket.destroy();
@@ -155,7 +154,9 @@ export function refusedUpgrade(url: string): Promise<{ status: number; type: str
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: JSON.parse(text) as { code?: string } }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: JSON.parse(text) as { code?: string } }),
+      );
     });
     req.on('error', reject);
     req.end();

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { startFw, waitFor } from './helpers.js';
+import { startFw } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 const CLOSE_1000 = Buffer.from([0x88, 0x82, 0, 0, 0, 0, 0x03, 0xe8]); // masked close frame, code 1000
 
@@ -15,8 +16,12 @@ function webSocketCycle(port: number, path: string, fw: boolean): Promise<void> 
   return new Promise((resolve, reject) => {
     const s = connect(port, '127.0.0.1');
     let head = '';
-    s.on('connect', () => s.write(`GET ${path}${fw ? '?fw=1' : ''} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\n` +
-      'Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n'));
+    s.on('connect', () =>
+      s.write(
+        `GET ${path}${fw ? '?fw=1' : ''} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\n` +
+          'Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+      ),
+    );
     s.on('data', (d) => {
       head += d.toString('latin1');
       if (!head.startsWith('HTTP/1.1 101')) {
@@ -76,20 +81,28 @@ test('10 000 connect/disconnect cycles leave zero resources, broadcasters, timer
       while (next < total) await cycle(app.base, port, next++);
     };
     await Promise.all(Array.from({ length: 32 }, worker));
-    await waitFor(() => app.fw.runtime.stats().connections === 0, 10_000);
+    await waitFor('app.fw.runtime.stats().connections === 0', () => app.fw.runtime.stats().connections === 0, 10_000);
     assert.equal(connected, total);
     assert.equal(disconnected, total);
     assert.deepEqual(app.fw.runtime.diagnostics(), {
-      resources: 0, detachedResources: 0, broadcasters: 0, timers: 0, webSockets: 0, pendingFlushes: 0,
+      resources: 0,
+      detachedResources: 0,
+      broadcasters: 0,
+      timers: 0,
+      webSockets: 0,
+      pendingFlushes: 0,
     });
     assert.equal(app.fw.runtime.stats().broadcasters, 0);
     offA();
     offB();
-    assert.deepEqual({
-      bus: app.fw.events.listenerCount(),
-      request: server.listenerCount('request'),
-      upgrade: server.listenerCount('upgrade'),
-    }, listenersBefore);
+    assert.deepEqual(
+      {
+        bus: app.fw.events.listenerCount(),
+        request: server.listenerCount('request'),
+        upgrade: server.listenerCount('upgrade'),
+      },
+      listenersBefore,
+    );
     assert.equal(app.fw.runtime.listHandlers()[0]!.resourceCount, 0);
   } finally {
     await app.close();

@@ -3,16 +3,19 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { ConfigError, Framework, MemoryLogger as CaptureLogger, type Logger } from '../src/index.js';
-import { connectWs, startFw, waitFor } from './helpers.js';
+import { ConfigError, Framework, MemoryLogger as CaptureLogger, type Logger } from '../dist/index.js';
+import { connectWs, startFw } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 test('a custom logger gets structured entries from the modules: a handler that throws, an unknown key', async () => {
   const logger = new CaptureLogger();
-  const app = await startFw({ logger, fw: { 'unknwon-key': 1 } }, (fw) => fw.handle('/boom', {
-    message: () => {
-      throw new Error('handler bug');
-    },
-  }));
+  const app = await startFw({ logger, fw: { 'unknwon-key': 1 } }, (fw) =>
+    fw.handle('/boom', {
+      message: () => {
+        throw new Error('handler bug');
+      },
+    }),
+  );
   try {
     const warning = logger.entries.find((e) => e.level === 'warn');
     assert.equal(warning?.fields.module, 'framework');
@@ -21,7 +24,7 @@ test('a custom logger gets structured entries from the modules: a handler that t
     const c = await connectWs(`${app.ws}/fw/boom?fw=1`);
     await c.messages.next();
     c.socket.send(JSON.stringify({ t: 'm', d: 'x' }));
-    await waitFor(() => logger.entries.some((e) => e.level === 'error'));
+    await waitFor("logger.entries.some((e) => e.level === 'error')", () => logger.entries.some((e) => e.level === 'error'));
     const failure = logger.entries.find((e) => e.level === 'error')!;
     assert.equal(failure.message, 'handler failed');
     assert.equal(failure.fields.module, 'runtime');
@@ -42,7 +45,10 @@ test('a throwing event listener is logged with the event type, and the emitter g
   fw.events.on('BroadcasterCreated', () => after++);
   fw.broadcasters.lookup('/fw/x', true);
   assert.equal(after, 1);
-  assert.deepEqual(logger.entries.map((e) => [e.level, e.message, e.fields.module, e.fields.event]), [['error', 'event listener failed', 'events', 'BroadcasterCreated']]);
+  assert.deepEqual(
+    logger.entries.map((e) => [e.level, e.message, e.fields.module, e.fields.event]),
+    [['error', 'event listener failed', 'events', 'BroadcasterCreated']],
+  );
   await fw.close();
 });
 
@@ -61,7 +67,7 @@ test('fw.log.level: a misspelt level is a configuration error', () => {
   assert.throws(() => new Framework({ configFile: false, env: {}, 'fw.log.level': 'verbose' }), ConfigError);
 });
 
-const runtimeEntry = fileURLToPath(new URL('../src/index.js', import.meta.url));
+const runtimeEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 
 /** Runs a script that logs through a default-logger framework and returns its stdout lines. */
 function runDefault(env: Record<string, string>): Promise<string[]> {
@@ -71,16 +77,27 @@ fw.logger.child({ module: 'app' }).info({ n: 1 }, 'hello');
 fw.logger.debug({}, 'details');
 fw.logger.warn({}, 'careful');`;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (err, stdout) => {
-      if (err) reject(err);
-      else resolve(stdout.split('\n').filter(Boolean));
-    });
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (err, stdout) => {
+        if (err) reject(err);
+        else resolve(stdout.split('\n').filter(Boolean));
+      },
+    );
   });
 }
 
 test('the default logger: pino JSON lines on stdout at info, FW_LOG_LEVEL sets the level', async () => {
   const lines = (await runDefault({})).map((l) => JSON.parse(l) as Record<string, unknown>);
-  assert.deepEqual(lines.map((l) => [l.level, l.msg]), [[30, 'hello'], [40, 'careful']]);
+  assert.deepEqual(
+    lines.map((l) => [l.level, l.msg]),
+    [
+      [30, 'hello'],
+      [40, 'careful'],
+    ],
+  );
   assert.equal(lines[0]!.name, 'fw');
   assert.equal(lines[0]!.module, 'app');
   assert.equal(lines[0]!.n, 1);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Framework } from '../src/index.js';
+import { Framework } from '../dist/index.js';
 
 test('runtime configuration: defaults, environment names, and an invalid slow-consumer policy refused', () => {
   const fw = new Framework({ configFile: false, env: { FW_RESUME_GRACE: '30s', FW_SLOW_CONSUMER_POLICY: 'disconnect' } });

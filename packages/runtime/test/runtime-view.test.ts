@@ -1,14 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
-import { FwResource, type Runtime } from '../src/internals.js';
-import { connectWs, startFw, waitFor } from './helpers.js';
+import { FwResource, type Runtime } from '../dist/internals.js';
+import { connectWs, startFw } from './helpers.js';
+import { waitFor } from '@fw/testing';
 
 /** A resource without a connection, as the registry holds it (enough for the read side at scale). */
 function fake(rt: Runtime, uuid: string, path: string): FwResource {
   const entry = rt.handlers[0]!;
   return new FwResource(rt, entry, uuid, {
-    transport: 'websocket', protocol: 'raw', path, params: {}, search: '', principal: undefined, attributes: undefined,
+    transport: 'websocket',
+    protocol: 'raw',
+    path,
+    params: {},
+    search: '',
+    principal: undefined,
+    attributes: undefined,
     req: { socket: { remoteAddress: '127.0.0.1' } } as unknown as IncomingMessage,
   });
 }
@@ -30,20 +37,32 @@ test('runtime view: resources are paged and filtered by broadcaster, transport a
 
     const first = rt.listResources({ limit: 3 });
     assert.equal(first.total, 100_000);
-    assert.deepEqual(first.items.map((r) => r.uuid.slice(-3)), ['000', '001', '002']);
+    assert.deepEqual(
+      first.items.map((r) => r.uuid.slice(-3)),
+      ['000', '001', '002'],
+    );
     const deep = rt.listResources({ offset: 99_998, limit: 10 });
-    assert.deepEqual(deep.items.map((r) => r.uuid.slice(-5)), ['99998', '99999']);
+    assert.deepEqual(
+      deep.items.map((r) => r.uuid.slice(-5)),
+      ['99998', '99999'],
+    );
 
     const room = rt.listResources({ broadcaster: '/fw/room/3', limit: 2, offset: 1 });
     assert.equal(room.total, 10_000);
-    assert.deepEqual(room.items.map((r) => r.uuid.slice(-2)), ['13', '23']);
+    assert.deepEqual(
+      room.items.map((r) => r.uuid.slice(-2)),
+      ['13', '23'],
+    );
     assert.equal(room.items[0]!.broadcaster, '/fw/room/3');
 
     assert.equal(rt.listResources({ transport: 'sse' }).total, 25_000);
     // room 2 and sse: i % 10 == 2 and i % 4 == 0 → i % 20 == 12 → 5 000
     const both = rt.listResources({ broadcaster: '/fw/room/2', transport: 'sse', limit: 2 });
     assert.equal(both.total, 5000);
-    assert.deepEqual(both.items.map((r) => r.uuid.slice(-2)), ['12', '32']);
+    assert.deepEqual(
+      both.items.map((r) => r.uuid.slice(-2)),
+      ['12', '32'],
+    );
     const search = rt.listResources({ search: '000000099999', limit: 5 });
     assert.equal(search.total, 1);
     assert.equal(rt.listResources({ broadcaster: '/fw/none' }).total, 0);
@@ -72,7 +91,7 @@ test('runtime view: destroying a broadcaster disconnects the resources it owned,
     assert.equal(app.fw.runtime.destroyBroadcaster('/fw/room/9'), 1);
     assert.deepEqual(JSON.parse(await c.messages.next()), { t: 'close', reason: 'broadcaster /fw/room/9 destroyed' });
     assert.equal((await c.closed).code, 4000);
-    await waitFor(() => app.fw.runtime.stats().connections === 0);
+    await waitFor('app.fw.runtime.stats().connections === 0', () => app.fw.runtime.stats().connections === 0);
   } finally {
     await app.close();
   }

@@ -4,12 +4,16 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
-import { Framework } from '../src/index.js';
-import { parseSignals } from '../src/signals.js';
+import { Framework } from '../dist/index.js';
+import { parseSignals } from '../dist/signals.js';
 
 test('fw.close.signals=SIGTERM: the process drains (clients told 1012), then ends by the signal', { timeout: 30_000 }, async () => {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/signal-app.js', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/signal-app.js', import.meta.url))], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   let out = '';
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {

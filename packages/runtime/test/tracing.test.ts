@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { fwTracer, sendJson, traced } from '../src/index.js';
+import { fwTracer, sendJson, traced } from '../dist/index.js';
 import { startFw } from './helpers.js';
 import { parentOf, registerTracing, spanNamed } from './tracing-sdk.js';
 
@@ -20,12 +20,14 @@ test('without an SDK spans are no-ops; once one is registered the same tracer re
 });
 
 test('an incoming W3C traceparent continues the trace over a real HTTP request; without one a new trace starts', async () => {
-  const app = await startFw({}, (fw) => fw.route('GET', '/fw/traced', async (_req, res) => {
-    await traced('route work', { kind: SpanKind.INTERNAL }, async () => {
-      await traced('inner', {}, () => undefined);
-    });
-    sendJson(res, 200, { ok: true });
-  }));
+  const app = await startFw({}, (fw) =>
+    fw.route('GET', '/fw/traced', async (_req, res) => {
+      await traced('route work', { kind: SpanKind.INTERNAL }, async () => {
+        await traced('inner', {}, () => undefined);
+      });
+      sendJson(res, 200, { ok: true });
+    }),
+  );
   try {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const parentId = '00f067aa0ba902b7';
@@ -55,9 +57,12 @@ test('an incoming W3C traceparent continues the trace over a real HTTP request; 
 
 test('traced(): a throw ends the span in error with error.type and the exception, and is rethrown', async () => {
   const err = Object.assign(new Error('no such thing'), { code: 'not_found' });
-  await assert.rejects(traced('failing', {}, () => {
-    throw err;
-  }), err);
+  await assert.rejects(
+    traced('failing', {}, () => {
+      throw err;
+    }),
+    err,
+  );
   const span = spanNamed(exporter, 'failing');
   assert.equal(span.status.code, SpanStatusCode.ERROR);
   assert.equal(span.status.message, 'no such thing');

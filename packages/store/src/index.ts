@@ -3,7 +3,17 @@
  * of migrations (Kysely). See docs/agents.md ("Durable state") and docs/architecture.md.
  */
 import './seams.js'; // the store in the kernel's typed service map
-export { openStore, useStore, releaseStore, storeOptions, dataDir, redact, type FwStore, type StoreKind, type StoreOptions } from './store.js';
+export {
+  openStore,
+  useStore,
+  releaseStore,
+  storeOptions,
+  dataDir,
+  redact,
+  type FwStore,
+  type StoreKind,
+  type StoreOptions,
+} from './store.js';
 export { STORE_CONFIG } from './config.js';
 export { MIGRATIONS, migrate } from './migrations.js';
 export { LibsqlDialect } from './libsql-dialect.js';

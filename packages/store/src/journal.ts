@@ -54,32 +54,54 @@ export class JournalRecords {
     }
     await this.db.transaction().execute(async (tx) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        await tx.insertInto('fw_agent_journal').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+        await tx
+          .insertInto('fw_agent_journal')
+          .values(rows.slice(i, i + INSERT_CHUNK))
+          .execute();
       }
       for (let i = 0; i < parties.length; i += INSERT_CHUNK * 2) {
-        await tx.insertInto('fw_agent_journal_parties').values(parties.slice(i, i + INSERT_CHUNK * 2)).execute();
+        await tx
+          .insertInto('fw_agent_journal_parties')
+          .values(parties.slice(i, i + INSERT_CHUNK * 2))
+          .execute();
       }
     });
   }
 
   async maxId(): Promise<number> {
-    const r = await this.db.selectFrom('fw_agent_journal').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('fw_agent_journal')
+      .select((eb) => eb.fn.max('id').as('max'))
+      .executeTakeFirst();
     return Number(r?.max ?? 0);
   }
 
   /** The latest timestamp in the journal (0 when empty): new events never get an earlier one. */
   async maxAt(): Promise<number> {
-    const r = await this.db.selectFrom('fw_agent_journal').select('at').orderBy('at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('fw_agent_journal')
+      .select('at')
+      .orderBy('at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     return Number(r?.at ?? 0);
   }
 
   /** Rows matching a filter. */
   async count(filter: JournalFilter = {}): Promise<number> {
-    const r = filter.agent && !filter.coordinationId
-      ? await this.parties(filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst()
-      : filter.agent
-        ? await this.byParty(filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst()
-        : await this.byJournal(filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+    const r =
+      filter.agent && !filter.coordinationId
+        ? await this.parties(filter)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirst()
+        : filter.agent
+          ? await this.byParty(filter)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirst()
+          : await this.byJournal(filter)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirst();
     return Number(r?.n ?? 0);
   }
 
@@ -92,15 +114,24 @@ export class JournalRecords {
     if (q.agent && !q.coordinationId) {
       // The page's ids from the parties index alone (no planner can choose to walk the whole
       // journal), then those rows by primary key.
-      let ids = this.parties(q).select('id').orderBy('id', order).limit(limit + 1);
+      let ids = this.parties(q)
+        .select('id')
+        .orderBy('id', order)
+        .limit(limit + 1);
       if (offset) ids = ids.offset(offset);
       rows = await this.db.selectFrom('fw_agent_journal').selectAll().where('id', 'in', ids).orderBy('id', order).execute();
     } else if (q.agent) {
-      let query = this.byParty(q).selectAll('j').orderBy('p.id', order).limit(limit + 1);
+      let query = this.byParty(q)
+        .selectAll('j')
+        .orderBy('p.id', order)
+        .limit(limit + 1);
       if (offset) query = query.offset(offset);
       rows = await query.execute();
     } else {
-      let query = this.byJournal(q).selectAll().orderBy('id', order).limit(limit + 1);
+      let query = this.byJournal(q)
+        .selectAll()
+        .orderBy('id', order)
+        .limit(limit + 1);
       if (offset) query = query.offset(offset);
       rows = await query.execute();
     }
@@ -134,7 +165,10 @@ export class JournalRecords {
   }
 
   private byParty(q: JournalPageRequest | JournalFilter) {
-    let query = this.db.selectFrom('fw_agent_journal_parties as p').innerJoin('fw_agent_journal as j', 'j.id', 'p.id').where('p.party', '=', q.agent!);
+    let query = this.db
+      .selectFrom('fw_agent_journal_parties as p')
+      .innerJoin('fw_agent_journal as j', 'j.id', 'p.id')
+      .where('p.party', '=', q.agent!);
     if (q.kinds && q.kinds.length > 0) query = query.where('p.kind', 'in', [...q.kinds]);
     if (q.coordinationId) query = query.where('j.coordination_id', '=', q.coordinationId);
     if (q.from !== undefined) query = query.where('j.at', '>=', q.from);
@@ -161,7 +195,14 @@ export class JournalRecords {
   async prune(olderThan: number | undefined, keep: number | undefined): Promise<number> {
     let upTo = 0;
     if (olderThan !== undefined) {
-      const r = await this.db.selectFrom('fw_agent_journal').select('id').where('at', '<', olderThan).orderBy('at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+      const r = await this.db
+        .selectFrom('fw_agent_journal')
+        .select('id')
+        .where('at', '<', olderThan)
+        .orderBy('at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
       upTo = Number(r?.id ?? 0);
     }
     if (keep !== undefined && keep >= 0) upTo = Math.max(upTo, (await this.maxId()) - keep);

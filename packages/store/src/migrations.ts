@@ -8,7 +8,8 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 
 const initial: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
-    await db.schema.createTable('fw_a2a_tasks')
+    await db.schema
+      .createTable('fw_a2a_tasks')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('agent', 'text', (c) => c.notNull())
       .addColumn('context_id', 'text', (c) => c.notNull())
@@ -22,7 +23,8 @@ const initial: Migration = {
     await db.schema.createIndex('fw_a2a_tasks_context').on('fw_a2a_tasks').columns(['context_id', 'created_at']).execute();
     await db.schema.createIndex('fw_a2a_tasks_state').on('fw_a2a_tasks').column('state').execute();
 
-    await db.schema.createTable('fw_agent_sessions')
+    await db.schema
+      .createTable('fw_agent_sessions')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('agent', 'text', (c) => c.notNull())
       .addColumn('resource_uuid', 'text')
@@ -36,7 +38,8 @@ const initial: Migration = {
     await db.schema.createIndex('fw_agent_sessions_agent').on('fw_agent_sessions').columns(['agent', 'last_activity_at']).execute();
     await db.schema.createIndex('fw_agent_sessions_open').on('fw_agent_sessions').column('ended_at').execute();
 
-    await db.schema.createTable('fw_agent_session_messages')
+    await db.schema
+      .createTable('fw_agent_session_messages')
       .addColumn('session_id', 'text', (c) => c.notNull())
       .addColumn('seq', 'integer', (c) => c.notNull())
       .addColumn('role', 'text', (c) => c.notNull())
@@ -45,7 +48,8 @@ const initial: Migration = {
       .addPrimaryKeyConstraint('fw_agent_session_messages_pk', ['session_id', 'seq'])
       .execute();
 
-    await db.schema.createTable('fw_agent_journal')
+    await db.schema
+      .createTable('fw_agent_journal')
       .addColumn('id', 'bigint', (c) => c.primaryKey())
       .addColumn('at', 'bigint', (c) => c.notNull())
       .addColumn('kind', 'text', (c) => c.notNull())
@@ -63,7 +67,8 @@ const initial: Migration = {
     await db.schema.createIndex('fw_agent_journal_other').on('fw_agent_journal').columns(['other', 'id']).execute();
     await db.schema.createIndex('fw_agent_journal_kind').on('fw_agent_journal').columns(['kind', 'id']).execute();
 
-    await db.schema.createTable('fw_agent_runs')
+    await db.schema
+      .createTable('fw_agent_runs')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('agent', 'text', (c) => c.notNull())
       .addColumn('protocol', 'text', (c) => c.notNull())
@@ -87,7 +92,8 @@ const initial: Migration = {
  */
 const journalParties: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
-    await db.schema.createTable('fw_agent_journal_parties')
+    await db.schema
+      .createTable('fw_agent_journal_parties')
       .addColumn('party', 'text', (c) => c.notNull())
       .addColumn('id', 'bigint', (c) => c.notNull())
       .addColumn('kind', 'text', (c) => c.notNull())
@@ -109,7 +115,8 @@ const journalParties: Migration = {
 /** The admin audit log (issue 16): a production deployment keeps it in its PostgreSQL. */
 const adminAudit: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
-    await db.schema.createTable('fw_admin_audit')
+    await db.schema
+      .createTable('fw_admin_audit')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('seq', 'bigint', (c) => c.notNull())
       .addColumn('at', 'bigint', (c) => c.notNull())
@@ -138,7 +145,12 @@ class StaticProvider implements MigrationProvider {
 
 /** Applies the migrations not applied yet; returns the names applied now (empty when up to date). */
 export async function migrate(db: Kysely<unknown>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new StaticProvider(), migrationTableName: 'fw_migrations', migrationLockTableName: 'fw_migrations_lock' });
+  const migrator = new Migrator({
+    db,
+    provider: new StaticProvider(),
+    migrationTableName: 'fw_migrations',
+    migrationLockTableName: 'fw_migrations_lock',
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

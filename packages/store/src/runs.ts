@@ -12,11 +12,20 @@ export class RunRecords {
   constructor(private readonly db: Kysely<StoreSchema>) {}
 
   async start(row: RunRow): Promise<void> {
-    await this.db.insertInto('fw_agent_runs').values(row).onConflict((oc) => oc.column('id').doNothing()).execute();
+    await this.db
+      .insertInto('fw_agent_runs')
+      .values(row)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
   }
 
   async finish(id: string, state: string, at: number, error: string | null = null): Promise<void> {
-    await this.db.updateTable('fw_agent_runs').set({ state, ended_at: at, error }).where('id', '=', id).where('state', '=', 'running').execute();
+    await this.db
+      .updateTable('fw_agent_runs')
+      .set({ state, ended_at: at, error })
+      .where('id', '=', id)
+      .where('state', '=', 'running')
+      .execute();
   }
 
   async get(id: string): Promise<RunRow | undefined> {
@@ -36,7 +45,11 @@ export class RunRecords {
   async interruptRunning(at: number, error: string): Promise<RunRow[]> {
     const rows = await this.db.selectFrom('fw_agent_runs').selectAll().where('state', '=', 'running').execute();
     if (rows.length > 0) {
-      await this.db.updateTable('fw_agent_runs').set({ state: 'interrupted', ended_at: at, error }).where('state', '=', 'running').execute();
+      await this.db
+        .updateTable('fw_agent_runs')
+        .set({ state: 'interrupted', ended_at: at, error })
+        .where('state', '=', 'running')
+        .execute();
     }
     return rows;
   }

@@ -9,10 +9,18 @@ export class SessionRecords {
   constructor(private readonly db: Kysely<StoreSchema>) {}
 
   async put(row: SessionRow): Promise<void> {
-    await this.db.insertInto('fw_agent_sessions').values(row)
-      .onConflict((oc) => oc.column('id').doUpdateSet({
-        last_activity_at: row.last_activity_at, ended_at: row.ended_at, end_reason: row.end_reason, message_count: row.message_count, resource_uuid: row.resource_uuid,
-      }))
+    await this.db
+      .insertInto('fw_agent_sessions')
+      .values(row)
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet({
+          last_activity_at: row.last_activity_at,
+          ended_at: row.ended_at,
+          end_reason: row.end_reason,
+          message_count: row.message_count,
+          resource_uuid: row.resource_uuid,
+        }),
+      )
       .execute();
   }
 
@@ -30,19 +38,32 @@ export class SessionRecords {
   }
 
   async addMessage(row: SessionMessageRow): Promise<void> {
-    await this.db.insertInto('fw_agent_session_messages').values(row).onConflict((oc) => oc.columns(['session_id', 'seq']).doNothing()).execute();
+    await this.db
+      .insertInto('fw_agent_session_messages')
+      .values(row)
+      .onConflict((oc) => oc.columns(['session_id', 'seq']).doNothing())
+      .execute();
   }
 
   /** The last `limit` messages of a session, oldest first. */
   async messages(sessionId: string, limit = 1000): Promise<SessionMessageRow[]> {
-    const rows = await this.db.selectFrom('fw_agent_session_messages').selectAll()
-      .where('session_id', '=', sessionId).orderBy('seq', 'desc').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('fw_agent_session_messages')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
     return rows.reverse();
   }
 
   /** The highest message sequence number of a session (0 when it has none). */
   async lastSeq(sessionId: string): Promise<number> {
-    const r = await this.db.selectFrom('fw_agent_session_messages').select((eb) => eb.fn.max('seq').as('max')).where('session_id', '=', sessionId).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('fw_agent_session_messages')
+      .select((eb) => eb.fn.max('seq').as('max'))
+      .where('session_id', '=', sessionId)
+      .executeTakeFirst();
     return Number(r?.max ?? 0);
   }
 

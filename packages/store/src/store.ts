@@ -71,7 +71,10 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
       connectionString: options.postgresUrl,
       max: options.postgresPool ?? 10,
       // int8 columns (epoch ms, journal ids) fit a double: read them as numbers, as SQLite does.
-      types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === 20 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
     });
     pool.on('error', (err) => log.error({ store: redact(options.postgresUrl ?? ''), error: errorSummary(err) }, 'store connection error'));
     db = new Kysely<StoreSchema>({ dialect: new PostgresDialect({ pool }) });
@@ -117,13 +120,13 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
 export function storeOptions(fw: Framework): StoreOptions {
   fw.config.declare(STORE_CONFIG);
   const logger = fw.logger.child({ module: 'store' });
-  const postgresUrl = fw.config.get<string>('fw.store.postgres-url');
-  if (postgresUrl) return { postgresUrl, postgresPool: fw.config.get<number>('fw.store.postgres-pool'), logger };
+  const postgresUrl = fw.config.get('fw.store.postgres-url');
+  if (postgresUrl) return { postgresUrl, postgresPool: fw.config.get('fw.store.postgres-pool'), logger };
   const dir = dataDir(fw);
   if (!dir) return { logger };
   const abs = resolve(dir);
   mkdirSync(abs, { recursive: true, mode: 0o700 });
-  return { file: resolve(abs, fw.config.get<string>('fw.store.file')), logger };
+  return { file: resolve(abs, fw.config.get('fw.store.file')), logger };
 }
 
 /** `fw.data-dir`: where the embedded SQLite file lives; empty keeps the store in memory. */
@@ -146,7 +149,10 @@ export function useStore(fw: Framework): Promise<FwStore> {
   if (!s) {
     const store = openStore(storeOptions(fw));
     shared.set(fw, (s = { store, users: 0 }));
-    store.then((st) => fw.services.provide('store', st), () => shared.delete(fw));
+    store.then(
+      (st) => fw.services.provide('store', st),
+      () => shared.delete(fw),
+    );
   }
   s.users++;
   return s.store;

@@ -17,10 +17,19 @@ export class TaskRecords {
 
   /** Inserts or replaces a task. */
   async put(row: TaskRow): Promise<void> {
-    await this.db.insertInto('fw_a2a_tasks').values(row)
-      .onConflict((oc) => oc.column('id').doUpdateSet({
-        agent: row.agent, context_id: row.context_id, state: row.state, updated_at: row.updated_at, expires_at: row.expires_at, body: row.body,
-      }))
+    await this.db
+      .insertInto('fw_a2a_tasks')
+      .values(row)
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet({
+          agent: row.agent,
+          context_id: row.context_id,
+          state: row.state,
+          updated_at: row.updated_at,
+          expires_at: row.expires_at,
+          body: row.body,
+        }),
+      )
       .execute();
   }
 
@@ -44,15 +53,24 @@ export class TaskRecords {
 
   /** Tasks of one context, oldest first (the conversation a new message continues). */
   async inContext(agent: string, contextId: string, limit: number): Promise<TaskRow[]> {
-    const rows = await this.db.selectFrom('fw_a2a_tasks').selectAll()
-      .where('context_id', '=', contextId).where('agent', '=', agent)
-      .orderBy('created_at', 'desc').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('fw_a2a_tasks')
+      .selectAll()
+      .where('context_id', '=', contextId)
+      .where('agent', '=', agent)
+      .orderBy('created_at', 'desc')
+      .limit(limit)
+      .execute();
     return rows.reverse();
   }
 
   /** Deletes finished tasks whose readable time is over; returns how many. */
   async deleteExpired(now: number): Promise<number> {
-    const r = await this.db.deleteFrom('fw_a2a_tasks').where('expires_at', 'is not', null).where('expires_at', '<=', now).executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('fw_a2a_tasks')
+      .where('expires_at', 'is not', null)
+      .where('expires_at', '<=', now)
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
 }

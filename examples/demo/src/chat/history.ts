@@ -18,7 +18,10 @@ export interface ChatMessage {
 export class RoomHistory {
   private readonly rooms = new Map<string, ChatMessage[]>();
 
-  constructor(private readonly perRoom: number, private readonly maxRooms: number) {}
+  constructor(
+    private readonly perRoom: number,
+    private readonly maxRooms: number,
+  ) {}
 
   remember(room: string, message: ChatMessage): void {
     const list = this.rooms.get(room) ?? [];
@@ -42,7 +45,7 @@ const histories = new WeakMap<Framework, RoomHistory>();
 
 /** The framework's room history, created (and its interceptor registered) on first use. */
 export function roomHistory(fw: Framework): RoomHistory {
-  let history = histories.get(fw);
+  const history = histories.get(fw);
   if (history) return history;
   fw.config.declare(DEMO_CONFIG);
   const created = new RoomHistory(fw.config.get('demo.rooms.history'), fw.config.get('demo.rooms.max'));

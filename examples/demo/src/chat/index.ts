@@ -13,18 +13,30 @@ const ROOM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
  */
 export function installChat(fw: Framework): void {
   const history = roomHistory(fw);
-  fw.handle('/chat/{room}', {}, {
-    description: 'Demo chat rooms: messages are broadcast to everyone in the room',
-    interceptors: [{
-      name: 'room-name',
-      connect: (ctx) => ROOM_NAME.test(ctx.params['room'] ?? '')
-        ? undefined
-        : { status: 400, code: 'invalid_room', detail: 'room names are 1–32 lowercase letters, digits or dashes' },
-    }],
-  });
+  fw.handle(
+    '/chat/{room}',
+    {},
+    {
+      description: 'Demo chat rooms: messages are broadcast to everyone in the room',
+      interceptors: [
+        {
+          name: 'room-name',
+          connect: (ctx) =>
+            ROOM_NAME.test(ctx.params.room ?? '')
+              ? undefined
+              : { status: 400, code: 'invalid_room', detail: 'room names are 1–32 lowercase letters, digits or dashes' },
+        },
+      ],
+    },
+  );
   fw.route('GET', '/demo/rooms', (_req, res) => {
     const prefix = `${fw.path}/chat/`;
-    const live = new Map(fw.runtime.listBroadcasters().filter((b) => b.id.startsWith(prefix)).map((b) => [b.id.slice(prefix.length), b.resourceCount]));
+    const live = new Map(
+      fw.runtime
+        .listBroadcasters()
+        .filter((b) => b.id.startsWith(prefix))
+        .map((b) => [b.id.slice(prefix.length), b.resourceCount]),
+    );
     const rooms = [...new Set([...ROOMS, ...live.keys()])].map((name) => ({ name, members: live.get(name) ?? 0 }));
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
     res.end(JSON.stringify({ rooms }));

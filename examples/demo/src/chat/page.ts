@@ -20,7 +20,8 @@ export function installChatPage(fw: Framework): void {
         'cache-control': 'no-cache',
         'x-content-type-options': 'nosniff',
         // The page loads only its own files and talks only to this origin.
-        'content-security-policy': "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
+        'content-security-policy':
+          "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
       });
       res.end(body);
     });

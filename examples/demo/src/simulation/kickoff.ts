@@ -18,7 +18,9 @@ export async function runCoordinatorOnce(baseUrl: string, signal: AbortSignal): 
     method: 'POST',
     headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
     body: JSON.stringify({
-      jsonrpc: '2.0', id: 1, method: 'SendMessage',
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
       params: { message: { messageId: `demo-kickoff-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: KICKOFF_QUESTION }] } },
     }),
     signal,
@@ -30,5 +32,7 @@ export async function runCoordinatorOnce(baseUrl: string, signal: AbortSignal): 
   const body = (await res.json()) as { error?: { message?: string }; result?: { task?: { status?: { state?: string } } } };
   if (!res.ok || body.error) return { state: 'failed', detail: body.error?.message ?? `HTTP ${res.status}` };
   const state = body.result?.task?.status?.state;
-  return state === undefined || state === 'TASK_STATE_COMPLETED' ? { state: 'completed' } : { state: 'failed', detail: `the task ended ${state}` };
+  return state === undefined || state === 'TASK_STATE_COMPLETED'
+    ? { state: 'completed' }
+    : { state: 'failed', detail: `the task ended ${state}` };
 }

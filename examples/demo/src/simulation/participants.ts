@@ -17,12 +17,74 @@ export interface Cast {
 
 /** Two participants per room: six connections, never more (the simulation is bounded). */
 export const CAST: readonly Cast[] = [
-  { room: 'lobby', name: 'sim-ada', transport: 'websocket', lines: ['Morning all!', 'Anyone tried the slow agent yet? Its Stop button is fun.', 'The dashboard at /fw/admin/ shows us live.', 'I reconnected and got every message back.', 'Coffee time.'] },
-  { room: 'lobby', name: 'sim-grace', transport: 'sse', lines: ['Hi Ada!', 'I am on SSE, you are on a WebSocket: same room.', 'Try "/time" with the assistant agent.', 'The ticker never sleeps.', 'Back in a minute.'] },
-  { room: 'random', name: 'sim-linus', transport: 'long-polling', lines: ['Long-polling here, still real time.', 'Who broke the build? Not me.', 'Tabs or spaces?', 'My proxy hates WebSockets, so long-polling it is.'] },
-  { room: 'random', name: 'sim-barbara', transport: 'websocket', lines: ['Spaces. Obviously.', 'Abstraction is the art of leaving things out.', 'Has anyone read the coordination journal?', 'The lead coordinator asked research, then the assistant.'] },
-  { room: 'help', name: 'sim-ken', transport: 'streaming', lines: ['How do I cancel an agent run?', 'Thanks! And from a desktop MCP client?', 'Where do the settings live?', 'Is the admin plane open to the network?'] },
-  { room: 'help', name: 'sim-margaret', transport: 'sse', lines: ['Stop on the chat page, Cancel in the dashboard, or fw_cancel_task over MCP.', 'The demo prints the stdio bridge line at start.', 'docs/configuration.md lists every key.', 'Loopback only until you configure a credential.'] },
+  {
+    room: 'lobby',
+    name: 'sim-ada',
+    transport: 'websocket',
+    lines: [
+      'Morning all!',
+      'Anyone tried the slow agent yet? Its Stop button is fun.',
+      'The dashboard at /fw/admin/ shows us live.',
+      'I reconnected and got every message back.',
+      'Coffee time.',
+    ],
+  },
+  {
+    room: 'lobby',
+    name: 'sim-grace',
+    transport: 'sse',
+    lines: [
+      'Hi Ada!',
+      'I am on SSE, you are on a WebSocket: same room.',
+      'Try "/time" with the assistant agent.',
+      'The ticker never sleeps.',
+      'Back in a minute.',
+    ],
+  },
+  {
+    room: 'random',
+    name: 'sim-linus',
+    transport: 'long-polling',
+    lines: [
+      'Long-polling here, still real time.',
+      'Who broke the build? Not me.',
+      'Tabs or spaces?',
+      'My proxy hates WebSockets, so long-polling it is.',
+    ],
+  },
+  {
+    room: 'random',
+    name: 'sim-barbara',
+    transport: 'websocket',
+    lines: [
+      'Spaces. Obviously.',
+      'Abstraction is the art of leaving things out.',
+      'Has anyone read the coordination journal?',
+      'The lead coordinator asked research, then the assistant.',
+    ],
+  },
+  {
+    room: 'help',
+    name: 'sim-ken',
+    transport: 'streaming',
+    lines: [
+      'How do I cancel an agent run?',
+      'Thanks! And from a desktop MCP client?',
+      'Where do the settings live?',
+      'Is the admin plane open to the network?',
+    ],
+  },
+  {
+    room: 'help',
+    name: 'sim-margaret',
+    transport: 'sse',
+    lines: [
+      'Stop on the chat page, Cancel in the dashboard, or fw_cancel_task over MCP.',
+      'The demo prints the stdio bridge line at start.',
+      'docs/configuration.md lists every key.',
+      'Loopback only until you configure a credential.',
+    ],
+  },
 ];
 
 export interface SimulatedParticipant {

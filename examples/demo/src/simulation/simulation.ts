@@ -37,7 +37,10 @@ export class Simulation {
   private kickoffAbort: AbortController | undefined;
   private readonly log: Logger;
 
-  constructor(private readonly fw: Framework, private readonly options: SimulationOptions) {
+  constructor(
+    private readonly fw: Framework,
+    private readonly options: SimulationOptions,
+  ) {
     this.log = fw.logger.child({ module: 'demo' });
     fw.onClose(() => this.stop());
   }
@@ -55,7 +58,7 @@ export class Simulation {
       broadcaster.broadcast(this.walk.next(Date.now()));
       this.broadcasts++;
     }, this.options.tickerIntervalMs);
-    if (!this.kickoff || this.kickoff.state !== 'completed') this.runCoordinator();
+    if (this.kickoff?.state !== 'completed') this.runCoordinator();
     this.log.info({ participants: this.participants.length, tickerIntervalMs: this.options.tickerIntervalMs }, 'simulation started');
   }
 
@@ -72,7 +75,13 @@ export class Simulation {
   status(): SimulationStatus {
     return {
       running: this.running,
-      participants: this.participants.map((p) => ({ name: p.cast.name, room: p.cast.room, transport: p.cast.transport, state: p.client.state, sent: p.sent })),
+      participants: this.participants.map((p) => ({
+        name: p.cast.name,
+        room: p.cast.room,
+        transport: p.cast.transport,
+        state: p.client.state,
+        sent: p.sent,
+      })),
       ticker: { broadcaster: `${this.fw.path}${TICKER_PATH}`, intervalMs: this.options.tickerIntervalMs, broadcasts: this.broadcasts },
       messageIntervalMs: this.options.messageIntervalMs,
       coordinatorRun: this.kickoff,
@@ -93,12 +102,17 @@ export class Simulation {
     const ac = new AbortController();
     this.kickoffAbort = ac;
     this.kickoff = { state: 'pending' };
-    runCoordinatorOnce(this.options.baseUrl, ac.signal).then((result) => {
-      this.kickoff = result;
-      if (result.state !== 'completed') this.log.warn({ coordinatorRun: result }, 'the simulation\'s coordinator run did not complete');
-    }, (err: unknown) => {
-      this.kickoff = ac.signal.aborted ? { state: 'skipped', detail: 'the simulation stopped first' } : { state: 'failed', detail: errorSummary(err).message };
-      if (!ac.signal.aborted) this.log.warn({ err: errorSummary(err) }, 'the simulation\'s coordinator run failed');
-    });
+    runCoordinatorOnce(this.options.baseUrl, ac.signal).then(
+      (result) => {
+        this.kickoff = result;
+        if (result.state !== 'completed') this.log.warn({ coordinatorRun: result }, "the simulation's coordinator run did not complete");
+      },
+      (err: unknown) => {
+        this.kickoff = ac.signal.aborted
+          ? { state: 'skipped', detail: 'the simulation stopped first' }
+          : { state: 'failed', detail: errorSummary(err).message };
+        if (!ac.signal.aborted) this.log.warn({ err: errorSummary(err) }, "the simulation's coordinator run failed");
+      },
+    );
   }
 }

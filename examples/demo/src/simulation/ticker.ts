@@ -17,16 +17,24 @@ export interface Tick {
 
 /** The ticker's handler: subscribe-only (a client message gets an error frame back, never a broadcast). */
 export function installTicker(fw: Framework): void {
-  fw.handle(TICKER_PATH, {
-    message(resource) {
-      resource.write({ type: 'error', code: 'read_only', message: 'the ticker is read-only: it only broadcasts' });
+  fw.handle(
+    TICKER_PATH,
+    {
+      message(resource) {
+        resource.write({ type: 'error', code: 'read_only', message: 'the ticker is read-only: it only broadcasts' });
+      },
     },
-  }, { description: 'Demo ticker: simulated prices, a few messages per second (read-only)' });
+    { description: 'Demo ticker: simulated prices, a few messages per second (read-only)' },
+  );
 }
 
 /** A bounded random walk over three symbols; one `next()` per broadcast. */
 export class PriceWalk {
-  private readonly prices = new Map<string, number>([['FWX', 101.5], ['A2A', 42.0], ['MCP', 7.25]]);
+  private readonly prices = new Map<string, number>([
+    ['FWX', 101.5],
+    ['A2A', 42.0],
+    ['MCP', 7.25],
+  ]);
   private turn = 0;
 
   next(now: number): Tick {

@@ -20,23 +20,35 @@ test('without authentication: a non-loopback client sees no fw_* tool anywhere a
     await assert.rejects(app.mcp('/fw/admin/mcp'), /403|remote_access_refused|Forbidden/);
     const far = await app.mcp('/mcp');
     const names = (await far.listTools()).tools.map((t) => t.name);
-    assert.deepEqual(names.filter((n) => n.startsWith('fw_')), []);
-    assert.ok(names.length > 0, 'the app\'s own tools are still there');
-    await assert.rejects(far.callTool({ name: 'fw_broadcast', arguments: { broadcasterId: '/fw/chat/lobby', message: 'x' } }), /unknown tool/);
+    assert.deepEqual(
+      names.filter((n) => n.startsWith('fw_')),
+      [],
+    );
+    assert.ok(names.length > 0, "the app's own tools are still there");
+    await assert.rejects(
+      far.callTool({ name: 'fw_broadcast', arguments: { broadcasterId: '/fw/chat/lobby', message: 'x' } }),
+      /unknown tool/,
+    );
     assert.equal((await app.get(`${API}/overview`)).status, 403);
     assert.equal((await app.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/chat/lobby', message: 'x' })).status, 403);
-    const audit = await (await app.fw.services.get('admin')!.audit.query());
-    assert.ok(audit.some((e) => e.action === 'broadcast' && e.target === '/fw/chat/lobby' && e.address === REMOTE), 'refused with the real target and address');
+    const audit = await await app.fw.services.get('admin')!.audit.query();
+    assert.ok(
+      audit.some((e) => e.action === 'broadcast' && e.target === '/fw/chat/lobby' && e.address === REMOTE),
+      'refused with the real target and address',
+    );
   } finally {
     await app.close();
   }
 });
 
-test('by default the app\'s /mcp has no fw_* tool at all', async () => {
+test("by default the app's /mcp has no fw_* tool at all", async () => {
   const app = await startIdentityApp();
   try {
     const user = await app.mcp('/mcp');
-    assert.deepEqual((await user.listTools()).tools.filter((t) => t.name.startsWith('fw_')), []);
+    assert.deepEqual(
+      (await user.listTools()).tools.filter((t) => t.name.startsWith('fw_')),
+      [],
+    );
     const admin = await app.mcp('/fw/admin/mcp');
     assert.ok((await admin.listTools()).tools.some((t) => t.name === 'fw_overview'));
   } finally {
@@ -50,7 +62,10 @@ test('with authentication configured: a remote client with a viewer token reads,
   try {
     app.from(REMOTE);
     const anon = await app.mcp('/mcp');
-    assert.deepEqual((await anon.listTools()).tools.filter((t) => t.name.startsWith('fw_')), []);
+    assert.deepEqual(
+      (await anon.listTools()).tools.filter((t) => t.name.startsWith('fw_')),
+      [],
+    );
     await assert.rejects(app.mcp('/fw/admin/mcp'), /401|nauthorized/);
     const viewer = await app.mcp('/fw/admin/mcp', token);
     const overview = await viewer.callTool({ name: 'fw_overview', arguments: {} });

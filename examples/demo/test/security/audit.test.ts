@@ -12,13 +12,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryLogger } from '@fw/runtime';
-import { createTestDatabase } from '../postgres.js';
+import { createTestDatabase } from '@fw/testing';
 import { API, startIdentityApp, type Audited } from './identity-app.js';
 
 const BROADCAST = { broadcasterId: '/fw/chat/lobby', message: 'audited?' };
 
 async function messagesOf(app: Awaited<ReturnType<typeof startIdentityApp>>, id: string): Promise<number> {
-  return (await (await app.get(`${API}/broadcasters/${encodeURIComponent(id)}`)).json() as { messages: number }).messages;
+  return ((await (await app.get(`${API}/broadcasters/${encodeURIComponent(id)}`)).json()) as { messages: number }).messages;
 }
 
 test('file mode under fw.data-dir: every attempt is on disk and comes back after a restart', async () => {
@@ -28,8 +28,11 @@ test('file mode under fw.data-dir: every attempt is on disk and comes back after
     first.fw.broadcasters.lookup('/fw/chat/lobby', true);
     assert.equal((await first.send('POST', `${API}/broadcasters/broadcast`, BROADCAST)).status, 200);
     assert.equal((await first.send('POST', `${API}/broadcasters/broadcast`, { message: 'no target' })).status, 400);
-    const before = await (await first.get(`${API}/audit`)).json() as Audited[];
-    assert.deepEqual(before.map((e) => `${e.action}:${e.target}:${e.outcome}`), ['broadcast:(missing):invalid', 'broadcast:/fw/chat/lobby:allowed']);
+    const before = (await (await first.get(`${API}/audit`)).json()) as Audited[];
+    assert.deepEqual(
+      before.map((e) => `${e.action}:${e.target}:${e.outcome}`),
+      ['broadcast:(missing):invalid', 'broadcast:/fw/chat/lobby:allowed'],
+    );
     await first.close();
     assert.equal(readFileSync(join(dir, 'audit.jsonl'), 'utf8').trim().split('\n').length, 2);
 
@@ -44,7 +47,9 @@ test('file mode under fw.data-dir: every attempt is on disk and comes back after
   }
 });
 
-test('a failing disk: writes answer 503 and do not happen, reads go on, and a restart works', { skip: !existsSync('/dev/full') && 'no /dev/full' }, async () => {
+test('a failing disk: writes answer 503 and do not happen, reads go on, and a restart works', {
+  skip: !existsSync('/dev/full') && 'no /dev/full',
+}, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'fw-sec-full-'));
   const file = join(dir, 'audit.jsonl');
   symlinkSync('/dev/full', file); // every write: ENOSPC
@@ -57,15 +62,15 @@ test('a failing disk: writes answer 503 and do not happen, reads go on, and a re
         assert.equal((await app.get(`${API}/overview`)).status, 200, 'the process started and reads work');
         const refused = await app.send('POST', `${API}/broadcasters/broadcast`, BROADCAST);
         assert.equal(refused.status, 503);
-        assert.equal((await refused.json() as { code: string }).code, 'audit_unavailable');
+        assert.equal(((await refused.json()) as { code: string }).code, 'audit_unavailable');
         assert.equal(await messagesOf(app, '/fw/chat/lobby'), 0, 'the unaudited write did not happen');
         assert.equal((await app.send('DELETE', `${API}/broadcasters/${encodeURIComponent('/fw/chat/lobby')}`, undefined)).status, 503);
         assert.ok(app.fw.broadcasters.lookup('/fw/chat/lobby'), 'not destroyed');
-        const session = await (await app.get(`${API}/session`)).json() as { audit: { available: boolean; error: string } };
+        const session = (await (await app.get(`${API}/session`)).json()) as { audit: { available: boolean; error: string } };
         assert.equal(session.audit.available, false);
         assert.match(session.audit.error, /ENOSPC/);
         // The attempts are still readable (from memory).
-        const audit = await (await app.get(`${API}/audit`)).json() as Audited[];
+        const audit = (await (await app.get(`${API}/audit`)).json()) as Audited[];
         assert.ok(audit.some((e) => e.action === 'broadcast' && e.target === '/fw/chat/lobby'));
       } finally {
         await app.close();
@@ -84,7 +89,13 @@ test('a failing disk: writes answer 503 and do not happen, reads go on, and a re
     assert.match(readFileSync(file, 'utf8'), /"outcome":"allowed"/);
     // Said once per failing start, as one structured line naming the sink, not per refused write.
     const failures = logger.entries.filter((e) => e.level === 'error');
-    assert.deepEqual(failures.map((e) => [e.fields.module, e.fields.sink]), [['admin', `file ${file}`], ['admin', `file ${file}`]]);
+    assert.deepEqual(
+      failures.map((e) => [e.fields.module, e.fields.sink]),
+      [
+        ['admin', `file ${file}`],
+        ['admin', `file ${file}`],
+      ],
+    );
     assert.match(String((failures[0]!.fields.error as { message: string }).message), /ENOSPC/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -104,15 +115,25 @@ test('an authorizer that throws denies the write; it is audited as error, apart 
     app.fw.broadcasters.lookup('/fw/chat/lobby', true);
     const res = await app.send('POST', `${API}/broadcasters/broadcast`, BROADCAST);
     assert.equal(res.status, 403);
-    assert.equal((await res.json() as { code: string }).code, 'authorizer_error');
+    assert.equal(((await res.json()) as { code: string }).code, 'authorizer_error');
     assert.equal(await messagesOf(app, '/fw/chat/lobby'), 0);
     const plain = await app.send('DELETE', `${API}/broadcasters/${encodeURIComponent('/fw/chat/lobby')}`, undefined);
-    assert.equal((await plain.json() as { code: string }).code, 'forbidden');
-    const audit = await (await app.get(`${API}/audit`)).json() as Audited[];
-    assert.deepEqual(audit.map((e) => [e.action, e.target, e.outcome]), [['destroy', '/fw/chat/lobby', 'refused'], ['broadcast', '/fw/chat/lobby', 'error']]);
+    assert.equal(((await plain.json()) as { code: string }).code, 'forbidden');
+    const audit = (await (await app.get(`${API}/audit`)).json()) as Audited[];
+    assert.deepEqual(
+      audit.map((e) => [e.action, e.target, e.outcome]),
+      [
+        ['destroy', '/fw/chat/lobby', 'refused'],
+        ['broadcast', '/fw/chat/lobby', 'error'],
+      ],
+    );
     assert.match(audit[1]!.reason ?? '', /policy store unreachable/);
     const logged = logger.entries.find((e) => e.message?.includes('the authorizer threw'));
-    assert.deepEqual([logged?.level, logged?.fields.module, logged?.fields.action, logged?.fields.target], ['error', 'admin', 'broadcast', '/fw/chat/lobby'], 'and it is logged');
+    assert.deepEqual(
+      [logged?.level, logged?.fields.module, logged?.fields.action, logged?.fields.target],
+      ['error', 'admin', 'broadcast', '/fw/chat/lobby'],
+      'and it is logged',
+    );
   } finally {
     await app.close();
   }
@@ -128,10 +149,13 @@ test('PostgreSQL store mode: the audit log is in the database and comes back aft
       first.fw.broadcasters.lookup('/fw/chat/lobby', true);
       assert.equal((await first.send('POST', `${API}/broadcasters/broadcast`, BROADCAST)).status, 200);
       assert.equal((await first.send('POST', `${API}/broadcasters/broadcast`, { message: 'no target' })).status, 400);
-      const session = await (await first.get(`${API}/session`)).json() as { audit: { sink: string; available: boolean } };
+      const session = (await (await first.get(`${API}/session`)).json()) as { audit: { sink: string; available: boolean } };
       assert.match(session.audit.sink, /^store postgres postgres:\/\//);
-      before = await (await first.get(`${API}/audit`)).json() as Audited[];
-      assert.deepEqual(before.map((e) => `${e.action}:${e.target}:${e.outcome}`), ['broadcast:(missing):invalid', 'broadcast:/fw/chat/lobby:allowed']);
+      before = (await (await first.get(`${API}/audit`)).json()) as Audited[];
+      assert.deepEqual(
+        before.map((e) => `${e.action}:${e.target}:${e.outcome}`),
+        ['broadcast:(missing):invalid', 'broadcast:/fw/chat/lobby:allowed'],
+      );
     } finally {
       await first.close();
     }
@@ -167,12 +191,12 @@ test('PostgreSQL goes away: admin writes answer 503 audit_unavailable and do not
     await db.drop(); // DROP DATABASE … WITH (FORCE): the pool's connections are cut, new ones are refused
     const refused = await app.send('POST', `${API}/broadcasters/broadcast`, BROADCAST);
     assert.equal(refused.status, 503);
-    assert.equal((await refused.json() as { code: string }).code, 'audit_unavailable');
+    assert.equal(((await refused.json()) as { code: string }).code, 'audit_unavailable');
     assert.equal(await messagesOf(app, '/fw/chat/lobby'), 1, 'the unaudited write did not happen');
-    const session = await (await app.get(`${API}/session`)).json() as { audit: { available: boolean; error: string } };
+    const session = (await (await app.get(`${API}/session`)).json()) as { audit: { available: boolean; error: string } };
     assert.equal(session.audit.available, false);
     assert.ok(session.audit.error);
-    const audit = await (await app.get(`${API}/audit`)).json() as Audited[];
+    const audit = (await (await app.get(`${API}/audit`)).json()) as Audited[];
     assert.equal(audit.filter((e) => e.action === 'broadcast').length, 2, 'both attempts are readable (from memory)');
   } finally {
     await app.close().catch(() => undefined);

@@ -7,11 +7,21 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  CONFIGURATIONS, JSON_TYPE, MCP_HEADERS, closed, deepJson, initializeBody, nextMessage, openSocket, send, startTarget, type Target,
+  CONFIGURATIONS,
+  JSON_TYPE,
+  MCP_HEADERS,
+  closed,
+  deepJson,
+  initializeBody,
+  nextMessage,
+  openSocket,
+  send,
+  startTarget,
+  type Target,
 } from './requests.js';
 
 const DEEP = deepJson(10_000);
-const DEEP_OBJECT = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+const DEEP_OBJECT = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
 
 for (const { name, config, auth } of CONFIGURATIONS) {
   describe(`10,000-level JSON (${name})`, () => {
@@ -48,11 +58,23 @@ for (const { name, config, auth } of CONFIGURATIONS) {
 
     it('AG-UI answers 400 json_too_deep; A2A answers a JSON-RPC -32600 (1.0 and 0.3)', async () => {
       for (const agent of ['assistant', 'lead', 'research']) {
-        const agui = await send(target, 'POST', `/fw/agent/${agent}/agui`, { ...JSON_TYPE, ...auth }, `{"threadId":"t","runId":"r","messages":${DEEP}}`);
+        const agui = await send(
+          target,
+          'POST',
+          `/fw/agent/${agent}/agui`,
+          { ...JSON_TYPE, ...auth },
+          `{"threadId":"t","runId":"r","messages":${DEEP}}`,
+        );
         assert.equal(agui.status, 400, agui.text);
         assert.equal(agui.json().code, 'json_too_deep');
         for (const version of [{}, { 'a2a-version': '1.0' }] as Record<string, string>[]) {
-          const a2a = await send(target, 'POST', `/fw/agent/${agent}/a2a`, { ...JSON_TYPE, ...auth, ...version }, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":${DEEP}}`);
+          const a2a = await send(
+            target,
+            'POST',
+            `/fw/agent/${agent}/a2a`,
+            { ...JSON_TYPE, ...auth, ...version },
+            `{"jsonrpc":"2.0","id":1,"method":"message/send","params":${DEEP}}`,
+          );
           assert.ok(a2a.status < 500, a2a.text);
           const body = a2a.json<{ error?: { code: number } }>();
           assert.equal(body.error?.code, -32600, a2a.text);
@@ -62,7 +84,13 @@ for (const { name, config, auth } of CONFIGURATIONS) {
 
     it('MCP over HTTP (/mcp and per-agent) answers 400 with a -32600 error', async () => {
       for (const path of ['/mcp', '/fw/agent/research/mcp']) {
-        const r = await send(target, 'POST', path, { ...MCP_HEADERS, ...auth }, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":${DEEP}}`);
+        const r = await send(
+          target,
+          'POST',
+          path,
+          { ...MCP_HEADERS, ...auth },
+          `{"jsonrpc":"2.0","id":1,"method":"initialize","params":${DEEP}}`,
+        );
         assert.equal(r.status, 400, r.text);
         const body = r.json<{ code: string; error: { code: number } }>();
         assert.equal(body.code, 'json_too_deep');
@@ -113,7 +141,13 @@ describe('fw.limits.json-depth at its edge', () => {
     assert.equal(refused.status, 400);
     assert.equal(refused.json().code, 'json_too_deep');
     // JSON-RPC: 4 levels in all (envelope, params, x, b) pass; 5 do not.
-    const initialize = (inner: unknown): string => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'edge', version: '1' }, x: inner } });
+    const initialize = (inner: unknown): string =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'edge', version: '1' }, x: inner },
+      });
     const mcpOk = await send(target, 'POST', '/mcp', MCP_HEADERS, initialize({ b: [] }));
     assert.equal(mcpOk.status, 200, mcpOk.text);
     const mcpOver = await send(target, 'POST', '/mcp', MCP_HEADERS, initialize({ b: [[]] }));

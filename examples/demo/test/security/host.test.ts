@@ -77,10 +77,18 @@ describe('configured names', () => {
   });
 
   it('the public URL origin may use fw from the browser; the card advertises the public URL whatever the Host', async () => {
-    const r = await send(target, 'POST', '/api/admin/broadcasters/broadcast', { host: 'app.example', origin: 'https://app.example', 'content-type': 'application/json' }, JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'hi' }));
+    const r = await send(
+      target,
+      'POST',
+      '/api/admin/broadcasters/broadcast',
+      { host: 'app.example', origin: 'https://app.example', 'content-type': 'application/json' },
+      JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'hi' }),
+    );
     assert.notEqual(r.status, 403, r.text);
     assert.notEqual(r.status, 421, r.text);
-    const card = (await send(target, 'GET', '/fw/agent/assistant/.well-known/agent-card.json', { host: `fw.internal:${target.port}` })).json<{ url: string }>();
+    const card = (
+      await send(target, 'GET', '/fw/agent/assistant/.well-known/agent-card.json', { host: `fw.internal:${target.port}` })
+    ).json<{ url: string }>();
     assert.equal(card.url, 'https://app.example/fw/agent/assistant/a2a');
   });
 });

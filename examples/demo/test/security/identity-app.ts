@@ -27,8 +27,13 @@ export interface IdentityApp {
 
 export async function startIdentityApp(options: Record<string, unknown> = {}): Promise<IdentityApp> {
   const fw = new Framework({
-    configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false, 'fw.heartbeat.interval': 0,
-    'fw.security.trusted-proxies': 'loopback', ...options,
+    configFile: false,
+    env: {},
+    'fw.data-dir': '',
+    'fw.ai.auto': false,
+    'fw.heartbeat.interval': 0,
+    'fw.security.trusted-proxies': 'loopback',
+    ...options,
   });
   let forwarded: string | undefined;
   installChat(fw);
@@ -43,14 +48,18 @@ export async function startIdentityApp(options: Record<string, unknown> = {}): P
   });
   const clients: Client[] = [];
   return {
-    fw, base,
-    from: (address) => { forwarded = address; },
+    fw,
+    base,
+    from: (address) => {
+      forwarded = address;
+    },
     get: (path, token) => fetch(base + path, { headers: auth(token) }),
-    send: (method, path, body, token) => fetch(base + path, {
-      method,
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...auth(token) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    }),
+    send: (method, path, body, token) =>
+      fetch(base + path, {
+        method,
+        headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...auth(token) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      }),
     async mcp(path, token) {
       const client = new Client({ name: 'security-test', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(base + path), { requestInit: { headers: auth(token) } }));

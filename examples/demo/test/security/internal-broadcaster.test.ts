@@ -19,7 +19,10 @@ test('writes and destroy on the internal broadcaster are refused; the event stre
   try {
     await once(ws, 'open');
     const id = encodeURIComponent(EVENTS);
-    const overview = await (await app.get(`${API}/overview`)).json() as { connections: number; internal: { connections: number; broadcasters: number; messages: number } };
+    const overview = (await (await app.get(`${API}/overview`)).json()) as {
+      connections: number;
+      internal: { connections: number; broadcasters: number; messages: number };
+    };
     const { connections, broadcasters, messages } = overview.internal;
     assert.deepEqual({ connections, broadcasters }, { connections: 1, broadcasters: 1 }, 'the stream is counted apart');
     assert.ok(Number.isInteger(messages) && messages >= 0, 'its own frames are counted apart too');
@@ -27,9 +30,9 @@ test('writes and destroy on the internal broadcaster are refused; the event stre
 
     const forged = await app.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: EVENTS, message: '{"type":"Forged"}' });
     assert.equal(forged.status, 403);
-    assert.equal((await forged.json() as { code: string }).code, 'internal_broadcaster');
+    assert.equal(((await forged.json()) as { code: string }).code, 'internal_broadcaster');
     assert.equal((await app.send('DELETE', `${API}/broadcasters/${id}`, undefined)).status, 403);
-    const member = (await (await app.get(`${API}/resources?broadcaster=${id}`)).json() as { uuid: string }[])[0]!.uuid;
+    const member = ((await (await app.get(`${API}/resources?broadcaster=${id}`)).json()) as { uuid: string }[])[0]!.uuid;
     assert.equal((await app.send('POST', `${API}/resources/${member}/message`, { message: 'forged' })).status, 403);
 
     const mcp = await app.mcp('/fw/admin/mcp');
@@ -39,7 +42,7 @@ test('writes and destroy on the internal broadcaster are refused; the event stre
     const destroyMcp = await mcp.callTool({ name: 'fw_destroy_broadcaster', arguments: { broadcasterId: EVENTS } });
     assert.equal(destroyMcp.isError, true);
 
-    const audit = await (await app.get(`${API}/audit`)).json() as Audited[];
+    const audit = (await (await app.get(`${API}/audit`)).json()) as Audited[];
     assert.deepEqual(audit.map((e) => [e.action, e.target, e.outcome, e.source]).reverse(), [
       ['broadcast', EVENTS, 'refused', 'rest'],
       ['destroy', EVENTS, 'refused', 'rest'],
@@ -54,7 +57,10 @@ test('writes and destroy on the internal broadcaster are refused; the event stre
     app.fw.broadcasters.lookup('/fw/chat/alive', true);
     const deadline = Date.now() + 5000;
     while (!frames.some((f) => f.includes('/fw/chat/alive')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    assert.ok(frames.some((f) => f.includes('BroadcasterCreated') && f.includes('/fw/chat/alive')), 'the stream still delivers');
+    assert.ok(
+      frames.some((f) => f.includes('BroadcasterCreated') && f.includes('/fw/chat/alive')),
+      'the stream still delivers',
+    );
   } finally {
     ws.close();
     await app.close();

@@ -25,7 +25,11 @@ async function jwksServer(keys: JWK[]): Promise<{ url: string; server: Server; h
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`, server, hits: () => hits };
 }
 
-async function sign(key: CryptoKey, claims: Record<string, unknown>, o: { iss?: string; aud?: string; exp?: number | string; kid?: string } = {}): Promise<string> {
+async function sign(
+  key: CryptoKey,
+  claims: Record<string, unknown>,
+  o: { iss?: string; aud?: string; exp?: number | string; kid?: string } = {},
+): Promise<string> {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'RS256', kid: o.kid ?? 'k1' })
     .setSubject(String(claims.sub ?? 'jane'))
@@ -42,15 +46,20 @@ test('JWT bearer: roles from the token; wrong audience, issuer, expiry or signat
   const jwk = { ...(await exportJWK(good.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
   const jwks = await jwksServer([jwk]);
   const app = await startIdentityApp({
-    'fw.auth.jwt.jwks-url': jwks.url, 'fw.auth.jwt.issuer': ISSUER, 'fw.auth.jwt.audience': AUDIENCE,
+    'fw.auth.jwt.jwks-url': jwks.url,
+    'fw.auth.jwt.issuer': ISSUER,
+    'fw.auth.jwt.audience': AUDIENCE,
   });
   try {
     const viewer = await sign(good.privateKey, { sub: 'jane', roles: ['viewer'] });
     const operator = await sign(good.privateKey, { sub: 'otto', roles: 'operator' });
-    const session = await (await app.get(`${API}/session`, viewer)).json() as { principal: string; role: string };
+    const session = (await (await app.get(`${API}/session`, viewer)).json()) as { principal: string; role: string };
     assert.deepEqual([session.principal, session.role], ['jane', 'viewer']);
-    assert.equal((await app.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/chat/lobby', message: 'x' }, viewer)).status, 403);
-    assert.equal((await (await app.get(`${API}/session`, operator)).json() as { role: string }).role, 'operator');
+    assert.equal(
+      (await app.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/chat/lobby', message: 'x' }, viewer)).status,
+      403,
+    );
+    assert.equal(((await (await app.get(`${API}/session`, operator)).json()) as { role: string }).role, 'operator');
     assert.ok(jwks.hits() >= 1, 'the keys came from the JWKS URL');
 
     const bad: [string, string, RegExp][] = [
@@ -62,26 +71,43 @@ test('JWT bearer: roles from the token; wrong audience, issuer, expiry or signat
     for (const [what, token, reason] of bad) {
       const res = await app.get(`${API}/overview`, token);
       assert.equal(res.status, 401, what);
-      assert.match((await res.json() as { detail: string }).detail, reason, what);
+      assert.match(((await res.json()) as { detail: string }).detail, reason, what);
       assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="fw-admin"');
     }
 
     // The agents take the same authenticator: A2A and AG-UI refuse a call without a good token.
-    const a2a = { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } } };
+    const a2a = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/send',
+      params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } },
+    };
     assert.equal((await app.send('POST', '/fw/agent/research/a2a', a2a)).status, 401);
     for (const [what, token] of bad) assert.equal((await app.send('POST', '/fw/agent/research/a2a', a2a, token)).status, 401, what);
     const ok = await app.send('POST', '/fw/agent/research/a2a', a2a, viewer);
     assert.equal(ok.status, 200);
-    assert.equal((await ok.json() as { result?: unknown }).result !== undefined, true);
-    const agui = { threadId: 't1', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'hi' }], tools: [], context: [], state: {}, forwardedProps: {} };
+    assert.equal(((await ok.json()) as { result?: unknown }).result !== undefined, true);
+    const agui = {
+      threadId: 't1',
+      runId: 'r1',
+      messages: [{ id: 'u1', role: 'user', content: 'hi' }],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: {},
+    };
     assert.equal((await app.send('POST', '/fw/agent/research/agui', agui)).status, 401);
     assert.equal((await app.send('POST', '/fw/agent/research/agui', agui, bad[3]![1])).status, 401);
 
     // The card (public) says what is really configured: a JWT bearer from this issuer.
-    const card = await (await fetch(`${app.base}/fw/agent/research/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json() as Record<string, unknown>;
-    assert.deepEqual(card.securitySchemes, { jwt: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT', description: `A JWT issued by ${ISSUER}` } } });
+    const card = (await (
+      await fetch(`${app.base}/fw/agent/research/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
+    ).json()) as Record<string, unknown>;
+    assert.deepEqual(card.securitySchemes, {
+      jwt: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT', description: `A JWT issued by ${ISSUER}` } },
+    });
     assert.deepEqual(card.securityRequirements, [{ schemes: { jwt: { list: [] } } }]);
-    const legacy = await (await fetch(`${app.base}/fw/agent/research/.well-known/agent-card.json`)).json() as Record<string, unknown>;
+    const legacy = (await (await fetch(`${app.base}/fw/agent/research/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
     assert.deepEqual(legacy.security, [{ jwt: [] }]);
   } finally {
     await app.close();
@@ -92,7 +118,9 @@ test('JWT bearer: roles from the token; wrong audience, issuer, expiry or signat
 test('without any authenticator the agent card declares no security and agents stay public', async () => {
   const app = await startIdentityApp();
   try {
-    const card = await (await fetch(`${app.base}/fw/agent/research/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json() as Record<string, unknown>;
+    const card = (await (
+      await fetch(`${app.base}/fw/agent/research/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
+    ).json()) as Record<string, unknown>;
     assert.deepEqual(card.securitySchemes, {});
     assert.deepEqual(card.securityRequirements, []);
   } finally {

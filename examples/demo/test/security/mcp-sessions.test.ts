@@ -12,18 +12,44 @@ import { mountedServers } from '@fw/mcp';
 import { startDemo } from '../../src/main.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'attack', version: '0' } } });
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'attack', version: '0' } },
+});
 
-interface Reply { status: number; headers: IncomingMessage['headers']; text: string }
+interface Reply {
+  status: number;
+  headers: IncomingMessage['headers'];
+  text: string;
+}
 
-function send(port: number, options: { from: string; agent?: Agent }, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
+function send(
+  port: number,
+  options: { from: string; agent?: Agent },
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/mcp', method, localAddress: options.from, agent: options.agent ?? false, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method,
+        localAddress: options.from,
+        agent: options.agent ?? false,
+        headers: { host: `127.0.0.1:${port}`, ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -32,17 +58,34 @@ function send(port: number, options: { from: string; agent?: Agent }, method: st
 /** Opens a GET stream and resolves once its headers arrived; `close()` ends it. */
 function hold(port: number, from: string, id: string): Promise<{ status: number; close: () => void }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'GET', localAddress: from, agent: false, headers: { host: `127.0.0.1:${port}`, accept: 'text/event-stream', 'mcp-session-id': id } }, (res) => {
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, close: () => req.destroy() });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'GET',
+        localAddress: from,
+        agent: false,
+        headers: { host: `127.0.0.1:${port}`, accept: 'text/event-stream', 'mcp-session-id': id },
+      },
+      (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, close: () => req.destroy() });
+      },
+    );
     req.on('error', (e) => (req.destroyed ? undefined : reject(e)));
     req.end();
   });
 }
 
 async function finish(port: number, from: string, id: string): Promise<void> {
-  const r = await send(port, { from }, 'POST', { ...JSON_HEADERS, 'mcp-session-id': id }, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  const r = await send(
+    port,
+    { from },
+    'POST',
+    { ...JSON_HEADERS, 'mcp-session-id': id },
+    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  );
   assert.equal(r.status, 202);
 }
 
@@ -50,13 +93,15 @@ function timers(): number {
   return process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 }
 
-test('2000 unfinished initialize from 127.0.0.1 do not lock out 127.0.0.2; the per-address cap answers 429 at its edge; nothing leaks', { timeout: 120_000 }, async () => {
+test('2000 unfinished initialize from 127.0.0.1 do not lock out 127.0.0.2; the per-address cap answers 429 at its edge; nothing leaks', {
+  timeout: 120_000,
+}, async () => {
   const baseline = timers();
   const demo = await startDemo({ port: 0, host: '127.0.0.1' });
   const port = Number(new URL(demo.url).port);
   const endpoint = mountedServers(demo.fw).find((m) => m.endpoint.path === '/mcp')!.endpoint;
-  const perAddress = demo.fw.config.get<number>('fw.mcp.max-sessions-per-address');
-  const maxSessions = demo.fw.config.get<number>('fw.mcp.max-sessions');
+  const perAddress = demo.fw.config.get('fw.mcp.max-sessions-per-address');
+  const maxSessions = demo.fw.config.get('fw.mcp.max-sessions');
   assert.ok(perAddress > 0 && perAddress < maxSessions, 'the defaults under test');
   const attacker = new Agent({ keepAlive: true, maxSockets: 16 });
   const held: { close: () => void }[] = [];
@@ -64,15 +109,17 @@ test('2000 unfinished initialize from 127.0.0.1 do not lock out 127.0.0.2; the p
     let accepted = 0;
     let peak = 0;
     let next = 0;
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (next < 2000) {
-        next++;
-        const r = await send(port, { from: '127.0.0.1', agent: attacker }, 'POST', JSON_HEADERS, INIT);
-        assert.equal(r.status, 200, r.text);
-        accepted++;
-        peak = Math.max(peak, endpoint.sessionCount);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < 2000) {
+          next++;
+          const r = await send(port, { from: '127.0.0.1', agent: attacker }, 'POST', JSON_HEADERS, INIT);
+          assert.equal(r.status, 200, r.text);
+          accepted++;
+          peak = Math.max(peak, endpoint.sessionCount);
+        }
+      }),
+    );
     assert.equal(accepted, 2000);
     assert.ok(peak <= perAddress, `one address never held more than ${perAddress} sessions (peak ${peak})`);
 
@@ -81,9 +128,15 @@ test('2000 unfinished initialize from 127.0.0.1 do not lock out 127.0.0.2; the p
     assert.equal(init.status, 200, init.text);
     const id = String(init.headers['mcp-session-id']);
     await finish(port, '127.0.0.2', id);
-    const tools = await send(port, { from: '127.0.0.2' }, 'POST', { ...JSON_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+    const tools = await send(
+      port,
+      { from: '127.0.0.2' },
+      'POST',
+      { ...JSON_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    );
     assert.equal(tools.status, 200);
-    assert.ok(((JSON.parse(tools.text) as { result: { tools: unknown[] } }).result.tools.length) > 0);
+    assert.ok((JSON.parse(tools.text) as { result: { tools: unknown[] } }).result.tools.length > 0);
 
     // The per-address cap at its edge: 127.0.0.3 holds `perAddress` sessions, each in use (a GET
     // stream open); one more is refused with a clear error, while 127.0.0.2 still gets one.

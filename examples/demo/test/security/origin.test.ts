@@ -6,9 +6,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  CONFIGURATIONS, a2aSendBody, aguiRunBody, handshake, initializeBody, send, startTarget, type Target,
-} from './requests.js';
+import { CONFIGURATIONS, a2aSendBody, aguiRunBody, handshake, initializeBody, send, startTarget, type Target } from './requests.js';
 
 const EVIL = 'http://evil.example';
 
@@ -18,7 +16,11 @@ const SIMPLE_POSTS = [
   { name: 'A2A (coordinator)', path: '/fw/agent/lead/a2a', body: a2aSendBody('coordinate for evil') },
   { name: 'AG-UI', path: '/fw/agent/assistant/agui', body: aguiRunBody('evil-run') },
   { name: 'MCP', path: '/mcp', body: initializeBody() },
-  { name: 'admin REST broadcast', path: '/api/admin/broadcasters/broadcast', body: JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'forged' }) },
+  {
+    name: 'admin REST broadcast',
+    path: '/api/admin/broadcasters/broadcast',
+    body: JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'forged' }),
+  },
   { name: 'admin REST cancel', path: '/api/admin/tasks/any/cancel', body: '{}' },
 ];
 
@@ -53,14 +55,25 @@ for (const { name, config, auth } of CONFIGURATIONS) {
       assert.deepEqual(await list('/api/admin/tasks'), tasks);
       assert.deepEqual(await list('/api/admin/journal'), journal);
       const recent = await list('/api/admin/events/recent');
-      assert.equal(recent.some((e) => (e as { type: string }).type === 'MessageBroadcast' && (e as { broadcasterId: string }).broadcasterId === '/fw/chat/lobby'), false);
-      assert.equal(recent.some((e) => (e as { type: string }).type === 'AgentSessionStarted'), false);
+      assert.equal(
+        recent.some(
+          (e) => (e as { type: string }).type === 'MessageBroadcast' && (e as { broadcasterId: string }).broadcasterId === '/fw/chat/lobby',
+        ),
+        false,
+      );
+      assert.equal(
+        recent.some((e) => (e as { type: string }).type === 'AgentSessionStarted'),
+        false,
+      );
       // Refused admin writes are audited with the reason.
       const audit = await list('/api/admin/audit');
-      assert.ok(audit.some((e) => (e as { reason?: string }).reason === 'origin not allowed'), JSON.stringify(audit.slice(0, 3)));
+      assert.ok(
+        audit.some((e) => (e as { reason?: string }).reason === 'origin not allowed'),
+        JSON.stringify(audit.slice(0, 3)),
+      );
     });
 
-    it('a foreign Origin cannot open /fw/chat/lobby, /fw/admin/events or /mcp; the page\'s own origin can', async () => {
+    it("a foreign Origin cannot open /fw/chat/lobby, /fw/admin/events or /mcp; the page's own origin can", async () => {
       const token = auth.authorization ? `&access_token=${auth.authorization.slice(7)}` : '';
       const surfaces = [
         { path: '/fw/chat/lobby', headers: {} },
@@ -70,15 +83,29 @@ for (const { name, config, auth } of CONFIGURATIONS) {
       ];
       for (const s of surfaces) {
         for (const origin of [EVIL, 'null', `http://localhost:${target.port + 1}`]) {
-          assert.deepEqual(await handshake(target, s.path, { ...s.headers, origin }), { status: 403, code: 'origin_not_allowed' }, `${s.path} ${origin}`);
+          assert.deepEqual(
+            await handshake(target, s.path, { ...s.headers, origin }),
+            { status: 403, code: 'origin_not_allowed' },
+            `${s.path} ${origin}`,
+          );
         }
         assert.equal((await handshake(target, s.path, { ...s.headers, origin: target.origin })).status, 101, s.path);
       }
     });
 
     it('preflights from a foreign origin are refused on every kind of fw route', async () => {
-      for (const path of ['/api/admin/broadcasters/broadcast', '/mcp', '/fw/agent/assistant/a2a', '/fw/agent/assistant/agui', '/fw/chat/lobby']) {
-        const r = await send(target, 'OPTIONS', path, { origin: EVIL, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' });
+      for (const path of [
+        '/api/admin/broadcasters/broadcast',
+        '/mcp',
+        '/fw/agent/assistant/a2a',
+        '/fw/agent/assistant/agui',
+        '/fw/chat/lobby',
+      ]) {
+        const r = await send(target, 'OPTIONS', path, {
+          origin: EVIL,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        });
         assert.equal(r.status, 403, path);
         assert.equal(r.json().code, 'origin_not_allowed');
         assert.equal(r.headers['access-control-allow-origin'], undefined);
@@ -95,9 +122,18 @@ describe('an allowed origin (fw.security.allowed-origins)', () => {
   });
   after(() => target.close());
 
-  it('gets its preflights answered 204 with the route\'s methods and the requested headers', async () => {
-    for (const [path, method] of [['/api/admin/broadcasters/broadcast', 'POST'], ['/mcp', 'DELETE'], ['/fw/agent/assistant/a2a', 'POST'], ['/fw/chat/lobby', 'POST']] as const) {
-      const r = await send(target, 'OPTIONS', path, { origin: OPS, 'access-control-request-method': method, 'access-control-request-headers': 'content-type, authorization, mcp-session-id' });
+  it("gets its preflights answered 204 with the route's methods and the requested headers", async () => {
+    for (const [path, method] of [
+      ['/api/admin/broadcasters/broadcast', 'POST'],
+      ['/mcp', 'DELETE'],
+      ['/fw/agent/assistant/a2a', 'POST'],
+      ['/fw/chat/lobby', 'POST'],
+    ] as const) {
+      const r = await send(target, 'OPTIONS', path, {
+        origin: OPS,
+        'access-control-request-method': method,
+        'access-control-request-headers': 'content-type, authorization, mcp-session-id',
+      });
       assert.equal(r.status, 204, path);
       assert.equal(r.headers['access-control-allow-origin'], OPS);
       assert.match(String(r.headers['access-control-allow-methods']), new RegExp(method));
@@ -110,7 +146,13 @@ describe('an allowed origin (fw.security.allowed-origins)', () => {
   });
 
   it('may call fw (with CORS headers on the answer) while other origins still may not', async () => {
-    const ok = await send(target, 'POST', '/mcp', { origin: OPS, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, initializeBody());
+    const ok = await send(
+      target,
+      'POST',
+      '/mcp',
+      { origin: OPS, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      initializeBody(),
+    );
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.headers['access-control-allow-origin'], OPS);
     assert.match(String(ok.headers['access-control-expose-headers']), /Mcp-Session-Id/);

@@ -22,7 +22,10 @@ describe('without trusted proxies (the default)', () => {
     assert.equal(target.demo.fw.security.proxies.trusts('127.0.0.1'), false);
     // ... and a forwarded host is not the Host that is checked.
     assert.equal((await send(target, 'GET', '/api/admin/overview', { 'x-forwarded-host': 'rebind.example' })).status, 200);
-    assert.equal((await send(target, 'GET', '/api/admin/overview', { host: 'rebind.example', 'x-forwarded-host': `127.0.0.1:${target.port}` })).status, 421);
+    assert.equal(
+      (await send(target, 'GET', '/api/admin/overview', { host: 'rebind.example', 'x-forwarded-host': `127.0.0.1:${target.port}` })).status,
+      421,
+    );
   });
 });
 
@@ -45,23 +48,46 @@ describe('behind a trusted proxy (fw.security.trusted-proxies=127.0.0.1)', () =>
   });
 
   it('the same headers from a peer that is not a trusted proxy are ignored', async () => {
-    const r = await send(target, 'GET', '/api/admin/overview', { 'x-forwarded-for': '203.0.113.5' }, undefined, { localAddress: '127.0.0.2' });
+    const r = await send(target, 'GET', '/api/admin/overview', { 'x-forwarded-for': '203.0.113.5' }, undefined, {
+      localAddress: '127.0.0.2',
+    });
     assert.equal(r.status, 200, r.text);
-    const host = await send(target, 'GET', '/api/admin/overview', { 'x-forwarded-host': 'app.example', host: 'rebind.example' }, undefined, { localAddress: '127.0.0.2' });
+    const host = await send(
+      target,
+      'GET',
+      '/api/admin/overview',
+      { 'x-forwarded-host': 'app.example', host: 'rebind.example' },
+      undefined,
+      { localAddress: '127.0.0.2' },
+    );
     assert.equal(host.status, 421);
   });
 
   it('the forwarded Host is checked: the public URL passes, another name is refused', async () => {
-    assert.equal((await send(target, 'GET', '/fw/client.js', { 'x-forwarded-host': 'app.example', 'x-forwarded-proto': 'https' })).status, 200);
+    assert.equal(
+      (await send(target, 'GET', '/fw/client.js', { 'x-forwarded-host': 'app.example', 'x-forwarded-proto': 'https' })).status,
+      200,
+    );
     const rebind = await send(target, 'GET', '/fw/client.js', { 'x-forwarded-host': 'rebind.example' });
     assert.equal(rebind.status, 421);
     assert.equal(rebind.json().code, 'host_not_allowed');
     // The public origin, forwarded, may write; the card names the public URL.
-    const write = await send(target, 'POST', '/api/admin/broadcasters/broadcast', {
-      'x-forwarded-host': 'app.example', 'x-forwarded-for': '127.0.0.1', origin: 'https://app.example', 'content-type': 'application/json',
-    }, JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'hi' }));
+    const write = await send(
+      target,
+      'POST',
+      '/api/admin/broadcasters/broadcast',
+      {
+        'x-forwarded-host': 'app.example',
+        'x-forwarded-for': '127.0.0.1',
+        origin: 'https://app.example',
+        'content-type': 'application/json',
+      },
+      JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'hi' }),
+    );
     assert.ok(write.status !== 403 && write.status !== 421, write.text);
-    const card = (await send(target, 'GET', '/fw/agent/assistant/.well-known/agent-card.json', { 'x-forwarded-host': 'app.example' })).json<{ url: string }>();
+    const card = (
+      await send(target, 'GET', '/fw/agent/assistant/.well-known/agent-card.json', { 'x-forwarded-host': 'app.example' })
+    ).json<{ url: string }>();
     assert.equal(card.url, 'https://app.example/fw/agent/assistant/a2a');
   });
 });
@@ -75,6 +101,9 @@ describe('behind a trusted proxy with a token', () => {
 
   it('a remote client needs the token and gets in with it', async () => {
     assert.equal((await send(target, 'GET', '/api/admin/overview', { 'x-forwarded-for': '203.0.113.5' })).status, 401);
-    assert.equal((await send(target, 'GET', '/api/admin/overview', { 'x-forwarded-for': '203.0.113.5', authorization: `Bearer ${TOKEN}` })).status, 200);
+    assert.equal(
+      (await send(target, 'GET', '/api/admin/overview', { 'x-forwarded-for': '203.0.113.5', authorization: `Bearer ${TOKEN}` })).status,
+      200,
+    );
   });
 });

@@ -47,28 +47,40 @@ export interface RawResponse {
  * target's own; pass another to play a rebinding page).
  */
 export function send(
-  target: Target, method: string, path: string, headers: Record<string, string> = {}, body?: string,
+  target: Target,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
   options: { localAddress?: string } = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: '127.0.0.1', port: target.port, method, path, agent: false, ...options,
-      headers: { host: target.host, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      // SSE and long-lived answers: the head is enough.
-      if (String(res.headers['content-type']).startsWith('text/event-stream')) {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: '', json: () => ({}) as never });
-        res.destroy();
-        return;
-      }
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) as never });
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        method,
+        path,
+        agent: false,
+        ...options,
+        headers: { host: target.host, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        // SSE and long-lived answers: the head is enough.
+        if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: '', json: () => ({}) as never });
+          res.destroy();
+          return;
+        }
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) as never });
+        });
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${path}: no answer in 10 s`)));
     req.on('error', reject);
     req.end(body);
@@ -89,10 +101,18 @@ export interface HandshakeResult {
 export function handshake(target: Target, path: string, headers: Record<string, string> = {}): Promise<HandshakeResult> {
   return new Promise((resolve, reject) => {
     const req = request({
-      host: '127.0.0.1', port: target.port, method: 'GET', path, agent: false,
+      host: '127.0.0.1',
+      port: target.port,
+      method: 'GET',
+      path,
+      agent: false,
       headers: {
-        host: target.host, connection: 'Upgrade', upgrade: 'websocket',
-        'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), ...headers,
+        host: target.host,
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
+        ...headers,
       },
     });
     req.on('upgrade', (res, socket) => {
@@ -119,7 +139,12 @@ export function handshake(target: Target, path: string, headers: Record<string, 
 }
 
 /** A real `ws` client (for message-level attacks); resolves once open. */
-export function openSocket(target: Target, path: string, protocols: string[] = [], headers: Record<string, string> = {}): Promise<WebSocket> {
+export function openSocket(
+  target: Target,
+  path: string,
+  protocols: string[] = [],
+  headers: Record<string, string> = {},
+): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://${target.host}${path}`, protocols, { headers });
     ws.once('open', () => resolve(ws));
@@ -153,19 +178,34 @@ export function closed(ws: WebSocket, timeoutMs = 10_000): Promise<{ code: numbe
 export const JSON_TYPE = { 'content-type': 'application/json' };
 export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-export const initializeBody = (): string => JSON.stringify({
-  jsonrpc: '2.0', id: 1, method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'security-suite', version: '1.0.0' } },
-});
+export const initializeBody = (): string =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'security-suite', version: '1.0.0' } },
+  });
 
-export const a2aSendBody = (text: string): string => JSON.stringify({
-  jsonrpc: '2.0', id: 1, method: 'message/send',
-  params: { message: { kind: 'message', messageId: `m-${randomBytes(4).toString('hex')}`, role: 'user', parts: [{ kind: 'text', text }] } },
-});
+export const a2aSendBody = (text: string): string =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'message/send',
+    params: {
+      message: { kind: 'message', messageId: `m-${randomBytes(4).toString('hex')}`, role: 'user', parts: [{ kind: 'text', text }] },
+    },
+  });
 
-export const aguiRunBody = (runId: string): string => JSON.stringify({
-  threadId: 't', runId, messages: [{ id: 'm', role: 'user', content: 'hello' }], tools: [], context: [], state: {}, forwardedProps: {},
-});
+export const aguiRunBody = (runId: string): string =>
+  JSON.stringify({
+    threadId: 't',
+    runId,
+    messages: [{ id: 'm', role: 'user', content: 'hello' }],
+    tools: [],
+    context: [],
+    state: {},
+    forwardedProps: {},
+  });
 
 /** A JSON value nested `levels` deep (arrays), as text: what a stack-overflow attack sends. */
 export function deepJson(levels = 10_000): string {
@@ -184,7 +224,13 @@ export interface HttpSurface {
 /** Every HTTP surface the demo serves, one request each (issue 11, item 2). */
 export const HTTP_SURFACES: readonly HttpSurface[] = [
   { name: 'admin REST read', method: 'GET', path: '/api/admin/overview' },
-  { name: 'admin REST write', method: 'POST', path: '/api/admin/broadcasters/broadcast', headers: JSON_TYPE, body: JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'x' }) },
+  {
+    name: 'admin REST write',
+    method: 'POST',
+    path: '/api/admin/broadcasters/broadcast',
+    headers: JSON_TYPE,
+    body: JSON.stringify({ broadcasterId: '/fw/chat/lobby', message: 'x' }),
+  },
   { name: 'dashboard', method: 'GET', path: '/fw/admin/' },
   { name: 'event stream (SSE)', method: 'GET', path: '/fw/admin/events', headers: { accept: 'text/event-stream' } },
   { name: '/mcp', method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: initializeBody() },
@@ -195,7 +241,13 @@ export const HTTP_SURFACES: readonly HttpSurface[] = [
   { name: 'AG-UI cancel', method: 'POST', path: '/fw/agent/assistant/agui/runs/none/cancel' },
   { name: 'agent chat (SSE)', method: 'GET', path: '/fw/agent/assistant', headers: { accept: 'text/event-stream' } },
   { name: '/fw transports (SSE)', method: 'GET', path: '/fw/chat/lobby?transport=sse' },
-  { name: '/fw transports (message POST)', method: 'POST', path: '/fw/chat/lobby?tracking=00000000-0000-4000-8000-000000000000', headers: { 'content-type': 'text/plain' }, body: 'x' },
+  {
+    name: '/fw transports (message POST)',
+    method: 'POST',
+    path: '/fw/chat/lobby?tracking=00000000-0000-4000-8000-000000000000',
+    headers: { 'content-type': 'text/plain' },
+    body: 'x',
+  },
   { name: 'client assets', method: 'GET', path: '/fw/client.js' },
   { name: 'client assets (IIFE)', method: 'GET', path: '/fw/client.global.js' },
   { name: 'metrics', method: 'GET', path: '/fw/metrics' },

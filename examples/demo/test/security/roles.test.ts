@@ -19,16 +19,23 @@ test('roles on REST: viewer reads only, operator cannot destroy, admin can; no c
     assert.equal((await app.get(`${API}/overview`, 'not-a-token-at-all')).status, 401);
     for (const token of [VIEWER, OPERATOR, ADMIN]) assert.equal((await app.get(`${API}/overview`, token)).status, 200);
 
-    const session = await (await app.get(`${API}/session`, VIEWER)).json() as { principal: string; role: string; permissions: Record<string, boolean> };
+    const session = (await (await app.get(`${API}/session`, VIEWER)).json()) as {
+      principal: string;
+      role: string;
+      permissions: Record<string, boolean>;
+    };
     assert.deepEqual([session.principal, session.role], ['vera', 'viewer']);
-    assert.ok(Object.values(session.permissions).every((p) => p === false), 'a viewer may do nothing');
+    assert.ok(
+      Object.values(session.permissions).every((p) => p === false),
+      'a viewer may do nothing',
+    );
 
     const broadcast = { broadcasterId: '/fw/chat/lobby', message: 'hi' };
     app.fw.broadcasters.lookup('/fw/chat/lobby', true);
     app.fw.broadcasters.lookup('/fw/chat/random', true);
     const denied = await app.send('POST', `${API}/broadcasters/broadcast`, broadcast, VIEWER);
     assert.equal(denied.status, 403);
-    assert.equal((await denied.json() as { code: string }).code, 'forbidden');
+    assert.equal(((await denied.json()) as { code: string }).code, 'forbidden');
     assert.equal((await app.send('POST', `${API}/broadcasters/broadcast`, broadcast, OPERATOR)).status, 200);
     const destroy = `${API}/broadcasters/${encodeURIComponent('/fw/chat/random')}`;
     assert.equal((await app.send('DELETE', destroy, undefined, OPERATOR)).status, 403);
@@ -36,15 +43,21 @@ test('roles on REST: viewer reads only, operator cannot destroy, admin can; no c
     assert.equal((await app.send('DELETE', destroy, undefined, ADMIN)).status, 200);
     assert.equal(app.fw.broadcasters.lookup('/fw/chat/random'), undefined);
 
-    const audit = await (await app.get(`${API}/audit?limit=100`, ADMIN)).json() as Audited[];
-    const writes = audit.filter((e) => e.action !== 'read').reverse().map((e) => [e.action, e.target, e.principal, e.outcome]);
+    const audit = (await (await app.get(`${API}/audit?limit=100`, ADMIN)).json()) as Audited[];
+    const writes = audit
+      .filter((e) => e.action !== 'read')
+      .reverse()
+      .map((e) => [e.action, e.target, e.principal, e.outcome]);
     assert.deepEqual(writes, [
       ['broadcast', '/fw/chat/lobby', 'vera', 'refused'],
       ['broadcast', '/fw/chat/lobby', 'otto', 'allowed'],
       ['destroy', '/fw/chat/random', 'otto', 'refused'],
       ['destroy', '/fw/chat/random', 'ada', 'allowed'],
     ]);
-    assert.ok(audit.some((e) => e.action === 'read' && e.outcome === 'refused' && e.target === `${API}/overview`), 'refused reads are audited');
+    assert.ok(
+      audit.some((e) => e.action === 'read' && e.outcome === 'refused' && e.target === `${API}/overview`),
+      'refused reads are audited',
+    );
   } finally {
     await app.close();
   }
@@ -74,13 +87,19 @@ test('roles on the admin MCP tools: the same answers as REST', async () => {
     assert.notEqual(ad.isError, true, textOf(ad));
     assert.equal(app.fw.broadcasters.lookup('/fw/chat/random'), undefined);
 
-    const audit = await (await app.get(`${API}/audit?limit=100`, ADMIN)).json() as Audited[];
-    assert.deepEqual(audit.filter((e) => e.action !== 'read').reverse().map((e) => [e.action, e.principal, e.outcome, e.source]), [
-      ['broadcast', 'vera', 'refused', 'mcp'],
-      ['broadcast', 'otto', 'allowed', 'mcp'],
-      ['destroy', 'otto', 'refused', 'mcp'],
-      ['destroy', 'ada', 'allowed', 'mcp'],
-    ]);
+    const audit = (await (await app.get(`${API}/audit?limit=100`, ADMIN)).json()) as Audited[];
+    assert.deepEqual(
+      audit
+        .filter((e) => e.action !== 'read')
+        .reverse()
+        .map((e) => [e.action, e.principal, e.outcome, e.source]),
+      [
+        ['broadcast', 'vera', 'refused', 'mcp'],
+        ['broadcast', 'otto', 'allowed', 'mcp'],
+        ['destroy', 'otto', 'refused', 'mcp'],
+        ['destroy', 'ada', 'allowed', 'mcp'],
+      ],
+    );
   } finally {
     await app.close();
   }
@@ -89,7 +108,7 @@ test('roles on the admin MCP tools: the same answers as REST', async () => {
 test('fw.admin.auth.token keeps working as the admin principal beside fw.auth.tokens', async () => {
   const app = await startIdentityApp({ 'fw.auth.tokens': TOKENS, 'fw.admin.auth.token': 'legacy-admin-token' });
   try {
-    const session = await (await app.get(`${API}/session`, 'legacy-admin-token')).json() as { principal: string; role: string };
+    const session = (await (await app.get(`${API}/session`, 'legacy-admin-token')).json()) as { principal: string; role: string };
     assert.deepEqual([session.principal, session.role], ['admin', 'admin']);
     assert.equal((await app.get(`${API}/overview`, VIEWER)).status, 200);
   } finally {
@@ -97,17 +116,24 @@ test('fw.admin.auth.token keeps working as the admin principal beside fw.auth.to
   }
 });
 
-test('every way to end an event-stream consumer passes the chain: a tracked DELETE needs the consumer\'s own principal', async () => {
+test("every way to end an event-stream consumer passes the chain: a tracked DELETE needs the consumer's own principal", async () => {
   const app = await startIdentityApp({ 'fw.auth.tokens': TOKENS });
   const { default: WebSocket } = await import('ws');
   const ws = new WebSocket(`${app.base.replace('http', 'ws')}/fw/admin/events?access_token=${VIEWER}`);
   try {
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
-    const consumers = await (await app.get(`${API}/resources?broadcaster=${encodeURIComponent('/fw/admin/events')}`, ADMIN)).json() as { uuid: string; principal: string }[];
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    const consumers = (await (await app.get(`${API}/resources?broadcaster=${encodeURIComponent('/fw/admin/events')}`, ADMIN)).json()) as {
+      uuid: string;
+      principal: string;
+    }[];
     assert.equal(consumers.length, 1);
     const { uuid, principal } = consumers[0]!;
     assert.equal(principal, 'vera');
-    const end = (token?: string) => fetch(`${app.base}/fw/admin/events?tracking=${uuid}${token ? `&access_token=${token}` : ''}`, { method: 'DELETE' });
+    const end = (token?: string) =>
+      fetch(`${app.base}/fw/admin/events?tracking=${uuid}${token ? `&access_token=${token}` : ''}`, { method: 'DELETE' });
     assert.equal((await end()).status, 401, 'no credential');
     assert.equal((await end(OPERATOR)).status, 403, 'another principal');
     assert.equal(ws.readyState, WebSocket.OPEN, 'the consumer is still there');

@@ -39,24 +39,33 @@ export function openApiDocument(routes: readonly AdminRoute[], options: OpenApiO
     if (doc.paged) {
       parameters.push(
         { name: 'offset', in: 'query', description: 'Items to skip', schema: { type: 'integer', minimum: 0, default: 0 } },
-        { name: 'limit', in: 'query', description: 'Page size (default fw.admin.page.default-limit, at most fw.admin.page.max-limit)', schema: { type: 'integer', minimum: 1 } },
+        {
+          name: 'limit',
+          in: 'query',
+          description: 'Page size (default fw.admin.page.default-limit, at most fw.admin.page.max-limit)',
+          schema: { type: 'integer', minimum: 1 },
+        },
       );
     }
     for (const [name, q] of Object.entries(doc.query ?? {})) {
       parameters.push({ name, in: 'query', description: q.description, schema: q.schema });
     }
-    const success = doc.reply === 'text'
-      ? { description: 'OK', content: { [doc.textType ?? 'text/plain']: { schema: { type: 'string' } } } }
-      : doc.reply === 'list'
-        ? {
-          description: 'OK: one page of the list',
-          headers: {
-            'X-Total-Count': { description: 'Items in the whole list', schema: { type: 'integer' } },
-            'X-Missing-Nodes': { description: 'Cluster mode: nodes that did not answer in time (the list leaves them out)', schema: { type: 'string' } },
-          },
-          content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } },
-        }
-        : { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } };
+    const success =
+      doc.reply === 'text'
+        ? { description: 'OK', content: { [doc.textType ?? 'text/plain']: { schema: { type: 'string' } } } }
+        : doc.reply === 'list'
+          ? {
+              description: 'OK: one page of the list',
+              headers: {
+                'X-Total-Count': { description: 'Items in the whole list', schema: { type: 'integer' } },
+                'X-Missing-Nodes': {
+                  description: 'Cluster mode: nodes that did not answer in time (the list leaves them out)',
+                  schema: { type: 'string' },
+                },
+              },
+              content: { 'application/json': { schema: { type: 'array', items: { type: 'object' } } } },
+            }
+          : { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } };
     const operation: Record<string, unknown> = {
       operationId: operationId(route),
       summary: doc.summary,
@@ -77,7 +86,8 @@ export function openApiDocument(routes: readonly AdminRoute[], options: OpenApiO
     info: {
       title: 'fw admin API',
       version: options.version,
-      description: 'The REST API of the fw admin plane (docs/admin.md). Loopback clients need no credential until authentication is configured (fw.auth.tokens, fw.auth.jwt.*, fw.admin.auth.token or an authenticator); then send Authorization: Bearer <token>. Reads need the viewer role; write operations carry x-fw-action (the control action) and x-fw-role (the role it needs), then the authorizer checks.',
+      description:
+        'The REST API of the fw admin plane (docs/admin.md). Loopback clients need no credential until authentication is configured (fw.auth.tokens, fw.auth.jwt.*, fw.admin.auth.token or an authenticator); then send Authorization: Bearer <token>. Reads need the viewer role; write operations carry x-fw-action (the control action) and x-fw-role (the role it needs), then the authorizer checks.',
     },
     servers: [{ url: options.base }],
     tags: [...tags].map((name) => ({ name })),
@@ -92,6 +102,9 @@ export function openApiDocument(routes: readonly AdminRoute[], options: OpenApiO
 }
 
 function operationId(route: AdminRoute): string {
-  const words = route.path.split('/').filter(Boolean).map((s) => s.replace(/[{}*]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : '')));
+  const words = route.path
+    .split('/')
+    .filter(Boolean)
+    .map((s) => s.replace(/[{}*]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : '')));
   return [route.method.toLowerCase(), ...words.map((w) => w.charAt(0).toUpperCase() + w.slice(1))].join('');
 }

@@ -16,7 +16,8 @@ export function timeParam(url: URL, name: string): number | undefined {
   const raw = url.searchParams.get(name);
   if (raw === null || raw === '') return undefined;
   const t = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
-  if (!Number.isFinite(t)) throw new BadRequestError(`query parameter '${name}' must be an ISO-8601 time or epoch milliseconds`, { field: name, value: raw });
+  if (!Number.isFinite(t))
+    throw new BadRequestError(`query parameter '${name}' must be an ISO-8601 time or epoch milliseconds`, { field: name, value: raw });
   return t;
 }
 
@@ -51,6 +52,7 @@ export function requireMessage(body: Record<string, unknown>, field = 'message')
 }
 
 export function asObject(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('request body must be a JSON object', { field: 'body' });
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new BadRequestError('request body must be a JSON object', { field: 'body' });
   return body as Record<string, unknown>;
 }

@@ -29,7 +29,10 @@ export interface RouteDoc {
 }
 
 /** A message to send: a string, or a JSON object/array sent as its JSON text (params.ts requireMessage). */
-export const MESSAGE_SCHEMA: JsonSchema = { oneOf: [{ type: 'string' }, { type: 'object' }, { type: 'array' }], description: 'A string, or JSON sent as its text' };
+export const MESSAGE_SCHEMA: JsonSchema = {
+  oneOf: [{ type: 'string' }, { type: 'object' }, { type: 'array' }],
+  description: 'A string, or JSON sent as its text',
+};
 export const REASON_BODY: JsonSchema = {
   type: 'object',
   properties: { reason: { type: 'string', maxLength: 1024, description: 'Why (recorded in the audit log and told to the client)' } },

@@ -1,5 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FwError, readJson, RouteTable, requestHost, requireJsonContentType, sendError, sendJson, sendProblem, type Framework, type Principal } from '@fw/runtime';
+import {
+  FwError,
+  readJson,
+  RouteTable,
+  requestHost,
+  requireJsonContentType,
+  sendError,
+  sendJson,
+  sendProblem,
+  type Framework,
+  type Principal,
+} from '@fw/runtime';
 import type { ControlAction } from '../authorizer.js';
 import type { AuditLog, AuditSource } from '../audit.js';
 import type { ControlPlane } from '../control.js';
@@ -19,7 +30,7 @@ export interface AdminRequest {
 
 export type Reply =
   | { kind: 'json'; body: unknown; status?: number }
-  | { kind: 'list'; items: unknown[]; total: number; missing?: string[]; /** cursor of the next page (X-Next-Cursor) */ next?: string }
+  | { kind: 'list'; items: unknown[]; total: number; missing?: string[] /** cursor of the next page (X-Next-Cursor) */; next?: string }
   | { kind: 'text'; body: string; contentType: string };
 
 export interface AdminRoute {
@@ -48,23 +59,39 @@ export interface RouterDeps {
 
 /** Mounts the routes under `base` on fw's route table. Returns a function that removes them. */
 export function mountRoutes(fw: Framework, base: string, routes: readonly AdminRoute[], deps: RouterDeps): () => void {
-  const removers = routes.map((route) => fw.route(route.method, base + route.path, (req, res, ctx) => serve(route, req, res, ctx.url, ctx.params, deps)));
+  const removers = routes.map((route) =>
+    fw.route(route.method, base + route.path, (req, res, ctx) => serve(route, req, res, ctx.url, ctx.params, deps)),
+  );
   // Writes the framework refused for their Host or Origin (before any route ran) are audited too,
   // with the target of their path (a body target was not read: the request was refused first).
   const writes = new RouteTable<AdminRoute>();
   for (const route of routes) if (route.write) writes.add(route.method, base + route.path, route);
-  removers.push(fw.security.onRefusal((req, url, refusal) => {
-    const m = writes.match(req.method ?? 'GET', url.pathname);
-    if (m.kind !== 'found' || !m.handler.write) return;
-    const where = m.handler.write.target;
-    const target = 'param' in where ? m.params[where.param] ?? '(missing)' : '(body not read: refused before)';
-    void deps.control.refuse(m.handler.write.action, target, { principal: undefined, source: sourceOf(req, deps.dashboardPrefixes()), address: deps.gate.clientAddress(req) },
-      'refused', refusal.code === 'origin_not_allowed' ? 'origin not allowed' : 'host not allowed');
-  }));
+  removers.push(
+    fw.security.onRefusal((req, url, refusal) => {
+      const m = writes.match(req.method ?? 'GET', url.pathname);
+      if (m.kind !== 'found' || !m.handler.write) return;
+      const where = m.handler.write.target;
+      const target = 'param' in where ? (m.params[where.param] ?? '(missing)') : '(body not read: refused before)';
+      void deps.control.refuse(
+        m.handler.write.action,
+        target,
+        { principal: undefined, source: sourceOf(req, deps.dashboardPrefixes()), address: deps.gate.clientAddress(req) },
+        'refused',
+        refusal.code === 'origin_not_allowed' ? 'origin not allowed' : 'host not allowed',
+      );
+    }),
+  );
   return () => removers.forEach((r) => r());
 }
 
-async function serve(route: AdminRoute, req: IncomingMessage, res: ServerResponse, url: URL, params: Record<string, string>, deps: RouterDeps): Promise<void> {
+async function serve(
+  route: AdminRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  params: Record<string, string>,
+  deps: RouterDeps,
+): Promise<void> {
   try {
     const source = sourceOf(req, deps.dashboardPrefixes());
     const write = route.write;
@@ -76,16 +103,35 @@ async function serve(route: AdminRoute, req: IncomingMessage, res: ServerRespons
     // the framework refused it (403 origin_not_allowed, audited below through onRefusal) before
     // this route ran. A form or text/plain write is refused in readWriteBody (415, audited as invalid).
     // A public route (the API description) is the same for everyone and carries no live data.
-    const gate = route.doc.public && !write ? { ok: true as const, principal: undefined, address } : await deps.gate.check(req, url, { write: write !== undefined });
+    const gate =
+      route.doc.public && !write
+        ? { ok: true as const, principal: undefined, address }
+        : await deps.gate.check(req, url, { write: write !== undefined });
     if (!gate.ok) {
       const caller = { principal: gate.principal, source, address };
       if (write) await deps.control.refuse(write.action, target, caller, 'refused', gate.detail);
-      else await deps.audit.note({ action: 'read', target, principal: gate.principal?.id ?? null, address: address ?? null, success: false, outcome: 'refused', reason: gate.detail, source });
+      else
+        await deps.audit.note({
+          action: 'read',
+          target,
+          principal: gate.principal?.id ?? null,
+          address: address ?? null,
+          success: false,
+          outcome: 'refused',
+          reason: gate.detail,
+          source,
+        });
       sendProblem(res, gate.status, gate.code, gate.detail, undefined, gate.headers);
       return;
     }
     if (write && body.error) {
-      await deps.control.refuse(write.action, target, { principal: gate.principal, source, address }, 'invalid', `${body.error.code}: ${body.error.message}`);
+      await deps.control.refuse(
+        write.action,
+        target,
+        { principal: gate.principal, source, address },
+        'invalid',
+        `${body.error.code}: ${body.error.message}`,
+      );
       throw body.error;
     }
     let reply: Reply;
@@ -94,7 +140,13 @@ async function serve(route: AdminRoute, req: IncomingMessage, res: ServerRespons
     } catch (err) {
       // A write the handler found malformed (a missing member): nothing ran, the attempt is recorded.
       if (write && err instanceof FwError && err.status === 400) {
-        await deps.control.refuse(write.action, target, { principal: gate.principal, source, address }, 'invalid', `${err.code}: ${err.message}`);
+        await deps.control.refuse(
+          write.action,
+          target,
+          { principal: gate.principal, source, address },
+          'invalid',
+          `${err.code}: ${err.message}`,
+        );
       }
       throw err;
     }
@@ -112,7 +164,11 @@ async function serve(route: AdminRoute, req: IncomingMessage, res: ServerRespons
         });
         break;
       case 'text':
-        res.writeHead(200, { 'content-type': reply.contentType, 'content-length': Buffer.byteLength(reply.body), 'cache-control': 'no-store' });
+        res.writeHead(200, {
+          'content-type': reply.contentType,
+          'content-length': Buffer.byteLength(reply.body),
+          'cache-control': 'no-store',
+        });
         res.end(reply.body);
         break;
     }
@@ -122,7 +178,11 @@ async function serve(route: AdminRoute, req: IncomingMessage, res: ServerRespons
 }
 
 /** The body of a write: JSON only (415 otherwise), at most `maxBody` bytes; an optional one may be absent. */
-async function readWriteBody(req: IncomingMessage, maxBody: number, mode: 'required' | 'optional'): Promise<{ value?: Record<string, unknown>; error?: FwError }> {
+async function readWriteBody(
+  req: IncomingMessage,
+  maxBody: number,
+  mode: 'required' | 'optional',
+): Promise<{ value?: Record<string, unknown>; error?: FwError }> {
   const length = Number(req.headers['content-length'] ?? 0);
   const present = length > 0 || req.headers['transfer-encoding'] !== undefined;
   try {
@@ -139,7 +199,11 @@ async function readWriteBody(req: IncomingMessage, maxBody: number, mode: 'requi
 }
 
 /** The real target of a write: its path parameter, or the body member naming it (`(missing)` when absent). */
-function targetOf(where: { param: string } | { body: string }, params: Record<string, string>, body: Record<string, unknown> | undefined): string {
+function targetOf(
+  where: { param: string } | { body: string },
+  params: Record<string, string>,
+  body: Record<string, unknown> | undefined,
+): string {
   const v = 'param' in where ? params[where.param] : body?.[where.body];
   return typeof v === 'string' && v !== '' ? v : '(missing)';
 }

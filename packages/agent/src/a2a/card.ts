@@ -24,7 +24,14 @@ export function agentCard(agent: MountedAgent, url: string): AgentCard {
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
     skills: skills(agent).map((s) => ({
-      id: s.id, name: s.name, description: s.description, tags: s.tags ?? [], examples: [], inputModes: [], outputModes: [], securityRequirements: [],
+      id: s.id,
+      name: s.name,
+      description: s.description,
+      tags: s.tags ?? [],
+      examples: [],
+      inputModes: [],
+      outputModes: [],
+      securityRequirements: [],
     })),
     signatures: [],
   };

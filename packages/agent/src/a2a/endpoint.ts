@@ -18,7 +18,14 @@ import { FwAgentExecutor } from './executor.js';
 import type { BoundedTaskStore } from './task-store.js';
 import { TaskNotCancelableError } from '../errors.js';
 
-export const JSONRPC = { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602, INTERNAL_ERROR: -32603, VERSION_NOT_SUPPORTED: -32009 } as const;
+export const JSONRPC = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  VERSION_NOT_SUPPORTED: -32009,
+} as const;
 
 /** Methods that may create a task (1.0 and 0.3 names). */
 const SENDS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
@@ -32,7 +39,11 @@ export class A2AEndpoint {
   private readonly legacy: LegacyJsonRpcTransportHandler;
   readonly path: string;
 
-  constructor(private readonly host: AgentHost, private readonly agent: MountedAgent, private readonly store: BoundedTaskStore) {
+  constructor(
+    private readonly host: AgentHost,
+    private readonly agent: MountedAgent,
+    private readonly store: BoundedTaskStore,
+  ) {
     this.path = `${agent.path}/a2a`;
     this.executor = new FwAgentExecutor(host, agent.name, store);
     this.handler = new DefaultRequestHandler(agentCard(agent, this.path), store.forAgent(agent.name), this.executor);
@@ -73,9 +84,10 @@ export class A2AEndpoint {
     const version = header(req, A2A_VERSION_HEADER);
     // The card is public (A2A §5.3 discovery) and says which credential the endpoint really wants.
     const auth = this.host.auth;
-    const body = version && version !== '0.3'
-      ? { ...agentCard(this.agent, url), ...auth?.cardSecurity() }
-      : { ...legacyAgentCard(this.agent, url), ...auth?.legacyCardSecurity() };
+    const body =
+      version && version !== '0.3'
+        ? { ...agentCard(this.agent, url), ...auth?.cardSecurity() }
+        : { ...legacyAgentCard(this.agent, url), ...auth?.legacyCardSecurity() };
     sendJson(res, 200, body, { vary: A2A_VERSION_HEADER });
   }
 
@@ -86,7 +98,7 @@ export class A2AEndpoint {
     try {
       // A form or text/plain POST (what another site's page may send without a preflight) is a 415.
       requireJsonContentType(req);
-      text = await readBody(req, this.host.fw.config.get<number>('fw.agent.max-body-bytes'));
+      text = await readBody(req, this.host.fw.config.get('fw.agent.max-body-bytes'));
     } catch (err) {
       sendError(res, err);
       return;
@@ -104,8 +116,14 @@ export class A2AEndpoint {
     const version = header(req, A2A_VERSION_HEADER) ?? '0.3';
     const envelope = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
     const id = validId(envelope?.id) ? (envelope.id as RpcId) : null;
-    if (!envelope || typeof envelope !== 'object' || Array.isArray(envelope) || envelope.jsonrpc !== '2.0'
-      || typeof envelope.method !== 'string' || ('id' in envelope && !validId(envelope.id))) {
+    if (
+      !envelope ||
+      typeof envelope !== 'object' ||
+      Array.isArray(envelope) ||
+      envelope.jsonrpc !== '2.0' ||
+      typeof envelope.method !== 'string' ||
+      ('id' in envelope && !validId(envelope.id))
+    ) {
       return rpcError(res, id, JSONRPC.INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 request object');
     }
     if (version !== '0.3' && version !== '1.0') {
@@ -115,7 +133,10 @@ export class A2AEndpoint {
     if (!(legacy ? isLegacyJsonRpcMethod(envelope.method) : isV1JsonRpcMethod(envelope.method))) {
       return rpcError(res, id, JSONRPC.METHOD_NOT_FOUND, `Method not found: ${envelope.method} (A2A ${version})`);
     }
-    if (envelope.params !== undefined && (typeof envelope.params !== 'object' || envelope.params === null || Array.isArray(envelope.params))) {
+    if (
+      envelope.params !== undefined &&
+      (typeof envelope.params !== 'object' || envelope.params === null || Array.isArray(envelope.params))
+    ) {
       return rpcError(res, id, JSONRPC.INVALID_PARAMS, 'Invalid params: expected an object');
     }
     if (SENDS.has(envelope.method) && !hasPrompt(envelope.params)) {
@@ -123,10 +144,14 @@ export class A2AEndpoint {
     }
     if (SENDS.has(envelope.method) && this.store.isFull()) {
       // Refused before the agent starts: a task that cannot be stored must not run.
-      return rpcError(res, id, JSONRPC.INTERNAL_ERROR, 'the task store is full (fw.agent.tasks.max live tasks); try again later', { code: 'limit_exceeded' });
+      return rpcError(res, id, JSONRPC.INTERNAL_ERROR, 'the task store is full (fw.agent.tasks.max live tasks); try again later', {
+        code: 'limit_exceeded',
+      });
     }
     const ctx = new ServerCallContext({ requestedVersion: version });
-    const out = await (legacy ? this.legacy.handle(envelope as Record<string, unknown>, ctx) : this.v1.handle(envelope as Record<string, unknown>, ctx));
+    const out = await (legacy
+      ? this.legacy.handle(envelope as Record<string, unknown>, ctx)
+      : this.v1.handle(envelope as Record<string, unknown>, ctx));
     if (!isAsyncIterable(out)) {
       sendJson(res, 200, out);
       return;
@@ -165,7 +190,12 @@ async function streamSse(res: ServerResponse, stream: AsyncGenerator<unknown, vo
     sendJson(res, 200, { jsonrpc: '2.0', id, error: streamError(err, legacy) });
     return;
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
   // The task goes on when the client leaves (A2A tasks outlive streams); we only stop writing.
   let gone = false;
   const onClose = (): void => {
@@ -174,7 +204,7 @@ async function streamSse(res: ServerResponse, stream: AsyncGenerator<unknown, vo
   res.on('close', onClose);
   try {
     if (!first.done) res.write(`data: ${JSON.stringify(first.value)}\n\n`);
-    for (let r = first; !r.done;) {
+    for (let r = first; !r.done; ) {
       r = await it.next();
       if (!r.done && !gone) res.write(`data: ${JSON.stringify(r.value)}\n\n`);
     }

@@ -23,14 +23,26 @@ export class FwAgentExecutor implements AgentExecutor {
   /** Why a task is being cancelled (the admin plane's reason), shown as its final status message. */
   readonly reasons = new Map<string, string>();
 
-  constructor(private readonly host: AgentHost, private readonly agentName: string, private readonly tasks?: BoundedTaskStore) {}
+  constructor(
+    private readonly host: AgentHost,
+    private readonly agentName: string,
+    private readonly tasks?: BoundedTaskStore,
+  ) {}
 
   /** One task in a server span, `a2a task {agent}`: the agent run's span is its child. */
   execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    return traced(`a2a task ${this.agentName}`, {
-      kind: SpanKind.SERVER,
-      attributes: { 'gen_ai.agent.name': this.agentName, 'a2a.task.id': ctx.taskId, ...(ctx.contextId ? { 'a2a.context.id': ctx.contextId } : {}) },
-    }, (span) => this.executeTask(ctx, bus, span));
+    return traced(
+      `a2a task ${this.agentName}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'gen_ai.agent.name': this.agentName,
+          'a2a.task.id': ctx.taskId,
+          ...(ctx.contextId ? { 'a2a.context.id': ctx.contextId } : {}),
+        },
+      },
+      (span) => this.executeTask(ctx, bus, span),
+    );
   }
 
   private async executeTask(ctx: RequestContext, bus: ExecutionEventBus, span: Span): Promise<void> {
@@ -39,16 +51,32 @@ export class FwAgentExecutor implements AgentExecutor {
     this.running.set(taskId, { ac, contextId });
     const status = (state: TaskState, text?: string): void => {
       span.setAttribute('a2a.task.state', TaskState[state] ?? String(state));
-      bus.publish(AgentEvent.statusUpdate({
-        taskId, contextId, metadata: undefined,
-        status: { state, message: text === undefined ? undefined : agentMessage(taskId, contextId, text), timestamp: new Date().toISOString() },
-      }));
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          metadata: undefined,
+          status: {
+            state,
+            message: text === undefined ? undefined : agentMessage(taskId, contextId, text),
+            timestamp: new Date().toISOString(),
+          },
+        }),
+      );
     };
     try {
-      bus.publish(AgentEvent.task(ctx.task ?? {
-        id: taskId, contextId, artifacts: [], history: [ctx.userMessage], metadata: undefined,
-        status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
-      }));
+      bus.publish(
+        AgentEvent.task(
+          ctx.task ?? {
+            id: taskId,
+            contextId,
+            artifacts: [],
+            history: [ctx.userMessage],
+            metadata: undefined,
+            status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+          },
+        ),
+      );
       status(TaskState.TASK_STATE_WORKING);
       const artifactId = randomUUID();
       // One chunk is held back so that the last one can carry `lastChunk: true` (A2A 1.0,
@@ -56,19 +84,33 @@ export class FwAgentExecutor implements AgentExecutor {
       let held: string | undefined;
       let sent = 0;
       const chunk = (delta: string, last: boolean): void => {
-        bus.publish(AgentEvent.artifactUpdate({
-          taskId, contextId, append: sent > 0, lastChunk: last, metadata: undefined,
-          artifact: { artifactId, name: 'response', description: '', parts: [textPart(delta)], metadata: undefined, extensions: [] },
-        }));
+        bus.publish(
+          AgentEvent.artifactUpdate({
+            taskId,
+            contextId,
+            append: sent > 0,
+            lastChunk: last,
+            metadata: undefined,
+            artifact: { artifactId, name: 'response', description: '', parts: [textPart(delta)], metadata: undefined, extensions: [] },
+          }),
+        );
         sent++;
       };
-      const text = await this.host.run(this.agentName, {
-        message: textOf(ctx.userMessage.parts), history: this.contextHistory(taskId, contextId), protocol: 'a2a', ref: taskId,
-      }, ac.signal, (ev) => {
-        if (ev.type !== 'text' || ev.subagentRunId || ac.signal.aborted) return;
-        if (held !== undefined) chunk(held, false);
-        held = ev.delta;
-      });
+      const text = await this.host.run(
+        this.agentName,
+        {
+          message: textOf(ctx.userMessage.parts),
+          history: this.contextHistory(taskId, contextId),
+          protocol: 'a2a',
+          ref: taskId,
+        },
+        ac.signal,
+        (ev) => {
+          if (ev.type !== 'text' || ev.subagentRunId || ac.signal.aborted) return;
+          if (held !== undefined) chunk(held, false);
+          held = ev.delta;
+        },
+      );
       if (ac.signal.aborted) {
         span.setAttribute('a2a.task.state', TaskState[TaskState.TASK_STATE_CANCELED]);
         return;
@@ -102,10 +144,18 @@ export class FwAgentExecutor implements AgentExecutor {
     const run = this.running.get(taskId);
     const reason = this.reasons.get(taskId) ?? 'cancelled';
     run?.ac.abort(new RunCancelledError(reason));
-    bus.publish(AgentEvent.statusUpdate({
-      taskId, contextId: run?.contextId ?? '', metadata: undefined,
-      status: { state: TaskState.TASK_STATE_CANCELED, message: agentMessage(taskId, run?.contextId ?? '', reason), timestamp: new Date().toISOString() },
-    }));
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId: run?.contextId ?? '',
+        metadata: undefined,
+        status: {
+          state: TaskState.TASK_STATE_CANCELED,
+          message: agentMessage(taskId, run?.contextId ?? '', reason),
+          timestamp: new Date().toISOString(),
+        },
+      }),
+    );
   }
 
   /** Tasks whose run is in flight. */

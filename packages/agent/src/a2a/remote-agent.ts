@@ -20,8 +20,14 @@ export function a2aRemoteCaller(): RemoteCaller {
       client.catch(() => clients.delete(url));
     }
     const msg: Message = {
-      messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [textPart(message)],
-      metadata: undefined, extensions: [], referenceTaskIds: [],
+      messageId: randomUUID(),
+      contextId: '',
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [textPart(message)],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
     };
     const result = await (await client).sendMessage(
       { tenant: '', message: msg, configuration: undefined, metadata: undefined },

@@ -13,7 +13,7 @@ const NAMES: Record<number, string> = {
 
 /** The A2A state names used in events and the admin plane (`working`, `canceled`, …). */
 export function stateName(state: TaskState | undefined): string {
-  return state === undefined ? 'unknown' : NAMES[state] ?? 'unknown';
+  return state === undefined ? 'unknown' : (NAMES[state] ?? 'unknown');
 }
 
 export function stateFromName(name: string): TaskState | undefined {

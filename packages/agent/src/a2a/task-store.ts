@@ -62,12 +62,22 @@ export class BoundedTaskStore {
       } catch {
         continue;
       }
-      this.entries.set(row.id, { task, agentName: row.agent, createdAt: row.created_at, updatedAt: row.updated_at, expiresAt: row.expires_at ?? undefined });
+      this.entries.set(row.id, {
+        task,
+        agentName: row.agent,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+        expiresAt: row.expires_at ?? undefined,
+      });
       if (!isTerminal(task.status?.state)) {
         interrupted.push(row.id);
         await this.save(row.agent, {
           ...task,
-          status: { state: TaskState.TASK_STATE_FAILED, message: agentMessage(task.id, task.contextId, reason), timestamp: new Date(t).toISOString() },
+          status: {
+            state: TaskState.TASK_STATE_FAILED,
+            message: agentMessage(task.id, task.contextId, reason),
+            timestamp: new Date(t).toISOString(),
+          },
         });
       }
     }
@@ -79,7 +89,10 @@ export class BoundedTaskStore {
     const t = new Date(this.now()).toISOString();
     for (const e of [...this.entries.values()]) {
       if (isTerminal(e.task.status?.state)) continue;
-      await this.save(e.agentName, { ...e.task, status: { state: TaskState.TASK_STATE_FAILED, message: agentMessage(e.task.id, e.task.contextId, reason), timestamp: t } });
+      await this.save(e.agentName, {
+        ...e.task,
+        status: { state: TaskState.TASK_STATE_FAILED, message: agentMessage(e.task.id, e.task.contextId, reason), timestamp: t },
+      });
     }
     this.closed = true;
     await Promise.allSettled([...this.writing.values()]);
@@ -221,7 +234,9 @@ export class BoundedTaskStore {
 
   private forget(ids: string[]): void {
     for (const id of ids) this.entries.delete(id);
-    void this.records.delete(ids).catch((err: unknown) => this.log.error({ error: errorSummary(err), tasks: ids.length }, 'deleting expired tasks failed'));
+    void this.records
+      .delete(ids)
+      .catch((err: unknown) => this.log.error({ error: errorSummary(err), tasks: ids.length }, 'deleting expired tasks failed'));
   }
 
   /** Evicts the oldest terminal task when full; refuses when every task is still live. */
@@ -253,8 +268,14 @@ function decodePageToken(token: string): number {
 
 function toRow(id: string, e: Entry): TaskRow {
   return {
-    id, agent: e.agentName, context_id: e.task.contextId, state: stateName(e.task.status?.state), created_at: e.createdAt, updated_at: e.updatedAt,
-    expires_at: e.expiresAt ?? null, body: JSON.stringify(e.task),
+    id,
+    agent: e.agentName,
+    context_id: e.task.contextId,
+    state: stateName(e.task.status?.state),
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
+    expires_at: e.expiresAt ?? null,
+    body: JSON.stringify(e.task),
   };
 }
 

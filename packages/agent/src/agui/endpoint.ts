@@ -16,7 +16,16 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
-import { BadRequestError, LimitExceededError, NotFoundError, readJson, requireJsonContentType, sendError, sendJson, type Framework } from '@fw/runtime';
+import {
+  BadRequestError,
+  LimitExceededError,
+  NotFoundError,
+  readJson,
+  requireJsonContentType,
+  sendError,
+  sendJson,
+  type Framework,
+} from '@fw/runtime';
 import { admitAgentCall } from '../auth.js';
 import type { AgentHost, MountedAgent } from '../host.js';
 import type { AiMessage, AiToolCall, AiToolSpec } from '../runtime/port.js';
@@ -66,7 +75,7 @@ export function mountAgui(fw: Framework, host: AgentHost, agent: MountedAgent): 
 
 async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, res: ServerResponse): Promise<void> {
   // JSON only (415 for a form or text/plain POST), size, and depth (400 json_too_deep) before parsing.
-  const body = await readJson(req, host.fw.config.get<number>('fw.agent.max-body-bytes'));
+  const body = await readJson(req, host.fw.config.get('fw.agent.max-body-bytes'));
   const parsed = RunAgentInputSchema.safeParse(body);
   if (!parsed.success) {
     throw new BadRequestError('invalid RunAgentInput', {
@@ -76,7 +85,7 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
   const input = parsed.data as RunAgentInput;
   const { message, history, continuation } = conversation(input);
   const active = aguiRuns(host);
-  const max = host.fw.config.get<number>('fw.agent.agui.max-runs');
+  const max = host.fw.config.get('fw.agent.agui.max-runs');
   if (active.size >= max) throw new LimitExceededError('fw.agent.agui.max-runs', max);
   const key = `${agent.name}:${input.runId}`;
   if (active.has(key)) throw new BadRequestError(`run '${input.runId}' is already in progress`);
@@ -88,7 +97,12 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
   };
   res.on('close', onClose);
 
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
   const send = (event: BaseEvent & Record<string, unknown>): void => {
     if (!res.writableEnded && !res.destroyed) res.write(`data: ${JSON.stringify({ ...event, timestamp: Date.now() })}\n\n`);
   };
@@ -133,10 +147,21 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
 
   send({ type: EventType.RUN_STARTED, threadId, runId });
   try {
-    const text = await host.run(agent.name, {
-      message, history, continuation, protocol: 'agui', ref: runId,
-      state: input.state, forwardedProps: input.forwardedProps, clientTools: clientTools(input),
-    }, ac.signal, onEvent);
+    const text = await host.run(
+      agent.name,
+      {
+        message,
+        history,
+        continuation,
+        protocol: 'agui',
+        ref: runId,
+        state: input.state,
+        forwardedProps: input.forwardedProps,
+        clientTools: clientTools(input),
+      },
+      ac.signal,
+      onEvent,
+    );
     closeMessage();
     send({ type: EventType.RUN_FINISHED, threadId, runId, result: text, outcome: { type: 'success' } });
   } catch (err) {
@@ -144,7 +169,11 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
     if (ac.signal.aborted) {
       send({ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'cancelled' } });
     } else {
-      send({ type: EventType.RUN_ERROR, message: (err as Error)?.message ?? String(err), code: (err as { code?: string }).code ?? 'run_failed' });
+      send({
+        type: EventType.RUN_ERROR,
+        message: (err as Error)?.message ?? String(err),
+        code: (err as { code?: string }).code ?? 'run_failed',
+      });
     }
   } finally {
     active.delete(key);
@@ -181,12 +210,19 @@ function conversation(input: RunAgentInput): { message: string; history: AiMessa
     }
   }
   if (lastUser < 0) throw new BadRequestError('RunAgentInput has no user message');
-  return { message: (out[lastUser] as { content: string }).content, history: out.slice(0, lastUser), continuation: out.slice(lastUser + 1) };
+  return {
+    message: (out[lastUser] as { content: string }).content,
+    history: out.slice(0, lastUser),
+    continuation: out.slice(lastUser + 1),
+  };
 }
 
 function textOf(content: unknown): string {
-  return typeof content === 'string' ? content
-    : Array.isArray(content) ? content.map((p) => ((p as { type?: string; text?: string }).type === 'text' ? (p as { text: string }).text : '')).join('') : '';
+  return typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((p) => ((p as { type?: string; text?: string }).type === 'text' ? (p as { text: string }).text : '')).join('')
+      : '';
 }
 
 /** Tool-call arguments arrive as JSON text; text that is not JSON is kept as it came. */
@@ -203,6 +239,7 @@ function clientTools(input: RunAgentInput): AiToolSpec[] {
   return (input.tools ?? []).map((t) => ({
     name: t.name,
     description: t.description ?? '',
-    parameters: t.parameters && typeof t.parameters === 'object' ? (t.parameters as Record<string, unknown>) : { type: 'object', properties: {} },
+    parameters:
+      t.parameters && typeof t.parameters === 'object' ? (t.parameters as Record<string, unknown>) : { type: 'object', properties: {} },
   }));
 }

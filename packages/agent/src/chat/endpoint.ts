@@ -24,24 +24,32 @@ async function openSession(host: AgentHost, agent: MountedAgent, resource: Resou
   const owner = resource.principal?.id ?? null;
   const resumed = asked && UUID.test(asked) ? await host.sessions.resume(asked, agent.name, resource.uuid, owner) : undefined;
   const session = resumed ?? host.sessions.start(agent.name, resource.uuid, owner);
-  resource.write({ type: 'session', id: session.id, resumed: resumed !== undefined, history: session.history.map((m) => ({ role: m.role, content: m.content })) });
+  resource.write({
+    type: 'session',
+    id: session.id,
+    resumed: resumed !== undefined,
+    history: session.history.map((m) => ({ role: m.role, content: m.content })),
+  });
   return session;
 }
 
 export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): () => void {
   const handler: Handler = {
     open(resource) {
-      const opened = openSession(host, agent, resource).then((session) => {
-        if (resource.closed) {
-          host.sessions.end(session);
+      const opened = openSession(host, agent, resource).then(
+        (session) => {
+          if (resource.closed) {
+            host.sessions.end(session);
+            return undefined;
+          }
+          resource.attributes.set(SESSION, session);
+          return session;
+        },
+        (err: Error) => {
+          resource.close(err.message);
           return undefined;
-        }
-        resource.attributes.set(SESSION, session);
-        return session;
-      }, (err: Error) => {
-        resource.close(err.message);
-        return undefined;
-      });
+        },
+      );
       resource.attributes.set(OPENING, opened);
     },
     message(resource, data) {
@@ -57,12 +65,15 @@ export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): 
       });
     },
   };
-  return fw.handle(`/agent/${encodeURIComponent(agent.name)}`, handler, { broadcaster: null, description: `agent ${agent.name} chat sessions` });
+  return fw.handle(`/agent/${encodeURIComponent(agent.name)}`, handler, {
+    broadcaster: null,
+    description: `agent ${agent.name} chat sessions`,
+  });
 }
 
 async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, session: AgentSession, data: string): Promise<void> {
   const text = parsePrompt(data);
-  const max = host.fw.config.get<number>('fw.agent.max-message-chars');
+  const max = host.fw.config.get('fw.agent.max-message-chars');
   if (text === undefined || text.length === 0) {
     resource.write({ type: 'error', code: 'bad_request', message: 'expected a text prompt or {"text": "…"}' });
     return;
@@ -79,14 +90,23 @@ async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, 
   const ac = new AbortController();
   session.running = ac;
   try {
-    const answer = await host.run(agent.name, { message: text, history: [...session.history], sessionId: session.id, protocol: 'chat', ref: session.id }, ac.signal, (ev) => {
-      if (ev.type === 'text' && !ev.subagentRunId) resource.write({ type: 'token', delta: ev.delta });
-    });
+    const answer = await host.run(
+      agent.name,
+      { message: text, history: [...session.history], sessionId: session.id, protocol: 'chat', ref: session.id },
+      ac.signal,
+      (ev) => {
+        if (ev.type === 'text' && !ev.subagentRunId) resource.write({ type: 'token', delta: ev.delta });
+      },
+    );
     host.sessions.remember(session, { role: 'user', content: text }, { role: 'assistant', content: answer });
     resource.write({ type: 'done', text: answer });
   } catch (err) {
     if (!ac.signal.aborted || !(ac.signal.reason instanceof RunCancelledError)) {
-      resource.write({ type: 'error', code: (err as { code?: string }).code ?? 'run_failed', message: (err as Error)?.message ?? String(err) });
+      resource.write({
+        type: 'error',
+        code: (err as { code?: string }).code ?? 'run_failed',
+        message: (err as Error)?.message ?? String(err),
+      });
     }
   } finally {
     session.running = undefined;

@@ -24,18 +24,24 @@ export function mountMcp(fw: Framework, host: AgentHost, agent: MountedAgent): (
   // An agent's endpoint serves the agent's tools only, not the process-wide registry, behind the
   // agents' authentication (every request and upgrade), or, when fw.mcp.oauth.* is set, as an
   // OAuth resource server of its own (its URL is the audience its tokens must carry).
-  const mounted = mountMcpServer(fw, { name: agent.name, version: agent.def.options.version, path: `${agent.path}/mcp` }, {
-    globalRegistry: false,
-    registries: [registry],
-    principalResolver: (req) => host.auth?.check(req),
-    access: async (req) => {
-      await host.auth?.check(req);
+  const mounted = mountMcpServer(
+    fw,
+    { name: agent.name, version: agent.def.options.version, path: `${agent.path}/mcp` },
+    {
+      frameworkRegistry: false,
+      registries: [registry],
+      principalResolver: (req) => host.auth?.check(req),
+      access: async (req) => {
+        await host.auth?.check(req);
+      },
+      oauth: true,
     },
-    oauth: true,
-  });
+  );
   agent.protocols.add('mcp');
-  return [() => {
-    agent.protocols.delete('mcp');
-    mounted.close();
-  }];
+  return [
+    () => {
+      agent.protocols.delete('mcp');
+      mounted.close();
+    },
+  ];
 }

@@ -90,7 +90,10 @@ export class AiSdkProvider implements ModelProvider {
           yield {
             type: 'finish',
             reason: part.finishReason,
-            usage: { ...definedNumber('inputTokens', part.totalUsage.inputTokens), ...definedNumber('outputTokens', part.totalUsage.outputTokens) },
+            usage: {
+              ...definedNumber('inputTokens', part.totalUsage.inputTokens),
+              ...definedNumber('outputTokens', part.totalUsage.outputTokens),
+            },
             ...(responseModel ? { responseModel } : {}),
           };
           break;
@@ -121,7 +124,12 @@ function toModelMessage(m: AiMessage): ModelMessage {
         role: 'assistant',
         content: [
           ...(m.content ? [{ type: 'text' as const, text: m.content }] : []),
-          ...(m.toolCalls ?? []).map((c) => ({ type: 'tool-call' as const, toolCallId: c.toolCallId, toolName: c.toolName, input: c.input })),
+          ...(m.toolCalls ?? []).map((c) => ({
+            type: 'tool-call' as const,
+            toolCallId: c.toolCallId,
+            toolName: c.toolName,
+            input: c.input,
+          })),
         ],
       };
     case 'tool':

@@ -33,7 +33,13 @@ export function networkError(e: unknown, what: string): ClientError {
  * Client → server over HTTP: the message text is the POST body, addressed by `tracking`; a bridge
  * answer also carries `frame=tool-response`.
  */
-export async function postMessage(fetchImpl: FetchLike, endpoint: URL, uuid: string, data: string, kind: UpstreamKind = 'm'): Promise<void> {
+export async function postMessage(
+  fetchImpl: FetchLike,
+  endpoint: URL,
+  uuid: string,
+  data: string,
+  kind: UpstreamKind = 'm',
+): Promise<void> {
   let res: Response;
   try {
     res = await fetchImpl(endpointUrl(endpoint, 'http', { tracking: uuid, frame: kind === 'm' ? undefined : kind }), {
@@ -52,10 +58,12 @@ export async function postMessage(fetchImpl: FetchLike, endpoint: URL, uuid: str
 /** The client is done: the server may end the resource now instead of after its resume grace. */
 export function deleteResource(fetchImpl: FetchLike, endpoint: URL, uuid: string): void {
   // `keepalive` lets the request outlive a page that is being unloaded.
-  fetchImpl(endpointUrl(endpoint, 'http', { tracking: uuid }), { method: 'DELETE', keepalive: true }).then(
-    (res) => res.arrayBuffer(),
-    () => undefined,
-  ).catch(() => undefined);
+  fetchImpl(endpointUrl(endpoint, 'http', { tracking: uuid }), { method: 'DELETE', keepalive: true })
+    .then(
+      (res) => res.arrayBuffer(),
+      () => undefined,
+    )
+    .catch(() => undefined);
 }
 
 /** Reads a response body as text chunks until it ends; rejects when the stream breaks. */

@@ -102,4 +102,3 @@ export function ndjsonConsumer(deliver: (text: string) => void, alive: () => voi
     }
   };
 }
-

@@ -14,7 +14,9 @@ export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): Tra
   const Impl = env.WebSocket;
   if (!Impl) {
     // Reported asynchronously, like every other transport failure, so the caller's state is set.
-    queueMicrotask(() => sink.end(new ClientError('transport_unavailable', 'no WebSocket implementation (pass options.WebSocket, or use @fw/client/node)')));
+    queueMicrotask(() =>
+      sink.end(new ClientError('transport_unavailable', 'no WebSocket implementation (pass options.WebSocket, or use @fw/client/node)')),
+    );
     return { send: () => Promise.reject(new ClientError('transport_unavailable', 'no WebSocket')), close: noop, watchesSilence: true };
   }
   let done = false;

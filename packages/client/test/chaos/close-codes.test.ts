@@ -6,27 +6,41 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { connect, FINAL_CLOSE_CODES } from '../../src/node.js';
-import { eventually, within } from '../helpers.js';
+import { connect, FINAL_CLOSE_CODES } from '../../dist/node.js';
+import { within } from '../helpers.js';
+import { waitFor } from '@fw/testing';
 
 /** A WebSocket endpoint that handshakes like fw, then closes each connection with `code` (the first one only). */
-async function closingServer(code: number, reason: string): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
+async function closingServer(
+  code: number,
+  reason: string,
+): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise((r) => wss.once('listening', r));
   let n = 0;
   wss.on('connection', (ws) => {
     n++;
-    ws.send(JSON.stringify({ t: 'hs', uuid: `00000000-0000-4000-8000-00000000000${n}`, transport: 'websocket', heartbeat: 25000, resumed: false, epoch: 'e' }));
+    ws.send(
+      JSON.stringify({
+        t: 'hs',
+        uuid: `00000000-0000-4000-8000-00000000000${n}`,
+        transport: 'websocket',
+        heartbeat: 25000,
+        resumed: false,
+        epoch: 'e',
+      }),
+    );
     if (n === 1) setTimeout(() => ws.close(code, reason), 10);
   });
   const { port } = wss.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/fw/x`,
     connections: () => n,
-    close: () => new Promise((r) => {
-      for (const c of wss.clients) c.terminate();
-      wss.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close(() => r());
+      }),
   };
 }
 
@@ -44,7 +58,7 @@ for (const code of RECONNECT.filter((c) => c !== 1006)) {
     const states: string[] = [];
     client.onStateChange((s) => states.push(s));
     try {
-      await eventually(() => server.connections() === 2 && client.state === 'open', 'the reconnect');
+      await waitFor('the reconnect', () => server.connections() === 2 && client.state === 'open');
       assert.deepEqual(states, ['open', 'reconnecting', 'open']);
     } finally {
       client.close();

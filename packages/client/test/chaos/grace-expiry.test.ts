@@ -6,9 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, type TransportName } from '../../src/node.js';
-import { eventually, serve, until } from '../helpers.js';
-import { assertAudit, record } from './audit.js';
+import { connect, type TransportName } from '../../dist/node.js';
+import { serve, until } from '../helpers.js';
+import { assertAudit, record, waitFor } from '@fw/testing';
 
 const ROOM = '/fw/chat/lobby';
 const GRACE = 150;
@@ -17,9 +17,14 @@ for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as Tra
   for (const replayCache of [256, 20]) {
     if (replayCache === 20 && transport !== 'websocket' && transport !== 'sse') continue;
     test(`${transport}, replay cache ${replayCache}: disconnected longer than the grace period while publishing goes on → ${replayCache === 256 ? 'nothing lost' : 'an exact gap'}, then every live message`, async (t) => {
-      const server = await serve({ 'fw.resume.grace': GRACE, 'fw.broadcaster.replay-cache': replayCache }, (fw) => fw.handle('/chat/{room}', {}));
+      const server = await serve({ 'fw.resume.grace': GRACE, 'fw.broadcaster.replay-cache': replayCache }, (fw) =>
+        fw.handle('/chat/{room}', {}),
+      );
       // The reconnect comes well after the grace period.
-      const client = connect(server.url(ROOM), { transports: [transport], reconnect: { minDelay: GRACE * 4, maxDelay: GRACE * 4, jitter: 0 } });
+      const client = connect(server.url(ROOM), {
+        transports: [transport],
+        reconnect: { minDelay: GRACE * 4, maxDelay: GRACE * 4, jitter: 0 },
+      });
       t.after(() => {
         client.close();
         return server.close();
@@ -34,7 +39,7 @@ for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as Tra
       await until(client, 'open');
       const firstUuid = client.uuid;
       for (let i = 0; i < 10; i++) publish();
-      await eventually(() => r.got.length === 10, 'the first ten');
+      await waitFor('the first ten', () => r.got.length === 10);
 
       const expired = new Promise<void>((resolve) => server.fw.events.on('ResourceDisconnected', () => resolve()));
       server.killSockets();
@@ -43,9 +48,9 @@ for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as Tra
       for (let i = 0; i < 40; i++) publish(); // into a recreated broadcaster nobody listens to yet
       await until(client, 'open');
       assert.notEqual(client.uuid, firstUuid, 'a fresh resource');
-      await eventually(() => r.recoveries.length === 1, 'the recovery event');
+      await waitFor('the recovery event', () => r.recoveries.length === 1);
       for (let i = 0; i < 5; i++) publish(); // live again: none may be taken for a duplicate
-      await eventually(() => r.got.at(-1) === published.at(-1), `the last live message (got ${r.got.length})`);
+      await waitFor(`the last live message (got ${r.got.length})`, () => r.got.at(-1) === published.at(-1));
 
       const a = assertAudit(published, r, transport);
       const recovery = r.recoveries[0]!;

@@ -7,9 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework } from '@fw/runtime';
-import { connect, type TransportName } from '../../src/node.js';
-import { eventually, until } from '../helpers.js';
-import { assertAudit, record } from './audit.js';
+import { connect, type TransportName } from '../../dist/node.js';
+import { until } from '../helpers.js';
+import { assertAudit, record, waitFor } from '@fw/testing';
 
 const ROOM = '/fw/chat/lobby';
 
@@ -23,13 +23,16 @@ async function start(port: number): Promise<{ fw: Framework; port: number }> {
 for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as TransportName[]) {
   test(`${transport}: restart without a replay store → a server-restarted gap, then the new process's messages exactly once`, async () => {
     let server = await start(0);
-    const client = connect(`http://127.0.0.1:${server.port}${ROOM}`, { transports: [transport], reconnect: { minDelay: 50, maxDelay: 200 } });
+    const client = connect(`http://127.0.0.1:${server.port}${ROOM}`, {
+      transports: [transport],
+      reconnect: { minDelay: 50, maxDelay: 200 },
+    });
     const r = record(client);
     try {
       await until(client, 'open');
       const before = Array.from({ length: 20 }, (_, i) => `old ${i}`);
       for (const m of before) server.fw.runtime.broadcast(ROOM, m);
-      await eventually(() => r.got.length === 20, 'the messages before the restart');
+      await waitFor('the messages before the restart', () => r.got.length === 20);
       await server.fw.close();
       await until(client, 'reconnecting');
       server = await start(server.port);
@@ -38,9 +41,9 @@ for (const transport of ['websocket', 'sse', 'long-polling', 'streaming'] as Tra
       const room = server.fw.broadcasters.lookup(ROOM, true);
       for (const m of after.slice(0, 5)) room.broadcast(m);
       await until(client, 'open');
-      await eventually(() => r.recoveries.length === 1, 'the recovery event');
+      await waitFor('the recovery event', () => r.recoveries.length === 1);
       for (const m of after.slice(5)) server.fw.runtime.broadcast(ROOM, m);
-      await eventually(() => r.got.at(-1) === 'new 9', `the last message (got ${r.got.join(',')})`);
+      await waitFor(`the last message (got ${r.got.join(',')})`, () => r.got.at(-1) === 'new 9');
 
       assert.deepEqual(r.recoveries[0], { recovered: false, resumed: false, gaps: [{ reason: 'server-restarted', b: ROOM }] });
       assert.deepEqual(r.gaps, [{ reason: 'server-restarted', b: ROOM }]);

@@ -9,15 +9,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import WebSocket from 'ws';
-import { connect, type WebSocketConstructor } from '../../src/node.js';
-import { eventually, serve, until } from '../helpers.js';
-import { assertAudit, record } from './audit.js';
+import { connect, type WebSocketConstructor } from '../../dist/node.js';
+import { serve, until } from '../helpers.js';
+import { assertAudit, record, waitFor } from '@fw/testing';
 
 const ROOM = '/fw/feed/main';
 
 for (const policy of ['drop', 'disconnect'] as const) {
   test(`slow consumer, policy ${policy}: ${policy === 'drop' ? 'a gap before the next message, counts exact' : 'cut, resumed, nothing lost'}`, async (t) => {
-    const server = await serve({ 'fw.slow-consumer.high-water-mark': 64 * 1024, 'fw.slow-consumer.policy': policy }, (fw) => fw.handle('/feed/{name}', {}));
+    const server = await serve({ 'fw.slow-consumer.high-water-mark': 64 * 1024, 'fw.slow-consumer.policy': policy }, (fw) =>
+      fw.handle('/feed/{name}', {}),
+    );
     const paused: Socket[] = [];
     let slow = true;
     // The first connection stops reading as soon as it is open; later ones read normally.
@@ -47,7 +49,7 @@ for (const policy of ['drop', 'disconnect'] as const) {
     });
     const r = record(client);
     await until(client, 'open');
-    await eventually(() => paused.length === 1, 'the client socket paused');
+    await waitFor('the client socket paused', () => paused.length === 1);
     const published: string[] = [];
     const big = 'x'.repeat(32 * 1024);
     const stats = (): { dropped: number; slowConsumerDisconnects: number } => server.fw.runtime.stats();
@@ -65,21 +67,24 @@ for (const policy of ['drop', 'disconnect'] as const) {
     }
     assert.ok(stats().dropped > 0 || stats().slowConsumerDisconnects > 0, 'the high-water mark was reached');
     paused[0]!.resume();
-    await eventually(() => client.state === 'open', 'open again');
+    await waitFor('open again', () => client.state === 'open');
     // Until the server's buffer has drained these may be dropped too: one at a time until one arrives.
     for (let i = 0; i < 200 && !r.got.at(-1)?.startsWith('end'); i++) {
       const m = `end ${published.length}`;
       published.push(m);
       server.fw.runtime.broadcast(ROOM, m);
-      await eventually(() => r.got.at(-1) === m || client.state !== 'open', 'a message after the drain', 100).catch(() => undefined);
-      if (client.state !== 'open') await eventually(() => client.state === 'open', 'open again');
+      await waitFor('a message after the drain', () => r.got.at(-1) === m || client.state !== 'open', 100).catch(() => undefined);
+      if (client.state !== 'open') await waitFor('open again', () => client.state === 'open');
     }
-    await eventually(() => r.got.at(-1) === published.at(-1), `the last message (got ${r.got.length} of ${published.length})`, 15_000);
+    await waitFor(`the last message (got ${r.got.length} of ${published.length})`, () => r.got.at(-1) === published.at(-1), 15_000);
 
     const a = assertAudit(published, r, policy);
     if (policy === 'drop') {
       assert.ok(a.missing > 0);
-      assert.ok(r.gaps.every((g) => g.reason === 'slow-consumer-dropped' && g.b === ROOM), JSON.stringify(r.gaps));
+      assert.ok(
+        r.gaps.every((g) => g.reason === 'slow-consumer-dropped' && g.b === ROOM),
+        JSON.stringify(r.gaps),
+      );
       assert.equal(a.signalled, stats().dropped, 'the gaps name every dropped message');
       assert.equal(r.recoveries.length, 0, 'no reconnect');
     } else {

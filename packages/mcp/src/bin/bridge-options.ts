@@ -26,7 +26,16 @@ environment:
 exit codes: 0 stdin closed, 2 bad usage or URL, 3 server unreachable`;
 
 /** Header names the bridge manages itself and a user may not override. */
-const RESERVED = new Set(['content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'content-length', 'host']);
+const RESERVED = new Set([
+  'content-type',
+  'accept',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'content-length',
+  'host',
+]);
 
 export type Parsed = { kind: 'run'; options: BridgeOptions } | { kind: 'help' } | { kind: 'error'; message: string };
 
@@ -46,7 +55,10 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Pars
   const headers: Record<string, string> = {};
   let verbose = false;
   let target: string | undefined;
-  for (const extra of (env.FW_MCP_BRIDGE_HEADERS ?? '').split('\n').map((l) => l.trim()).filter(Boolean)) {
+  for (const extra of (env.FW_MCP_BRIDGE_HEADERS ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)) {
     const wrong = addHeader(headers, extra);
     if (wrong) return { kind: 'error', message: `FW_MCP_BRIDGE_HEADERS: ${wrong}` };
   }
@@ -74,6 +86,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Pars
   } catch {
     return { kind: 'error', message: `not a URL: '${target}'` };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'error', message: `the URL must be http:// or https://, got '${target}'` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { kind: 'error', message: `the URL must be http:// or https://, got '${target}'` };
   return { kind: 'run', options: { url, headers, verbose } };
 }

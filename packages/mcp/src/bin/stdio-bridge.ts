@@ -34,7 +34,7 @@ if (parsed.kind === 'help') {
 }
 if (parsed.kind === 'error') {
   process.stderr.write(`fw-mcp-stdio-bridge: ${parsed.message}\n`);
-  fail(EXIT_USAGE, 'usage: fw-mcp-stdio-bridge [--header \'Name: value\'] [--verbose] <http(s)://host:port/mcp> (--help for details)');
+  fail(EXIT_USAGE, "usage: fw-mcp-stdio-bridge [--header 'Name: value'] [--verbose] <http(s)://host:port/mcp> (--help for details)");
 }
 const { url, headers: extraHeaders, verbose } = parsed.options;
 
@@ -187,7 +187,12 @@ function isModern(m: Message | undefined): boolean {
 }
 
 function modernPost(message: Message, signal: AbortSignal): Promise<Response> {
-  const h = { ...extraHeaders, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...modernHeaders.for(message) };
+  const h = {
+    ...extraHeaders,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...modernHeaders.for(message),
+  };
   return fetch(url, { method: 'POST', headers: h, body: JSON.stringify(message), signal });
 }
 
@@ -203,7 +208,10 @@ async function handleModern(message: Message): Promise<void> {
     if (res.status === 400 && message.method === 'tools/call' && typeof name === 'string' && !modernHeaders.knows(name)) {
       // A HeaderMismatch for a tool whose x-mcp-header parameters we never saw: learn them from
       // tools/list and retry once (transports/streamable-http "Client Behavior").
-      const body = await res.clone().json().catch(() => undefined) as { error?: { code?: number } } | undefined;
+      const body = (await res
+        .clone()
+        .json()
+        .catch(() => undefined)) as { error?: { code?: number } } | undefined;
       if (body?.error?.code === -32020) {
         await res.arrayBuffer();
         await learnTools(message, controller.signal);
@@ -232,15 +240,16 @@ async function learnTools(like: Message, signal: AbortSignal): Promise<void> {
     return;
   }
   const type = res.headers.get('content-type') ?? '';
-  const answer = type.includes('text/event-stream') && res.body
-    ? await (async () => {
-      for await (const data of sseMessages(res.body as ReadableStream<Uint8Array>)) {
-        const m = JSON.parse(data) as Message;
-        if (m.id === request.id) return m;
-      }
-      return undefined;
-    })()
-    : (await res.json()) as Message;
+  const answer =
+    type.includes('text/event-stream') && res.body
+      ? await (async () => {
+          for await (const data of sseMessages(res.body as ReadableStream<Uint8Array>)) {
+            const m = JSON.parse(data) as Message;
+            if (m.id === request.id) return m;
+          }
+          return undefined;
+        })()
+      : ((await res.json()) as Message);
   modernHeaders.learn((answer as { result?: unknown } | undefined)?.result);
 }
 
@@ -318,7 +327,8 @@ async function respond(res: Response, request: Message | undefined, tap?: (m: un
   }
   log(`HTTP ${res.status}: ${detail}`);
   // A request must get an answer, or the client waits forever.
-  if (request?.id !== undefined && request.method) emit({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: `HTTP ${res.status}: ${detail}` } });
+  if (request?.id !== undefined && request.method)
+    emit({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: `HTTP ${res.status}: ${detail}` } });
 }
 
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
@@ -339,7 +349,10 @@ rl.on('close', () => {
     await Promise.allSettled([...inFlight]);
     getStream?.abort();
     if (sessionId) {
-      await fetch(url, { method: 'DELETE', headers: headers() }).then((r) => r.arrayBuffer(), () => undefined);
+      await fetch(url, { method: 'DELETE', headers: headers() }).then(
+        (r) => r.arrayBuffer(),
+        () => undefined,
+      );
     }
     process.exit(0);
   })();

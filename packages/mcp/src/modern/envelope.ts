@@ -27,20 +27,34 @@ export interface Refusal {
  */
 export function readEnvelope(req: JsonRpcRequest, headerVersion: string | undefined): Envelope | Refusal {
   const meta = req.params?._meta;
-  const bad = (code: number, message: string, data?: unknown): Refusal => ({ status: 400, reply: errorResponse(req.id, code, message, data) });
+  const bad = (code: number, message: string, data?: unknown): Refusal => ({
+    status: 400,
+    reply: errorResponse(req.id, code, message, data),
+  });
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) {
-    return bad(RpcCode.InvalidParams, `params._meta is required under the 2026-07-28 revision (with '${META.protocolVersion}' and '${META.clientCapabilities}')`);
+    return bad(
+      RpcCode.InvalidParams,
+      `params._meta is required under the 2026-07-28 revision (with '${META.protocolVersion}' and '${META.clientCapabilities}')`,
+    );
   }
   const m = meta as Record<string, unknown>;
   const version = m[META.protocolVersion];
-  if (typeof version !== 'string' || version === '') return bad(RpcCode.InvalidParams, `params._meta['${META.protocolVersion}'] is required`);
+  if (typeof version !== 'string' || version === '')
+    return bad(RpcCode.InvalidParams, `params._meta['${META.protocolVersion}'] is required`);
   const caps = m[META.clientCapabilities];
-  if (caps === null || typeof caps !== 'object' || Array.isArray(caps)) return bad(RpcCode.InvalidParams, `params._meta['${META.clientCapabilities}'] is required (an object; {} declares none)`);
+  if (caps === null || typeof caps !== 'object' || Array.isArray(caps))
+    return bad(RpcCode.InvalidParams, `params._meta['${META.clientCapabilities}'] is required (an object; {} declares none)`);
   if (headerVersion !== undefined && headerVersion !== version) {
-    return bad(ModernCode.HeaderMismatch, `Header mismatch: MCP-Protocol-Version header '${headerVersion}' does not match _meta protocolVersion '${version}'`);
+    return bad(
+      ModernCode.HeaderMismatch,
+      `Header mismatch: MCP-Protocol-Version header '${headerVersion}' does not match _meta protocolVersion '${version}'`,
+    );
   }
   if (!(MODERN_VERSIONS as readonly string[]).includes(version)) {
-    return bad(ModernCode.UnsupportedProtocolVersion, `Unsupported protocol version '${version}'`, { supported: [...MODERN_VERSIONS], requested: version });
+    return bad(ModernCode.UnsupportedProtocolVersion, `Unsupported protocol version '${version}'`, {
+      supported: [...MODERN_VERSIONS],
+      requested: version,
+    });
   }
   const level = m[META.logLevel];
   if (level !== undefined && (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level))) {
@@ -50,7 +64,10 @@ export function readEnvelope(req: JsonRpcRequest, headerVersion: string | undefi
   return {
     protocolVersion: version,
     clientCapabilities: caps as Record<string, unknown>,
-    clientInfo: info && typeof info === 'object' && typeof info.name === 'string' ? { name: info.name, version: String(info.version ?? '') } : undefined,
+    clientInfo:
+      info && typeof info === 'object' && typeof info.name === 'string'
+        ? { name: info.name, version: String(info.version ?? '') }
+        : undefined,
     logLevel: level as LogLevel | undefined,
   };
 }

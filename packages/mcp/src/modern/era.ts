@@ -31,14 +31,30 @@ export const ModernCode = {
 /** Methods a modern request may call; everything else (initialize, ping, logging/setLevel,
  *  resources/subscribe, …) answers -32601 / HTTP 404 (transports/streamable-http "Protocol Version Header"). */
 export const MODERN_METHODS: ReadonlySet<string> = new Set([
-  'server/discover', 'subscriptions/listen', 'tools/list', 'tools/call', 'resources/list',
-  'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get', 'completion/complete',
+  'server/discover',
+  'subscriptions/listen',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
   // The tasks extension (io.modelcontextprotocol/tasks, SEP-2663).
-  'tasks/get', 'tasks/update', 'tasks/cancel',
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
 ]);
 
 /** Results that carry `ttlMs` / `cacheScope` (server/utilities/caching "Cacheable Results"). */
-export const LIST_RESULTS: ReadonlySet<string> = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
+export const LIST_RESULTS: ReadonlySet<string> = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+]);
 
 /** Methods whose handlers may answer `input_required` (basic/patterns/mrtr). */
 export const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);

@@ -26,17 +26,26 @@ export function headerAnnotationProblems(schema: JsonSchema): string[] {
       const where = path.length ? `parameter '${path.join('.')}'` : 'the schema root';
       const value = s['x-mcp-header'];
       if (!reachable || path.length === 0) {
-        problems.push(`${where}: x-mcp-header is only allowed on a property reachable from the root through 'properties' alone (not items, oneOf/anyOf/allOf/not, if/then/else or $ref)`);
+        problems.push(
+          `${where}: x-mcp-header is only allowed on a property reachable from the root through 'properties' alone (not items, oneOf/anyOf/allOf/not, if/then/else or $ref)`,
+        );
       } else if (typeof value !== 'string' || value === '') {
         problems.push(`${where}: x-mcp-header must be a non-empty string`);
       } else if (!TOKEN.test(value)) {
-        problems.push(`${where}: x-mcp-header ${JSON.stringify(value)} is not an HTTP field-name token (RFC 9110 §5.1: letters, digits and !#$%&'*+-.^_\`|~)`);
+        problems.push(
+          `${where}: x-mcp-header ${JSON.stringify(value)} is not an HTTP field-name token (RFC 9110 §5.1: letters, digits and !#$%&'*+-.^_\`|~)`,
+        );
       } else {
         const other = seen.get(value.toLowerCase());
-        if (other !== undefined) problems.push(`${where}: x-mcp-header '${value}' is already used by parameter '${other}' (values are unique, case-insensitively)`);
+        if (other !== undefined)
+          problems.push(
+            `${where}: x-mcp-header '${value}' is already used by parameter '${other}' (values are unique, case-insensitively)`,
+          );
         else seen.set(value.toLowerCase(), path.join('.'));
         if (typeof s.type !== 'string' || !PRIMITIVE.has(s.type)) {
-          problems.push(`${where}: x-mcp-header is only allowed on string, integer or boolean parameters (this one is ${JSON.stringify(s.type ?? 'untyped')}; number is not allowed)`);
+          problems.push(
+            `${where}: x-mcp-header is only allowed on string, integer or boolean parameters (this one is ${JSON.stringify(s.type ?? 'untyped')}; number is not allowed)`,
+          );
         }
       }
     }

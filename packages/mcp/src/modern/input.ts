@@ -29,15 +29,24 @@ export class InputRequiredSignal extends Error {
 /** `-32021`: the request needs a client capability the client did not declare. */
 export class MissingClientCapabilityError extends McpError {
   constructor(capability: string, method: string) {
-    super(ModernCode.MissingRequiredClientCapability, 'mcp_missing_client_capability',
+    super(
+      ModernCode.MissingRequiredClientCapability,
+      'mcp_missing_client_capability',
       `this request needs the client capability '${capability}' (for ${method}), which the client did not declare`,
-      { requiredCapabilities: { [capability]: {} } });
+      { requiredCapabilities: { [capability]: {} } },
+    );
   }
 }
 
 /** Throws -32021 when `method` needs a capability missing from `capabilities`; -32602 for unknown input methods. */
 export function requireCapability(capabilities: Record<string, unknown>, method: string): void {
   const capability = CAPABILITY_OF[method];
-  if (!capability) throw new McpError(-32602, 'mcp_invalid_input_request', `'${method}' cannot be asked of a client (sampling/createMessage, elicitation/create, roots/list)`);
-  if (capabilities[capability] === undefined || capabilities[capability] === null) throw new MissingClientCapabilityError(capability, method);
+  if (!capability)
+    throw new McpError(
+      -32602,
+      'mcp_invalid_input_request',
+      `'${method}' cannot be asked of a client (sampling/createMessage, elicitation/create, roots/list)`,
+    );
+  if (capabilities[capability] === undefined || capabilities[capability] === null)
+    throw new MissingClientCapabilityError(capability, method);
 }

@@ -1,7 +1,14 @@
 import type { Principal } from '@fw/runtime';
 import type { McpEndpoint } from '../endpoint.js';
 import { RpcCode } from '../errors.js';
-import { errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.js';
+import {
+  errorResponse,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type RequestId,
+} from '../protocol/jsonrpc.js';
 import { isRefusal, readEnvelope } from './envelope.js';
 import { parseFilter, tagged } from './subscriptions.js';
 
@@ -26,11 +33,20 @@ export class ModernMessageChannel {
     const envelope = readEnvelope(msg, undefined);
     if (isRefusal(envelope)) return envelope.reply;
     if (msg.method === 'subscriptions/listen') return this.listen(msg);
-    if (this.inflight.has(msg.id) || this.listens.has(msg.id)) return errorResponse(msg.id, RpcCode.InvalidRequest, `request id ${String(msg.id)} is already in flight`);
+    if (this.inflight.has(msg.id) || this.listens.has(msg.id))
+      return errorResponse(msg.id, RpcCode.InvalidRequest, `request id ${String(msg.id)} is already in flight`);
     const cancel = new AbortController();
     this.inflight.set(msg.id, cancel);
     try {
-      const answer = await this.endpoint.modern.serve(msg, envelope, this.principal, 'websocket', (m) => this.send(m), cancel.signal, this.clientAddress);
+      const answer = await this.endpoint.modern.serve(
+        msg,
+        envelope,
+        this.principal,
+        'websocket',
+        (m) => this.send(m),
+        cancel.signal,
+        this.clientAddress,
+      );
       return cancel.signal.aborted ? undefined : answer?.response;
     } finally {
       this.inflight.delete(msg.id);
@@ -49,7 +65,12 @@ export class ModernMessageChannel {
   private listen(msg: JsonRpcRequest): JsonRpcResponse | undefined {
     const hub = this.endpoint.subscriptions;
     if (this.listens.has(msg.id)) return errorResponse(msg.id, RpcCode.InvalidRequest, `subscription ${String(msg.id)} is already open`);
-    if (hub.size >= this.endpoint.limits.maxSubscriptions) return errorResponse(msg.id, RpcCode.ServerError, `the server holds its maximum of ${this.endpoint.limits.maxSubscriptions} subscriptions (fw.mcp.max-subscriptions)`);
+    if (hub.size >= this.endpoint.limits.maxSubscriptions)
+      return errorResponse(
+        msg.id,
+        RpcCode.ServerError,
+        `the server holds its maximum of ${this.endpoint.limits.maxSubscriptions} subscriptions (fw.mcp.max-subscriptions)`,
+      );
     const filter = parseFilter(msg.params?.notifications, 1000);
     if (typeof filter === 'string') return errorResponse(msg.id, RpcCode.InvalidParams, filter);
     this.send(tagged('notifications/subscriptions/acknowledged', msg.id, { notifications: filter }));
@@ -59,7 +80,11 @@ export class ModernMessageChannel {
       send: (n) => this.send(n),
       end: () => {
         this.listens.delete(msg.id);
-        this.send({ jsonrpc: '2.0', id: msg.id, result: this.endpoint.modern.decorate('subscriptions/listen', {}, { 'io.modelcontextprotocol/subscriptionId': msg.id }) });
+        this.send({
+          jsonrpc: '2.0',
+          id: msg.id,
+          result: this.endpoint.modern.decorate('subscriptions/listen', {}, { 'io.modelcontextprotocol/subscriptionId': msg.id }),
+        });
       },
     });
     this.listens.set(msg.id, () => {

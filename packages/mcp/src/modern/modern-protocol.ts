@@ -32,14 +32,37 @@ export class ModernProtocol {
   }
 
   /** `subscriptions/listen` is the transport's business (a long-lived stream); everything else is here. */
-  async serve(req: JsonRpcRequest, envelope: Envelope, principal: Principal | undefined, transport: 'streamable-http' | 'websocket', sink: Sink, signal?: AbortSignal, clientAddress?: string): Promise<ModernAnswer | undefined> {
+  async serve(
+    req: JsonRpcRequest,
+    envelope: Envelope,
+    principal: Principal | undefined,
+    transport: 'streamable-http' | 'websocket',
+    sink: Sink,
+    signal?: AbortSignal,
+    clientAddress?: string,
+  ): Promise<ModernAnswer | undefined> {
     if (!MODERN_METHODS.has(req.method) || req.method === 'subscriptions/listen') {
-      return { status: 404, response: errorResponse(req.id, RpcCode.MethodNotFound, `Method not found: ${req.method}${REMOVED.has(req.method) ? ' (removed in protocol 2026-07-28)' : ''}`) };
+      return {
+        status: 404,
+        response: errorResponse(
+          req.id,
+          RpcCode.MethodNotFound,
+          `Method not found: ${req.method}${REMOVED.has(req.method) ? ' (removed in protocol 2026-07-28)' : ''}`,
+        ),
+      };
     }
-    if (req.method === 'server/discover') return { status: 200, response: { jsonrpc: '2.0', id: req.id, result: this.decorate(req.method, this.discover()) } };
+    if (req.method === 'server/discover')
+      return { status: 200, response: { jsonrpc: '2.0', id: req.id, result: this.decorate(req.method, this.discover()) } };
     const max = this.endpoint.limits.maxStatelessRequests;
     if (this.running >= max) {
-      return { status: 503, response: errorResponse(req.id, RpcCode.ServerError, `the server is serving its maximum of ${max} stateless requests (fw.mcp.max-stateless-requests); retry shortly`) };
+      return {
+        status: 503,
+        response: errorResponse(
+          req.id,
+          RpcCode.ServerError,
+          `the server is serving its maximum of ${max} stateless requests (fw.mcp.max-stateless-requests); retry shortly`,
+        ),
+      };
     }
     this.running++;
     try {
@@ -49,7 +72,15 @@ export class ModernProtocol {
     }
   }
 
-  private async run(req: JsonRpcRequest, envelope: Envelope, principal: Principal | undefined, transport: 'streamable-http' | 'websocket', sink: Sink, signal?: AbortSignal, clientAddress?: string): Promise<ModernAnswer | undefined> {
+  private async run(
+    req: JsonRpcRequest,
+    envelope: Envelope,
+    principal: Principal | undefined,
+    transport: 'streamable-http' | 'websocket',
+    sink: Sink,
+    signal?: AbortSignal,
+    clientAddress?: string,
+  ): Promise<ModernAnswer | undefined> {
     const session = new StatelessSession(this.endpoint.path, transport, principal, sink, envelope, clientAddress);
     try {
       this.endpoint.protocol.loadInputs(session, req);
@@ -86,9 +117,17 @@ export class ModernProtocol {
     const out: Record<string, unknown> = { ...result };
     out.resultType ??= 'complete';
     const meta = out._meta && typeof out._meta === 'object' ? (out._meta as Record<string, unknown>) : {};
-    out._meta = { ...meta, ...extraMeta, [META.serverInfo]: { name: this.endpoint.identity.name, version: this.endpoint.identity.version } };
+    out._meta = {
+      ...meta,
+      ...extraMeta,
+      [META.serverInfo]: { name: this.endpoint.identity.name, version: this.endpoint.identity.version },
+    };
     if (out.resultType === 'complete') {
-      const hints = LIST_RESULTS.has(method) ? this.endpoint.limits.listCache : method === 'resources/read' ? this.endpoint.limits.readCache : undefined;
+      const hints = LIST_RESULTS.has(method)
+        ? this.endpoint.limits.listCache
+        : method === 'resources/read'
+          ? this.endpoint.limits.readCache
+          : undefined;
       if (hints) {
         out.ttlMs ??= hints.ttlMs;
         out.cacheScope ??= hints.scope;
@@ -103,11 +142,20 @@ const REMOVED = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/su
 /** HTTP status of a JSON-RPC error under 2026-07-28 (transports/streamable-http). */
 export function statusOf(code: number): number {
   if (code === RpcCode.MethodNotFound) return 404;
-  if (code === ModernCode.HeaderMismatch || code === ModernCode.MissingRequiredClientCapability || code === ModernCode.UnsupportedProtocolVersion) return 400;
+  if (
+    code === ModernCode.HeaderMismatch ||
+    code === ModernCode.MissingRequiredClientCapability ||
+    code === ModernCode.UnsupportedProtocolVersion
+  )
+    return 400;
   return 200;
 }
 
 function failure(req: JsonRpcRequest, err: unknown): ModernAnswer {
-  if (err instanceof McpError) return { status: statusOf(err.rpcCode), response: errorResponse(req.id, err.rpcCode, err.message, err.data) };
-  return { status: 200, response: errorResponse(req.id, RpcCode.InternalError, `internal error: ${(err as Error)?.message ?? String(err)}`) };
+  if (err instanceof McpError)
+    return { status: statusOf(err.rpcCode), response: errorResponse(req.id, err.rpcCode, err.message, err.data) };
+  return {
+    status: 200,
+    response: errorResponse(req.id, RpcCode.InternalError, `internal error: ${(err as Error)?.message ?? String(err)}`),
+  };
 }

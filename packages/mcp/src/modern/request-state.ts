@@ -23,7 +23,10 @@ export class RequestStateSealer {
   private readonly key: Buffer;
 
   /** An empty key draws a random one: states then only verify in this process. */
-  constructor(key: string, readonly ttlMs: number) {
+  constructor(
+    key: string,
+    readonly ttlMs: number,
+  ) {
     this.key = key ? Buffer.from(key, 'utf8') : randomBytes(32);
   }
 

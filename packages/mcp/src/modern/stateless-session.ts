@@ -21,7 +21,12 @@ export class StatelessSession extends McpSession {
     transport: 'streamable-http' | 'websocket',
     principal: Principal | undefined,
     sink: Sink,
-    init: { protocolVersion: string; clientCapabilities: Record<string, unknown>; clientInfo: { name: string; version: string } | undefined; logLevel: LogLevel | undefined },
+    init: {
+      protocolVersion: string;
+      clientCapabilities: Record<string, unknown>;
+      clientInfo: { name: string; version: string } | undefined;
+      logLevel: LogLevel | undefined;
+    },
     clientAddress?: string,
   ) {
     super(server, transport, principal, sink, clientAddress);
@@ -35,7 +40,13 @@ export class StatelessSession extends McpSession {
 
   /** 2026-07-28 forbids server-to-client requests: input travels in `input_required` results. */
   override request(method: string): Promise<Record<string, unknown>> {
-    return Promise.reject(new McpError(RpcCode.MethodNotFound, 'mcp_no_client_requests', `protocol ${this.protocolVersion} has no server-to-client requests (${method}); use ctx.input()`));
+    return Promise.reject(
+      new McpError(
+        RpcCode.MethodNotFound,
+        'mcp_no_client_requests',
+        `protocol ${this.protocolVersion} has no server-to-client requests (${method}); use ctx.input()`,
+      ),
+    );
   }
 
   /** The answer for `key`, or the signal that asks the client for it (after the capability check). */

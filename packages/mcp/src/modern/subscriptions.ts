@@ -12,7 +12,8 @@ export interface SubscriptionFilter {
 
 /** The filter fw honors for a request's `notifications`, or what is wrong with it. */
 export function parseFilter(raw: unknown, maxUris: number): SubscriptionFilter | string {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return 'params.notifications is required (an object such as {"toolsListChanged": true})';
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    return 'params.notifications is required (an object such as {"toolsListChanged": true})';
   const r = raw as Record<string, unknown>;
   const out: SubscriptionFilter = {};
   for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
@@ -22,8 +23,10 @@ export function parseFilter(raw: unknown, maxUris: number): SubscriptionFilter |
   }
   if (r.resourceSubscriptions !== undefined) {
     const uris = r.resourceSubscriptions;
-    if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) return 'params.notifications.resourceSubscriptions must be an array of URIs';
-    if (uris.length > maxUris) return `params.notifications.resourceSubscriptions lists ${uris.length} URIs; at most ${maxUris} per subscription`;
+    if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string'))
+      return 'params.notifications.resourceSubscriptions must be an array of URIs';
+    if (uris.length > maxUris)
+      return `params.notifications.resourceSubscriptions lists ${uris.length} URIs; at most ${maxUris} per subscription`;
     if (uris.length) out.resourceSubscriptions = [...new Set(uris as string[])];
   }
   return out;
@@ -68,7 +71,8 @@ export class SubscriptionHub {
   }
 
   resourceUpdated(uri: string): void {
-    for (const s of this.subscribers) if (s.filter.resourceSubscriptions?.includes(uri)) s.send(tagged('notifications/resources/updated', s.id, { uri }));
+    for (const s of this.subscribers)
+      if (s.filter.resourceSubscriptions?.includes(uri)) s.send(tagged('notifications/resources/updated', s.id, { uri }));
   }
 
   closeAll(): void {

@@ -75,7 +75,13 @@ export class McpTask {
   private readonly usedKeys = new Set<string>();
   expiry: NodeJS.Timeout | undefined;
 
-  constructor(readonly server: string, readonly tool: string, readonly owner: string, readonly ttlMs: number, readonly pollIntervalMs: number) {}
+  constructor(
+    readonly server: string,
+    readonly tool: string,
+    readonly owner: string,
+    readonly ttlMs: number,
+    readonly pollIntervalMs: number,
+  ) {}
 
   get terminal(): boolean {
     return TERMINAL.has(this.status);
@@ -92,8 +98,16 @@ export class McpTask {
    * key is answered by tasks/update. Rejects when the task is cancelled meanwhile.
    */
   ask(key: string, request: InputRequest): Promise<Record<string, unknown>> {
-    if (this.terminal || this.controller.signal.aborted) return Promise.reject(new McpError(RpcCode.ServerError, 'mcp_task_ended', `task ${this.taskId} has ended`));
-    if (this.usedKeys.has(key)) return Promise.reject(new McpError(RpcCode.InternalError, 'mcp_task_input_key_reused', `input key '${key}' was already used by this task (SEP-2663: keys are unique over a task's lifetime)`));
+    if (this.terminal || this.controller.signal.aborted)
+      return Promise.reject(new McpError(RpcCode.ServerError, 'mcp_task_ended', `task ${this.taskId} has ended`));
+    if (this.usedKeys.has(key))
+      return Promise.reject(
+        new McpError(
+          RpcCode.InternalError,
+          'mcp_task_input_key_reused',
+          `input key '${key}' was already used by this task (SEP-2663: keys are unique over a task's lifetime)`,
+        ),
+      );
     this.usedKeys.add(key);
     return new Promise((resolve, reject) => {
       this.pending.set(key, { request, resolve, reject });
@@ -165,8 +179,15 @@ export class McpTask {
 
   summary(): TaskSummary {
     return {
-      taskId: this.taskId, server: this.server, tool: this.tool, owner: this.owner, status: this.status, statusMessage: this.statusMessage,
-      createdAt: new Date(this.createdAt).toISOString(), lastUpdatedAt: new Date(this.lastUpdatedAt).toISOString(), ttlMs: this.ttlMs,
+      taskId: this.taskId,
+      server: this.server,
+      tool: this.tool,
+      owner: this.owner,
+      status: this.status,
+      statusMessage: this.statusMessage,
+      createdAt: new Date(this.createdAt).toISOString(),
+      lastUpdatedAt: new Date(this.lastUpdatedAt).toISOString(),
+      ttlMs: this.ttlMs,
     };
   }
 }
@@ -181,7 +202,10 @@ export class TaskManager {
   private readonly tasks = new Map<string, McpTask>();
   private closed = false;
 
-  constructor(readonly server: string, readonly limits: TaskLimits) {}
+  constructor(
+    readonly server: string,
+    readonly limits: TaskLimits,
+  ) {}
 
   get size(): number {
     return this.tasks.size;
@@ -194,12 +218,20 @@ export class TaskManager {
   create(tool: string, owner: string): McpTask {
     if (this.closed) throw new McpError(RpcCode.ServerError, 'mcp_tasks_closed', 'the MCP endpoint is shutting down');
     if (this.tasks.size >= this.limits.maxTasks) {
-      throw new McpError(RpcCode.ServerError, 'mcp_too_many_tasks', `the server keeps its maximum of ${this.limits.maxTasks} tasks (fw.mcp.max-tasks); retry when older ones expire`);
+      throw new McpError(
+        RpcCode.ServerError,
+        'mcp_too_many_tasks',
+        `the server keeps its maximum of ${this.limits.maxTasks} tasks (fw.mcp.max-tasks); retry when older ones expire`,
+      );
     }
     let running = 0;
     for (const t of this.tasks.values()) if (t.owner === owner && !t.terminal) running++;
     if (running >= this.limits.maxTasksPerPrincipal) {
-      throw new McpError(RpcCode.ServerError, 'mcp_too_many_tasks_for_principal', `this caller already has ${running} unfinished tasks, the maximum (fw.mcp.max-tasks-per-principal); wait for one to finish or cancel one`);
+      throw new McpError(
+        RpcCode.ServerError,
+        'mcp_too_many_tasks_for_principal',
+        `this caller already has ${running} unfinished tasks, the maximum (fw.mcp.max-tasks-per-principal); wait for one to finish or cancel one`,
+      );
     }
     const task = new McpTask(this.server, tool, owner, this.limits.ttlMs, this.limits.pollIntervalMs);
     this.tasks.set(task.taskId, task);

@@ -28,7 +28,11 @@ export async function discoverJwksUri(issuer: string): Promise<string> {
   for (const url of metadataUrls(issuer)) {
     let res: Response;
     try {
-      res = await fetch(url, { headers: { accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS) });
+      res = await fetch(url, {
+        headers: { accept: 'application/json' },
+        redirect: 'error',
+        signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+      });
     } catch (err) {
       tried.push(`${url}: ${(err as Error).message}`);
       continue;
@@ -39,7 +43,8 @@ export async function discoverJwksUri(issuer: string): Promise<string> {
       continue;
     }
     const doc = (await res.json()) as { issuer?: unknown; jwks_uri?: unknown };
-    if (doc.issuer !== issuer) throw new Error(`the metadata at ${url} names the issuer '${String(doc.issuer)}', not '${issuer}' (RFC 8414 §3.3)`);
+    if (doc.issuer !== issuer)
+      throw new Error(`the metadata at ${url} names the issuer '${String(doc.issuer)}', not '${issuer}' (RFC 8414 §3.3)`);
     if (typeof doc.jwks_uri !== 'string') throw new Error(`the metadata at ${url} has no jwks_uri`);
     return doc.jwks_uri;
   }

@@ -1,5 +1,15 @@
 import type { IncomingMessage } from 'node:http';
-import { AuthenticationError, bearerCredential, jwtBearer, requestHost, requestProtocol, type Authenticator, type Framework, type Principal } from '@fw/runtime';
+import {
+  AuthenticationError,
+  KeysUnavailableError,
+  bearerCredential,
+  jwtBearer,
+  requestHost,
+  requestProtocol,
+  type Authenticator,
+  type Framework,
+  type Principal,
+} from '@fw/runtime';
 import { discoverJwksUri } from './authorization-server-metadata.js';
 import { OAuthRefusal } from './challenge.js';
 import { readOAuthSettings, type OAuthSettings } from './config.js';
@@ -29,7 +39,10 @@ export class OAuthResourceServer {
   /** Whether `fw.public-url` is set (read once: it names the canonical URL of every endpoint). */
   readonly publicUrl: boolean;
 
-  constructor(readonly fw: Framework, readonly settings: OAuthSettings) {
+  constructor(
+    readonly fw: Framework,
+    readonly settings: OAuthSettings,
+  ) {
     const first = settings.authorizationServers[0]!;
     this.verify = jwtBearer({
       jwksUrl: settings.jwksUrl || (() => discoverJwksUri(first)),
@@ -150,12 +163,18 @@ export class ProtectedResource {
     const scope = this.settings.scopes;
     const token = bearerCredential(req, new URL(req.url ?? '/', 'http://localhost'));
     if (token === undefined) {
-      throw new OAuthRefusal(401, `this MCP server requires an OAuth access token (Authorization: Bearer …); its authorization servers are listed at ${resourceMetadata}`, { resourceMetadata, scope });
+      throw new OAuthRefusal(
+        401,
+        `this MCP server requires an OAuth access token (Authorization: Bearer …); its authorization servers are listed at ${resourceMetadata}`,
+        { resourceMetadata, scope },
+      );
     }
     let principal: Principal | undefined;
     try {
       principal = await this.server.verifyFor(req, token, `${base}${this.path}`);
     } catch (err) {
+      // The authorization server's keys are out of reach: a 503, not a challenge (the token may be fine).
+      if (err instanceof KeysUnavailableError) throw err;
       const detail = err instanceof AuthenticationError ? err.message : 'invalid token: could not be verified';
       throw new OAuthRefusal(401, detail, { resourceMetadata, scope, error: 'invalid_token', errorDescription: detail });
     }
@@ -175,7 +194,12 @@ export class ProtectedResource {
    * A 403 `insufficient_scope` refusal when `principal` may not call `tool`, naming every scope
    * the call needs in one challenge (basic/authorization "Runtime Insufficient Scope Errors").
    */
-  toolRefusal(req: IncomingMessage | undefined, principal: Principal | undefined, tool: string, resourceMetadata?: string): OAuthRefusal | undefined {
+  toolRefusal(
+    req: IncomingMessage | undefined,
+    principal: Principal | undefined,
+    tool: string,
+    resourceMetadata?: string,
+  ): OAuthRefusal | undefined {
     const required = this.requiredFor(tool);
     const lacking = missingScopes(grantedScopes(principal), required);
     if (lacking.length === 0) return undefined;

@@ -15,7 +15,10 @@ export function parseScopes(text: string, key = 'fw.mcp.oauth.scopes'): string[]
 /** `fw.mcp.oauth.tool-scopes`: comma-separated `tool=scope scope` entries. */
 export function parseToolScopes(text: string): Map<string, string[]> {
   const map = new Map<string, string[]>();
-  for (const raw of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = raw.indexOf('=');
     const tool = eq < 0 ? '' : raw.slice(0, eq).trim();
     if (!tool) throw new ConfigError(`fw.mcp.oauth.tool-scopes: '${raw}' is not tool=scope [scope…]`);

@@ -11,6 +11,17 @@ import { OAuthRefusal } from './challenge.js';
  */
 export function sendRefusal(res: ServerResponse, err: unknown, id: RequestId | null = null): void {
   if (!(err instanceof OAuthRefusal)) return sendError(res, err);
-  const data = { status: err.status, ...(err.bearerError ? { error: err.bearerError } : {}), ...(err.scopes.length ? { scope: err.scopes.join(' ') } : {}) };
-  sendProblem(res, err.status, err.code, err.message, { jsonrpc: '2.0', id, error: { code: RpcCode.ServerError, message: err.message, data } }, err.headers);
+  const data = {
+    status: err.status,
+    ...(err.bearerError ? { error: err.bearerError } : {}),
+    ...(err.scopes.length ? { scope: err.scopes.join(' ') } : {}),
+  };
+  sendProblem(
+    res,
+    err.status,
+    err.code,
+    err.message,
+    { jsonrpc: '2.0', id, error: { code: RpcCode.ServerError, message: err.message, data } },
+    err.headers,
+  );
 }

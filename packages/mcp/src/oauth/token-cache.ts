@@ -17,7 +17,10 @@ interface Entry {
 export class VerifiedTokenCache {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly max: number, private readonly clockToleranceMs: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly clockToleranceMs: number,
+  ) {}
 
   get size(): number {
     return this.entries.size;

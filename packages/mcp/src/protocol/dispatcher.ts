@@ -13,7 +13,7 @@ import { InputRequiredSignal, requireCapability, type InputRequest } from '../mo
 import { RequestStateSealer } from '../modern/request-state.js';
 import { StatelessSession } from '../modern/stateless-session.js';
 import { INPUT_METHODS, ModernCode } from '../modern/era.js';
-import { McpTask, TaskManager, TASKS_EXTENSION, taskOwner } from '../modern/tasks.js';
+import { type McpTask, TaskManager, TASKS_EXTENSION, taskOwner } from '../modern/tasks.js';
 
 /** What ties a tool call to the task it may become (tasks extension). */
 interface TaskLink {
@@ -44,7 +44,11 @@ export interface ServerIdentity {
   instructions?: string | undefined;
 }
 
-type Handler = (session: McpSession, req: JsonRpcRequest, signal: AbortSignal) => Promise<Record<string, unknown>> | Record<string, unknown>;
+type Handler = (
+  session: McpSession,
+  req: JsonRpcRequest,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 /**
  * The transport-agnostic protocol core: one instance per endpoint. Transports hand it parsed
@@ -81,11 +85,16 @@ export class McpProtocol {
         s.subscriptions.delete(stringParam(r, 'uri'));
         return {};
       },
-      'prompts/list': (s, r) => this.page('prompts', r, this.catalog.prompts(s).map((p) => ({
-        name: p.name,
-        description: p.description,
-        arguments: p.params.map((a) => ({ name: a.name, description: a.description, required: a.required })),
-      }))),
+      'prompts/list': (s, r) =>
+        this.page(
+          'prompts',
+          r,
+          this.catalog.prompts(s).map((p) => ({
+            name: p.name,
+            description: p.description,
+            arguments: p.params.map((a) => ({ name: a.name, description: a.description, required: a.required })),
+          })),
+        ),
       'prompts/get': (s, r, signal) => this.getPrompt(s, r, signal),
       'logging/setLevel': (s, r) => {
         const level = r.params?.level;
@@ -101,10 +110,12 @@ export class McpProtocol {
       'tasks/update': (s, r) => {
         const task = this.taskOf(s, r);
         const responses = r.params?.inputResponses;
-        if (!isObject(responses)) throw new InvalidParamsError('params.inputResponses must be an object keyed by the task\'s inputRequests keys');
+        if (!isObject(responses))
+          throw new InvalidParamsError("params.inputResponses must be an object keyed by the task's inputRequests keys");
         const answers: Record<string, Record<string, unknown>> = {};
         for (const [key, value] of Object.entries(responses)) {
-          if (!isObject(value)) throw new InvalidParamsError(`inputResponses['${key}'] must be the client's result object for that input request`);
+          if (!isObject(value))
+            throw new InvalidParamsError(`inputResponses['${key}'] must be the client's result object for that input request`);
           answers[key] = value;
         }
         task.answer(answers);
@@ -156,9 +167,14 @@ export class McpProtocol {
     const handler = this.methods[req.method];
     if (!handler) return errorResponse(req.id, RpcCode.MethodNotFound, `method not found: ${req.method}`);
     if (session.inflight.size >= this.limits.maxInflight) {
-      return errorResponse(req.id, RpcCode.ServerError, `too many requests in flight on this session (fw.mcp.max-inflight-requests = ${this.limits.maxInflight})`);
+      return errorResponse(
+        req.id,
+        RpcCode.ServerError,
+        `too many requests in flight on this session (fw.mcp.max-inflight-requests = ${this.limits.maxInflight})`,
+      );
     }
-    if (session.inflight.has(req.id)) return errorResponse(req.id, RpcCode.InvalidRequest, `request id ${String(req.id)} is already in flight`);
+    if (session.inflight.has(req.id))
+      return errorResponse(req.id, RpcCode.InvalidRequest, `request id ${String(req.id)} is already in flight`);
     const controller = new AbortController();
     session.inflight.set(req.id, controller);
     try {
@@ -204,7 +220,8 @@ export class McpProtocol {
     if (p.inputResponses !== undefined) {
       if (!isObject(p.inputResponses)) throw new InvalidParamsError('inputResponses must be an object keyed by the input request keys');
       for (const [key, value] of Object.entries(p.inputResponses)) {
-        if (!isObject(value)) throw new InvalidParamsError(`inputResponses['${key}'] must be the client's result object for that input request`);
+        if (!isObject(value))
+          throw new InvalidParamsError(`inputResponses['${key}'] must be the client's result object for that input request`);
         answers[key] = value;
       }
     }
@@ -237,7 +254,12 @@ export class McpProtocol {
    * principal's task is answered like an unknown id (-32602) so its existence does not leak.
    */
   private taskOf(session: McpSession, req: JsonRpcRequest): McpTask {
-    if (!(session instanceof StatelessSession)) throw new McpError(RpcCode.MethodNotFound, 'mcp_method_not_found', `method not found: ${req.method} (the tasks extension is served under protocol 2026-07-28)`);
+    if (!(session instanceof StatelessSession))
+      throw new McpError(
+        RpcCode.MethodNotFound,
+        'mcp_method_not_found',
+        `method not found: ${req.method} (the tasks extension is served under protocol 2026-07-28)`,
+      );
     if (!declaresTasks(session.clientCapabilities)) throw missingTasksExtension(`${req.method} needs`);
     const taskId = stringParam(req, 'taskId');
     const task = this.tasks.get(taskId, taskOwner(session.principal));
@@ -270,11 +292,15 @@ export class McpProtocol {
       requestId: req.id,
       progress(progress, total, message) {
         if (!hasToken || signal.aborted) return;
-        session.send(notification('notifications/progress', {
-          progressToken: token, progress,
-          ...(total !== undefined ? { total } : {}),
-          ...(message !== undefined ? { message } : {}),
-        }), req.id);
+        session.send(
+          notification('notifications/progress', {
+            progressToken: token,
+            progress,
+            ...(total !== undefined ? { total } : {}),
+            ...(message !== undefined ? { message } : {}),
+          }),
+          req.id,
+        );
       },
       log(level, data, logger) {
         if (signal.aborted || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(session.logLevel)) return;
@@ -284,7 +310,8 @@ export class McpProtocol {
       },
       broadcaster: (id) => fw.broadcasters.lookup(id),
       runtime: fw.runtime,
-      request: (method, params) => (stateless ? ask(`fw-${++asked}`, { method, params }) : session.request(method, params, timeout, req.id)),
+      request: (method, params) =>
+        stateless ? ask(`fw-${++asked}`, { method, params }) : session.request(method, params, timeout, req.id),
       input: (key, method, params) => ask(key, { method, params }),
       async inputs(requests) {
         if (link?.task) {
@@ -311,26 +338,37 @@ export class McpProtocol {
     const name = typeof req.params?.name === 'string' ? req.params.name : undefined;
     const known = name !== undefined && this.catalog.tool(name, session) !== undefined;
     const parent = carriedContext(req.params?._meta);
-    return traced(known ? `tools/call ${name}` : 'tools/call', {
-      kind: SpanKind.SERVER,
-      ...(parent ? { parent } : {}),
-      attributes: {
-        'mcp.method.name': 'tools/call',
-        'gen_ai.operation.name': 'execute_tool',
-        'mcp.protocol.version': session.protocolVersion,
-        ...(known ? { 'gen_ai.tool.name': name } : {}),
-        ...(req.id !== undefined && req.id !== null ? { 'jsonrpc.request.id': String(req.id) } : {}),
+    return traced(
+      known ? `tools/call ${name}` : 'tools/call',
+      {
+        kind: SpanKind.SERVER,
+        ...(parent ? { parent } : {}),
+        attributes: {
+          'mcp.method.name': 'tools/call',
+          'gen_ai.operation.name': 'execute_tool',
+          'mcp.protocol.version': session.protocolVersion,
+          ...(known ? { 'gen_ai.tool.name': name } : {}),
+          ...(req.id !== undefined && req.id !== null ? { 'jsonrpc.request.id': String(req.id) } : {}),
+        },
+        errorType: (err) =>
+          signal.aborted
+            ? 'cancelled'
+            : err instanceof InputRequiredSignal
+              ? 'input_required'
+              : err instanceof McpError
+                ? String(err.rpcCode)
+                : undefined,
       },
-      errorType: (err) => (signal.aborted ? 'cancelled' : err instanceof InputRequiredSignal ? 'input_required' : err instanceof McpError ? String(err.rpcCode) : undefined),
-    }, async (span) => {
-      const result = await this.runTool(session, req, signal);
-      // A tool execution error is a result the model reads, not a protocol error: still a failed call.
-      if (result.isError === true) {
-        span.setAttribute('error.type', 'tool_error');
-        span.setStatus({ code: SpanStatusCode.ERROR, message: 'the tool returned an error result' });
-      }
-      return result;
-    });
+      async (span) => {
+        const result = await this.runTool(session, req, signal);
+        // A tool execution error is a result the model reads, not a protocol error: still a failed call.
+        if (result.isError === true) {
+          span.setAttribute('error.type', 'tool_error');
+          span.setStatus({ code: SpanStatusCode.ERROR, message: 'the tool returned an error result' });
+        }
+        return result;
+      },
+    );
   }
 
   private async runTool(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
@@ -352,7 +390,8 @@ export class McpProtocol {
         if (problems.length) return toolError(`invalid arguments for tool '${name}': ${problems.join('; ')}`);
       }
     } catch (err) {
-      if (err instanceof InvalidSchemaError) return toolError(`tool '${name}' declares an inputSchema that cannot be compiled: ${err.message}`);
+      if (err instanceof InvalidSchemaError)
+        return toolError(`tool '${name}' declares an inputSchema that cannot be compiled: ${err.message}`);
       throw err;
     }
     const plan = taskPlan(tool, session);
@@ -380,7 +419,14 @@ export class McpProtocol {
    * its outcome is recorded on the task (SEP-2663 "Error Handling": a tool error is `completed`
    * with `isError`; a JSON-RPC error is `failed`).
    */
-  private async callToolAsTask(session: StatelessSession, req: JsonRpcRequest, tool: ToolEntry, args: Record<string, unknown>, signal: AbortSignal, plan: 'immediate' | 'handler'): Promise<Record<string, unknown>> {
+  private async callToolAsTask(
+    session: StatelessSession,
+    req: JsonRpcRequest,
+    tool: ToolEntry,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    plan: 'immediate' | 'handler',
+  ): Promise<Record<string, unknown>> {
     const handler = new AbortController();
     const followRequest = (): void => handler.abort(signal.reason);
     signal.addEventListener('abort', followRequest, { once: true });
@@ -397,10 +443,14 @@ export class McpProtocol {
       return true;
     };
     const started = performance.now();
-    const observe = (outcome: CallOutcome): void => this.fw.metrics.observeMcpToolCall(tool.name, outcome, (performance.now() - started) / 1000);
+    const observe = (outcome: CallOutcome): void =>
+      this.fw.metrics.observeMcpToolCall(tool.name, outcome, (performance.now() - started) / 1000);
     const ctx = this.context(session, req, handler.signal, link);
     if (plan === 'immediate') await link.start();
-    const settled: Promise<Settled> = (async () => tool.handler(args, ctx))().then((value) => ({ ok: true, value }), (error: unknown) => ({ ok: false, error }));
+    const settled: Promise<Settled> = (async () => tool.handler(args, ctx))().then(
+      (value) => ({ ok: true, value }),
+      (error: unknown) => ({ ok: false, error }),
+    );
     const outcome = link.task ? undefined : await Promise.race([settled, whenDetached.then(() => undefined)]);
     const task = link.task;
     if (task) {
@@ -418,7 +468,13 @@ export class McpProtocol {
     return toolError(`tool '${tool.name}' failed: ${(o.error as Error)?.message ?? String(o.error)}`);
   }
 
-  private async settleTask(task: McpTask, tool: ToolEntry, o: Settled, version: string, observe: (outcome: CallOutcome) => void): Promise<void> {
+  private async settleTask(
+    task: McpTask,
+    tool: ToolEntry,
+    o: Settled,
+    version: string,
+    observe: (outcome: CallOutcome) => void,
+  ): Promise<void> {
     if (task.terminal) {
       observe(task.status === 'cancelled' ? 'cancelled' : 'error');
       return;
@@ -438,7 +494,8 @@ export class McpProtocol {
   /** A declared outputSchema binds structuredContent (2025-06-18+); a result that breaks it is an error result. */
   private async checkOutput(tool: ToolEntry, result: Record<string, unknown>, version: string): Promise<Record<string, unknown>> {
     if (result.isError || (!tool.outputSchema && !tool.outputValidator) || version < '2025-06-18') return result;
-    if (!('structuredContent' in result)) return toolError(`tool '${tool.name}' declares an outputSchema but returned no structuredContent`);
+    if (!('structuredContent' in result))
+      return toolError(`tool '${tool.name}' declares an outputSchema but returned no structuredContent`);
     try {
       let problems: string[];
       if (tool.outputValidator) {
@@ -447,9 +504,11 @@ export class McpProtocol {
       } else {
         problems = jsonSchemaProblems(tool.outputSchema as JsonSchema, result.structuredContent, 'field');
       }
-      if (problems.length) return toolError(`tool '${tool.name}' returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`);
+      if (problems.length)
+        return toolError(`tool '${tool.name}' returned structuredContent that does not match its outputSchema: ${problems.join('; ')}`);
     } catch (err) {
-      if (err instanceof InvalidSchemaError) return toolError(`tool '${tool.name}' declares an outputSchema that cannot be compiled: ${err.message}`);
+      if (err instanceof InvalidSchemaError)
+        return toolError(`tool '${tool.name}' declares an outputSchema that cannot be compiled: ${err.message}`);
       throw err;
     }
     return result;
@@ -464,7 +523,8 @@ export class McpProtocol {
     const ref = req.params?.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
     const argument = req.params?.argument as { name?: unknown; value?: unknown } | undefined;
     if (!isObject(ref)) throw new InvalidParamsError('params.ref is required ({type: "ref/prompt", name} or {type: "ref/resource", uri})');
-    if (!isObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') throw new InvalidParamsError('params.argument must be {name, value} with string members');
+    if (!isObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string')
+      throw new InvalidParamsError('params.argument must be {name, value} with string members');
     let params: ResolvedParam[];
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       const prompt = this.catalog.prompt(ref.name, session);
@@ -472,7 +532,8 @@ export class McpProtocol {
       params = prompt.params;
     } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
       const uri = ref.uri;
-      const template = this.catalog.templates(session).find((t) => t.uri === uri) ?? this.catalog.resources(session).find((t) => t.uri === uri);
+      const template =
+        this.catalog.templates(session).find((t) => t.uri === uri) ?? this.catalog.resources(session).find((t) => t.uri === uri);
       if (!template) throw new InvalidParamsError(`unknown resource template: ${uri}`);
       params = template.params;
     } else {
@@ -487,7 +548,11 @@ export class McpProtocol {
     try {
       values = await completer(argument.value, { arguments: known });
     } catch (err) {
-      throw new McpError(RpcCode.InternalError, 'mcp_completion_failed', `completing '${argument.name}' failed: ${(err as Error)?.message ?? String(err)}`);
+      throw new McpError(
+        RpcCode.InternalError,
+        'mcp_completion_failed',
+        `completing '${argument.name}' failed: ${(err as Error)?.message ?? String(err)}`,
+      );
     }
     const strings = (Array.isArray(values) ? values : []).filter((v): v is string => typeof v === 'string');
     return { completion: { values: strings.slice(0, 100), total: strings.length, hasMore: strings.length > 100 } };
@@ -497,7 +562,10 @@ export class McpProtocol {
     const uri = stringParam(req, 'uri');
     const found = this.catalog.findResource(uri, session);
     // 2026-07-28 moved "resource not found" from -32002 to -32602 (changelog, minor change 6).
-    if (!found) throw session instanceof StatelessSession ? new InvalidParamsError(`resource not found: ${uri}`, { uri }) : new ResourceNotFoundError(uri);
+    if (!found)
+      throw session instanceof StatelessSession
+        ? new InvalidParamsError(`resource not found: ${uri}`, { uri })
+        : new ResourceNotFoundError(uri);
     let value: unknown;
     try {
       value = await found.entry.read(found.vars, this.context(session, req, signal));
@@ -520,13 +588,17 @@ export class McpProtocol {
       args[k] = v;
     }
     for (const p of prompt.params) {
-      if (p.required && args[p.name] === undefined) throw new InvalidParamsError(`missing required argument '${p.name}' of prompt '${name}'`);
+      if (p.required && args[p.name] === undefined)
+        throw new InvalidParamsError(`missing required argument '${p.name}' of prompt '${name}'`);
     }
     const messages = await prompt.handler(args, this.context(session, req, signal));
-    if (!Array.isArray(messages)) throw new McpError(RpcCode.InternalError, 'mcp_prompt_failed', `prompt '${name}' did not return a list of messages`);
+    if (!Array.isArray(messages))
+      throw new McpError(RpcCode.InternalError, 'mcp_prompt_failed', `prompt '${name}' did not return a list of messages`);
     return {
       ...(prompt.description ? { description: prompt.description } : {}),
-      messages: messages.map((m) => (m instanceof McpMessage ? m.toJSON() : { role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content })),
+      messages: messages.map((m) =>
+        m instanceof McpMessage ? m.toJSON() : { role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content },
+      ),
     };
   }
 
@@ -550,9 +622,12 @@ function declaresTasks(capabilities: Record<string, unknown>): boolean {
 }
 
 function missingTasksExtension(what: string): McpError {
-  return new McpError(ModernCode.MissingRequiredClientCapability, 'mcp_missing_client_capability',
+  return new McpError(
+    ModernCode.MissingRequiredClientCapability,
+    'mcp_missing_client_capability',
     `${what} the client extension '${TASKS_EXTENSION}' (declare it in _meta['io.modelcontextprotocol/clientCapabilities'].extensions)`,
-    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  );
 }
 
 /**

@@ -48,7 +48,10 @@ export function classify(value: unknown): Classified {
   }
   if (typeof m.method === 'string') {
     if (m.params !== undefined && (m.params === null || typeof m.params !== 'object' || Array.isArray(m.params))) {
-      return { kind: 'invalid', reply: errorResponse(idOk ? (id as RequestId) : null, -32600, 'invalid request: params must be an object') };
+      return {
+        kind: 'invalid',
+        reply: errorResponse(idOk ? (id as RequestId) : null, -32600, 'invalid request: params must be an object'),
+      };
     }
     if (id === undefined) return { kind: 'notification', msg: m as unknown as JsonRpcNotification };
     if (!idOk) return { kind: 'invalid', reply: errorResponse(null, -32600, 'invalid request: id must be a string or a number') };

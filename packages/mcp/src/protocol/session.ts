@@ -53,7 +53,12 @@ export class McpSession implements McpSessionHandle {
   }
 
   /** A request to the client; rejects on timeout, on an error answer, or when the session ends. */
-  request(method: string, params: Record<string, unknown> | undefined, timeoutMs: number, related?: RequestId): Promise<Record<string, unknown>> {
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    timeoutMs: number,
+    related?: RequestId,
+  ): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(new McpError(RpcCode.ServerError, 'mcp_session_closed', 'the MCP session is closed'));
     const id = `fw-${++this.nextId}`;
     return new Promise((resolve, reject) => {

@@ -16,7 +16,12 @@ class ResponseStream {
   closed = false;
 
   constructor(private readonly res: ServerResponse) {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     res.flushHeaders();
     res.on('close', () => {
       this.closed = true;
@@ -53,12 +58,23 @@ export class ModernHttpTransport {
   handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'POST') {
       req.resume();
-      return problem(res, 405, 'method_not_allowed', `${req.method} is only used by legacy (initialize-based) sessions, named by Mcp-Session-Id; protocol 2026-07-28 uses POST`, { allow: 'POST, OPTIONS' });
+      return problem(
+        res,
+        405,
+        'method_not_allowed',
+        `${req.method} is only used by legacy (initialize-based) sessions, named by Mcp-Session-Id; protocol 2026-07-28 uses POST`,
+        { allow: 'POST, OPTIONS' },
+      );
     }
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/json') {
       req.resume();
-      return problem(res, 415, 'mcp_unsupported_media_type', `Content-Type must be application/json, got '${req.headers['content-type'] ?? ''}'`);
+      return problem(
+        res,
+        415,
+        'mcp_unsupported_media_type',
+        `Content-Type must be application/json, got '${req.headers['content-type'] ?? ''}'`,
+      );
     }
     const accept = String(req.headers.accept ?? '*/*').toLowerCase();
     const acceptsSse = accept.includes('text/event-stream') || accept.includes('*/*');
@@ -71,11 +87,14 @@ export class ModernHttpTransport {
       body = parseJson(await readBody(req, this.endpoint.limits.maxBody), this.endpoint.limits.jsonDepth);
     } catch (err) {
       // Too deep (checked before parsing) is an invalid request, never a -32603 from a blown stack.
-      if (err instanceof FwError && err.code === 'json_too_deep') return json(res, 400, errorResponse(null, RpcCode.InvalidRequest, err.message));
-      if (err instanceof FwError && err.code === 'invalid_json') return json(res, 400, errorResponse(null, RpcCode.ParseError, `parse error: ${err.message}`));
+      if (err instanceof FwError && err.code === 'json_too_deep')
+        return json(res, 400, errorResponse(null, RpcCode.InvalidRequest, err.message));
+      if (err instanceof FwError && err.code === 'invalid_json')
+        return json(res, 400, errorResponse(null, RpcCode.ParseError, `parse error: ${err.message}`));
       return sendError(res, err);
     }
-    if (Array.isArray(body)) return json(res, 400, errorResponse(null, RpcCode.InvalidRequest, 'JSON-RPC batches are not part of protocol 2026-07-28'));
+    if (Array.isArray(body))
+      return json(res, 400, errorResponse(null, RpcCode.InvalidRequest, 'JSON-RPC batches are not part of protocol 2026-07-28'));
     const c = classify(body);
     if (c.kind === 'invalid') return json(res, 400, c.reply);
     if (c.kind === 'notification') {
@@ -83,7 +102,16 @@ export class ModernHttpTransport {
       res.writeHead(202).end();
       return;
     }
-    if (c.kind === 'response') return json(res, 400, errorResponse(c.msg.id, RpcCode.InvalidRequest, 'a client sends no JSON-RPC responses under protocol 2026-07-28 (input travels in inputResponses)'));
+    if (c.kind === 'response')
+      return json(
+        res,
+        400,
+        errorResponse(
+          c.msg.id,
+          RpcCode.InvalidRequest,
+          'a client sends no JSON-RPC responses under protocol 2026-07-28 (input travels in inputResponses)',
+        ),
+      );
     const msg = c.msg;
     const envelope = readEnvelope(msg, String(req.headers['mcp-protocol-version']));
     if (isRefusal(envelope)) return json(res, envelope.status, envelope.reply);
@@ -109,7 +137,14 @@ export class ModernHttpTransport {
     return tool ? checkParamHeaders(req.headers, headerParams(tool.inputSchema), msg.params.arguments) : undefined;
   }
 
-  private async reply(req: IncomingMessage, res: ServerResponse, msg: JsonRpcRequest, envelope: Envelope, principal: Awaited<ReturnType<McpEndpoint['resolvePrincipal']>>, acceptsSse: boolean): Promise<void> {
+  private async reply(
+    req: IncomingMessage,
+    res: ServerResponse,
+    msg: JsonRpcRequest,
+    envelope: Envelope,
+    principal: Awaited<ReturnType<McpEndpoint['resolvePrincipal']>>,
+    acceptsSse: boolean,
+  ): Promise<void> {
     const cancel = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) cancel.abort();
@@ -127,7 +162,15 @@ export class ModernHttpTransport {
     if (streams && mode === 'sse') open();
     const sink = (message: JsonRpcMessage): boolean => (streams && !cancel.signal.aborted ? (stream ?? open()).send(message) : false);
     try {
-      const answer = await this.endpoint.modern.serve(msg, envelope, principal, 'streamable-http', sink, cancel.signal, this.endpoint.clientAddress(req));
+      const answer = await this.endpoint.modern.serve(
+        msg,
+        envelope,
+        principal,
+        'streamable-http',
+        sink,
+        cancel.signal,
+        this.endpoint.clientAddress(req),
+      );
       if (cancel.signal.aborted || !answer) return;
       if (stream) stream.send(answer.response);
       else json(res, answer.status, answer.response, answer.status === 503 ? { 'retry-after': '1' } : undefined);
@@ -141,9 +184,27 @@ export class ModernHttpTransport {
   /** subscriptions/listen (basic/patterns/subscriptions): acknowledged first, every message tagged, until either side closes. */
   private listen(res: ServerResponse, msg: JsonRpcRequest, acceptsSse: boolean): void {
     const hub = this.endpoint.subscriptions;
-    if (!acceptsSse) return json(res, 406, errorResponse(msg.id, RpcCode.InvalidRequest, 'subscriptions/listen answers with an SSE stream: Accept must include text/event-stream'));
+    if (!acceptsSse)
+      return json(
+        res,
+        406,
+        errorResponse(
+          msg.id,
+          RpcCode.InvalidRequest,
+          'subscriptions/listen answers with an SSE stream: Accept must include text/event-stream',
+        ),
+      );
     if (hub.size >= this.endpoint.limits.maxSubscriptions) {
-      return json(res, 503, errorResponse(msg.id, RpcCode.ServerError, `the server holds its maximum of ${this.endpoint.limits.maxSubscriptions} subscriptions (fw.mcp.max-subscriptions)`), { 'retry-after': '5' });
+      return json(
+        res,
+        503,
+        errorResponse(
+          msg.id,
+          RpcCode.ServerError,
+          `the server holds its maximum of ${this.endpoint.limits.maxSubscriptions} subscriptions (fw.mcp.max-subscriptions)`,
+        ),
+        { 'retry-after': '5' },
+      );
     }
     const filter = parseFilter(msg.params?.notifications, MAX_SUBSCRIBED_URIS);
     if (typeof filter === 'string') return json(res, 400, errorResponse(msg.id, RpcCode.InvalidParams, filter));
@@ -156,7 +217,11 @@ export class ModernHttpTransport {
       send: (n) => stream.send(n),
       end: () => {
         // Graceful closure: a complete result for the listen request, then the stream ends.
-        stream.send({ jsonrpc: '2.0', id: msg.id, result: modern.decorate('subscriptions/listen', {}, { 'io.modelcontextprotocol/subscriptionId': msg.id }) });
+        stream.send({
+          jsonrpc: '2.0',
+          id: msg.id,
+          result: modern.decorate('subscriptions/listen', {}, { 'io.modelcontextprotocol/subscriptionId': msg.id }),
+        });
         stream.end();
       },
     });

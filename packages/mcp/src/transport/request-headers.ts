@@ -36,15 +36,23 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 /** What is wrong with the standard headers of a request, or undefined. */
-export function checkStandardHeaders(headers: IncomingHttpHeaders, method: string, params: Record<string, unknown> | undefined): string | undefined {
+export function checkStandardHeaders(
+  headers: IncomingHttpHeaders,
+  method: string,
+  params: Record<string, unknown> | undefined,
+): string | undefined {
   const mcpMethod = header(headers, 'mcp-method');
   if (mcpMethod === undefined) return 'the Mcp-Method header is required';
   if (mcpMethod !== method) return `Mcp-Method header value '${mcpMethod}' does not match body method '${method}'`;
   // SEP-2663 "Streamable HTTP: Routing Headers": tasks/get, tasks/update and tasks/cancel carry the taskId.
-  const source = method === 'tools/call' || method === 'prompts/get' ? params?.name
-    : method === 'resources/read' ? params?.uri
-    : method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel' ? params?.taskId
-    : undefined;
+  const source =
+    method === 'tools/call' || method === 'prompts/get'
+      ? params?.name
+      : method === 'resources/read'
+        ? params?.uri
+        : method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel'
+          ? params?.taskId
+          : undefined;
   const rawName = header(headers, 'mcp-name');
   if (typeof source !== 'string') return undefined;
   if (rawName === undefined) return `the Mcp-Name header is required for ${method}`;
@@ -69,7 +77,8 @@ export function headerParams(schema: JsonSchema, path: string[] = []): HeaderPar
   for (const [key, sub] of Object.entries(props as Record<string, unknown>)) {
     if (sub === null || typeof sub !== 'object') continue;
     const s = sub as JsonSchema;
-    if (typeof s['x-mcp-header'] === 'string') out.push({ name: s['x-mcp-header'], path: [...path, key], type: typeof s.type === 'string' ? s.type : undefined });
+    if (typeof s['x-mcp-header'] === 'string')
+      out.push({ name: s['x-mcp-header'], path: [...path, key], type: typeof s.type === 'string' ? s.type : undefined });
     out.push(...headerParams(s, [...path, key]));
   }
   return out;
@@ -85,10 +94,14 @@ export function checkParamHeaders(headers: IncomingHttpHeaders, params: HeaderPa
     if (raw === undefined) return `the Mcp-Param-${p.name} header is required: argument '${p.path.join('.')}' is in the body`;
     const decoded = decodeHeaderValue(raw);
     if (decoded === undefined) return `the Mcp-Param-${p.name} header value is not valid`;
-    const same = typeof value === 'number' ? decoded.trim() !== '' && Number(decoded) === value
-      : typeof value === 'boolean' ? decoded === String(value)
-      : typeof value === 'string' ? decoded === value
-      : false;
+    const same =
+      typeof value === 'number'
+        ? decoded.trim() !== '' && Number(decoded) === value
+        : typeof value === 'boolean'
+          ? decoded === String(value)
+          : typeof value === 'string'
+            ? decoded === value
+            : false;
     if (!same) return `Mcp-Param-${p.name} header value '${raw}' does not match argument '${p.path.join('.')}'`;
   }
   return undefined;

@@ -9,7 +9,10 @@ import type { ServerResponse } from 'node:http';
 export class SseStream {
   closed = false;
 
-  constructor(readonly res: ServerResponse, headers: Record<string, string>) {
+  constructor(
+    readonly res: ServerResponse,
+    headers: Record<string, string>,
+  ) {
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache, no-transform',

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FwError, readBody, parseJson, requireJsonContentType, sendProblem, type Logger } from '@fw/runtime';
+import { FwError, NotFoundError, readBody, parseJson, requireJsonContentType, sendProblem, type Logger } from '@fw/runtime';
 import type { McpEndpoint } from '../endpoint.js';
 import { RpcCode } from '../errors.js';
 import { allowsBatches, SUPPORTED_VERSIONS } from '../protocol/dispatcher.js';
 import { classify, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.js';
 import { McpSession } from '../protocol/session.js';
 import { SseStream } from './sse.js';
-import { ReplayableStream, SessionReplayLog } from './replayable-stream.js';
+import { type ReplayableStream, SessionReplayLog } from './replayable-stream.js';
 import { isModernHttpRequest } from '../modern/era.js';
 import { ModernHttpTransport } from './modern-http.js';
 import { sendRefusal } from '../oauth/send-refusal.js';
@@ -68,9 +68,48 @@ export class StreamableHttpTransport {
 
   private readonly log: Logger;
 
+  private readonly unmounts: (() => void)[] = [];
+  private lookups = 0;
+
   constructor(private readonly endpoint: McpEndpoint) {
     this.modern = new ModernHttpTransport(endpoint);
     this.log = endpoint.fw.logger.child({ module: 'mcp' });
+    // Cluster mode: another node asks whether a session it does not hold is ours (see misdirected()).
+    endpoint.fw.services.whenProvided('cluster', (cluster) => {
+      this.unmounts.push(
+        cluster.handle(this.sessionMethod, (a) => {
+          if (!this.endpoint.session(String(a.id))) throw new NotFoundError('MCP session', String(a.id));
+          return true;
+        }),
+      );
+    });
+  }
+
+  close(): void {
+    for (const off of this.unmounts.splice(0)) off();
+  }
+
+  private get sessionMethod(): string {
+    return `mcp.session ${this.endpoint.identity.path}`;
+  }
+
+  /**
+   * The cluster node holding session `id` when it is not this one: a balancer without sticky
+   * sessions sent the request here. Bounded like the runtime's lookups (fw.limits.cluster-lookups):
+   * each one asks every node.
+   */
+  private async misdirected(id: string): Promise<string | undefined> {
+    const cluster = this.endpoint.fw.services.get('cluster');
+    if (!cluster || this.lookups >= this.endpoint.fw.config.get('fw.limits.cluster-lookups')) return undefined;
+    this.lookups++;
+    try {
+      const found = await cluster.route(this.sessionMethod, { id });
+      return found.outcome === 'done' && found.node !== null && found.node !== cluster.nodeId ? found.node : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      this.lookups--;
+    }
   }
 
   handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -109,7 +148,14 @@ export class StreamableHttpTransport {
       req.resume();
       // basic/transports: the client MUST send an Accept listing application/json and
       // text/event-stream; one that accepts neither (or sends none) cannot read any answer.
-      return fail(res, 406, 'mcp_not_acceptable', req.headers.accept === undefined ? 'Accept is required: application/json, text/event-stream' : 'Accept must include application/json or text/event-stream');
+      return fail(
+        res,
+        406,
+        'mcp_not_acceptable',
+        req.headers.accept === undefined
+          ? 'Accept is required: application/json, text/event-stream'
+          : 'Accept must include application/json or text/event-stream',
+      );
     }
     let body: unknown;
     try {
@@ -117,15 +163,19 @@ export class StreamableHttpTransport {
       body = parseJson(text, this.endpoint.limits.jsonDepth);
     } catch (err) {
       // Too deep is an invalid request (checked before parsing), never a -32603 from a blown stack.
-      if (err instanceof FwError && err.code === 'json_too_deep') return fail(res, 400, 'json_too_deep', err.message, undefined, RpcCode.InvalidRequest);
-      if (err instanceof FwError && err.code === 'invalid_json') return fail(res, 400, 'mcp_parse_error', err.message, undefined, RpcCode.ParseError);
+      if (err instanceof FwError && err.code === 'json_too_deep')
+        return fail(res, 400, 'json_too_deep', err.message, undefined, RpcCode.InvalidRequest);
+      if (err instanceof FwError && err.code === 'invalid_json')
+        return fail(res, 400, 'mcp_parse_error', err.message, undefined, RpcCode.ParseError);
       // A refused body (413 past fw.mcp.max-body) carries a JSON-RPC error too, like every refusal here.
-      if (err instanceof FwError) return fail(res, err.status, err.code, err.message, undefined, err.status === 413 ? RpcCode.InvalidRequest : RpcCode.ServerError);
+      if (err instanceof FwError)
+        return fail(res, err.status, err.code, err.message, undefined, err.status === 413 ? RpcCode.InvalidRequest : RpcCode.ServerError);
       return fail(res, 400, 'mcp_parse_error', `body is not valid JSON: ${(err as Error).message}`, undefined, RpcCode.ParseError);
     }
     const batch = Array.isArray(body);
     const items = batch ? (body as unknown[]) : [body];
-    if (items.length === 0) return fail(res, 400, 'mcp_invalid_request', 'an empty batch is not a valid JSON-RPC request', undefined, RpcCode.InvalidRequest);
+    if (items.length === 0)
+      return fail(res, 400, 'mcp_invalid_request', 'an empty batch is not a valid JSON-RPC request', undefined, RpcCode.InvalidRequest);
     const classified = items.map(classify);
 
     const init = classified.find((c) => c.kind === 'request' && c.msg.method === 'initialize');
@@ -138,12 +188,22 @@ export class StreamableHttpTransport {
     if (!found) return;
     const { session, channel } = found;
     if (batch && !allowsBatches(session.protocolVersion)) {
-      return fail(res, 400, 'mcp_batch_not_supported', `JSON-RPC batches are not part of protocol version ${session.protocolVersion}`, undefined, RpcCode.InvalidRequest);
+      return fail(
+        res,
+        400,
+        'mcp_batch_not_supported',
+        `JSON-RPC batches are not part of protocol version ${session.protocolVersion}`,
+        undefined,
+        RpcCode.InvalidRequest,
+      );
     }
     // OAuth: a tools/call the token has no scope for is a 403 before any part of the POST runs.
     let denied;
     try {
-      denied = await this.endpoint.scopeRefusal(req, classified.flatMap((c) => (c.kind === 'request' ? [c.msg] : [])));
+      denied = await this.endpoint.scopeRefusal(
+        req,
+        classified.flatMap((c) => (c.kind === 'request' ? [c.msg] : [])),
+      );
     } catch (err) {
       return sendRefusal(res, err);
     }
@@ -165,8 +225,11 @@ export class StreamableHttpTransport {
       return sendJsonRpc(res, 400, batch ? errors : errors[0]);
     }
 
-    const sse = accept.sse && (!accept.json || this.endpoint.limits.httpReplies === 'sse'
-      || (this.endpoint.limits.httpReplies === 'auto' && requests.some((r) => r.method === 'tools/call')));
+    const sse =
+      accept.sse &&
+      (!accept.json ||
+        this.endpoint.limits.httpReplies === 'sse' ||
+        (this.endpoint.limits.httpReplies === 'auto' && requests.some((r) => r.method === 'tools/call')));
     channel.openPosts++;
     try {
       if (sse) await this.replySse(res, session, channel, requests, errors);
@@ -177,7 +240,13 @@ export class StreamableHttpTransport {
     }
   }
 
-  private async replyJson(res: ServerResponse, session: McpSession, requests: JsonRpcRequest[], errors: JsonRpcResponse[], batch: boolean): Promise<void> {
+  private async replyJson(
+    res: ServerResponse,
+    session: McpSession,
+    requests: JsonRpcRequest[],
+    errors: JsonRpcResponse[],
+    batch: boolean,
+  ): Promise<void> {
     const answers = await Promise.all(requests.map((r) => this.endpoint.protocol.request(session, r)));
     // A cancelled request gets no result (basic/utilities/cancellation), but a POST carrying a
     // request MUST be answered with JSON or SSE (basic/transports), never 202: in JSON mode the
@@ -191,16 +260,24 @@ export class StreamableHttpTransport {
    * it on if this connection drops), ended once every request of the POST is answered. A
    * cancelled request's answer is left out (SSE mode), so the stream just ends.
    */
-  private async replySse(res: ServerResponse, session: McpSession, channel: HttpChannel, requests: JsonRpcRequest[], errors: JsonRpcResponse[]): Promise<void> {
+  private async replySse(
+    res: ServerResponse,
+    session: McpSession,
+    channel: HttpChannel,
+    requests: JsonRpcRequest[],
+    errors: JsonRpcResponse[],
+  ): Promise<void> {
     const stream = channel.log.open('post');
     this.carry(stream, new SseStream(res, { 'mcp-session-id': session.id }), session, 0);
     for (const r of requests) channel.postStreams.set(r.id, stream);
     try {
       for (const e of errors) stream.send(e);
-      await Promise.all(requests.map(async (r) => {
-        const answer = await this.endpoint.protocol.request(session, r);
-        if (answer) stream.send(answer);
-      }));
+      await Promise.all(
+        requests.map(async (r) => {
+          const answer = await this.endpoint.protocol.request(session, r);
+          if (answer) stream.send(answer);
+        }),
+      );
     } finally {
       for (const r of requests) if (channel.postStreams.get(r.id) === stream) channel.postStreams.delete(r.id);
       stream.finish();
@@ -273,7 +350,10 @@ export class StreamableHttpTransport {
   }
 
   /** The session a request names, or undefined after answering 400/404/403. */
-  private async existingSession(req: IncomingMessage, res: ServerResponse): Promise<{ session: McpSession; channel: HttpChannel } | undefined> {
+  private async existingSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<{ session: McpSession; channel: HttpChannel } | undefined> {
     const id = req.headers[SESSION_HEADER];
     if (typeof id !== 'string' || id === '') {
       req.resume();
@@ -284,13 +364,32 @@ export class StreamableHttpTransport {
     const channel = this.channels.get(id);
     if (!session || !channel) {
       req.resume();
+      // MCP transports §Session Management: 404 for a session that does not exist (the client
+      // then initializes a new one). A session alive on another cluster node is not that: 421
+      // (RFC 9110 §15.5.20) names the node instead of silently costing the client its session.
+      const node = await this.misdirected(id);
+      if (node !== undefined) {
+        this.endpoint.fw.runtime.counters.misdirected++;
+        fail(
+          res,
+          421,
+          'mcp_misdirected_request',
+          `session '${id}' is held by cluster node '${node}', not this one: MCP sessions need sticky sessions in front of a cluster (docs/cluster.md, "Behind a load balancer")`,
+        );
+        return undefined;
+      }
       fail(res, 404, 'mcp_unknown_session', `session '${id}' does not exist or has ended; initialize a new one`);
       return undefined;
     }
     const version = req.headers['mcp-protocol-version'];
     if (typeof version === 'string' && !(SUPPORTED_VERSIONS as readonly string[]).includes(version)) {
       req.resume();
-      fail(res, 400, 'mcp_unsupported_protocol_version', `MCP-Protocol-Version '${version}' is not supported (${SUPPORTED_VERSIONS.join(', ')})`);
+      fail(
+        res,
+        400,
+        'mcp_unsupported_protocol_version',
+        `MCP-Protocol-Version '${version}' is not supported (${SUPPORTED_VERSIONS.join(', ')})`,
+      );
       return undefined;
     }
     if (session.principal) {
@@ -329,19 +428,39 @@ export class StreamableHttpTransport {
     if (typeof lastEventId === 'string' && lastEventId !== '') {
       const at = channel.log.find(lastEventId);
       if (!at) {
-        return fail(res, 400, 'mcp_replay_unavailable', `Last-Event-ID '${lastEventId.slice(0, 40)}' names no stream this session still holds (the replay buffer keeps fw.mcp.replay-buffer = ${this.endpoint.limits.replayBuffer} events)`, undefined, RpcCode.InvalidRequest);
+        return fail(
+          res,
+          400,
+          'mcp_replay_unavailable',
+          `Last-Event-ID '${lastEventId.slice(0, 40)}' names no stream this session still holds (the replay buffer keeps fw.mcp.replay-buffer = ${this.endpoint.limits.replayBuffer} events)`,
+          undefined,
+          RpcCode.InvalidRequest,
+        );
       }
       if (at === 'finished') {
-        return fail(res, 405, 'mcp_stream_finished', `the stream of '${lastEventId}' is finished and nothing of it is held any more (fw.mcp.replay-buffer)`, { allow: ALLOW });
+        return fail(
+          res,
+          405,
+          'mcp_stream_finished',
+          `the stream of '${lastEventId}' is finished and nothing of it is held any more (fw.mcp.replay-buffer)`,
+          { allow: ALLOW },
+        );
       }
       const { stream, seq } = at;
       if (stream.finished && !stream.held.some((e) => e.seq > seq)) {
         // Nothing left to replay and nothing more will come: per the spec a GET is answered with
         // an SSE stream or 405, and 405 stops a client from polling a finished stream forever.
-        const lost = stream.written > seq ? ` (${stream.written - seq} later event(s) were dropped from the replay buffer, fw.mcp.replay-buffer)` : '';
-        return fail(res, 405, 'mcp_stream_finished', `stream ${stream.no} is finished; nothing follows '${lastEventId}'${lost}`, { allow: ALLOW });
+        const lost =
+          stream.written > seq ? ` (${stream.written - seq} later event(s) were dropped from the replay buffer, fw.mcp.replay-buffer)` : '';
+        return fail(res, 405, 'mcp_stream_finished', `stream ${stream.no} is finished; nothing follows '${lastEventId}'${lost}`, {
+          allow: ALLOW,
+        });
       }
-      if (stream.hasGapAfter(seq)) this.log.warn({ stream: stream.no, key: 'fw.mcp.replay-buffer' }, 'an MCP session resumed a stream after events were dropped from its replay buffer');
+      if (stream.hasGapAfter(seq))
+        this.log.warn(
+          { stream: stream.no, key: 'fw.mcp.replay-buffer' },
+          'an MCP session resumed a stream after events were dropped from its replay buffer',
+        );
       this.carry(stream, new SseStream(res, { 'mcp-session-id': session.id }), session, seq);
       return;
     }
@@ -371,11 +490,15 @@ interface Accept {
 function parseAccept(header: string | undefined): Accept {
   // No Accept at all accepts nothing here: basic/transports requires the client to list the types.
   if (header === undefined || header.trim() === '') return { json: false, sse: false, sseExplicit: false, wildcard: false };
-  const types = header.split(',').map((t) => {
-    const [type = '', ...params] = t.split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return { type: type.trim().toLowerCase(), ok: !q || Number(q.slice(2)) > 0 };
-  }).filter((t) => t.ok).map((t) => t.type);
+  const types = header
+    .split(',')
+    .map((t) => {
+      const [type = '', ...params] = t.split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { type: type.trim().toLowerCase(), ok: !q || Number(q.slice(2)) > 0 };
+    })
+    .filter((t) => t.ok)
+    .map((t) => t.type);
   const wildcard = types.includes('*/*');
   const sseExplicit = types.includes('text/event-stream');
   return {
@@ -386,7 +509,14 @@ function parseAccept(header: string | undefined): Accept {
   };
 }
 
-function fail(res: ServerResponse, status: number, code: string, detail: string, headers?: Record<string, string>, rpcCode: number = RpcCode.ServerError): void {
+function fail(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  detail: string,
+  headers?: Record<string, string>,
+  rpcCode: number = RpcCode.ServerError,
+): void {
   sendProblem(res, status, code, detail, { jsonrpc: '2.0', id: null, error: { code: rpcCode, message: detail } }, headers);
 }
 
@@ -395,7 +525,6 @@ function sendJsonRpc(res: ServerResponse, status: number, value: unknown, header
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }
-
 
 function primes(session: McpSession): boolean {
   return session.protocolVersion >= '2025-11-25';

@@ -35,9 +35,17 @@ export class WebSocketTransport {
 
   handleUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     // Host and Origin were checked by the framework before the handshake (DNS-rebinding protection).
-    const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (offered.length > 0 && !offered.includes(MCP_SUBPROTOCOL)) {
-      return rejectUpgrade(socket, 400, 'mcp_subprotocol_required', `the MCP WebSocket endpoint speaks the subprotocol '${MCP_SUBPROTOCOL}'`);
+      return rejectUpgrade(
+        socket,
+        400,
+        'mcp_subprotocol_required',
+        `the MCP WebSocket endpoint speaks the subprotocol '${MCP_SUBPROTOCOL}'`,
+      );
     }
     let principal;
     try {
@@ -103,7 +111,13 @@ export class WebSocketTransport {
 
   private async onMessage(session: McpSession, text: string, send: (m: JsonRpcMessage | JsonRpcResponse[]) => boolean): Promise<void> {
     if (jsonDepthExceeds(text, this.endpoint.limits.jsonDepth)) {
-      send(errorResponse(null, RpcCode.InvalidRequest, `the message nests deeper than ${this.endpoint.limits.jsonDepth} levels (fw.limits.json-depth)`));
+      send(
+        errorResponse(
+          null,
+          RpcCode.InvalidRequest,
+          `the message nests deeper than ${this.endpoint.limits.jsonDepth} levels (fw.limits.json-depth)`,
+        ),
+      );
       return;
     }
     let parsed: unknown;
@@ -116,38 +130,46 @@ export class WebSocketTransport {
     const batch = Array.isArray(parsed);
     const items = batch ? (parsed as unknown[]) : [parsed];
     if (batch && (items.length === 0 || !allowsBatches(session.protocolVersion))) {
-      send(errorResponse(null, RpcCode.InvalidRequest, items.length === 0 ? 'empty batch' : `JSON-RPC batches are not part of protocol version ${session.protocolVersion}`));
+      send(
+        errorResponse(
+          null,
+          RpcCode.InvalidRequest,
+          items.length === 0 ? 'empty batch' : `JSON-RPC batches are not part of protocol version ${session.protocolVersion}`,
+        ),
+      );
       return;
     }
     const protocol = this.endpoint.protocol;
-    const answers = await Promise.all(items.map(async (item): Promise<JsonRpcResponse | undefined> => {
-      const c = classify(item);
-      switch (c.kind) {
-        case 'invalid':
-          return c.reply;
-        case 'notification':
-          if (!session.protocolVersion) this.modern.get(session)?.notification(c.msg);
-          else protocol.notification(session, c.msg);
-          return undefined;
-        case 'response':
-          protocol.response(session, c.msg);
-          return undefined;
-        case 'request': {
-          const denied = this.scopeRefusal(session, c.msg);
-          if (denied) return denied;
-          if (!session.protocolVersion && !batch && hasModernEnvelope(c.msg)) return this.modern.get(session)?.request(c.msg);
-          if (c.msg.method === 'initialize') {
-            if (batch) return errorResponse(c.msg.id, RpcCode.InvalidRequest, 'initialize must not be part of a batch');
-            if (session.protocolVersion) return errorResponse(c.msg.id, RpcCode.InvalidRequest, 'the session is already initialized');
-            return protocol.initialize(session, c.msg);
+    const answers = await Promise.all(
+      items.map(async (item): Promise<JsonRpcResponse | undefined> => {
+        const c = classify(item);
+        switch (c.kind) {
+          case 'invalid':
+            return c.reply;
+          case 'notification':
+            if (!session.protocolVersion) this.modern.get(session)?.notification(c.msg);
+            else protocol.notification(session, c.msg);
+            return undefined;
+          case 'response':
+            protocol.response(session, c.msg);
+            return undefined;
+          case 'request': {
+            const denied = this.scopeRefusal(session, c.msg);
+            if (denied) return denied;
+            if (!session.protocolVersion && !batch && hasModernEnvelope(c.msg)) return this.modern.get(session)?.request(c.msg);
+            if (c.msg.method === 'initialize') {
+              if (batch) return errorResponse(c.msg.id, RpcCode.InvalidRequest, 'initialize must not be part of a batch');
+              if (session.protocolVersion) return errorResponse(c.msg.id, RpcCode.InvalidRequest, 'the session is already initialized');
+              return protocol.initialize(session, c.msg);
+            }
+            if (!session.protocolVersion && c.msg.method !== 'ping') {
+              return errorResponse(c.msg.id, RpcCode.InvalidRequest, 'send initialize first');
+            }
+            return protocol.request(session, c.msg);
           }
-          if (!session.protocolVersion && c.msg.method !== 'ping') {
-            return errorResponse(c.msg.id, RpcCode.InvalidRequest, 'send initialize first');
-          }
-          return protocol.request(session, c.msg);
         }
-      }
-    }));
+      }),
+    );
     const out = answers.filter((a): a is JsonRpcResponse => a !== undefined);
     if (out.length === 0) return;
     send(batch ? out : (out[0] as JsonRpcResponse));
@@ -166,7 +188,11 @@ export class WebSocketTransport {
     const refusal = oauth.toolRefusal(undefined, session.principal, msg.params.name, metadataUrl);
     if (!refusal) return undefined;
     return errorResponse(msg.id, RpcCode.ServerError, refusal.message, {
-      status: 403, error: 'insufficient_scope', scope: refusal.scopes.join(' '), resource_metadata: metadataUrl, www_authenticate: refusal.challenge,
+      status: 403,
+      error: 'insufficient_scope',
+      scope: refusal.scopes.join(' '),
+      resource_metadata: metadataUrl,
+      www_authenticate: refusal.challenge,
     });
   }
 

@@ -7,8 +7,9 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FwClient } from '@fw/client/node';
-import { postJson, redisAvailable, REDIS_URL, SKIP_NO_REDIS, startNode, stopNode, uniquePrefix, waitFor, type FwNode } from '../harness.js';
+import { postJson, redisAvailable, REDIS_URL, SKIP_NO_REDIS, startNode, stopNode, uniquePrefix, type FwNode } from '../harness.js';
 import { assertAudit, listen } from './audit.js';
+import { waitFor } from '@fw/testing';
 
 const available = await redisAvailable();
 const nodes: FwNode[] = [];
@@ -21,7 +22,9 @@ after(async () => {
 const COUNT = 300;
 const SMALL_CACHE = ['fw.broadcaster.replay-cache=10', 'fw.cluster.shadow-broadcasters=0'];
 
-test('a node killed mid-stream and restarted on its address: its client resumes there from the replay stream, nothing lost', { skip: !available && SKIP_NO_REDIS }, async () => {
+test('a node killed mid-stream and restarted on its address: its client resumes there from the replay stream, nothing lost', {
+  skip: !available && SKIP_NO_REDIS,
+}, async () => {
   const prefix = uniquePrefix('restart-store');
   const room = '/fw/chat/restart';
   const publisher = await startNode(REDIS_URL, prefix, 'pub', SMALL_CACHE);
@@ -39,10 +42,15 @@ test('a node killed mid-stream and restarted on its address: its client resumes 
   await new Promise((r) => setTimeout(r, 100));
   const a = assertAudit(published, l, 'restarted');
   assert.equal(a.missing, 0);
-  assert.deepEqual(l.recoveries.map((r) => [r.recovered, r.resumed]), [[true, false]]);
+  assert.deepEqual(
+    l.recoveries.map((r) => [r.recovered, r.resumed]),
+    [[true, false]],
+  );
 });
 
-test('a client whose node dies resumes on a different node and gets its missed messages from the replay stream', { skip: !available && SKIP_NO_REDIS }, async () => {
+test('a client whose node dies resumes on a different node and gets its missed messages from the replay stream', {
+  skip: !available && SKIP_NO_REDIS,
+}, async () => {
   const prefix = uniquePrefix('elsewhere');
   const room = '/fw/chat/elsewhere';
   const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((id) => startNode(REDIS_URL, prefix, id, SMALL_CACHE)));
@@ -57,5 +65,8 @@ test('a client whose node dies resumes on a different node and gets its missed m
   assert.ok(mover.client.url.startsWith(b!.url), `moved to B (now ${mover.client.url})`);
   const result = assertAudit(published, mover, 'moved');
   assert.equal(result.missing, 0);
-  assert.deepEqual(mover.recoveries.map((r) => [r.recovered, r.resumed]), [[true, false]]);
+  assert.deepEqual(
+    mover.recoveries.map((r) => [r.recovered, r.resumed]),
+    [[true, false]],
+  );
 });

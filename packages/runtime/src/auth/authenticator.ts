@@ -23,7 +23,11 @@ export interface AuthContext {
  * authenticator understands; throws an {@link AuthenticationError} when it carries one that is
  * wrong (a bad signature, an expired token), so the caller answers 401 with the reason.
  */
-export type Authenticator = (req: IncomingMessage, url: URL, context?: AuthContext) => Principal | undefined | Promise<Principal | undefined>;
+export type Authenticator = (
+  req: IncomingMessage,
+  url: URL,
+  context?: AuthContext,
+) => Principal | undefined | Promise<Principal | undefined>;
 
 /** A credential was presented and is not valid (401). */
 export class AuthenticationError extends FwError {

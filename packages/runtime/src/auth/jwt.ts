@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { FwError } from '../errors.js';
 import type { Principal } from '../model.js';
 import { AuthenticationError, bearerCredential, type Authenticator } from './authenticator.js';
 
@@ -36,7 +37,15 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 export function jwtBearer(options: JwtOptions): Authenticator {
   let keySet: ReturnType<typeof createRemoteJWKSet> | undefined;
   const keys = async (): Promise<ReturnType<typeof createRemoteJWKSet>> => {
-    keySet ??= createRemoteJWKSet(new URL(typeof options.jwksUrl === 'string' ? options.jwksUrl : await options.jwksUrl()));
+    if (keySet) return keySet;
+    let url: string;
+    try {
+      url = typeof options.jwksUrl === 'string' ? options.jwksUrl : await options.jwksUrl();
+    } catch (err) {
+      // Not remembered: the next request tries the discovery again.
+      throw new KeysUnavailableError(`the signing keys cannot be located: ${(err as Error).message ?? String(err)}`);
+    }
+    keySet = createRemoteJWKSet(new URL(url));
     return keySet;
   };
   const rolesClaim = options.rolesClaim ?? 'roles';
@@ -47,10 +56,12 @@ export function jwtBearer(options: JwtOptions): Authenticator {
     const token = bearerCredential(req, url, context);
     if (token === undefined || !JWT_SHAPE.test(token)) return undefined;
     let payload: JWTPayload;
+    const keySource = await keys();
     try {
       const audience = context?.audience ?? options.audience;
-      ({ payload } = await jwtVerify(token, await keys(), { issuer: options.issuer, audience, clockTolerance, algorithms }));
+      ({ payload } = await jwtVerify(token, keySource, { issuer: options.issuer, audience, clockTolerance, algorithms }));
     } catch (err) {
+      if (keysUnreachable(err)) throw new KeysUnavailableError(`the signing keys cannot be fetched (${reason(err)})`);
       throw new AuthenticationError(`invalid token: ${reason(err)}`);
     }
     const id = payload[principalClaim];
@@ -58,6 +69,26 @@ export function jwtBearer(options: JwtOptions): Authenticator {
     const principal: Principal = { ...payload, id, roles: rolesOf(payload[rolesClaim]) };
     return principal;
   };
+}
+
+/**
+ * The authorization server's signing keys cannot be fetched (its JWKS or metadata is down or
+ * answers nonsense). That says nothing about the token, so it is a 503 with Retry-After, not a
+ * 401: a client told 401 would throw a good token away and start a new authorization.
+ */
+export class KeysUnavailableError extends FwError {
+  constructor(detail: string) {
+    super('auth_keys_unavailable', detail, 503, undefined, { 'retry-after': '5' });
+  }
+}
+
+/** Errors of fetching the key set, as opposed to errors of the token. */
+function keysUnreachable(err: unknown): boolean {
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) return true;
+  // jose reports a JWKS answer other than 200 as a generic error naming the key set; a refused or
+  // reset connection arrives as fetch's own TypeError.
+  if (err instanceof errors.JOSEError) return err.code === 'ERR_JOSE_GENERIC' && /JSON Web Key Set/i.test(err.message);
+  return err instanceof TypeError;
 }
 
 function rolesOf(claim: unknown): string[] {
@@ -69,7 +100,8 @@ function rolesOf(claim: unknown): string[] {
 /** A short, stable reason that names the failed check, never the token. */
 function reason(err: unknown): string {
   if (err instanceof errors.JWTExpired) return 'expired';
-  if (err instanceof errors.JWTClaimValidationFailed) return `claim '${err.claim}' ${err.reason === 'check_failed' ? 'does not match' : err.reason}`;
+  if (err instanceof errors.JWTClaimValidationFailed)
+    return `claim '${err.claim}' ${err.reason === 'check_failed' ? 'does not match' : err.reason}`;
   if (err instanceof errors.JWSSignatureVerificationFailed) return 'bad signature';
   if (err instanceof errors.JWKSNoMatchingKey) return 'no matching signing key';
   if (err instanceof errors.JOSEAlgNotAllowed) return 'algorithm not allowed';

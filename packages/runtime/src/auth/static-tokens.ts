@@ -19,12 +19,19 @@ export const MIN_TOKEN_LENGTH = 16;
  */
 export function parseTokenEntries(text: string): StaticToken[] {
   const entries: StaticToken[] = [];
-  for (const raw of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const first = raw.indexOf(':');
     const second = first < 0 ? -1 : raw.indexOf(':', first + 1);
     if (first <= 0 || second < 0) throw new ConfigError(`fw.auth.tokens: '${raw.split(':')[0]}…' is not name:role[+role]:token`);
     const name = raw.slice(0, first);
-    const roles = raw.slice(first + 1, second).split('+').map((r) => r.trim()).filter(Boolean);
+    const roles = raw
+      .slice(first + 1, second)
+      .split('+')
+      .map((r) => r.trim())
+      .filter(Boolean);
     const token = raw.slice(second + 1);
     if (roles.length === 0) throw new ConfigError(`fw.auth.tokens: the entry of '${name}' names no role`);
     entries.push({ name, roles, token });

@@ -118,12 +118,12 @@ export class FwBroadcaster implements Broadcaster {
   add(resource: Resource): void {
     if (this.destroyed || !(resource instanceof FwResource) || resource.closed) return;
     this.members.add(resource);
-    resource.broadcasters.add(this.id);
+    resource.joined(this.id);
   }
 
   remove(resource: Resource): void {
     if (!(resource instanceof FwResource) || !this.members.delete(resource)) return;
-    resource.broadcasters.delete(this.id);
+    resource.left(this.id);
     if (this.members.size === 0 && this.implicit && this.runtime.settings.destroyEmpty) this.destroy('empty');
   }
 
@@ -137,7 +137,7 @@ export class FwBroadcaster implements Broadcaster {
     this.destroyed = true;
     const members = [...this.members];
     this.members.clear();
-    for (const r of members) r.broadcasters.delete(this.id);
+    for (const r of members) r.left(this.id);
     this.runtime.broadcasters.forget(this);
     this.runtime.events.emit('BroadcasterDestroyed', { id: this.id });
     for (const r of members) if (r.home === this.id) r.close(`broadcaster ${this.id} ${reason}`);
@@ -166,7 +166,8 @@ export class FwBroadcaster implements Broadcaster {
       // The cursor counts in a numbering that is gone (the server restarted without a durable
       // store): what came after it is unknown. This numbering is replayed from its start.
       resource.gap({ b: this.id, reason: 'server-restarted' });
-      if (this.cache.first > 1) resource.gap({ b: this.id, from: 1, to: this.cache.first - 1, lost: this.cache.first - 1, reason: 'replay-window-exceeded' });
+      if (this.cache.first > 1)
+        resource.gap({ b: this.id, from: 1, to: this.cache.first - 1, lost: this.cache.first - 1, reason: 'replay-window-exceeded' });
       this.replay(resource, 0);
       return;
     }
@@ -199,32 +200,41 @@ export class FwBroadcaster implements Broadcaster {
       resource.deliverHeld(this.id, held, last);
       resource.recoveryPending(-1);
     };
-    store.read(this.id, lastBid).then(({ entries, first }) => {
-      held = resource.endHold(this.id);
-      if (resource.closed) return done(lastBid);
-      let expect = lastBid + 1;
-      if (first > expect) {
-        resource.gap({ b: this.id, from: expect, to: first - 1, lost: first - expect, reason: 'replay-window-exceeded' });
-        expect = first;
-      }
-      for (const e of entries) {
-        if (e.bid < expect) continue;
-        if (e.bid > expect) resource.gap({ b: this.id, from: expect, to: e.bid - 1, lost: e.bid - expect, reason: 'cluster-link-lost' });
-        if (resource.deliver(new Outgoing(e.payload, this.id, e.bid))) this.countRecovered();
-        expect = e.bid + 1;
-      }
-      done(expect - 1);
-    }, (err: unknown) => {
-      // The store is unreachable: fall back on what this process holds (its gaps said as usual).
-      held = resource.endHold(this.id);
-      this.runtime.log.warn({ broadcaster: this.id, error: errorSummary(err) }, 'replay store read failed');
-      let last = lastBid;
-      if (lastBid + 1 < this.cache.first) {
-        resource.gap({ b: this.id, from: lastBid + 1, to: this.cache.first - 1, lost: this.cache.first - lastBid - 1, reason: 'replay-window-exceeded' });
-      }
-      last = Math.max(last, this.replay(resource, lastBid));
-      done(last);
-    });
+    store.read(this.id, lastBid).then(
+      ({ entries, first }) => {
+        held = resource.endHold(this.id);
+        if (resource.closed) return done(lastBid);
+        let expect = lastBid + 1;
+        if (first > expect) {
+          resource.gap({ b: this.id, from: expect, to: first - 1, lost: first - expect, reason: 'replay-window-exceeded' });
+          expect = first;
+        }
+        for (const e of entries) {
+          if (e.bid < expect) continue;
+          if (e.bid > expect) resource.gap({ b: this.id, from: expect, to: e.bid - 1, lost: e.bid - expect, reason: 'cluster-link-lost' });
+          if (resource.deliver(new Outgoing(e.payload, this.id, e.bid))) this.countRecovered();
+          expect = e.bid + 1;
+        }
+        done(expect - 1);
+      },
+      (err: unknown) => {
+        // The store is unreachable: fall back on what this process holds (its gaps said as usual).
+        held = resource.endHold(this.id);
+        this.runtime.log.warn({ broadcaster: this.id, error: errorSummary(err) }, 'replay store read failed');
+        let last = lastBid;
+        if (lastBid + 1 < this.cache.first) {
+          resource.gap({
+            b: this.id,
+            from: lastBid + 1,
+            to: this.cache.first - 1,
+            lost: this.cache.first - lastBid - 1,
+            reason: 'replay-window-exceeded',
+          });
+        }
+        last = Math.max(last, this.replay(resource, lastBid));
+        done(last);
+      },
+    );
   }
 
   /**

@@ -65,8 +65,13 @@ export class BroadcasterFactory {
 
   private make(id: string, options: BroadcasterOptions, implicit: boolean): FwBroadcaster {
     if (!id) throw new FwError('invalid_broadcaster_id', 'a broadcaster id must not be empty', 400);
-    const b = new FwBroadcaster(id, this.runtime, options.internal ?? false,
-      options.replayCacheSize ?? this.runtime.settings.replayCache, implicit);
+    const b = new FwBroadcaster(
+      id,
+      this.runtime,
+      options.internal ?? false,
+      options.replayCacheSize ?? this.runtime.settings.replayCache,
+      implicit,
+    );
     const next = this.retired.get(id);
     if (next !== undefined) {
       this.retired.delete(id);

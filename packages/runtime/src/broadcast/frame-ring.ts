@@ -1,10 +1,14 @@
+/** The shared empty backing array (never written: `push` replaces it first). */
+const NONE: never[] = Object.freeze([]) as unknown as never[];
+
 /**
  * A bounded ring of items with consecutive ids (1, 2, 3…). Used for a resource's resume buffer
  * (ids are the resource's message ids) and a broadcaster's replay cache (ids are `bid`s). The
  * backing array grows only as items arrive, so an idle ring costs almost nothing.
  */
 export class FrameRing<T> {
-  private items: (T | undefined)[] = [];
+  /** `NONE` until the first push and after a release: an idle resource's ring holds no array of its own. */
+  private items: (T | undefined)[] = NONE;
   private head = 0;
   /** Id of the oldest item held. */
   first = 1;
@@ -20,6 +24,7 @@ export class FrameRing<T> {
       return id;
     }
     if (this.items.length < this.capacity) {
+      if (this.items === NONE) this.items = [];
       this.items.push(item);
     } else {
       this.items[this.head] = item;
@@ -46,7 +51,6 @@ export class FrameRing<T> {
   /** Forgets every item and numbers on from `id` (no holes): a recreated broadcaster continuing its old sequence. */
   startAt(id: number): void {
     this.release();
-    this.items = [];
     this.head = 0;
     this.first = this.next = id;
   }
@@ -63,7 +67,7 @@ export class FrameRing<T> {
   /** Forgets every item but keeps numbering (raw resources release frames once flushed). */
   release(): void {
     if (this.items.length === 0) return;
-    this.items = [];
+    this.items = NONE;
     this.head = 0;
     this.first = this.next;
   }

@@ -91,10 +91,13 @@ export class Outgoing {
   }
 
   private fwTail(): string {
-    return (this.tail ??= `,"d":${JSON.stringify(this.payload)}` +
-      (this.broadcaster === undefined ? '}'
-        : this.bid === undefined ? `,"b":${JSON.stringify(this.broadcaster)}}`
-        : `,"b":${JSON.stringify(this.broadcaster)},"bid":${this.bid}}`));
+    return (this.tail ??=
+      `,"d":${JSON.stringify(this.payload)}` +
+      (this.broadcaster === undefined
+        ? '}'
+        : this.bid === undefined
+          ? `,"b":${JSON.stringify(this.broadcaster)}}`
+          : `,"b":${JSON.stringify(this.broadcaster)},"bid":${this.bid}}`));
   }
 }
 

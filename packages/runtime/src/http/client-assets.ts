@@ -30,7 +30,10 @@ interface Asset {
  * on first request; served with a strong ETag (304 on revalidation), `Cache-Control: no-cache`
  * (browsers revalidate, so a server upgrade is picked up at once) and `Vary: Accept-Encoding`.
  */
-export function mountClientAssets(host: { path: string; route(method: Method, path: string, handler: HttpRouteHandler): () => void }): void {
+export function mountClientAssets(host: {
+  path: string;
+  route(method: Method, path: string, handler: HttpRouteHandler): () => void;
+}): void {
   const loaded = new Map<string, Promise<Asset | null>>();
   const load = (name: string): Promise<Asset | null> => {
     let p = loaded.get(name);
@@ -67,7 +70,9 @@ async function readAsset(file: string, type: string): Promise<Asset | null> {
     etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`,
     identity,
     gzip: gzipSync(identity, { level: 9 }),
-    br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+    br: brotliCompressSync(identity, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length },
+    }),
   };
 }
 

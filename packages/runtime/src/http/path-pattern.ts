@@ -16,12 +16,12 @@ export class PathPattern {
     while (i < source.length) {
       const open = source.indexOf('{', i);
       if (open === -1) {
-        re += escape(source.slice(i));
+        re += escapeRegExp(source.slice(i));
         break;
       }
       const close = source.indexOf('}', open);
       if (close === -1) throw new Error(`unclosed '{' in path pattern: ${source}`);
-      re += escape(source.slice(i, open));
+      re += escapeRegExp(source.slice(i, open));
       let name = source.slice(open + 1, close);
       const rest = name.endsWith('*');
       if (rest) name = name.slice(0, -1);
@@ -37,6 +37,8 @@ export class PathPattern {
   match(path: string): Record<string, string> | undefined {
     const m = this.regex.exec(path);
     if (!m) return undefined;
+    // Resources keep their params: a pattern without names shares one empty object among all of them.
+    if (this.names.length === 0) return NO_PARAMS;
     const params: Record<string, string> = {};
     for (let k = 0; k < this.names.length; k++) {
       const raw = m[k + 1] ?? '';
@@ -57,6 +59,8 @@ export class PathPattern {
   }
 }
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;

@@ -11,7 +11,10 @@ export function rejectUpgrade(socket: Duplex, status: number, code: string, deta
     return;
   }
   const body = JSON.stringify({ type: 'about:blank', title: code, status, code, detail });
-  const extra = Object.entries(headers ?? {}).filter(([name, value]) => !/[\r\n]/.test(name + value)).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries(headers ?? {})
+    .filter(([name, value]) => !/[\r\n]/.test(name + value))
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${status} ${code}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n${extra}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,

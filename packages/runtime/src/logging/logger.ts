@@ -5,9 +5,7 @@ import { ConfigError } from '../config.js';
  * methods that take a fields object and a message (`log.warn({ agent: 'x' }, 'text')`) and a
  * `child(bindings)` fits. Every fw package logs through `fw.logger` (docs/operations.md, *Logging*).
  */
-export interface LogFn {
-  (fields: object, message?: string): void;
-}
+export type LogFn = (fields: object, message?: string) => void;
 
 export interface Logger {
   error: LogFn;

@@ -12,7 +12,10 @@ export interface LogEntry {
  * that assert what fw logged, and to keep a test's output quiet.
  */
 export class MemoryLogger implements Logger {
-  constructor(readonly entries: LogEntry[] = [], private readonly bindings: Record<string, unknown> = {}) {}
+  constructor(
+    readonly entries: LogEntry[] = [],
+    private readonly bindings: Record<string, unknown> = {},
+  ) {}
 
   private write(level: LogEntry['level']) {
     return (fields: object, message?: string): void => {

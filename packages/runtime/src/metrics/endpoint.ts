@@ -47,10 +47,14 @@ interface Denial {
 }
 
 function checkAccess(req: IncomingMessage, config: Config): Denial | undefined {
-  const token = config.get<string>('fw.metrics.token');
-  if (config.get<boolean>('fw.metrics.allow-loopback') && isLoopback(clientAddress(req))) return undefined;
+  const token = config.get('fw.metrics.token');
+  if (config.get('fw.metrics.allow-loopback') && isLoopback(clientAddress(req))) return undefined;
   if (!token) {
-    return { status: 403, code: 'metrics_forbidden', detail: 'without fw.metrics.token the metrics endpoint answers loopback scrapers only' };
+    return {
+      status: 403,
+      code: 'metrics_forbidden',
+      detail: 'without fw.metrics.token the metrics endpoint answers loopback scrapers only',
+    };
   }
   const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
   if (given === undefined) return { status: 401, code: 'metrics_unauthorized', detail: 'send Authorization: Bearer <fw.metrics.token>' };

@@ -18,7 +18,14 @@ const COUNTER_NAMES: Record<keyof RuntimeCounters, [name: string, help: string]>
   resumes: ['fw_resumes_total', 'Reconnects that resumed a resource from its tracking id'],
   gaps: ['fw_gaps_total', 'Gap frames sent: a client was told that messages it should have had are gone'],
   lost: ['fw_messages_lost_total', 'Messages a client could not be given on resume (counted in the gap frames)'],
-  recovered: ['fw_messages_recovered_total', 'Broadcasts delivered again to a client that missed them (replay caches, the durable replay store)'],
+  misdirected: [
+    'fw_misdirected_requests_total',
+    'Message POSTs and DELETEs for a resource another cluster node holds, answered 421 (put sticky sessions in front)',
+  ],
+  recovered: [
+    'fw_messages_recovered_total',
+    'Broadcasts delivered again to a client that missed them (replay caches, the durable replay store)',
+  ],
 };
 
 /** Methods kept as labels; any other (a `*` route sees every method a client invents) is `OTHER`. */
@@ -46,18 +53,23 @@ export class FwMetrics {
   private readonly mcpCalls: Histogram<'tool' | 'outcome'>;
   private readonly agentRuns: Histogram<'agent' | 'outcome'>;
 
-  constructor(runtime: Runtime, events: EventBus, options: { enabled: boolean; processMetrics: boolean }) {
+  constructor(runtime: Runtime, _events: EventBus, options: { enabled: boolean; processMetrics: boolean }) {
     this.enabled = options.enabled;
     const registers = [this.registry];
 
     new Gauge({
-      name: 'fw_connections', help: 'Live resources (connections, and dropped ones kept for resume) by transport', labelNames: ['transport'], registers,
+      name: 'fw_connections',
+      help: 'Live resources (connections, and dropped ones kept for resume) by transport',
+      labelNames: ['transport'],
+      registers,
       collect() {
         for (const t of TRANSPORTS) this.set({ transport: t }, runtime.resources.ofTransport(t).size);
       },
     });
     new Gauge({
-      name: 'fw_broadcasters', help: 'Live broadcasters', registers,
+      name: 'fw_broadcasters',
+      help: 'Live broadcasters',
+      registers,
       collect() {
         this.set(runtime.broadcasters.size);
       },
@@ -67,7 +79,9 @@ export class FwMetrics {
       const [name, help] = COUNTER_NAMES[key] ?? [`fw_runtime_${snake(key)}_total`, `Runtime counter ${key}`];
       let last = 0;
       new Counter({
-        name, help, registers,
+        name,
+        help,
+        registers,
         collect() {
           const value = runtime.counters[key];
           if (value > last) this.inc(value - last);
@@ -77,30 +91,60 @@ export class FwMetrics {
     }
     const created = Date.now();
     new Gauge({
-      name: 'fw_uptime_seconds', help: 'Seconds since this framework was created', registers,
+      name: 'fw_uptime_seconds',
+      help: 'Seconds since this framework was created',
+      registers,
       collect() {
         this.set((Date.now() - created) / 1000);
       },
     });
 
-    this.fanout = new HotHistogram({ name: 'fw_broadcast_fanout_seconds', help: 'Time one broadcast takes to reach every member (encode once, queue for each)', buckets: SECONDS_SHORT, registers });
+    this.fanout = new HotHistogram({
+      name: 'fw_broadcast_fanout_seconds',
+      help: 'Time one broadcast takes to reach every member (encode once, queue for each)',
+      buckets: SECONDS_SHORT,
+      registers,
+    });
     new Histogram({
-      name: 'fw_socket_queue_bytes', help: 'Bytes buffered per connection, sampled at scrape time over every live connection', buckets: QUEUE_BYTES, registers,
+      name: 'fw_socket_queue_bytes',
+      help: 'Bytes buffered per connection, sampled at scrape time over every live connection',
+      buckets: QUEUE_BYTES,
+      registers,
       collect() {
         this.reset();
         for (const r of runtime.resources.values()) if (r.connection) this.observe(r.connection.bufferedAmount());
       },
     });
     new Histogram({
-      name: 'fw_socket_queue_frames', help: 'Frames written but not yet handed to the connection, per resource, sampled at scrape time', buckets: QUEUE_FRAMES, registers,
+      name: 'fw_socket_queue_frames',
+      help: 'Frames written but not yet handed to the connection, per resource, sampled at scrape time',
+      buckets: QUEUE_FRAMES,
+      registers,
       collect() {
         this.reset();
         for (const r of runtime.resources.values()) this.observe(Math.max(0, r.ring.next - 1 - r.flushed));
       },
     });
-    this.http = new Histogram({ name: 'fw_http_request_duration_seconds', help: 'fw-owned HTTP requests by route pattern, method and status (held SSE/long-poll requests count their whole life)', labelNames: ['route', 'method', 'status'], registers });
-    this.mcpCalls = new Histogram({ name: 'fw_mcp_tool_call_duration_seconds', help: 'MCP tools/call duration by tool and outcome', labelNames: ['tool', 'outcome'], buckets: SECONDS_CALL, registers });
-    this.agentRuns = new Histogram({ name: 'fw_agent_run_duration_seconds', help: 'Agent runs (one user message to the whole answer) by agent and outcome', labelNames: ['agent', 'outcome'], buckets: SECONDS_CALL, registers });
+    this.http = new Histogram({
+      name: 'fw_http_request_duration_seconds',
+      help: 'fw-owned HTTP requests by route pattern, method and status (held SSE/long-poll requests count their whole life)',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    this.mcpCalls = new Histogram({
+      name: 'fw_mcp_tool_call_duration_seconds',
+      help: 'MCP tools/call duration by tool and outcome',
+      labelNames: ['tool', 'outcome'],
+      buckets: SECONDS_CALL,
+      registers,
+    });
+    this.agentRuns = new Histogram({
+      name: 'fw_agent_run_duration_seconds',
+      help: 'Agent runs (one user message to the whole answer) by agent and outcome',
+      labelNames: ['agent', 'outcome'],
+      buckets: SECONDS_CALL,
+      registers,
+    });
 
     // Modules count their own rare events with `durations` / `tally` (the runtime names none of
     // them). MessageBroadcast and ResourceConnected are never listened to here: a listener would
@@ -117,7 +161,14 @@ export class FwMetrics {
    * a remover. `read` must be cheap and synchronous.
    */
   gauge(name: string, help: string, read: () => number): () => void {
-    new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
     return () => this.registry.removeSingleMetric(name);
   }
 
@@ -140,11 +191,62 @@ export class FwMetrics {
   counter(name: string, help: string, read: () => number): () => void {
     let last = 0;
     new Counter({
-      name, help, registers: [this.registry],
+      name,
+      help,
+      registers: [this.registry],
       collect() {
         const value = read();
         if (value > last) this.inc(value - last);
         last = Math.max(last, value);
+      },
+    });
+    return () => this.registry.removeSingleMetric(name);
+  }
+
+  /**
+   * Adds a labelled gauge whose samples `read` gives at scrape time (`fw_tasks{state}`): label
+   * sets that disappear from one scrape to the next are dropped. Returns a remover.
+   */
+  labelledGauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    read: () => Iterable<[Record<L, string>, number]>,
+  ): () => void {
+    new Gauge({
+      name,
+      help,
+      labelNames: [...labelNames],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [labels, value] of read()) this.set(labels, value);
+      },
+    });
+    return () => this.registry.removeSingleMetric(name);
+  }
+
+  /** Adds a labelled counter following monotonic numbers `read` gives per label set at scrape time. Returns a remover. */
+  labelledCounter<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    read: () => Iterable<[Record<L, string>, number]>,
+  ): () => void {
+    const last = new Map<string, number>();
+    new Counter({
+      name,
+      help,
+      labelNames: [...labelNames],
+      registers: [this.registry],
+      collect() {
+        for (const [labels, value] of read()) {
+          const key = JSON.stringify(labels);
+          const before = last.get(key) ?? 0;
+          // inc by 0 on the first scrape too, so every label set shows up (at 0) from the start
+          this.inc(labels, Math.max(0, value - before));
+          last.set(key, Math.max(before, value));
+        }
       },
     });
     return () => this.registry.removeSingleMetric(name);

@@ -21,7 +21,9 @@ export class InvalidJsonError extends FwError {
 /** 415 `unsupported_media_type`: a state-changing JSON endpoint got something other than JSON. */
 export class UnsupportedMediaTypeError extends FwError {
   constructor(got: string | undefined) {
-    super('unsupported_media_type', `Content-Type must be application/json (or a +json type), got '${got ?? ''}'`, 415, { contentType: got ?? null });
+    super('unsupported_media_type', `Content-Type must be application/json (or a +json type), got '${got ?? ''}'`, 415, {
+      contentType: got ?? null,
+    });
   }
 }
 

@@ -18,7 +18,10 @@ export class OriginPolicy {
     this.any = list.includes('*');
     for (const e of list) {
       if (e === '*') continue;
-      if (!isOrigin(e)) throw new ConfigError(`fw.security.allowed-origins: '${e}' is not an origin (scheme://host[:port], e.g. 'https://app.example.com')`);
+      if (!isOrigin(e))
+        throw new ConfigError(
+          `fw.security.allowed-origins: '${e}' is not an origin (scheme://host[:port], e.g. 'https://app.example.com')`,
+        );
       this.allowed.add(normalizeOrigin(e));
     }
     if (publicUrl) this.allowed.add(publicUrl.origin.toLowerCase());

@@ -27,13 +27,15 @@ export function recordSource(req: IncomingMessage, source: RequestSource): void 
 
 /** The recorded source, or what the socket alone says (a request fw did not screen). */
 export function requestSource(req: IncomingMessage): RequestSource {
-  return sources.get(req) ?? {
-    clientAddress: req.socket?.remoteAddress,
-    host: req.headers?.host?.toLowerCase(),
-    protocol: (req.socket as { encrypted?: boolean } | undefined)?.encrypted ? 'https' : 'http',
-    viaProxy: false,
-    jsonDepth: DEFAULT_JSON_DEPTH,
-  };
+  return (
+    sources.get(req) ?? {
+      clientAddress: req.socket?.remoteAddress,
+      host: req.headers?.host?.toLowerCase(),
+      protocol: (req.socket as { encrypted?: boolean } | undefined)?.encrypted ? 'https' : 'http',
+      viaProxy: false,
+      jsonDepth: DEFAULT_JSON_DEPTH,
+    }
+  );
 }
 
 /** Default of `fw.limits.json-depth`. */

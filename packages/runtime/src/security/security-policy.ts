@@ -46,7 +46,8 @@ export interface SecurityCounters {
 /** Response headers a browser client may read on a cross-origin response. */
 const EXPOSED_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, X-Total-Count, X-Missing-Nodes, WWW-Authenticate, A2A-Version';
 /** Request headers a preflight allows when it does not ask for specific ones. */
-const DEFAULT_ALLOWED_HEADERS = 'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, A2A-Version, X-Fw-Admin-Client';
+const DEFAULT_ALLOWED_HEADERS =
+  'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, A2A-Version, X-Fw-Admin-Client';
 
 /**
  * fw's network surface rules in one place, built once from the configuration: the Host
@@ -80,13 +81,18 @@ export class SecurityPolicy {
   log: Logger = fallbackLogger();
 
   static fromConfig(config: Config): SecurityPolicy {
-    const list = (key: string): string[] => config.get<string>(key).split(',').map((s) => s.trim()).filter(Boolean);
+    const list = (key: 'fw.security.allowed-hosts' | 'fw.security.allowed-origins' | 'fw.security.trusted-proxies'): string[] =>
+      config
+        .get(key)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     return new SecurityPolicy({
       allowedHosts: list('fw.security.allowed-hosts'),
       allowedOrigins: list('fw.security.allowed-origins'),
       trustedProxies: list('fw.security.trusted-proxies'),
-      publicUrl: config.get<string>('fw.public-url'),
-      jsonDepth: config.get<number>('fw.limits.json-depth'),
+      publicUrl: config.get('fw.public-url'),
+      jsonDepth: config.get('fw.limits.json-depth'),
     });
   }
 
@@ -97,7 +103,13 @@ export class SecurityPolicy {
     const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
     let source: RequestSource;
     if (!viaProxy) {
-      source = { clientAddress: peer, host: req.headers.host?.toLowerCase(), protocol: encrypted ? 'https' : 'http', viaProxy, jsonDepth: this.jsonDepth };
+      source = {
+        clientAddress: peer,
+        host: req.headers.host?.toLowerCase(),
+        protocol: encrypted ? 'https' : 'http',
+        viaProxy,
+        jsonDepth: this.jsonDepth,
+      };
     } else {
       const forwardedHost = first(req.headers['x-forwarded-host']);
       const proto = first(req.headers['x-forwarded-proto'])?.toLowerCase();
@@ -123,14 +135,19 @@ export class SecurityPolicy {
     if (!this.hosts.allows(host, isLoopback(req.socket.localAddress))) {
       this.counters.hostRefused++;
       return {
-        status: 421, code: 'host_not_allowed',
+        status: 421,
+        code: 'host_not_allowed',
         detail: `Host '${source.host ?? ''}' is not one this server answers for (fw.security.allowed-hosts, fw.public-url)`,
       };
     }
     const origin = first(req.headers.origin);
     if (!this.origins.allows(origin, host?.host)) {
       this.counters.originRefused++;
-      return { status: 403, code: 'origin_not_allowed', detail: `Origin '${origin ?? ''}' may not use this server (fw.security.allowed-origins)` };
+      return {
+        status: 403,
+        code: 'origin_not_allowed',
+        detail: `Origin '${origin ?? ''}' may not use this server (fw.security.allowed-origins)`,
+      };
     }
     return undefined;
   }
@@ -220,7 +237,10 @@ export class SecurityPolicy {
 
   /** X-Forwarded-For from the right: the first address that is not a trusted proxy is the client. */
   private forwardedClient(header: string | string[] | undefined, peer: string | undefined): string | undefined {
-    const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     for (let i = hops.length - 1; i >= 0; i--) {
       const hop = hops[i]!;
       const ip = normalizeIp(hop);
@@ -230,9 +250,6 @@ export class SecurityPolicy {
     return peer;
   }
 }
-
-
-
 
 function first(value: string | string[] | undefined): string | undefined {
   const v = Array.isArray(value) ? value[0] : value;

@@ -6,7 +6,18 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type Tracer,
+} from '@opentelemetry/api';
 
 const VERSION = (createRequire(import.meta.url)('@fw/runtime/package.json') as { version: string }).version;
 
@@ -69,7 +80,11 @@ export interface TracedOptions {
  */
 export async function traced<T>(name: string, options: TracedOptions, fn: (span: Span) => Promise<T> | T): Promise<T> {
   const parent = options.parent ?? context.active();
-  const span = fwTracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) }, parent);
+  const span = fwTracer.startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
+    parent,
+  );
   try {
     return await context.with(trace.setSpan(parent, span), () => fn(span));
   } catch (err) {
@@ -82,6 +97,7 @@ export async function traced<T>(name: string, options: TracedOptions, fn: (span:
 
 /** The context `carrier` (an MCP request's `params._meta`) names with W3C trace context, or undefined. */
 export function carriedContext(carrier: unknown): Context | undefined {
-  if (carrier === null || typeof carrier !== 'object' || typeof (carrier as { traceparent?: unknown }).traceparent !== 'string') return undefined;
+  if (carrier === null || typeof carrier !== 'object' || typeof (carrier as { traceparent?: unknown }).traceparent !== 'string')
+    return undefined;
   return propagation.extract(context.active(), carrier as Record<string, unknown>, headerGetter);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { FwError } from '../errors.js';
 import type { TransportName } from '../events.js';
@@ -68,7 +69,9 @@ export class HandlerTransports {
         case 'DELETE':
           return await this.remove(req, res, ctx);
         default:
-          sendProblem(res, 405, 'method_not_allowed', `${req.method} is not allowed on a real-time endpoint`, undefined, { allow: 'GET, POST, DELETE, OPTIONS' });
+          sendProblem(res, 405, 'method_not_allowed', `${req.method} is not allowed on a real-time endpoint`, undefined, {
+            allow: 'GET, POST, DELETE, OPTIONS',
+          });
       }
     } catch (err) {
       sendError(res, err);
@@ -84,7 +87,9 @@ export class HandlerTransports {
       this.refuseWhileClosing();
       q = parseConnectQuery(ctx.url.searchParams);
       if (q.transport !== undefined && q.transport !== 'websocket') {
-        throw new FwError('invalid_query', `transport '${q.transport}' cannot be used on a WebSocket upgrade`, 400, { parameter: 'transport' });
+        throw new FwError('invalid_query', `transport '${q.transport}' cannot be used on a WebSocket upgrade`, 400, {
+          parameter: 'transport',
+        });
       }
       if (q.tracking !== undefined) target = this.target(q.tracking, path, q.last);
       cc = await this.connect(req, ctx, 'websocket', path);
@@ -119,10 +124,15 @@ export class HandlerTransports {
     const q = parseConnectQuery(ctx.url.searchParams);
     const transport = q.transport ?? ((req.headers.accept ?? '').includes('text/event-stream') ? 'sse' : undefined);
     if (transport === undefined) {
-      throw new FwError('transport_required', 'open a WebSocket, send `Accept: text/event-stream`, or pass `transport=sse|long-polling|streaming`', 400);
+      throw new FwError(
+        'transport_required',
+        'open a WebSocket, send `Accept: text/event-stream`, or pass `transport=sse|long-polling|streaming`',
+        400,
+      );
     }
     if (transport === 'websocket') throw new FwError('upgrade_required', 'transport=websocket needs a WebSocket upgrade', 426);
-    if (transport === 'long-polling' && !q.fw) throw new FwError('fw_protocol_required', 'long-polling needs the fw protocol (`fw=1`)', 400);
+    if (transport === 'long-polling' && !q.fw)
+      throw new FwError('fw_protocol_required', 'long-polling needs the fw protocol (`fw=1`)', 400);
     const path = normalize(ctx.url.pathname);
     let target: FwResource | undefined;
     if (q.tracking !== undefined) {
@@ -168,7 +178,8 @@ export class HandlerTransports {
       return conn;
     }
     res.writeHead(200, {
-      'content-type': transport === 'sse' ? 'text/event-stream; charset=utf-8' : fw ? 'application/x-ndjson; charset=utf-8' : 'text/plain; charset=utf-8',
+      'content-type':
+        transport === 'sse' ? 'text/event-stream; charset=utf-8' : fw ? 'application/x-ndjson; charset=utf-8' : 'text/plain; charset=utf-8',
       'cache-control': 'no-store',
       'x-accel-buffering': 'no',
     });
@@ -180,9 +191,10 @@ export class HandlerTransports {
 
   private async post(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
     const q = parseConnectQuery(ctx.url.searchParams, false);
-    if (q.tracking === undefined) throw new FwError('tracking_required', 'a message POST needs `tracking=<uuid>`', 400, { parameter: 'tracking' });
+    if (q.tracking === undefined)
+      throw new FwError('tracking_required', 'a message POST needs `tracking=<uuid>`', 400, { parameter: 'tracking' });
     const path = normalize(ctx.url.pathname);
-    await this.sameCaller(req, ctx, this.target(q.tracking, path, undefined), path);
+    await this.sameCaller(req, ctx, await this.targetHere(q.tracking, path), path);
     const frame = ctx.url.searchParams.get('frame');
     if (frame !== null && !isUpstreamKind(frame)) {
       throw new FwError('invalid_query', "query parameter 'frame' must be m or tool-response", 400, { parameter: 'frame' });
@@ -210,7 +222,7 @@ export class HandlerTransports {
     const q = parseConnectQuery(ctx.url.searchParams, false);
     if (q.tracking === undefined) throw new FwError('tracking_required', 'DELETE needs `tracking=<uuid>`', 400, { parameter: 'tracking' });
     const path = normalize(ctx.url.pathname);
-    await this.sameCaller(req, ctx, this.target(q.tracking, path, undefined), path);
+    await this.sameCaller(req, ctx, await this.targetHere(q.tracking, path), path);
     const r = this.target(q.tracking, path, undefined);
     const conn = r.connection;
     r.terminate('client closed');
@@ -219,12 +231,36 @@ export class HandlerTransports {
     res.end();
   }
 
+  /**
+   * `target` for a message POST or a DELETE, which must reach the node holding the resource: in a
+   * cluster behind a balancer without sticky sessions it may land elsewhere, and a bare 404 would
+   * read as "expired". 421 Misdirected Request (RFC 9110 §15.5.20) names the node that holds it.
+   */
+  private async targetHere(uuid: string, path: string): Promise<FwResource> {
+    try {
+      return this.target(uuid, path, undefined);
+    } catch (err) {
+      if (!(err instanceof FwError) || err.code !== 'unknown_tracking_id') throw err;
+      const node = await this.rt.ownerElsewhere(uuid);
+      if (node === undefined) throw err;
+      this.rt.counters.misdirected++;
+      throw new FwError(
+        'misdirected_request',
+        `resource '${uuid}' is held by cluster node '${node}', not this one: HTTP transports need sticky sessions in front of a cluster (docs/cluster.md, "Behind a load balancer")`,
+        421,
+        { node },
+      );
+    }
+  }
+
   /** The resource a tracking id names on this path; 404 `unknown_tracking_id` or 410 `resource_closed` otherwise. */
   private target(uuid: string, path: string, last: number | undefined): FwResource {
     const r = this.rt.resources.get(uuid);
     if (r !== undefined && !r.closed && r.path === path) {
       if (last !== undefined && last >= r.ring.next) {
-        throw new FwError('invalid_query', `query parameter 'last' (${last}) is ahead of the last message sent (${r.ring.next - 1})`, 400, { parameter: 'last' });
+        throw new FwError('invalid_query', `query parameter 'last' (${last}) is ahead of the last message sent (${r.ring.next - 1})`, 400, {
+          parameter: 'last',
+        });
       }
       return r;
     }
@@ -269,6 +305,7 @@ export class HandlerTransports {
     });
     rt.resources.add(r);
     this.entry.resourceCount++;
+    forgetAddresses(cc.req.socket);
     // A fresh connection that catches up with `since` ends its replay with a recovery summary (`rec`).
     if (q.since !== undefined) r.beginRecovery();
     const choose = this.entry.options.broadcaster;
@@ -304,7 +341,7 @@ export class HandlerTransports {
       for (const [id, lastBid] of q.since) {
         const b = rt.broadcasters.lookup(id);
         // Only broadcasters the resource belongs to: `since` never reads someone else's topic.
-        if (b !== undefined && b.members.has(r)) b.recover(r, lastBid, foreign);
+        if (b?.members.has(r)) b.recover(r, lastBid, foreign);
       }
     }
     r.endRecovery();
@@ -338,4 +375,17 @@ function flat(s: string): string {
 
 function normalize(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/**
+ * Node caches a socket's addresses once read (`_peername`, `_sockname`: an object and two strings
+ * each, ~220 bytes per connection). fw has read what it needs by now (the security checks, the
+ * resource's `remoteAddress`), so a long-lived connection does not keep them; Node reads them
+ * from the handle again if anyone asks while the socket is open. `null` is their initial value.
+ */
+function forgetAddresses(socket: Socket | null | undefined): void {
+  const s = socket as (Socket & { _peername?: unknown; _sockname?: unknown }) | null | undefined;
+  if (s == null) return;
+  if (s._peername) s._peername = null;
+  if (s._sockname) s._sockname = null;
 }

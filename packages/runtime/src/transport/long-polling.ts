@@ -77,7 +77,11 @@ export class LongPollConnection implements Connection {
     const body = `[${this.frames.join(',')}]`;
     this.frames = [];
     if (!this.res.writableEnded) {
-      this.res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
+      this.res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'no-store',
+        'content-length': Buffer.byteLength(body),
+      });
       this.res.end(body);
     }
     this.resource?.detach(this, why === 'answered' || why === 'poll timeout' ? 'connection lost' : why);

@@ -37,7 +37,9 @@ export function parseConnectQuery(q: URLSearchParams, forConnect = true): Connec
   const sinceRaw = q.get('since');
   const since = sinceRaw === null ? undefined : parseSince(sinceRaw);
   if (forConnect && (tracking !== undefined || since !== undefined) && !fw) {
-    throw new FwError('invalid_query', 'query parameters `tracking` and `since` need the fw protocol (`fw=1`)', 400, { parameter: tracking !== undefined ? 'tracking' : 'since' });
+    throw new FwError('invalid_query', 'query parameters `tracking` and `since` need the fw protocol (`fw=1`)', 400, {
+      parameter: tracking !== undefined ? 'tracking' : 'since',
+    });
   }
   const epoch = q.get('epoch') ?? undefined;
   if (epoch !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(epoch)) throw invalid('epoch', 'must be 1–64 base64url characters');
@@ -55,7 +57,8 @@ function parseSince(raw: string): Map<string, number> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid('since', 'must encode an object');
   const out = new Map<string, number>();
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw invalid('since', `value for '${k}' must be a non-negative integer`);
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+      throw invalid('since', `value for '${k}' must be a non-negative integer`);
     out.set(k, v);
   }
   return out;

@@ -20,7 +20,9 @@ function onClose(this: Tagged, code: number): void {
 }
 function onError(this: Tagged, err: Error & { code?: string }): void {
   // ws has already answered the peer (1009 for a frame over maxPayload, 1002/1007 otherwise).
-  this[CONNECTION]?.resource?.terminate(err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'message too large' : `protocol error: ${err.message}`);
+  this[CONNECTION]?.resource?.terminate(
+    err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'message too large' : `protocol error: ${err.message}`,
+  );
 }
 
 /**

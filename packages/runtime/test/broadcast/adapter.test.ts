@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FwBroadcaster } from '../../src/internals.js';
-import { FrameRing } from '../../src/broadcast/frame-ring.js';
+import type { FwBroadcaster } from '../../dist/internals.js';
+import { FrameRing } from '../../dist/broadcast/frame-ring.js';
 import { connectWs, startFw } from '../helpers.js';
 
 type Frame = { t: string; id?: number; d?: string; b?: string; bid?: number };
@@ -11,7 +11,10 @@ test('frame ring: skipTo leaves holes inside the capacity and restarts numbering
   ring.push('a');
   ring.skipTo(4);
   assert.equal(ring.push('d'), 4);
-  assert.deepEqual([1, 2, 3, 4].map((id) => ring.get(id)), ['a', undefined, undefined, 'd']);
+  assert.deepEqual(
+    [1, 2, 3, 4].map((id) => ring.get(id)),
+    ['a', undefined, undefined, 'd'],
+  );
   ring.skipTo(100);
   assert.deepEqual({ first: ring.first, next: ring.next, size: ring.size }, { first: 100, next: 100, size: 0 });
   assert.equal(ring.push('x'), 100);
@@ -56,9 +59,10 @@ test('broadcast adapter: a full broadcast goes to the adapter, delivery follows 
     const late = await connectWs(`${app.ws}/fw/room?fw=1&since=${since}`);
     const frames: Frame[] = [];
     for (let i = 0; i < 6; i++) frames.push(JSON.parse(await late.messages.next()) as Frame);
-    assert.deepEqual(frames.slice(1).map((f) => f.t === 'm' ? f.bid : f), [
-      7, { t: 'gap', lost: 1, reason: 'cluster-link-lost', b: '/fw/room', from: 8, to: 8 }, 9, 10, { t: 'rec', recovered: false },
-    ]);
+    assert.deepEqual(
+      frames.slice(1).map((f) => (f.t === 'm' ? f.bid : f)),
+      [7, { t: 'gap', lost: 1, reason: 'cluster-link-lost', b: '/fw/room', from: 8, to: 8 }, 9, 10, { t: 'rec', recovered: false }],
+    );
     ws.socket.close();
     late.socket.close();
   } finally {
@@ -79,9 +83,15 @@ test('broadcast adapter: remember fills the replay cache without delivering or c
     const ws = await connectWs(`${app.ws}/fw/news?fw=1&since=${since}`);
     const frames: Frame[] = [];
     for (let i = 0; i < 5; i++) frames.push(JSON.parse(await ws.messages.next()) as Frame);
-    assert.deepEqual(frames.slice(1).map((f) => f.t === 'm' ? [f.d, f.bid] : f), [
-      ['earlier', 41], { t: 'gap', lost: 1, reason: 'cluster-link-lost', b: '/fw/news', from: 42, to: 42 }, ['later', 43], { t: 'rec', recovered: false },
-    ]);
+    assert.deepEqual(
+      frames.slice(1).map((f) => (f.t === 'm' ? [f.d, f.bid] : f)),
+      [
+        ['earlier', 41],
+        { t: 'gap', lost: 1, reason: 'cluster-link-lost', b: '/fw/news', from: 42, to: 42 },
+        ['later', 43],
+        { t: 'rec', recovered: false },
+      ],
+    );
     ws.socket.close();
   } finally {
     await app.close();

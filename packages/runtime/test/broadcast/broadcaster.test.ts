@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectWs, recordEvents, startFw, waitFor } from '../helpers.js';
+import { connectWs, recordEvents, startFw } from '../helpers.js';
+import { waitFor } from '@fw/testing';
 
 type Frame = { t: string; id?: number; d?: string; bid?: number };
 
@@ -11,16 +12,29 @@ test('broadcasters: factory create/lookup/list/destroy with events; explicit one
     const b = app.fw.broadcasters.create('/fw/news', { replayCacheSize: 2 });
     assert.throws(() => app.fw.broadcasters.create('/fw/news'), { code: 'broadcaster_exists' });
     assert.equal(app.fw.broadcasters.lookup('/fw/news'), b);
-    assert.deepEqual(app.fw.broadcasters.list().map((x) => x.id), ['/fw/news']);
+    assert.deepEqual(
+      app.fw.broadcasters.list().map((x) => x.id),
+      ['/fw/news'],
+    );
     assert.equal(b.broadcast('nobody listens'), 0);
     assert.deepEqual(app.fw.runtime.getBroadcaster('/fw/news'), {
-      id: '/fw/news', resourceCount: 0, createdAt: new Date(b.createdAt).toISOString(), internal: false, messages: 1, replayCacheSize: 1,
-      lost: 0, recovered: 0, replayWindow: { first: 1, last: 1 },
+      id: '/fw/news',
+      resourceCount: 0,
+      createdAt: new Date(b.createdAt).toISOString(),
+      internal: false,
+      messages: 1,
+      replayCacheSize: 1,
+      lost: 0,
+      recovered: 0,
+      replayWindow: { first: 1, last: 1 },
     });
     assert.equal(app.fw.runtime.destroyBroadcaster('/fw/news'), 0);
     assert.equal(app.fw.broadcasters.lookup('/fw/news'), undefined);
     assert.throws(() => app.fw.runtime.destroyBroadcaster('/fw/news'), { code: 'not_found' });
-    assert.deepEqual(events.map((e) => e.type), ['BroadcasterCreated', 'MessageBroadcast', 'BroadcasterDestroyed']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['BroadcasterCreated', 'MessageBroadcast', 'BroadcasterDestroyed'],
+    );
   } finally {
     await app.close();
   }
@@ -51,10 +65,22 @@ test('broadcasters: subset broadcast and unicast reach only their targets; since
     assert.equal(room.broadcastTo('direct', ra), true);
     for (let i = 1; i <= 5; i++) room.broadcast(`all ${i}`);
     const fa = (await a.messages.take(7)).map((s) => JSON.parse(s) as Frame);
-    assert.deepEqual(fa.map((f) => f.d), ['only a', 'direct', 'all 1', 'all 2', 'all 3', 'all 4', 'all 5']);
+    assert.deepEqual(
+      fa.map((f) => f.d),
+      ['only a', 'direct', 'all 1', 'all 2', 'all 3', 'all 4', 'all 5'],
+    );
     assert.equal(fa[0]!.bid, undefined);
     const fb = (await b.messages.take(5)).map((s) => JSON.parse(s) as Frame);
-    assert.deepEqual(fb.map((f) => [f.id, f.d, f.bid]), [[1, 'all 1', 1], [2, 'all 2', 2], [3, 'all 3', 3], [4, 'all 4', 4], [5, 'all 5', 5]]);
+    assert.deepEqual(
+      fb.map((f) => [f.id, f.d, f.bid]),
+      [
+        [1, 'all 1', 1],
+        [2, 'all 2', 2],
+        [3, 'all 3', 3],
+        [4, 'all 4', 4],
+        [5, 'all 5', 5],
+      ],
+    );
 
     // A fresh connection that last saw bid 1: the cache holds only bids 3–5 (replay-cache 3).
     const since = Buffer.from(JSON.stringify({ '/fw/room/1': 1 })).toString('base64url');
@@ -63,7 +89,14 @@ test('broadcasters: subset broadcast and unicast reach only their targets; since
     assert.equal(fc[0]!.t, 'hs');
     // bid 2 has left the cache: said with a gap in the broadcaster's numbering, before the replay.
     assert.deepEqual(fc[1], { t: 'gap', lost: 1, reason: 'grace-expired', b: '/fw/room/1', from: 2, to: 2 });
-    assert.deepEqual(fc.slice(2, 5).map((f) => [f.id, f.d, f.bid]), [[1, 'all 3', 3], [2, 'all 4', 4], [3, 'all 5', 5]]);
+    assert.deepEqual(
+      fc.slice(2, 5).map((f) => [f.id, f.d, f.bid]),
+      [
+        [1, 'all 3', 3],
+        [2, 'all 4', 4],
+        [3, 'all 5', 5],
+      ],
+    );
     assert.deepEqual(fc[5], { t: 'rec', recovered: false });
     assert.equal(room.recovered, 3);
     // since on a broadcaster the resource is not a member of replays nothing.
@@ -81,10 +114,12 @@ test('broadcasters: subset broadcast and unicast reach only their targets; since
 
 test('slow consumers: past the high-water mark messages are dropped (counted) or the resource is disconnected (counted)', async () => {
   for (const policy of ['drop', 'disconnect'] as const) {
-    const app = await startFw({ 'fw.slow-consumer.high-water-mark': 64 * 1024, 'fw.slow-consumer.policy': policy }, (fw) => fw.handle('/feed', {}));
+    const app = await startFw({ 'fw.slow-consumer.high-water-mark': 64 * 1024, 'fw.slow-consumer.policy': policy }, (fw) =>
+      fw.handle('/feed', {}),
+    );
     try {
       const c = await connectWs(`${app.ws}/fw/feed`);
-      await waitFor(() => app.fw.runtime.stats().connections === 1);
+      await waitFor('app.fw.runtime.stats().connections === 1', () => app.fw.runtime.stats().connections === 1);
       // Stop reading: the server's socket buffers fill and bufferedAmount climbs.
       (c.socket as unknown as { _socket: { pause(): void } })._socket.pause();
       const big = 'x'.repeat(32 * 1024);
@@ -100,7 +135,10 @@ test('slow consumers: past the high-water mark messages are dropped (counted) or
       } else {
         assert.equal(app.fw.runtime.stats().slowConsumerDisconnects, 1);
         assert.equal(app.fw.runtime.stats().connections, 0);
-        assert.deepEqual(events.filter((e) => e.type === 'ResourceDisconnected').map((e) => e.reason), ['slow consumer']);
+        assert.deepEqual(
+          events.filter((e) => e.type === 'ResourceDisconnected').map((e) => e.reason),
+          ['slow consumer'],
+        );
       }
       c.socket.terminate();
     } finally {

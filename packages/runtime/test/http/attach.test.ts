@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
-import { Framework } from '../../src/index.js';
+import { Framework } from '../../dist/index.js';
 import { connectWs, openStream } from '../helpers.js';
 
 function newFw(): Framework {

@@ -37,13 +37,22 @@ test('bad input on HTTP transports gets 4xx problem+json and leaves no resource 
     const { uuid } = JSON.parse((await s.events.next()).data) as { uuid: string };
     // fw.websocket.max-payload bounds POSTed messages too: 16 bytes pass, 17 are refused.
     assert.equal((await fetch(`${url}?tracking=${uuid}`, { method: 'POST', body: 'x'.repeat(16) })).status, 204);
-    assert.deepEqual(await problem(await fetch(`${url}?tracking=${uuid}`, { method: 'POST', body: 'x'.repeat(17) })), { status: 413, code: 'payload_too_large' });
+    assert.deepEqual(await problem(await fetch(`${url}?tracking=${uuid}`, { method: 'POST', body: 'x'.repeat(17) })), {
+      status: 413,
+      code: 'payload_too_large',
+    });
     // The tracking id belongs to another path.
-    assert.deepEqual(await problem(await fetch(`${app.base}/fw/chat/y?tracking=${uuid}`, { method: 'POST', body: 'x' })), { status: 404, code: 'unknown_tracking_id' });
+    assert.deepEqual(await problem(await fetch(`${app.base}/fw/chat/y?tracking=${uuid}`, { method: 'POST', body: 'x' })), {
+      status: 404,
+      code: 'unknown_tracking_id',
+    });
     app.fw.runtime.disconnect(uuid, 'gone now');
     await s.ended;
     // A POST to a resource the server closed: 410 with the reason.
-    assert.deepEqual(await problem(await fetch(`${url}?tracking=${uuid}`, { method: 'POST', body: 'x' })), { status: 410, code: 'resource_closed' });
+    assert.deepEqual(await problem(await fetch(`${url}?tracking=${uuid}`, { method: 'POST', body: 'x' })), {
+      status: 410,
+      code: 'resource_closed',
+    });
     assert.equal(app.fw.runtime.stats().connections, 0);
     assert.equal(app.fw.runtime.diagnostics().timers, 0);
   } finally {
@@ -54,7 +63,10 @@ test('bad input on HTTP transports gets 4xx problem+json and leaves no resource 
 test('CORS: allowed cross origins get headers and preflights; others are refused', async () => {
   const app = await startFw({ 'fw.security.allowed-origins': 'https://app.example' }, (fw) => fw.handle('/chat/{room}', {}));
   try {
-    const ok = await fetch(`${app.base}/fw/chat/x`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+    const ok = await fetch(`${app.base}/fw/chat/x`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    });
     assert.equal(ok.status, 204);
     assert.equal(ok.headers.get('access-control-allow-origin'), 'https://app.example');
     assert.match(ok.headers.get('access-control-allow-methods') ?? '', /POST/);

@@ -2,11 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { pickEncoding } from '../../src/http/client-assets.js';
+import { pickEncoding } from '../../dist/http/client-assets.js';
 import { startFw } from '../helpers.js';
 
 /** A raw GET (fetch would decompress and hide Content-Encoding). */
-function get(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function get(
+  url: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -25,11 +29,11 @@ test('serves the client bundles: ETag and 304, gzip and brotli on request, no-ca
     assert.equal(plain.status, 200);
     assert.equal(plain.headers['content-type'], 'text/javascript; charset=utf-8');
     assert.equal(plain.headers['cache-control'], 'no-cache');
-    assert.equal(plain.headers['vary'], 'accept-encoding');
+    assert.equal(plain.headers.vary, 'accept-encoding');
     assert.equal(plain.headers['content-encoding'], undefined);
     assert.equal(plain.headers['x-content-type-options'], 'nosniff');
     assert.equal(Number(plain.headers['content-length']), plain.body.length);
-    const etag = String(plain.headers['etag']);
+    const etag = String(plain.headers.etag);
     assert.match(etag, /^"[A-Za-z0-9_-]{22}"$/);
 
     const gz = await get(`${app.base}/fw/client.js`, { 'accept-encoding': 'gzip, deflate' });
@@ -39,7 +43,7 @@ test('serves the client bundles: ETag and 304, gzip and brotli on request, no-ca
     const br = await get(`${app.base}/fw/client.js`, { 'accept-encoding': 'gzip, deflate, br' });
     assert.equal(br.headers['content-encoding'], 'br');
     assert.deepEqual(brotliDecompressSync(br.body), plain.body);
-    assert.equal(br.headers['etag'], etag, 'one ETag for every encoding of the same bytes');
+    assert.equal(br.headers.etag, etag, 'one ETag for every encoding of the same bytes');
     const refused = await get(`${app.base}/fw/client.js`, { 'accept-encoding': 'br;q=0, gzip;q=0' });
     assert.equal(refused.headers['content-encoding'], undefined);
 
@@ -47,7 +51,7 @@ test('serves the client bundles: ETag and 304, gzip and brotli on request, no-ca
       const again = await get(`${app.base}/fw/client.js`, { 'if-none-match': header, 'accept-encoding': 'br' });
       assert.equal(again.status, 304, header);
       assert.equal(again.body.length, 0);
-      assert.equal(again.headers['etag'], etag);
+      assert.equal(again.headers.etag, etag);
     }
     assert.equal((await get(`${app.base}/fw/client.js`, { 'if-none-match': '"stale"' })).status, 200);
     const head = await get(`${app.base}/fw/client.js`, {}, 'HEAD');
@@ -56,7 +60,7 @@ test('serves the client bundles: ETag and 304, gzip and brotli on request, no-ca
 
     const global = await get(`${app.base}/fw/client.global.js`);
     assert.equal(global.status, 200);
-    assert.notEqual(global.headers['etag'], etag);
+    assert.notEqual(global.headers.etag, etag);
     const map = await get(`${app.base}/fw/client.js.map`);
     assert.equal(map.status, 200);
     assert.equal(map.headers['content-type'], 'application/json; charset=utf-8');

@@ -35,7 +35,9 @@ async function openWs(url: string): Promise<WebSocket> {
   return ws;
 }
 
-test('/fw/metrics after real traffic: a Prometheus scrape, parsed, with connections, messages, fan-out and HTTP histograms', { skip: skipNoParser }, async () => {
+test('/fw/metrics after real traffic: a Prometheus scrape, parsed, with connections, messages, fan-out and HTTP histograms', {
+  skip: skipNoParser,
+}, async () => {
   const app = await startFw({}, (fw) => {
     fw.route('GET', '/fw/items/{id}', (_req, res) => void res.writeHead(404).end());
     fw.handle('/room', {
@@ -49,15 +51,16 @@ test('/fw/metrics after real traffic: a Prometheus scrape, parsed, with connecti
     for (let i = 0; i < 3; i++) sockets.push(await openWs(`${app.ws}/fw/room`));
     const got = sockets.map(() => [] as string[]);
     sockets.forEach((ws, i) => ws.on('message', (d) => got[i]!.push(d.toString())));
-    const everyoneHas = (n: number): Promise<void> => new Promise((resolve, reject) => {
-      const deadline = Date.now() + 5000;
-      const check = (): void => {
-        if (got.every((g) => g.length >= n)) resolve();
-        else if (Date.now() > deadline) reject(new Error(`timed out: ${got.map((g) => g.length).join(',')}`));
-        else setTimeout(check, 5);
-      };
-      check();
-    });
+    const everyoneHas = (n: number): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const deadline = Date.now() + 5000;
+        const check = (): void => {
+          if (got.every((g) => g.length >= n)) resolve();
+          else if (Date.now() > deadline) reject(new Error(`timed out: ${got.map((g) => g.length).join(',')}`));
+          else setTimeout(check, 5);
+        };
+        check();
+      });
     sockets[0]!.send('a');
     sockets[1]!.send('b');
     await everyoneHas(2);
@@ -78,7 +81,13 @@ test('/fw/metrics after real traffic: a Prometheus scrape, parsed, with connecti
     assert.equal(value(m, 'fw_messages_in_total'), 2);
     assert.equal(value(m, 'fw_messages_out_total'), 6);
     assert.equal(value(m, 'fw_broadcasts_total'), 2);
-    for (const name of ['fw_messages_dropped_total', 'fw_slow_consumer_disconnects_total', 'fw_resumes_total', 'fw_gaps_total', 'fw_messages_lost_total']) {
+    for (const name of [
+      'fw_messages_dropped_total',
+      'fw_slow_consumer_disconnects_total',
+      'fw_resumes_total',
+      'fw_gaps_total',
+      'fw_messages_lost_total',
+    ]) {
       assert.equal(value(m, name), 0, name);
     }
     assert.equal(family(m, 'fw_broadcast_fanout_seconds').type, 'histogram');

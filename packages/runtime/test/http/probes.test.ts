@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
-import { Framework } from '../../src/index.js';
+import { Framework } from '../../dist/index.js';
 import { startFw } from '../helpers.js';
 
 interface Ready {
@@ -32,7 +32,11 @@ test('health and readiness: JSON, no credential, not cached; ready follows every
     assert.throws(() => app.fw.readiness.register('warm-up', () => ({ ready: true })), /already registered/);
     ready = await probe(`${app.base}/fw/ready`);
     assert.equal(ready.status, 503);
-    assert.deepEqual(ready.body, { status: 'not_ready', phase: 'running', checks: { 'warm-up': { ready: false, detail: 'loading the catalog' } } });
+    assert.deepEqual(ready.body, {
+      status: 'not_ready',
+      phase: 'running',
+      checks: { 'warm-up': { ready: false, detail: 'loading the catalog' } },
+    });
     // Liveness does not depend on readiness: a restart would not make the catalog load faster.
     assert.equal((await probe(`${app.base}/fw/health`)).status, 200);
 
@@ -45,7 +49,7 @@ test('health and readiness: JSON, no credential, not cached; ready follows every
     });
     ready = await probe(`${app.base}/fw/ready`);
     assert.equal(ready.status, 503);
-    assert.deepEqual(ready.body.checks['broken'], { ready: false, detail: 'check failed' });
+    assert.deepEqual(ready.body.checks.broken, { ready: false, detail: 'check failed' });
     assert.ok(!JSON.stringify(ready.body).includes('password'));
     removeBroken();
     remove();

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectWs, openStream, recordEvents, refusedUpgrade, startFw, waitFor } from '../helpers.js';
-import type { Interceptor } from '../../src/index.js';
+import { connectWs, openStream, recordEvents, refusedUpgrade, startFw } from '../helpers.js';
+import type { Interceptor } from '../../dist/index.js';
+import { waitFor } from '@fw/testing';
 
 test('heartbeat: quiet fw connections get hb frames, raw WebSockets get pings, SSE raw gets comments', async () => {
   const app = await startFw({ 'fw.heartbeat.interval': 40 }, (fw) => fw.handle('/h', {}));
@@ -16,7 +17,7 @@ test('heartbeat: quiet fw connections get hb frames, raw WebSockets get pings, S
     fwc.socket.close(1000);
     raw.socket.close(1000);
     sse.abort();
-    await waitFor(() => app.fw.runtime.stats().connections === 0);
+    await waitFor('app.fw.runtime.stats().connections === 0', () => app.fw.runtime.stats().connections === 0);
     assert.equal(app.fw.runtime.diagnostics().timers, 0);
   } finally {
     await app.close();
@@ -40,8 +41,14 @@ test('idle-timeout: a silent resource is closed with the reason; client heartbea
     } finally {
       clearInterval(beat);
     }
-    assert.deepEqual(events.filter((e) => e.type === 'ResourceDisconnected').map((e) => e.reason), ['idle timeout']);
-    assert.deepEqual(app.fw.runtime.listInterceptors().map((i) => i.name), ['idle-timeout']);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'ResourceDisconnected').map((e) => e.reason),
+      ['idle timeout'],
+    );
+    assert.deepEqual(
+      app.fw.runtime.listInterceptors().map((i) => i.name),
+      ['idle-timeout'],
+    );
     chatty.socket.close(1000);
   } finally {
     await app.close();
@@ -63,11 +70,20 @@ test('interceptors run in order (global, then per handler), can refuse with a st
   };
   const filter: Interceptor = {
     name: 'no-swearing',
-    connect() { order.push('filter'); },
-    inbound(_r, data) { return !data.includes('darn'); },
+    connect() {
+      order.push('filter');
+    },
+    inbound(_r, data) {
+      return !data.includes('darn');
+    },
   };
   const app = await startFw({}, (fw) => {
-    fw.intercept({ name: 'global-log', connect() { order.push('global'); } });
+    fw.intercept({
+      name: 'global-log',
+      connect() {
+        order.push('global');
+      },
+    });
     fw.handle('/secure', {}, { interceptors: [auth, filter], description: 'auth demo' });
   });
   try {
@@ -82,20 +98,30 @@ test('interceptors run in order (global, then per handler), can refuse with a st
     order.length = 0;
     const c = await connectWs(`${app.ws}/fw/secure?token=secret`);
     assert.deepEqual(order, ['global', 'auth', 'filter']);
-    await waitFor(() => app.fw.runtime.stats().connections === 1);
+    await waitFor('app.fw.runtime.stats().connections === 1', () => app.fw.runtime.stats().connections === 1);
     const info = app.fw.runtime.listResources().items[0]!;
     assert.equal(info.principal, 'alice');
     assert.equal(app.fw.resources.get(info.uuid)?.attributes.get('role'), 'admin');
     c.socket.send('oh darn');
     c.socket.send('fine');
     assert.equal(await c.messages.next(), 'fine');
-    assert.deepEqual(app.fw.runtime.listHandlers(), [{
-      path: '/fw/secure', interceptors: ['heartbeat', 'global-log', 'auth', 'no-swearing'], description: 'auth demo', resourceCount: 1,
-    }]);
-    assert.deepEqual(app.fw.runtime.listInterceptors().map((i) => [i.name, i.scope, i.handler, i.order]), [
-      ['heartbeat', 'global', null, 0], ['global-log', 'global', null, 1],
-      ['auth', 'handler', '/fw/secure', 0], ['no-swearing', 'handler', '/fw/secure', 1],
+    assert.deepEqual(app.fw.runtime.listHandlers(), [
+      {
+        path: '/fw/secure',
+        interceptors: ['heartbeat', 'global-log', 'auth', 'no-swearing'],
+        description: 'auth demo',
+        resourceCount: 1,
+      },
     ]);
+    assert.deepEqual(
+      app.fw.runtime.listInterceptors().map((i) => [i.name, i.scope, i.handler, i.order]),
+      [
+        ['heartbeat', 'global', null, 0],
+        ['global-log', 'global', null, 1],
+        ['auth', 'handler', '/fw/secure', 0],
+        ['no-swearing', 'handler', '/fw/secure', 1],
+      ],
+    );
     c.socket.close(1000);
   } finally {
     await app.close();

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectWs, openStream, recordEvents, startFw, waitFor } from '../helpers.js';
+import { connectWs, openStream, recordEvents, startFw } from '../helpers.js';
+import { waitFor } from '@fw/testing';
 
 type Frame = { t: string; id?: number; d?: string; uuid?: string; resumed?: boolean; lost?: number; reason?: string; recovered?: boolean };
 
@@ -14,7 +15,7 @@ test('resume: the server kills the socket in the middle of a 1000-message stream
     const base = `${app.ws}/fw/stream?fw=1`;
     let c = await connectWs(base);
     const hs = JSON.parse(await c.messages.next()) as Frame;
-    await waitFor(() => app.fw.runtime.stats().connections === 1);
+    await waitFor('app.fw.runtime.stats().connections === 1', () => app.fw.runtime.stats().connections === 1);
     // The publisher keeps going while the client is away.
     const publisher = (async () => {
       for (let i = 0; i < 1000; i++) {
@@ -48,7 +49,10 @@ test('resume: the server kills the socket in the middle of a 1000-message stream
       if (received.length === 300) app.fw.resources.get(hs.uuid!)!.connection!.destroy();
     }
     await publisher;
-    assert.deepEqual(received, Array.from({ length: 1000 }, (_, i) => `msg ${i}`));
+    assert.deepEqual(
+      received,
+      Array.from({ length: 1000 }, (_, i) => `msg ${i}`),
+    );
     assert.equal(resumed, 1);
     assert.equal(recoveries, 1);
     assert.equal(app.fw.runtime.stats().resumes, 1);
@@ -65,14 +69,30 @@ test('resume: buffer overflow during the outage yields a gap frame with the lost
     const hs = JSON.parse(await c.messages.next()) as Frame;
     app.fw.resources.get(hs.uuid!)!.connection!.destroy();
     await c.closed;
-    await waitFor(() => app.fw.runtime.diagnostics().detachedResources === 1);
+    await waitFor('app.fw.runtime.diagnostics().detachedResources === 1', () => app.fw.runtime.diagnostics().detachedResources === 1);
     for (let i = 1; i <= 20; i++) app.fw.runtime.broadcast('/fw/stream', `m${i}`);
     const again = await connectWs(`${app.ws}/fw/stream?fw=1&tracking=${hs.uuid}&last=0`);
     const frames = (await again.messages.take(8)).map((s) => JSON.parse(s) as Frame);
-    assert.deepEqual(frames[0], { t: 'hs', uuid: hs.uuid, transport: 'websocket', heartbeat: 25000, resumed: true, epoch: app.fw.runtime.epoch });
+    assert.deepEqual(frames[0], {
+      t: 'hs',
+      uuid: hs.uuid,
+      transport: 'websocket',
+      heartbeat: 25000,
+      resumed: true,
+      epoch: app.fw.runtime.epoch,
+    });
     // The gap names the resource's message ids it cannot replay, and why.
     assert.deepEqual(frames[1], { t: 'gap', lost: 15, reason: 'replay-window-exceeded', from: 1, to: 15 });
-    assert.deepEqual(frames.slice(2, 7).map((f) => [f.id, f.d]), [[16, 'm16'], [17, 'm17'], [18, 'm18'], [19, 'm19'], [20, 'm20']]);
+    assert.deepEqual(
+      frames.slice(2, 7).map((f) => [f.id, f.d]),
+      [
+        [16, 'm16'],
+        [17, 'm17'],
+        [18, 'm18'],
+        [19, 'm19'],
+        [20, 'm20'],
+      ],
+    );
     assert.deepEqual(frames[7], { t: 'rec', recovered: false });
     assert.equal(app.fw.runtime.stats().gaps, 1);
     assert.equal(app.fw.runtime.stats().lost, 15);
@@ -89,10 +109,10 @@ test('resume: a resource not resumed within fw.resume.grace is gone (one Resourc
     const c = await connectWs(`${app.ws}/fw/stream?fw=1`);
     const hs = JSON.parse(await c.messages.next()) as Frame;
     c.socket.terminate();
-    await waitFor(() => app.fw.runtime.diagnostics().detachedResources === 1);
+    await waitFor('app.fw.runtime.diagnostics().detachedResources === 1', () => app.fw.runtime.diagnostics().detachedResources === 1);
     // Still a member during the grace period: broadcasts are buffered for it.
     assert.equal(app.fw.runtime.broadcast('/fw/stream', 'while away'), 1);
-    await waitFor(() => app.fw.runtime.stats().connections === 0, 2000);
+    await waitFor('app.fw.runtime.stats().connections === 0', () => app.fw.runtime.stats().connections === 0, 2000);
     const disc = events.filter((e) => e.type === 'ResourceDisconnected');
     assert.equal(disc.length, 1);
     assert.match(String(disc[0]!.reason), /connection lost/);
@@ -119,7 +139,7 @@ test('resume: a WebSocket resource can come back over SSE and continue its seque
     app.fw.runtime.broadcast('/fw/stream', 'a');
     assert.equal((JSON.parse(await c.messages.next()) as Frame).id, 1);
     c.socket.terminate();
-    await waitFor(() => app.fw.runtime.diagnostics().detachedResources === 1);
+    await waitFor('app.fw.runtime.diagnostics().detachedResources === 1', () => app.fw.runtime.diagnostics().detachedResources === 1);
     app.fw.runtime.broadcast('/fw/stream', 'b');
     const s = await openStream(`${app.base}/fw/stream?transport=sse&fw=1&tracking=${hs.uuid}&last=1`, true);
     const frames = (await s.events.take(2)).map((e) => JSON.parse(e.data) as Frame);

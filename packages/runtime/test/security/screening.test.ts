@@ -2,9 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Framework } from '../../src/index.js';
+import { Framework } from '../../dist/index.js';
 
-function get(port: number, method: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+function get(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
       let text = '';
@@ -16,7 +21,7 @@ function get(port: number, method: string, path: string, headers: Record<string,
   });
 }
 
-test('screening covers fw routes only: the app\'s own routes answer any Host, Origin and OPTIONS as before', async () => {
+test("screening covers fw routes only: the app's own routes answer any Host, Origin and OPTIONS as before", async () => {
   const fw = new Framework({ configFile: false, env: {} });
   fw.handle('/chat/{room}', {});
   fw.route('GET', '/fw-owned', (_req, res) => res.end('fw'));
@@ -36,7 +41,11 @@ test('screening covers fw routes only: the app\'s own routes answer any Host, Or
     assert.equal((await get(port, 'GET', '/fw-owned', evil)).status, 421);
     assert.equal((await get(port, 'GET', '/fw-owned', { host: `127.0.0.1:${port}`, origin: 'http://evil.example' })).status, 403);
     assert.equal((await get(port, 'OPTIONS', '/fw/chat/x', { host: `127.0.0.1:${port}`, origin: 'http://evil.example' })).status, 403);
-    const same = await get(port, 'OPTIONS', '/fw/chat/x', { host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}`, 'access-control-request-method': 'POST' });
+    const same = await get(port, 'OPTIONS', '/fw/chat/x', {
+      host: `127.0.0.1:${port}`,
+      origin: `http://127.0.0.1:${port}`,
+      'access-control-request-method': 'POST',
+    });
     assert.equal(same.status, 204);
     assert.equal(same.headers['access-control-allow-origin'], `http://127.0.0.1:${port}`);
     assert.deepEqual(fw.security.stats(), { hostRefused: 1, originRefused: 2, preflights: 1 });

@@ -2,25 +2,63 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import {
-  clientAddress, isLoopback, jsonDepthExceeds, parseHostHeader, parseJson, requestHost, requestProtocol, SecurityPolicy,
-} from '../../src/index.js';
-import { HostAllowList } from '../../src/security/host-allow-list.js';
-import { OriginPolicy } from '../../src/security/origin-policy.js';
-import { TrustedProxies } from '../../src/security/trusted-proxies.js';
+  clientAddress,
+  isLoopback,
+  jsonDepthExceeds,
+  parseHostHeader,
+  parseJson,
+  requestHost,
+  requestProtocol,
+  SecurityPolicy,
+} from '../../dist/index.js';
+import { HostAllowList } from '../../dist/security/host-allow-list.js';
+import { OriginPolicy } from '../../dist/security/origin-policy.js';
+import { TrustedProxies } from '../../dist/security/trusted-proxies.js';
 
 /** A request as the screening sees it: headers and the socket's two ends. */
-function fakeReq(headers: Record<string, string>, socket: { remoteAddress?: string; localAddress?: string; localPort?: number } = {}): IncomingMessage {
-  return { headers, socket: { remoteAddress: '127.0.0.1', localAddress: '127.0.0.1', localPort: 8080, ...socket } } as unknown as IncomingMessage;
+function fakeReq(
+  headers: Record<string, string>,
+  socket: { remoteAddress?: string; localAddress?: string; localPort?: number } = {},
+): IncomingMessage {
+  return {
+    headers,
+    socket: { remoteAddress: '127.0.0.1', localAddress: '127.0.0.1', localPort: 8080, ...socket },
+  } as unknown as IncomingMessage;
 }
 
 const policy = (settings: Partial<ConstructorParameters<typeof SecurityPolicy>[0]> = {}): SecurityPolicy =>
   new SecurityPolicy({ allowedHosts: [], allowedOrigins: [], trustedProxies: [], publicUrl: '', jsonDepth: 64, ...settings });
 
 test('isLoopback: IPv4 127/8, IPv6 ::1 in any spelling, brackets, zone ids and IPv4-mapped forms', () => {
-  for (const a of ['127.0.0.1', '127.255.1.2', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::1%lo0', '[::1%lo0]', '::ffff:127.0.0.1', '::FFFF:7f00:1', '[::ffff:127.0.0.2]']) {
+  for (const a of [
+    '127.0.0.1',
+    '127.255.1.2',
+    '::1',
+    '[::1]',
+    '0:0:0:0:0:0:0:1',
+    '::1%lo0',
+    '[::1%lo0]',
+    '::ffff:127.0.0.1',
+    '::FFFF:7f00:1',
+    '[::ffff:127.0.0.2]',
+  ]) {
     assert.equal(isLoopback(a), true, a);
   }
-  for (const a of ['10.0.0.5', '128.0.0.1', '::ffff:10.0.0.5', 'fe80::1', '::', '::2', 'localhost', '127.0.0.1.evil', '127.0.0.256', '[::1', '', undefined, null]) {
+  for (const a of [
+    '10.0.0.5',
+    '128.0.0.1',
+    '::ffff:10.0.0.5',
+    'fe80::1',
+    '::',
+    '::2',
+    'localhost',
+    '127.0.0.1.evil',
+    '127.0.0.256',
+    '[::1',
+    '',
+    undefined,
+    null,
+  ]) {
     assert.equal(isLoopback(a), false, String(a));
   }
 });
@@ -29,7 +67,8 @@ test('parseHostHeader: names, IPv4, bracketed IPv6 and ports; junk is undefined'
   assert.deepEqual(parseHostHeader('Example.COM:8080'), { hostname: 'example.com', port: '8080', host: 'example.com:8080' });
   assert.deepEqual(parseHostHeader('[::1]:80'), { hostname: '[::1]', port: '80', host: '[::1]:80' });
   assert.deepEqual(parseHostHeader('localhost.'), { hostname: 'localhost', port: undefined, host: 'localhost' });
-  for (const bad of ['', 'a b', 'user@host', 'host/path', 'host:99999', 'host:x', '[::1', '::1']) assert.equal(parseHostHeader(bad), undefined, bad);
+  for (const bad of ['', 'a b', 'user@host', 'host/path', 'host:99999', 'host:x', '[::1', '::1'])
+    assert.equal(parseHostHeader(bad), undefined, bad);
 });
 
 test('HostAllowList: loopback names on a loopback arrival only; configured names and the public URL anywhere; * any', () => {
@@ -49,7 +88,8 @@ test('HostAllowList: loopback names on a loopback arrival only; configured names
   assert.equal(named.allows(parseHostHeader('evil.example'), false), false);
   assert.equal(new HostAllowList(['*'], undefined).allows(parseHostHeader('anything.example'), false), true);
   assert.equal(new HostAllowList(['[fd00::1]'], undefined).allows(parseHostHeader('[fd00::1]:80'), false), true);
-  for (const bad of ['fd00::1', 'http://app.example', 'app example']) assert.throws(() => new HostAllowList([bad], undefined), { code: 'invalid_config' }, bad);
+  for (const bad of ['fd00::1', 'http://app.example', 'app example'])
+    assert.throws(() => new HostAllowList([bad], undefined), { code: 'invalid_config' }, bad);
 });
 
 test('OriginPolicy: no Origin, same origin, the public URL and listed origins pass; null and others do not', () => {
@@ -62,7 +102,8 @@ test('OriginPolicy: no Origin, same origin, the public URL and listed origins pa
   assert.equal(p.allows('http://evil.example', 'a:1'), false);
   assert.equal(p.allows('null', 'a:1'), false);
   assert.equal(new OriginPolicy(['*'], undefined).allows('null', 'a:1'), true);
-  for (const bad of ['ops.example', 'https://ops.example/path', 'https://user@ops.example']) assert.throws(() => new OriginPolicy([bad], undefined), { code: 'invalid_config' }, bad);
+  for (const bad of ['ops.example', 'https://ops.example/path', 'https://user@ops.example'])
+    assert.throws(() => new OriginPolicy([bad], undefined), { code: 'invalid_config' }, bad);
 });
 
 test('jsonDepthExceeds: a linear scan that skips strings and escapes; 10,000 levels answer at once', () => {
@@ -71,7 +112,7 @@ test('jsonDepthExceeds: a linear scan that skips strings and escapes; 10,000 lev
   assert.equal(jsonDepthExceeds('"[[[[[[[[[[\\"[[[["', 1), false);
   assert.equal(jsonDepthExceeds('[[]]'.repeat(1000), 2), false);
   assert.equal(jsonDepthExceeds('['.repeat(10_000) + ']'.repeat(10_000), 64), true);
-  assert.throws(() => parseJson('{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000), 64), { code: 'json_too_deep', status: 400 });
+  assert.throws(() => parseJson(`${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`, 64), { code: 'json_too_deep', status: 400 });
   assert.throws(() => parseJson('{oops', 64), { code: 'invalid_json', status: 400 });
   assert.deepEqual(parseJson('{"a":[1]}', 2), { a: [1] });
 });
@@ -86,7 +127,12 @@ test('TrustedProxies: addresses, CIDR ranges and `loopback`; a bad entry fails a
 });
 
 test('X-Forwarded-* is honoured only from a trusted proxy; the client is the rightmost untrusted hop', () => {
-  const forwarded = { host: '127.0.0.1:8080', 'x-forwarded-for': '203.0.113.9, 10.0.0.2', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'app.example' };
+  const forwarded = {
+    host: '127.0.0.1:8080',
+    'x-forwarded-for': '203.0.113.9, 10.0.0.2',
+    'x-forwarded-proto': 'https',
+    'x-forwarded-host': 'app.example',
+  };
   const untrusted = fakeReq(forwarded, { remoteAddress: '10.0.0.1' });
   policy().inspect(untrusted);
   assert.equal(clientAddress(untrusted), '10.0.0.1');
@@ -113,7 +159,12 @@ test('screen: a non-loopback arrival needs a configured name; the forwarded host
   assert.equal(policy({ allowedHosts: ['*'] }).screen(fakeReq({ host: 'whatever' }, elsewhere)), undefined);
   const proxied = { host: '127.0.0.1:8080', 'x-forwarded-host': 'rebind.example' };
   assert.equal(policy({ trustedProxies: ['loopback'] }).screen(fakeReq(proxied))?.code, 'host_not_allowed');
-  assert.equal(policy({ trustedProxies: ['loopback'], allowedHosts: ['rebind.example'] }).screen(fakeReq({ ...proxied, origin: 'http://rebind.example' })), undefined);
+  assert.equal(
+    policy({ trustedProxies: ['loopback'], allowedHosts: ['rebind.example'] }).screen(
+      fakeReq({ ...proxied, origin: 'http://rebind.example' }),
+    ),
+    undefined,
+  );
   assert.equal(policy().screen(fakeReq({ host: '127.0.0.1:8080', origin: 'http://evil.example' }))?.code, 'origin_not_allowed');
   assert.throws(() => policy({ publicUrl: 'ftp://x' }), { code: 'invalid_config' });
   assert.throws(() => policy({ jsonDepth: 0 }), { code: 'invalid_config' });
@@ -121,6 +172,9 @@ test('screen: a non-loopback arrival needs a configured name; the forwarded host
 
 test('baseUrl: fw.public-url, else the listening address (never the Host header)', () => {
   assert.equal(policy({ publicUrl: 'https://app.example/' }).baseUrl(fakeReq({ host: 'evil.example' })), 'https://app.example');
-  assert.equal(policy().baseUrl(fakeReq({ host: 'evil.example' }, { localAddress: '::ffff:127.0.0.1', localPort: 9000 })), 'http://127.0.0.1:9000');
+  assert.equal(
+    policy().baseUrl(fakeReq({ host: 'evil.example' }, { localAddress: '::ffff:127.0.0.1', localPort: 9000 })),
+    'http://127.0.0.1:9000',
+  );
   assert.equal(policy().baseUrl(fakeReq({ host: 'evil.example' }, { localAddress: '::1', localPort: 9001 })), 'http://[::1]:9001');
 });

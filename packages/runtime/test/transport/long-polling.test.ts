@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { recordEvents, startFw, waitFor } from '../helpers.js';
+import { recordEvents, startFw } from '../helpers.js';
+import { waitFor } from '@fw/testing';
 
 type Frame = { t: string; [k: string]: unknown };
 
@@ -28,16 +29,28 @@ test('long-polling: handshake, held polls answered by broadcasts, POSTs, acknowl
     assert.equal((await fetch(`${app.base}/fw/chat/lobby?tracking=${uuid}`, { method: 'POST', body: 'm2' })).status, 204);
     app.fw.runtime.broadcast('/fw/chat/lobby', 'm3');
     // The previous answer was lost? Asking again with last=0 replays it; last=1 gives only what is new.
-    assert.deepEqual((await poll(`${url}&tracking=${uuid}&last=0`)).map((f) => f.id), [1, 2, 3]);
-    assert.deepEqual((await poll(`${url}&tracking=${uuid}&last=2`)).map((f) => f.d), ['m3']);
+    assert.deepEqual(
+      (await poll(`${url}&tracking=${uuid}&last=0`)).map((f) => f.id),
+      [1, 2, 3],
+    );
+    assert.deepEqual(
+      (await poll(`${url}&tracking=${uuid}&last=2`)).map((f) => f.d),
+      ['m3'],
+    );
     assert.deepEqual(await poll(`${url}&tracking=${uuid}&last=3`), []);
 
     const del = await fetch(`${app.base}/fw/chat/lobby?tracking=${uuid}`, { method: 'DELETE' });
     assert.equal(del.status, 204);
     assert.equal(app.fw.runtime.stats().connections, 0);
     assert.equal(app.fw.runtime.diagnostics().timers, 0);
-    assert.deepEqual(events.filter((e) => e.type === 'ResourceConnected').map((e) => e.transport), ['long-polling']);
-    assert.deepEqual(events.filter((e) => e.type === 'ResourceDisconnected').map((e) => e.reason), ['client closed']);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'ResourceConnected').map((e) => e.transport),
+      ['long-polling'],
+    );
+    assert.deepEqual(
+      events.filter((e) => e.type === 'ResourceDisconnected').map((e) => e.reason),
+      ['client closed'],
+    );
   } finally {
     await app.close();
   }
@@ -53,7 +66,7 @@ test('long-polling: refused without fw=1; a resource the server closed answers t
     const [hs] = await poll(url);
     app.fw.runtime.disconnect(hs!.uuid as string, 'kicked');
     assert.deepEqual(await poll(`${url}&tracking=${hs!.uuid}&last=0`), [{ t: 'close', reason: 'kicked' }]);
-    await waitFor(() => app.fw.runtime.stats().connections === 0);
+    await waitFor('app.fw.runtime.stats().connections === 0', () => app.fw.runtime.stats().connections === 0);
   } finally {
     await app.close();
   }
@@ -64,9 +77,12 @@ test('long-polling: shutdown answers a held poll with a reconnect frame, never a
   const url = `${app.base}/fw/chat/c?transport=long-polling&fw=1`;
   const [hs] = await poll(url);
   const held = poll(`${url}&tracking=${hs!.uuid}&last=0`);
-  await waitFor(() => app.fw.runtime.diagnostics().detachedResources === 0);
+  await waitFor('app.fw.runtime.diagnostics().detachedResources === 0', () => app.fw.runtime.diagnostics().detachedResources === 0);
   await app.close();
   const frames = (await held) as { t: string }[];
-  assert.deepEqual(frames.map((f) => f.t), ['reconnect']);
+  assert.deepEqual(
+    frames.map((f) => f.t),
+    ['reconnect'],
+  );
   assert.equal(app.fw.runtime.diagnostics().timers, 0);
 });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openStream, recordEvents, startFw, waitFor } from '../helpers.js';
+import { openStream, recordEvents, startFw } from '../helpers.js';
+import { waitFor } from '@fw/testing';
 
 test('sse (fw protocol): handshake, broadcasts with ids, POSTed messages, DELETE ends the resource; events once', async () => {
   const app = await startFw({}, (fw) => fw.handle('/chat/{room}', {}));
@@ -45,13 +46,13 @@ test('sse (raw): an EventSource-style client gets the payload as data lines with
   const app = await startFw({}, (fw) => fw.handle('/feed', {}));
   try {
     const s = await openStream(`${app.base}/fw/feed`, true);
-    await waitFor(() => app.fw.runtime.stats().connections === 1);
+    await waitFor('app.fw.runtime.stats().connections === 1', () => app.fw.runtime.stats().connections === 1);
     app.fw.runtime.broadcast('/fw/feed', 'a\nb');
     app.fw.runtime.broadcast('/fw/feed', { n: 2 });
     assert.deepEqual(await s.events.next(), { id: '1', data: 'a\nb' });
     assert.deepEqual(await s.events.next(), { id: '2', data: '{"n":2}' });
     s.abort();
-    await waitFor(() => app.fw.runtime.stats().connections === 0);
+    await waitFor('app.fw.runtime.stats().connections === 0', () => app.fw.runtime.stats().connections === 0);
   } finally {
     await app.close();
   }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openStream, recordEvents, startFw, waitFor } from '../helpers.js';
+import { openStream, recordEvents, startFw } from '../helpers.js';
+import { waitFor } from '@fw/testing';
 
 test('streaming (fw protocol): NDJSON frames, POSTed messages, close frame on disconnect; events once', async () => {
   const app = await startFw({}, (fw) => fw.handle('/chat/{room}', {}));
@@ -17,7 +18,10 @@ test('streaming (fw protocol): NDJSON frames, POSTed messages, close frame on di
     app.fw.runtime.disconnect(hs.uuid, 'bye');
     assert.deepEqual(JSON.parse((await s.events.next()).data), { t: 'close', reason: 'bye' });
     await s.ended;
-    assert.deepEqual(events.filter((e) => e.type === 'ResourceDisconnected').map((e) => e.reason), ['bye']);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'ResourceDisconnected').map((e) => e.reason),
+      ['bye'],
+    );
     assert.equal(events.filter((e) => e.type === 'ResourceConnected' && e.transport === 'streaming').length, 1);
   } finally {
     await app.close();
@@ -29,12 +33,12 @@ test('streaming (raw): one payload per line; a dropped raw connection ends its r
   try {
     const s = await openStream(`${app.base}/fw/feed?transport=streaming`, false);
     assert.match(s.headers.get('content-type') ?? '', /^text\/plain/);
-    await waitFor(() => app.fw.runtime.stats().connections === 1);
+    await waitFor('app.fw.runtime.stats().connections === 1', () => app.fw.runtime.stats().connections === 1);
     app.fw.runtime.broadcast('/fw/feed', 'p1');
     app.fw.runtime.broadcast('/fw/feed', 'p2');
     assert.deepEqual(await s.events.take(2), [{ data: 'p1' }, { data: 'p2' }]);
     s.abort();
-    await waitFor(() => app.fw.runtime.stats().connections === 0);
+    await waitFor('app.fw.runtime.stats().connections === 0', () => app.fw.runtime.stats().connections === 0);
     assert.equal(app.fw.runtime.diagnostics().timers, 0);
   } finally {
     await app.close();

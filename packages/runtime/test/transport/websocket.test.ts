@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectWs, recordEvents, refusedUpgrade, startFw, waitFor } from '../helpers.js';
+import { connectWs, recordEvents, refusedUpgrade, startFw } from '../helpers.js';
+import { waitFor } from '@fw/testing';
 
 test('websocket (fw protocol): handshake, broadcasts, send, disconnect, each event once with its fields', async () => {
   const app = await startFw({}, (fw) => fw.handle('/chat/{room}', {}));
@@ -26,17 +27,32 @@ test('websocket (fw protocol): handshake, broadcasts, send, disconnect, each eve
     assert.deepEqual(JSON.parse(await c.messages.next()), { t: 'm', id: 3, d: '{"x":1}' });
 
     c.socket.close(1000);
-    await waitFor(() => events.some((e) => e.type === 'BroadcasterDestroyed'));
+    await waitFor("events.some((e) => e.type === 'BroadcasterDestroyed')", () => events.some((e) => e.type === 'BroadcasterDestroyed'));
     const byType = (t: string) => events.filter((e) => e.type === t);
     assert.equal(byType('ResourceConnected').length, 1);
-    assert.deepEqual(pick(byType('ResourceConnected')[0]!, ['uuid', 'transport', 'broadcaster', 'path']),
-      { uuid: hs.uuid, transport: 'websocket', broadcaster: '/fw/chat/lobby', path: '/fw/chat/lobby' });
+    assert.deepEqual(pick(byType('ResourceConnected')[0]!, ['uuid', 'transport', 'broadcaster', 'path']), {
+      uuid: hs.uuid,
+      transport: 'websocket',
+      broadcaster: '/fw/chat/lobby',
+      path: '/fw/chat/lobby',
+    });
     assert.equal(byType('ResourceDisconnected').length, 1);
     assert.deepEqual(pick(byType('ResourceDisconnected')[0]!, ['uuid', 'reason']), { uuid: hs.uuid, reason: 'client closed' });
-    assert.deepEqual(byType('BroadcasterCreated').map((e) => e.id), ['/fw/chat/lobby']);
-    assert.deepEqual(byType('BroadcasterDestroyed').map((e) => e.id), ['/fw/chat/lobby']);
-    assert.deepEqual(byType('MessageBroadcast').map((e) => pick(e, ['broadcasterId', 'id', 'resourceCount'])),
-      [{ broadcasterId: '/fw/chat/lobby', id: 1, resourceCount: 1 }, { broadcasterId: '/fw/chat/lobby', id: 2, resourceCount: 1 }]);
+    assert.deepEqual(
+      byType('BroadcasterCreated').map((e) => e.id),
+      ['/fw/chat/lobby'],
+    );
+    assert.deepEqual(
+      byType('BroadcasterDestroyed').map((e) => e.id),
+      ['/fw/chat/lobby'],
+    );
+    assert.deepEqual(
+      byType('MessageBroadcast').map((e) => pick(e, ['broadcasterId', 'id', 'resourceCount'])),
+      [
+        { broadcasterId: '/fw/chat/lobby', id: 1, resourceCount: 1 },
+        { broadcasterId: '/fw/chat/lobby', id: 2, resourceCount: 1 },
+      ],
+    );
     for (const e of events) assert.ok(!Number.isNaN(Date.parse(e.timestamp as string)) && (e.timestamp as string).endsWith('Z'));
     assert.equal(app.fw.runtime.stats().connections, 0);
   } finally {
@@ -49,7 +65,7 @@ test('websocket (raw): a plain client gets raw frames and its text frames are me
   try {
     const a = await connectWs(`${app.ws}/fw/chat/r1`);
     const b = await connectWs(`${app.ws}/fw/chat/r1`);
-    await waitFor(() => app.fw.broadcasters.lookup('/fw/chat/r1')?.size === 2);
+    await waitFor("app.fw.broadcasters.lookup('/fw/chat/r1')?.size === 2", () => app.fw.broadcasters.lookup('/fw/chat/r1')?.size === 2);
     app.fw.runtime.broadcast('/fw/chat/r1', { hello: 'world' });
     assert.equal(await a.messages.next(), '{"hello":"world"}');
     assert.equal(await b.messages.next(), '{"hello":"world"}');
@@ -58,7 +74,7 @@ test('websocket (raw): a plain client gets raw frames and its text frames are me
     assert.equal(await a.messages.next(), 'plain text');
     a.socket.close();
     b.socket.close();
-    await waitFor(() => app.fw.runtime.stats().connections === 0);
+    await waitFor('app.fw.runtime.stats().connections === 0', () => app.fw.runtime.stats().connections === 0);
   } finally {
     await app.close();
   }
@@ -66,11 +82,23 @@ test('websocket (raw): a plain client gets raw frames and its text frames are me
 
 test('websocket: handler callbacks with path params, unicast reply, disconnect with a reason the client receives', async () => {
   const seen: string[] = [];
-  const app = await startFw({}, (fw) => fw.handle('/echo/{name}', {
-    open(r) { seen.push(`open ${r.params['name']}`); },
-    message(r, data) { r.write(`echo ${r.params['name']}: ${data}`); },
-    close(r, reason) { seen.push(`close ${r.params['name']} ${reason}`); },
-  }, { broadcaster: null }));
+  const app = await startFw({}, (fw) =>
+    fw.handle(
+      '/echo/{name}',
+      {
+        open(r) {
+          seen.push(`open ${r.params.name}`);
+        },
+        message(r, data) {
+          r.write(`echo ${r.params.name}: ${data}`);
+        },
+        close(r, reason) {
+          seen.push(`close ${r.params.name} ${reason}`);
+        },
+      },
+      { broadcaster: null },
+    ),
+  );
   try {
     const c = await connectWs(`${app.ws}/fw/echo/bob?fw=1`);
     const hs = JSON.parse(await c.messages.next()) as { uuid: string };
@@ -95,7 +123,7 @@ test('websocket: a frame over fw.websocket.max-payload closes with 1009; one at 
     assert.equal((await c.messages.next()).length, 1024);
     c.socket.send('x'.repeat(1025));
     assert.equal((await c.closed).code, 1009);
-    await waitFor(() => app.fw.runtime.stats().connections === 0);
+    await waitFor('app.fw.runtime.stats().connections === 0', () => app.fw.runtime.stats().connections === 0);
   } finally {
     await app.close();
   }
@@ -127,14 +155,20 @@ test('websocket: malformed handshake parameters and unknown tracking ids are ref
 test('websocket: the origin check refuses foreign browser origins unless allowed', async () => {
   const app = await startFw({ 'fw.security.allowed-origins': 'https://good.example' }, (fw) => fw.handle('/chat/{room}', {}));
   try {
-    const bad = await connectWs(`${app.ws}/fw/chat/o`, { origin: 'https://evil.example' }).then(() => 'open', (e: Error) => String(e));
+    const bad = await connectWs(`${app.ws}/fw/chat/o`, { origin: 'https://evil.example' }).then(
+      () => 'open',
+      (e: Error) => String(e),
+    );
     assert.match(bad, /unexpected response 403/);
     const good = await connectWs(`${app.ws}/fw/chat/o`, { origin: 'https://good.example' });
     good.socket.close();
     const same = await connectWs(`${app.ws}/fw/chat/o`, { origin: app.base });
     same.socket.close();
     // Checked by the framework before the handshake, not by an interceptor.
-    assert.deepEqual(app.fw.runtime.listInterceptors().map((i) => i.name), ['heartbeat']);
+    assert.deepEqual(
+      app.fw.runtime.listInterceptors().map((i) => i.name),
+      ['heartbeat'],
+    );
   } finally {
     await app.close();
   }
@@ -150,15 +184,21 @@ test('websocket: frames are encoded correctly at every header size (7-bit, 16-bi
     const raw = await connectWs(`${app.ws}/fw/sizes`);
     const fwc = await connectWs(`${app.ws}/fw/sizes?fw=1`);
     await fwc.messages.next();
-    await waitFor(() => app.fw.runtime.stats().connections === 2);
+    await waitFor('app.fw.runtime.stats().connections === 2', () => app.fw.runtime.stats().connections === 2);
     // The fw frame adds about 50 bytes of JSON around the payload: cover both encodings' boundaries.
     const sizes = [0, 1, 75, 76, 77, 125, 126, 127, 1000, 1024, 1100, 65_485, 65_486, 65_535, 65_536, 200_000];
     const payloads = sizes.map((n, i) => `${'é'.repeat(i % 2)}${'x'.repeat(Math.max(0, n - (i % 2) * 2))}`);
     for (const p of payloads) app.fw.runtime.broadcast('/fw/sizes', p);
     assert.deepEqual(await raw.messages.take(payloads.length), payloads);
     const frames = (await fwc.messages.take(payloads.length)).map((s) => JSON.parse(s) as { id: number; d: string });
-    assert.deepEqual(frames.map((f) => f.d), payloads);
-    assert.deepEqual(frames.map((f) => f.id), payloads.map((_, i) => i + 1));
+    assert.deepEqual(
+      frames.map((f) => f.d),
+      payloads,
+    );
+    assert.deepEqual(
+      frames.map((f) => f.id),
+      payloads.map((_, i) => i + 1),
+    );
     raw.socket.close(1000);
     fwc.socket.close(1000);
   } finally {

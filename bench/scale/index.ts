@@ -1,0 +1,336 @@
+/**
+ * bench/scale: how many idle WebSocket connections fw holds and what each costs, one process and
+ * a node:cluster of workers on one port with the Redis adapter, and fan-out at 10,000 subscribers
+ * against the frame-once-and-cork ceiling; fw beside raw `ws` and Socket.IO 4 in the same run,
+ * loopback only. Not a test: it prints tables with ratios, and Markdown for docs/benchmarks.md.
+ *
+ *   npm run bench:scale -- [--sections idle,cluster,fanout] [--kinds fw,ws,sio] [--idle 19500]
+ *        [--cluster-total 55500] [--workers 3] [--fanout 10000] [--rounds 3] [--messages 100]
+ *        [--per-tick 10] [--clients 2] [--cluster-clients 4] [--redis-url redis://127.0.0.1:6379] [--max-minutes 25]
+ *
+ * idle     per kind, a server process of its own; `--clients` client processes (each limited to
+ *          20,000 open files like the server) open `--idle` connections in total, 100 handshakes in
+ *          flight per client, bound to loopback source addresses 127.0.0.x of their own. RSS per
+ *          connection = (settled RSS after − before) / connections, settled = three forced GCs
+ *          (`--expose-gc`) then a pause; connect rate = connections / wall time from the first
+ *          handshake to the last. Then one broadcast must reach every connection.
+ * cluster  the same with `--workers` processes on one port (node:cluster) joined through Redis
+ *          (fw: @fw/redis; Socket.IO: @socket.io/redis-adapter; raw ws: one Redis pub/sub
+ *          channel), `--cluster-total` connections from `--cluster-clients` client processes; RSS
+ *          is the workers' sum. The broadcast check is published on the first worker only, so it
+ *          reaches the others through Redis.
+ * fanout   `--fanout` subscribers, fw against the ceiling (raw `ws`, each message framed once with
+ *          `Sender.frame` and written to every socket between cork() and uncork()), `--rounds`
+ *          rounds in alternating order. Per measurement a fresh server; the server publishes
+ *          itself (`--per-tick` messages per event-loop turn, the bench/fanout message) a warm-up burst of
+ *          10% of `--messages`, then `--messages`: deliveries/s = deliveries / (last delivery in
+ *          any client − first publish), and the server's CPU µs per delivery.
+ * Everything is bounded: each step has a timeout, the whole run `--max-minutes`; children exit when
+ * this process does; Redis keys are deleted at the end.
+ */
+import { cpus, loadavg } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { BenchChild, type BenchMessage } from '../common/child.js';
+import { fmt, markdownTable, ratio, textTable } from '../common/table.js';
+import type { ScaleKind } from './targets.js';
+
+const argv = process.argv.slice(2);
+function arg(name: string, fallback: string): string {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1]! : fallback;
+}
+const SECTIONS = arg('sections', 'idle,cluster,fanout').split(',');
+const KINDS = arg('kinds', 'fw,ws,sio').split(',') as ScaleKind[];
+const IDLE = Number(arg('idle', '19500'));
+const CLUSTER_TOTAL = Number(arg('cluster-total', '55500'));
+const WORKERS = Number(arg('workers', '3'));
+const FANOUT = Number(arg('fanout', '10000'));
+const ROUNDS = Number(arg('rounds', '3'));
+const MESSAGES = Number(arg('messages', '100'));
+/** Messages per event-loop turn of the publishing server: 1 makes fw write each socket once per message, as the ceiling does. */
+const PER_TICK = Number(arg('per-tick', '10'));
+const CLIENTS = Number(arg('clients', '2'));
+const CLUSTER_CLIENTS = Number(arg('cluster-clients', '4'));
+const REDIS_URL = arg('redis-url', 'redis://127.0.0.1:6379');
+const MAX_MINUTES = Number(arg('max-minutes', '25'));
+/** Connections per loopback source address: well under the ~28,000 ephemeral ports each gives. */
+const PER_ADDRESS = 8000;
+const STEP_TIMEOUT = 180_000;
+
+const LABEL: Record<ScaleKind, string> = { fw: 'fw', ws: 'ws (raw)', sio: 'Socket.IO 4', ceiling: 'ceiling (frame once + cork)' };
+const script = (name: string) => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
+
+// The whole run is bounded: past it, exit (children exit with us: their IPC channel closes).
+setTimeout(() => {
+  console.error(`bench/scale: --max-minutes ${MAX_MINUTES} reached, stopping`);
+  process.exit(2);
+}, MAX_MINUTES * 60_000).unref();
+
+/** Source addresses 127.0.0.2…127.0.0.254, handed out in turn from a random start, never reused in a run. */
+let nextAddress = 2 + Math.floor(Math.random() * 200);
+function addresses(count: number): string {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    out.push(`127.0.0.${nextAddress}`);
+    nextAddress = nextAddress >= 254 ? 2 : nextAddress + 1;
+  }
+  return out.join(',');
+}
+
+interface Fleet {
+  server: BenchChild;
+  clients: BenchChild[];
+  connected: number;
+  failed: number;
+  connectSeconds: number;
+  firstError: string;
+}
+
+/** Starts the server (one process or a cluster), `clients` client processes, and opens `n` connections. */
+async function fleet(kind: ScaleKind, n: number, clients: number, clusterPrefix?: string): Promise<Fleet & { before: BenchMessage }> {
+  const server = clusterPrefix
+    ? new BenchChild(`${kind} cluster`, script('cluster'), [kind, String(WORKERS), REDIS_URL, clusterPrefix])
+    : new BenchChild(`${kind} server`, script('server'), [kind]);
+  const f: Fleet = { server, clients: [], connected: 0, failed: 0, connectSeconds: 0, firstError: '' };
+  try {
+    const port = (await server.next('ready', STEP_TIMEOUT)).port as number;
+    const before = await server.request({ type: 'rss' });
+    for (let i = 0; i < clients; i++) {
+      const share = Math.floor(n / clients) + (i < n % clients ? 1 : 0);
+      const c = new BenchChild(
+        `${kind} clients ${i + 1}`,
+        script('client'),
+        [kind, String(port), addresses(Math.ceil(share / PER_ADDRESS))],
+        [],
+      );
+      f.clients.push(c);
+      await c.next('ready');
+    }
+    const t0 = performance.now();
+    const replies = await Promise.all(
+      f.clients.map((c, i) =>
+        c.request({ type: 'connect', n: Math.floor(n / clients) + (i < n % clients ? 1 : 0) }, 'connected', STEP_TIMEOUT),
+      ),
+    );
+    f.connectSeconds = (performance.now() - t0) / 1000;
+    for (const r of replies) {
+      f.connected += r.open as number;
+      f.failed += r.failed as number;
+      if (r.error && !f.firstError) f.firstError = r.error as string;
+    }
+    return { ...f, before };
+  } catch (err) {
+    await stopFleet(f);
+    throw err;
+  }
+}
+
+async function stopFleet(f: { server: BenchChild; clients: BenchChild[] }): Promise<void> {
+  await Promise.all(
+    f.clients.map(async (c) => {
+      await c.request({ type: 'close' }, 'closed', 30_000).catch(() => undefined);
+      await c.stop();
+    }),
+  );
+  await f.server.stop();
+}
+
+/** Publishes `count` messages of `phase` from the server; waits until every client has them all (or the timeout). */
+async function burst(
+  f: Fleet,
+  phase: number,
+  count: number,
+): Promise<{ delivered: number; expected: number; seconds: number; cpuUs: number }> {
+  await Promise.all(f.clients.map((c) => c.request({ type: 'expect', phase, messages: count }, 'expecting')));
+  const dones = f.clients.map((c) => c.next('done', STEP_TIMEOUT + 30_000));
+  for (const d of dones) d.catch(() => undefined);
+  const cpu0 = (await f.server.request({ type: 'cpu' })).us as number;
+  const published = await f.server.request({ type: 'publish', phase, count, perTick: PER_TICK }, 'published', STEP_TIMEOUT);
+  const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 60_000).unref());
+  if ((await Promise.race([Promise.all(dones), timeout])) === 'timeout') for (const c of f.clients) c.send({ type: 'report' });
+  const reports = await Promise.all(dones);
+  const cpu1 = (await f.server.request({ type: 'cpu' })).us as number;
+  let delivered = 0;
+  let expected = 0;
+  let lastUs = 0;
+  for (const r of reports) {
+    delivered += r.received as number;
+    expected += (r.sockets as number) * count;
+    lastUs = Math.max(lastUs, r.lastUs as number);
+  }
+  return { delivered, expected, seconds: (lastUs - (published.startUs as number)) / 1e6, cpuUs: cpu1 - cpu0 };
+}
+
+interface IdleResult {
+  kind: ScaleKind;
+  connected: number;
+  failed: number;
+  firstError: string;
+  rssPerConn: number;
+  heapPerConn: number;
+  connectRate: number;
+  rssTotal: number;
+  broadcastReached: number;
+  perWorker?: number[];
+}
+
+async function idle(kind: ScaleKind, n: number, clients: number, clustered: boolean): Promise<IdleResult> {
+  const prefix = clustered ? `fwscale-${kind}-${randomBytes(4).toString('hex')}` : undefined;
+  const f = await fleet(kind, n, clients, prefix);
+  try {
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = await f.server.request({ type: 'rss' }, 'rss', STEP_TIMEOUT);
+    const conns = after.connections as number;
+    // One message to everyone: every connection is live, and (in a cluster) Redis carries it.
+    const b = await burst(f, 1, 1);
+    return {
+      kind,
+      connected: conns,
+      failed: f.failed,
+      firstError: f.firstError,
+      rssPerConn: ((after.rss as number) - (f.before.rss as number)) / conns,
+      heapPerConn: ((after.heap as number) - (f.before.heap as number)) / conns,
+      connectRate: f.connected / f.connectSeconds,
+      rssTotal: after.rss as number,
+      broadcastReached: b.delivered,
+      ...(Array.isArray(after.per) ? { perWorker: after.per as number[] } : {}),
+    };
+  } finally {
+    await stopFleet(f);
+    if (prefix) await purge(prefix);
+  }
+}
+
+/** Deletes what a cluster run left in Redis (fw's sequence counters, presence records). */
+async function purge(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+interface FanoutResult {
+  kind: ScaleKind;
+  connected: number;
+  rate: number;
+  cpuPerDelivery: number;
+  missing: number;
+}
+
+async function fanout(kind: ScaleKind): Promise<FanoutResult> {
+  const f = await fleet(kind, FANOUT, CLIENTS);
+  try {
+    await burst(f, 1, Math.max(1, Math.round(MESSAGES / 10)));
+    const b = await burst(f, 2, MESSAGES);
+    return {
+      kind,
+      connected: f.connected,
+      rate: b.delivered / b.seconds,
+      cpuPerDelivery: b.cpuUs / b.delivered,
+      missing: b.expected - b.delivered,
+    };
+  } finally {
+    await stopFleet(f);
+  }
+}
+
+const machine = () =>
+  `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
+const out: string[] = [];
+function print(title: string, headers: string[], rows: string[][]): void {
+  console.log(`\n${title}\n${textTable(headers, rows)}`);
+  out.push(`${title}\n\n${markdownTable(headers, rows)}`);
+}
+
+console.log(`bench/scale — ${new Date().toISOString()}, Node ${process.version}, ${machine()}, args: ${argv.join(' ') || '(defaults)'}`);
+
+const IDLE_HEADERS = ['server', 'connections', 'failed', 'broadcast reached', 'connect/s', 'RSS total MB', 'RSS/conn KB', 'heap/conn KB'];
+function idleRows(rs: IdleResult[]): string[][] {
+  const rows = rs.map((r) => [
+    LABEL[r.kind] + (r.perWorker ? ` (${r.perWorker.join(' + ')})` : ''),
+    fmt(r.connected),
+    fmt(r.failed),
+    fmt(r.broadcastReached),
+    fmt(r.connectRate),
+    fmt(r.rssTotal / 1048576, 1),
+    fmt(r.rssPerConn / 1024, 2),
+    fmt(r.heapPerConn / 1024, 2),
+  ]);
+  const fw = rs.find((r) => r.kind === 'fw');
+  if (fw)
+    for (const o of rs.filter((r) => r !== fw))
+      rows.push([
+        `fw / ${LABEL[o.kind]}`,
+        '',
+        '',
+        '',
+        ratio(fw.connectRate, o.connectRate),
+        '',
+        ratio(fw.rssPerConn, o.rssPerConn),
+        ratio(fw.heapPerConn, o.heapPerConn),
+      ]);
+  return rows;
+}
+
+async function section(title: string, n: number, clients: number, clustered: boolean): Promise<void> {
+  const rs: IdleResult[] = [];
+  for (const kind of KINDS) {
+    process.stderr.write(`  ${title}: ${LABEL[kind]}…\n`);
+    try {
+      const r = await idle(kind, n, clients, clustered);
+      rs.push(r);
+      if (r.failed > 0) console.log(`  note: ${LABEL[kind]}: ${r.failed} connections failed (${r.firstError})`);
+    } catch (err) {
+      console.log(`  ${title}: ${LABEL[kind]} failed: ${(err as Error).message}`);
+    }
+  }
+  print(`${title} (${machine()})`, IDLE_HEADERS, idleRows(rs));
+}
+
+if (SECTIONS.includes('idle'))
+  await section(`Idle connections, one process, ${fmt(IDLE)} from ${CLIENTS} client processes`, IDLE, CLIENTS, false);
+if (SECTIONS.includes('cluster'))
+  await section(
+    `Idle connections, ${WORKERS} workers on one port + Redis, ${fmt(CLUSTER_TOTAL)} from ${CLUSTER_CLIENTS} client processes`,
+    CLUSTER_TOTAL,
+    CLUSTER_CLIENTS,
+    true,
+  );
+if (SECTIONS.includes('fanout')) {
+  const rows: string[][] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const order: ScaleKind[] = round % 2 === 1 ? ['fw', 'ceiling'] : ['ceiling', 'fw'];
+    const rs: FanoutResult[] = [];
+    for (const kind of order) {
+      process.stderr.write(`  fan-out round ${round}: ${LABEL[kind]}…\n`);
+      try {
+        rs.push(await fanout(kind));
+      } catch (err) {
+        console.log(`  fan-out round ${round}: ${LABEL[kind]} failed: ${(err as Error).message}`);
+      }
+    }
+    for (const r of rs) rows.push([String(round), LABEL[r.kind], fmt(r.connected), fmt(r.missing), fmt(r.rate), fmt(r.cpuPerDelivery, 3)]);
+    const fw = rs.find((r) => r.kind === 'fw');
+    const ceiling = rs.find((r) => r.kind === 'ceiling');
+    if (fw && ceiling)
+      rows.push([String(round), 'fw / ceiling', '', '', ratio(fw.rate, ceiling.rate), ratio(fw.cpuPerDelivery, ceiling.cpuPerDelivery)]);
+  }
+  print(
+    `Fan-out, ${fmt(FANOUT)} subscribers, ${MESSAGES} messages of 128 bytes, ${PER_TICK} per event-loop turn, ${ROUNDS} rounds in alternating order (${machine()})`,
+    ['round', 'server', 'subscribers', 'missing', 'deliveries/s', 'server CPU µs/delivery'],
+    rows,
+  );
+}
+console.log(`\nDone, ${machine()}.\n\nMarkdown:\n\n${out.join('\n\n')}`);
+process.exit(0);
