@@ -54,20 +54,45 @@ async function text(res: IncomingMessage): Promise<string> {
   return s;
 }
 
-/** Resolves with the accumulated text once `pred` holds (bounded by the test's timeout). */
-function until(res: IncomingMessage, pred: (all: string) => boolean): Promise<string> {
+/** How long a client waits for a message before the test says what it got and what each node counted lost. */
+const WAIT_MS = 30_000;
+
+/** Resolves with the accumulated text once `pred` holds; rejects with what arrived after WAIT_MS. */
+function until(res: IncomingMessage, pred: (all: string) => boolean, what: string): Promise<string> {
   return new Promise((resolve, reject) => {
     let all = '';
+    const timer = setTimeout(() => {
+      res.off('data', on);
+      void lossReport().then((lost) => reject(new Error(`${what} did not arrive in ${WAIT_MS} ms (${lost}); got: ${all}`)));
+    }, WAIT_MS);
     const on = (chunk: Buffer): void => {
       all += String(chunk);
       if (pred(all)) {
+        clearTimeout(timer);
         res.off('data', on);
         resolve(all);
       }
     };
     res.on('data', on);
-    res.once('end', () => reject(new Error(`stream ended before the expected frame: ${all}`)));
+    res.once('end', () => {
+      clearTimeout(timer);
+      reject(new Error(`stream ended before ${what}: ${all}`));
+    });
   });
+}
+
+/** Each node's count of other nodes' broadcasts it could not deliver, from its own Prometheus endpoint (open on loopback). */
+async function lostOnEachNode(): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const n of cluster!.nodes) {
+    const body = await (await fetch(`http://127.0.0.1:${n.port}/fw/metrics`)).text();
+    out[n.name] = Number(/^fw_cluster_messages_lost_total(?:\{[^}]*\})? (\S+)$/m.exec(body)?.[1] ?? Number.NaN);
+  }
+  return out;
+}
+
+async function lossReport(): Promise<string> {
+  return `lost per node: ${JSON.stringify(await lostOnEachNode().catch((e: Error) => e.message))}`;
 }
 
 test('WebSocket, SSE, long-polling and an MCP session through nginx with three nodes; broadcasts reach every node', {
@@ -96,17 +121,19 @@ test('WebSocket, SSE, long-polling and an MCP session through nginx with three n
   // SSE (fw protocol) on a second node: the handshake names its tracking id.
   const sse = await send('GET', '/fw/chat/lobby?transport=sse&fw=1', sseFrom);
   assert.equal(sse.status, 200);
-  const sseHs = await until(sse.res, (t) => t.includes('"t":"hs"'));
+  const sseHs = await until(sse.res, (t) => t.includes('"t":"hs"'), 'the SSE handshake');
   const sseUuid = /"uuid":"([^"]+)"/.exec(sseHs)![1]!;
-  const sseSeen = until(sse.res, (t) => t.includes('from-mcp') && t.includes('from-poll'));
+  const sseSeen = until(sse.res, (t) => t.includes('from-mcp') && t.includes('from-poll'), 'from-mcp and from-poll on the SSE stream');
+  sseSeen.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
 
   // Long-polling on the third node: handshake, then a held poll.
   const first = await send('GET', '/fw/chat/lobby?transport=long-polling&fw=1', pollFrom);
   const pollUuid = (JSON.parse(await text(first.res)) as { t: string; uuid?: string }[]).find((f) => f.t === 'hs')!.uuid!;
   const pollFrames: string[] = [];
   let last = 0;
+  const pollUntil = Date.now() + WAIT_MS;
   const polling = (async () => {
-    for (let i = 0; i < 50 && !(pollFrames.join().includes('from-mcp') && pollFrames.join().includes('from-sse')); i++) {
+    while (Date.now() < pollUntil && !(pollFrames.join().includes('from-mcp') && pollFrames.join().includes('from-sse'))) {
       const p = await send('GET', `/fw/chat/lobby?transport=long-polling&fw=1&tracking=${pollUuid}&last=${last}`, pollFrom);
       assert.equal(p.status, 200, 'a re-poll reaches the node that holds the resource');
       for (const f of JSON.parse(await text(p.res)) as { t: string; id?: number; d?: string }[]) {
@@ -139,13 +166,16 @@ test('WebSocket, SSE, long-polling and an MCP session through nginx with three n
   // Every client, on every node, got every message (Redis carries them across).
   await sseSeen;
   await polling;
-  for (let i = 0; i < 500 && !['from-mcp', 'from-sse', 'from-poll'].every((m) => wsFrames.join().includes(m)); i++)
+  for (let i = 0; i < WAIT_MS / 20 && !['from-mcp', 'from-sse', 'from-poll'].every((m) => wsFrames.join().includes(m)); i++)
     await new Promise((r) => setTimeout(r, 20));
-  for (const m of ['from-mcp', 'from-sse', 'from-poll']) assert.ok(wsFrames.join().includes(m), `the WebSocket client got ${m}`);
+  for (const m of ['from-mcp', 'from-sse', 'from-poll'])
+    assert.ok(wsFrames.join().includes(m), `the WebSocket client got ${m} (${await lossReport()})`);
   assert.ok(
     pollFrames.join().includes('from-mcp') && pollFrames.join().includes('from-sse'),
-    `the long-polling client got the others' messages: ${pollFrames.join()}`,
+    `the long-polling client got the others' messages: ${pollFrames.join()} (${await lossReport()})`,
   );
+  // No node counted a broadcast it could not deliver (a loss would be said to the clients as a gap).
+  assert.deepEqual(await lostOnEachNode(), { 'node-a': 0, 'node-b': 0, 'node-c': 0 });
   ws.close();
   sse.res.destroy();
 });

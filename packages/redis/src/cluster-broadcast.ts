@@ -405,7 +405,12 @@ export class ClusterBroadcast implements BroadcastAdapter {
 
   private receive(message: string): void {
     const e = decodeEnvelope(message);
-    if (!e || e.node === this.options.nodeId) return; // own echo: delivered from the publish reply
+    if (!e) return;
+    if (e.node === this.options.nodeId) {
+      // Own echo: delivered from the publish reply, but it tells a new stream the subscription caught up.
+      if (this.live(e.broadcaster)) this.sequencer.echo(e.broadcaster);
+      return;
+    }
     this.counters.received++;
     this.accept(e.broadcaster, e.bid, e.payload);
   }

@@ -19,8 +19,14 @@ export interface SequencerSink {
 }
 
 interface Stream {
-  /** The next sequence to deliver; 0 while the stream waits for this node's own publish to anchor it. */
+  /** The next sequence to deliver; 0 while the stream does not know yet where it starts (see `waiting`). */
   next: number;
+  /**
+   * What an unanchored stream waits for: `own`, the reply of this node's publish in flight (another
+   * node's message came first); `echo`, the subscription catching up with this node's own publish
+   * (its reply came first, and another node's earlier sequence may still be on the way).
+   */
+  waiting: 'own' | 'echo' | undefined;
   held: Map<number, string>;
   timer: ReturnType<typeof setTimeout> | undefined;
 }
@@ -49,19 +55,23 @@ export class Sequencer {
     if (expected === undefined) return this.forget(broadcaster); // no local members to deliver to
     let s = this.streams.get(broadcaster);
     if (!s) {
-      // A broadcaster with no local history starts from whatever arrives first, except while a
-      // publish of this node's own on it is in flight: its reply and the other nodes' messages
-      // come over different connections, so it may carry an earlier sequence than what arrives
-      // first. Then the stream waits for it (or a gap timeout) to know where it starts.
-      const waitForOwn = expected <= 1 && !own && this.sink.publishing?.(broadcaster) === true;
-      s = { next: expected > 1 ? expected : waitForOwn ? 0 : bid, held: new Map(), timer: undefined };
+      // A broadcaster with no local history starts from whatever arrives first over the
+      // subscription (it carries every broadcast in sequence order), unless this node's own
+      // publishes are involved: their replies come over the other connection, so they race the
+      // subscription both ways. Another node's message first while our publish is in flight: our
+      // reply may carry the earlier sequence, so wait for it. Our reply first: another node's
+      // earlier sequence may still be on its way, so wait until the subscription has caught up
+      // (our own echo, or any other message on this broadcaster). A gap timeout bounds both.
+      const waiting = expected > 1 ? undefined : own ? 'echo' : this.sink.publishing?.(broadcaster) === true ? 'own' : undefined;
+      s = { next: expected > 1 ? expected : waiting ? 0 : bid, waiting, held: new Map(), timer: undefined };
       this.streams.set(broadcaster, s);
     }
     // (A waiting stream with a local broadcaster that has no history yet has nothing to catch up with.)
     if (expected > s.next && (s.next > 0 || expected > 1)) this.catchUp(broadcaster, s, expected);
     if (s.next === 0) {
       s.held.set(bid, payload);
-      if (own || this.sink.publishing?.(broadcaster) !== true) this.anchor(broadcaster, s);
+      // Another node's message proves the subscription caught up to it; our reply ends the wait for it.
+      if (own ? s.waiting === 'own' : s.waiting === 'echo' || this.sink.publishing?.(broadcaster) !== true) this.anchor(broadcaster, s);
       else if (!this.paused) s.timer ??= setTimeout(() => this.anchor(broadcaster, s), this.gapTimeout);
       return;
     }
@@ -78,6 +88,15 @@ export class Sequencer {
     this.sink.deliver(broadcaster, payload, bid);
     s.next = bid + 1;
     this.drain(broadcaster, s);
+  }
+
+  /**
+   * This node's own broadcast came back over the subscription: everything published before it has
+   * arrived, so a stream waiting to know where it starts can start now.
+   */
+  echo(broadcaster: string): void {
+    const s = this.streams.get(broadcaster);
+    if (s?.next === 0 && s.waiting === 'echo') this.anchor(broadcaster, s);
   }
 
   /**
@@ -102,7 +121,7 @@ export class Sequencer {
     const expected = this.sink.expected(broadcaster);
     if (expected === undefined) return;
     let s = this.streams.get(broadcaster);
-    if (!s) this.streams.set(broadcaster, (s = { next: expected, held: new Map(), timer: undefined }));
+    if (!s) this.streams.set(broadcaster, (s = { next: expected, waiting: undefined, held: new Map(), timer: undefined }));
     if (expected > s.next) this.catchUp(broadcaster, s, expected);
     if (upTo < s.next) return;
     let missingFrom = 0;
@@ -166,6 +185,7 @@ export class Sequencer {
     clearTimeout(s.timer);
     s.timer = undefined;
     if (s.held.size === 0 || s.next !== 0) return;
+    s.waiting = undefined;
     s.next = Math.min(...s.held.keys());
     this.drain(broadcaster, s);
   }

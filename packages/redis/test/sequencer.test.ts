@@ -169,3 +169,41 @@ test("sequencer: a broadcaster's first message from another node does not skip t
   r.close();
   w.close();
 });
+
+test("sequencer: a broadcaster's first own publish reply does not skip another node's earlier sequence still on the subscription", async () => {
+  // Our reply (7) comes before another node's 6, published just before ours: wait for the subscription.
+  const s = sink();
+  const q = new Sequencer({ ...s.sink, publishing: () => false }, 60_000);
+  q.accept('b', 7, 'ours', true);
+  assert.deepEqual(s.delivered, [], 'held until the subscription has caught up with our publish');
+  q.accept('b', 6, 'theirs');
+  assert.deepEqual(s.delivered, [
+    ['theirs', 6],
+    ['ours', 7],
+  ]);
+  assert.deepEqual(s.lost, [], 'nothing counted lost');
+  // Nothing earlier was on the way: our own echo starts the stream at our publish.
+  const t = sink();
+  const r = new Sequencer({ ...t.sink, publishing: () => false }, 60_000);
+  r.accept('c', 9, 'ours', true);
+  r.echo('c');
+  assert.deepEqual(t.delivered, [['ours', 9]]);
+  r.accept('c', 10, 'theirs');
+  assert.deepEqual(t.delivered, [
+    ['ours', 9],
+    ['theirs', 10],
+  ]);
+  // An echo that never comes is bounded by the gap timeout.
+  const u = sink();
+  const w = new Sequencer({ ...u.sink, publishing: () => false }, 20);
+  w.accept('d', 3, 'ours', true);
+  await waitFor('our held message delivered after the gap timeout', () => u.delivered.length === 1);
+  assert.deepEqual(u.delivered, [['ours', 3]]);
+  assert.deepEqual(u.lost, []);
+  // A local history already says where the stream is: no wait.
+  const v = sink(5);
+  const x = new Sequencer({ ...v.sink, publishing: () => false }, 60_000);
+  x.accept('e', 5, 'ours', true);
+  assert.deepEqual(v.delivered, [['ours', 5]]);
+  for (const z of [q, r, w, x]) z.close();
+});
