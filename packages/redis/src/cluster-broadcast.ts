@@ -296,6 +296,7 @@ export class ClusterBroadcast implements BroadcastAdapter {
    * completed; with them, the gaps wait for the recovery once Redis is back.
    */
   linkDown(): void {
+    this.outages++;
     if (this.options.retention > 0) {
       this.recovering = true;
       this.sequencer.pause();
@@ -311,6 +312,9 @@ export class ClusterBroadcast implements BroadcastAdapter {
    * outbox. What neither brings back is counted lost (and said to the members with a gap).
    */
   async linkUp(): Promise<void> {
+    // Redis may go away again while this runs (a slow recovery on a loaded machine): then this
+    // recovery is stale, and must not resume giving up on gaps; the next 'up' starts over.
+    const outage = this.outages;
     const ids: string[] = [];
     const raises: Promise<unknown>[] = [];
     for (const b of this.runtime.broadcasters()) {
@@ -325,12 +329,14 @@ export class ClusterBroadcast implements BroadcastAdapter {
     } catch {
       return; // down again: the next 'up' starts over
     }
+    if (outage !== this.outages) return;
     if (this.options.retention > 0) {
       try {
         await Promise.all(ids.map((id) => this.recover(id)));
       } catch {
         return;
       }
+      if (outage !== this.outages) return;
       this.recovering = false;
       this.sequencer.resume();
       void this.flushOutbox();
@@ -341,6 +347,7 @@ export class ClusterBroadcast implements BroadcastAdapter {
     clearTimeout(this.settleTimer);
     this.settleTimer = setTimeout(() => {
       this.settleTimer = undefined;
+      if (outage !== this.outages) return; // away again since: the next 'up' reads the counters anew
       ids.forEach((id, i) => {
         const upTo = Number(counters[i] ?? 0);
         if (upTo > 0 && this.live(id)) this.sequencer.settle(id, upTo);
@@ -376,6 +383,8 @@ export class ClusterBroadcast implements BroadcastAdapter {
   private streamStore: StreamReplayStore | undefined;
 
   private settleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Times Redis went away: a recovery started before the latest outage is stale. */
+  private outages = 0;
 
   close(): void {
     clearTimeout(this.settleTimer);
