@@ -23,12 +23,14 @@ export {
   type ToolDefinition,
   type ToolSpec,
   type ToolArgs,
+  type ToolInput,
   type ResourceDefinition,
   type PromptDefinition,
   type ToolEntry,
   type ResourceEntry,
   type PromptEntry,
 } from './registry.js';
+export { toolInputSchema, checkToolArguments, InvalidSchemaError, type ToolInputSchema } from './validation.js';
 export { McpMessage, McpToolResult, type McpContent } from './message.js';
 export type { McpContext, McpSessionHandle, LogLevel } from './context.js';
 export type { ParamSpec, ParamType, JsonSchema, Completer } from './schema.js';

@@ -1,4 +1,4 @@
-import type { Framework } from '@fw/runtime';
+import { Framework } from '@fw/runtime';
 import type { McpContext } from './context.js';
 import { McpRegistrationError } from './errors.js';
 import type { McpMessage } from './message.js';
@@ -6,7 +6,7 @@ import { objectSchema, resolveParam, type JsonSchema, type ParamSpec, type Resol
 import { UriTemplate } from './uri-template.js';
 import { headerAnnotationProblems } from './modern/header-annotations.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { isStandardSchema, standardJsonSchema } from './validation.js';
+import { isStandardSchema, standardJsonSchema, toolInputSchema } from './validation.js';
 
 export type Origin = 'decorated' | 'programmatic';
 export type Awaitable<T> = T | Promise<T>;
@@ -52,6 +52,9 @@ export interface ToolSpec<I extends StandardSchemaV1 | JsonSchema | undefined = 
   /** The shape of `structuredContent`. */
   output?: JsonSchema | StandardSchemaV1;
 }
+
+/** What a tool's `input` may be: a Standard Schema (zod 4, valibot, arktype…) or a JSON Schema 2020-12. */
+export type ToolInput = StandardSchemaV1 | JsonSchema;
 
 /** A tool handler's arguments, typed from its input schema. */
 export type ToolArgs<I> = I extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<I> : Record<string, unknown>;
@@ -174,9 +177,7 @@ export class ToolRegistry {
       description: def.description ?? '',
       title: def.title,
       params,
-      inputSchema: isStandardSchema(def.inputSchema)
-        ? (standardJsonSchema(def.inputSchema, 'input') ?? objectSchema(params))
-        : (def.inputSchema ?? objectSchema(params)),
+      ...toolInputSchema(def.inputSchema, objectSchema(params)),
       outputSchema: isStandardSchema(def.outputSchema)
         ? (standardJsonSchema(def.outputSchema, 'output') ?? { type: 'object' })
         : def.outputSchema,
@@ -184,7 +185,6 @@ export class ToolRegistry {
       scopes: def.scopes,
       task: def.task,
       handler: def.handler,
-      inputValidator: isStandardSchema(def.inputSchema) ? def.inputSchema : undefined,
       outputValidator: isStandardSchema(def.outputSchema) ? def.outputSchema : undefined,
       origin: this.origin,
     };
@@ -322,3 +322,11 @@ export class McpRegistry extends ToolRegistry {
     return registry;
   }
 }
+
+// `fw.mcp` (typed in seams.ts): sugar for McpRegistry.of(fw), so the registry stays the framework's own.
+Object.defineProperty(Framework.prototype, 'mcp', {
+  configurable: true,
+  get(this: Framework): McpRegistry {
+    return McpRegistry.of(this);
+  },
+});

@@ -20,4 +20,12 @@ declare module '@fw/runtime' {
   }
 }
 
+/** `fw.mcp`: the framework's own registry, created on first use (the getter is in registry.ts). */
+declare module '@fw/runtime' {
+  interface Framework {
+    /** The framework's MCP registry: `fw.mcp.tool(name, { input, output }, handler)`; the same as `McpRegistry.of(fw)`. */
+    readonly mcp: McpRegistry;
+  }
+}
+
 export {};

@@ -79,6 +79,37 @@ export async function standardProblems(
   };
 }
 
+/** A tool's input as declared: the JSON Schema clients and models are shown, and the Standard Schema that parses, if any. */
+export interface ToolInputSchema {
+  inputSchema: JsonSchema;
+  inputValidator?: StandardSchemaV1 | undefined;
+}
+
+/** A tool's declared input (Standard Schema, JSON Schema, or nothing: `fallback`) as shown and as checked. */
+export function toolInputSchema(input: StandardSchemaV1 | JsonSchema | undefined, fallback: JsonSchema): ToolInputSchema {
+  if (isStandardSchema(input)) return { inputSchema: standardJsonSchema(input, 'input') ?? fallback, inputValidator: input };
+  return { inputSchema: input ?? fallback };
+}
+
+/**
+ * Checks a tool's arguments before its handler runs, the same way for an MCP client and for a
+ * model calling an agent's tool: the arguments to call it with (a Standard Schema's parsed value),
+ * or one readable line per problem. Throws InvalidSchemaError when the declared schema is broken.
+ */
+export async function checkToolArguments(
+  tool: ToolInputSchema,
+  raw: Record<string, unknown>,
+): Promise<{ args: Record<string, unknown> } | { problems: string[] }> {
+  if (tool.inputValidator) {
+    const checked = await standardProblems(tool.inputValidator, raw);
+    if ('problems' in checked) return checked;
+    const value = checked.value;
+    return { args: value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : raw };
+  }
+  const problems = jsonSchemaProblems(tool.inputSchema, raw);
+  return problems.length ? { problems } : { args: raw };
+}
+
 /** Wrapper keywords whose sub-errors already say what is wrong. */
 const COMPOSITE = new Set(['if', 'anyOf', 'oneOf', 'allOf']);
 

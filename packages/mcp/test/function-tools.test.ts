@@ -1,5 +1,5 @@
 /**
- * The function-first tool API: `registry.tool(name, { input, output }, handler)`, the handler's
+ * The function-first tool API: `fw.mcp.tool(name, { input, output }, handler)`, the handler's
  * arguments typed from a Standard Schema (zod 4 here) or a JSON Schema, validated before it runs,
  * served like any other tool.
  */
@@ -14,7 +14,8 @@ import { mcp, McpRegistry } from '../dist/index.js';
 test('tool(name, { input, output }, handler): typed arguments, validation before the handler, structured output', async () => {
   const fw = new Framework({ configFile: false });
   await fw.use(mcp());
-  const tools = McpRegistry.of(fw);
+  const tools = fw.mcp;
+  assert.equal(tools, McpRegistry.of(fw), 'fw.mcp is the framework registry');
   let calls = 0;
   tools.tool(
     'add',

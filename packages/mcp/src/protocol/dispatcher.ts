@@ -6,7 +6,7 @@ import { InvalidParamsError, McpError, ResourceNotFoundError, RpcCode } from '..
 import { McpMessage, McpToolResult } from '../message.js';
 import type { ResourceEntry, ToolEntry } from '../registry.js';
 import type { JsonSchema, ResolvedParam } from '../schema.js';
-import { InvalidSchemaError, jsonSchemaProblems, standardProblems } from '../validation.js';
+import { checkToolArguments, InvalidSchemaError, jsonSchemaProblems, standardProblems } from '../validation.js';
 import { errorResponse, notification, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from './jsonrpc.js';
 import type { McpSession } from './session.js';
 import { InputRequiredSignal, requireCapability, type InputRequest } from '../modern/input.js';
@@ -379,16 +379,11 @@ export class McpProtocol {
     if (!isObject(raw)) throw new InvalidParamsError('arguments must be an object');
     // Arguments are checked against the declared schema before the handler runs; a violation is
     // a tool execution error the model can read and correct (server/tools "Error Handling").
-    let args: Record<string, unknown> = raw;
+    let args: Record<string, unknown>;
     try {
-      if (tool.inputValidator) {
-        const checked = await standardProblems(tool.inputValidator, raw);
-        if ('problems' in checked) return toolError(`invalid arguments for tool '${name}': ${checked.problems.join('; ')}`);
-        if (isObject(checked.value)) args = checked.value;
-      } else {
-        const problems = jsonSchemaProblems(tool.inputSchema, raw);
-        if (problems.length) return toolError(`invalid arguments for tool '${name}': ${problems.join('; ')}`);
-      }
+      const checked = await checkToolArguments(tool, raw);
+      if ('problems' in checked) return toolError(`invalid arguments for tool '${name}': ${checked.problems.join('; ')}`);
+      args = checked.args;
     } catch (err) {
       if (err instanceof InvalidSchemaError)
         return toolError(`tool '${name}' declares an inputSchema that cannot be compiled: ${err.message}`);
