@@ -130,6 +130,44 @@ const DOC_EXAMPLES = [
     },
   },
   {
+    file: 'mcp.md',
+    name: 'mcp-function-first',
+    // fw.mcp.tool with zod: a valid call answers the sum, an invalid one is an isError result.
+    request: async (origin) => {
+      const call = async (args) => {
+        const res = await fetch(`${origin}/mcp`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'add',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: {
+              name: 'add',
+              arguments: args,
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientCapabilities': {},
+                'io.modelcontextprotocol/clientInfo': { name: 'pack-check', version: '1' },
+              },
+            },
+          }),
+        });
+        return { status: res.status, text: await res.text() };
+      };
+      const ok = await call({ a: 2, b: 3 });
+      if (ok.status !== 200 || !ok.text.includes('"sum":5')) throw new Error(`tools/call add answered ${ok.status}: ${ok.text}`);
+      const bad = await call({ a: 2, b: 'three' });
+      if (!bad.text.includes('"isError":true')) throw new Error(`tools/call add with a string b answered ${bad.status}: ${bad.text}`);
+    },
+  },
+  {
     file: 'agents.md',
     name: 'agents-example',
     // One A2A 1.0 SendMessage to the coordinator, answered by the offline runtime.
@@ -310,7 +348,11 @@ async function main() {
           name: 'fw-pack-check-app',
           private: true,
           type: 'module',
-          dependencies: Object.fromEntries(Object.entries(files).map(([name, file]) => [name, `file:../tarballs/${file}`])),
+          // zod: the docs' function-first examples use it, as an app would (a dependency of its own).
+          dependencies: {
+            ...Object.fromEntries(Object.entries(files).map(([name, file]) => [name, `file:../tarballs/${file}`])),
+            zod: installedVersion('zod'),
+          },
           devDependencies: { '@types/node': installedVersion('@types/node') },
         },
         null,

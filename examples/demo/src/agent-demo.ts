@@ -48,7 +48,7 @@ function* words(text: string): Iterable<string> {
 export class ResearchAgent {
   @AgentTool({
     description: 'Searches the fw notes for a topic',
-    parameters: { type: 'object', properties: { query: { type: 'string', description: 'what to look for' } }, required: ['query'] },
+    input: { type: 'object', properties: { query: { type: 'string', description: 'what to look for' } }, required: ['query'] },
   })
   search(input: { query?: string }): { topic: string; note: string }[] {
     return search(String(input.query ?? ''));
@@ -74,7 +74,7 @@ export class ChatAgent {
     return new Date().toISOString();
   }
 
-  @AgentTool({ description: 'Rolls a die', parameters: { type: 'object', properties: { sides: { type: 'number' } } } })
+  @AgentTool({ description: 'Rolls a die', input: { type: 'object', properties: { sides: { type: 'number' } } } })
   roll(input: { sides?: number }): number {
     const sides = Math.max(2, Math.min(1000, Math.floor(Number(input.sides) || 6)));
     return 1 + Math.floor(Math.random() * sides);

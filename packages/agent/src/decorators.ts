@@ -3,6 +3,8 @@
  * definition on the class itself (metadata only: nothing process-wide); a class is served where
  * it is mounted: `agents({ agents: [MyAgent] })` or `mountAgent(fw, MyAgent)`.
  */
+import { toolInputSchema, type ToolArgs, type ToolInput, type ToolInputSchema, type ToolSpec } from '@fw/mcp';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { AgentContext, CoordinatorContext } from './context.js';
 
 export interface AgentOptions {
@@ -24,20 +26,32 @@ export interface CoordinatorOptions extends AgentOptions {
   fleet: FleetMember[];
 }
 
-export interface ToolOptions {
+/**
+ * An agent tool's spec: the same as an MCP tool's (`fw.mcp.tool(name, spec, handler)`), so one
+ * definition serves the model and the agent's MCP endpoint. `input` is a Standard Schema (zod 4,
+ * valibot, arktype: the method gets the parsed value, typed) or a JSON Schema; default an object
+ * with any properties. Arguments are checked before the method runs, whoever calls it. `task` is
+ * not offered: the model loop waits for each tool.
+ */
+export type ToolOptions<I extends ToolInput | undefined = ToolInput | undefined> = Omit<ToolSpec<I>, 'task'> & {
   /** Default: the method name. */
   name?: string;
   description: string;
-  /** JSON schema of the tool's input object; default an object with any properties. */
-  parameters?: Record<string, unknown>;
-}
+};
 
-export interface ToolDefinition {
+/** What `@AgentTool` records: the spec, its input as shown and checked, and the method that runs it. */
+export interface AgentToolDefinition {
   name: string;
   description: string;
-  parameters: Record<string, unknown>;
+  spec: ToolOptions;
+  input: ToolInputSchema;
   method: string;
 }
+
+/** The method a tool decorates: typed from a Standard Schema input; any method for a JSON Schema. */
+type ToolMethod<I> = I extends StandardSchemaV1 ? (input: ToolArgs<I>, ctx: AgentContext) => unknown : (...args: never[]) => unknown;
+
+const ANY_OBJECT = { type: 'object', properties: {}, additionalProperties: true };
 
 /** What a prompt handler may return: a stream of text deltas, or the whole text. */
 export type PromptResult = AsyncIterable<string> | string | Promise<string> | Promise<AsyncIterable<string>>;
@@ -48,7 +62,7 @@ export interface AgentDefinition {
   kind: 'agent' | 'coordinator';
   options: Required<Pick<AgentOptions, 'name' | 'version' | 'description' | 'headless'>> & AgentOptions;
   fleet: FleetMember[];
-  tools: ToolDefinition[];
+  tools: AgentToolDefinition[];
   /** The method decorated with `@OnPrompt`, if any (otherwise the model answers with the agent's tools). */
   promptMethod: string | undefined;
   target: AgentClass;
@@ -58,7 +72,7 @@ const TOOLS = Symbol('fw.agent.tools');
 const PROMPT = Symbol('fw.agent.prompt');
 const DEFINITION = Symbol('fw.agent.definition');
 
-type Decorated = { [TOOLS]?: ToolDefinition[]; [PROMPT]?: string };
+type Decorated = { [TOOLS]?: AgentToolDefinition[]; [PROMPT]?: string };
 
 export function definitionOf(target: AgentClass): AgentDefinition | undefined {
   return (target as unknown as { [DEFINITION]?: AgentDefinition })[DEFINITION];
@@ -87,15 +101,19 @@ export function Coordinator(options: CoordinatorOptions): (target: AgentClass) =
   return define('coordinator', options, options.fleet);
 }
 
-/** A method the model may call: `(input, ctx) => result` (the result is sent back as text or JSON). */
-export function AgentTool(options: ToolOptions) {
-  return (proto: object, method: string): void => {
+/**
+ * A method the model may call: `(input, ctx) => result` (the result is sent back as text or JSON).
+ * Sugar over the shared tool spec: the method's `input` is typed from a Standard Schema `input`.
+ */
+export function AgentTool<I extends ToolInput | undefined = undefined>(options: ToolOptions<I>) {
+  return <M extends ToolMethod<I>>(proto: object, method: string, _descriptor?: TypedPropertyDescriptor<M>): void => {
     const p = proto as Decorated;
     const own = Object.hasOwn(p, TOOLS) ? p[TOOLS]! : (p[TOOLS] = [...(p[TOOLS] ?? [])]);
     own.push({
       name: options.name ?? method,
       description: options.description,
-      parameters: options.parameters ?? { type: 'object', properties: {}, additionalProperties: true },
+      spec: options,
+      input: toolInputSchema(options.input, ANY_OBJECT),
       method,
     });
   };

@@ -19,7 +19,8 @@ import { failModelSpan, providerOf, recordFinish, startModelSpan } from './telem
 import type { FwStore, RunRow } from '@fw/store';
 import type { AgentProtocol, AgentRunInfo } from './admin-view.js';
 import type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
-import { definitionOf, type AgentClass, type AgentDefinition, type PromptResult } from './decorators.js';
+import { definitionOf, type AgentClass, type AgentDefinition, type AgentToolDefinition, type PromptResult } from './decorators.js';
+import { checkToolArguments, InvalidSchemaError } from '@fw/mcp';
 import { NoRuntimeError, NotInFleetError, ToolStepLimitError } from './errors.js';
 import { CoordinationJournal } from './journal.js';
 import type { RunListener } from './run-event.js';
@@ -360,7 +361,7 @@ export class AgentHost {
     ctx: AgentContext,
   ): AsyncIterable<string> {
     const runtime = this.activeRuntime();
-    const tools: AiToolSpec[] = agent.def.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+    const tools: AiToolSpec[] = agent.def.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.input.inputSchema }));
     // The agent's own tool wins a name clash: a client cannot replace a server tool by declaring one.
     const clientToolNames = new Set<string>();
     for (const t of input.clientTools ?? []) {
@@ -429,11 +430,15 @@ export class AgentHost {
     return out.ok ? out.text : `error: ${out.text}`;
   }
 
-  /** Calls a tool method from outside a run (the per-agent MCP endpoint). */
-  invokeTool(agentName: string, toolName: string, input: unknown, signal: AbortSignal): Promise<{ ok: boolean; text: string }> {
+  /**
+   * Calls a tool method from outside a run: the per-agent MCP endpoint, whose MCP layer checked the
+   * arguments against the same spec already (`checked`), so a Standard Schema's parsed value is not
+   * parsed twice.
+   */
+  invokeTool(agentName: string, toolName: string, input: unknown, signal: AbortSignal, checked = false): Promise<ToolOutcome> {
     const agent = this.get(agentName);
     const ctx = this.context(agent, { message: '' }, AbortSignal.any([signal, this.root.signal]), () => {});
-    return this.tool(agent, toolName, input, ctx);
+    return this.tool(agent, toolName, input, ctx, undefined, checked);
   }
 
   /**
@@ -446,7 +451,8 @@ export class AgentHost {
     input: unknown,
     ctx: AgentContext,
     callId?: string,
-  ): Promise<{ ok: boolean; text: string }> {
+    checked = false,
+  ): Promise<ToolOutcome> {
     const tool = agent.def.tools.find((t) => t.name === toolName);
     return traced(
       tool ? `execute_tool ${toolName}` : 'execute_tool',
@@ -466,10 +472,22 @@ export class AgentHost {
           span.setStatus({ code: SpanStatusCode.ERROR, message: 'the agent has no tool of that name' });
           return { ok: false, text: `unknown tool '${toolName}'` };
         }
+        // A model's arguments are checked like an MCP client's, before the method runs; what is
+        // wrong goes back to the model as text, so it can correct the call.
+        let args = input ?? {};
+        if (!checked) {
+          const verdict = await argumentsFor(tool, args);
+          if ('problem' in verdict) {
+            span.setAttribute('error.type', 'invalid_arguments');
+            span.setStatus({ code: SpanStatusCode.ERROR, message: verdict.problem });
+            return { ok: false, text: verdict.problem };
+          }
+          args = verdict.args;
+        }
         try {
           const fn = agent.instance[tool.method] as (input: unknown, ctx: AgentContext) => unknown;
-          const out = await fn.call(agent.instance, input ?? {}, ctx);
-          return { ok: true, text: typeof out === 'string' ? out : JSON.stringify(out ?? null) };
+          const out = await fn.call(agent.instance, args, ctx);
+          return { ok: true, text: typeof out === 'string' ? out : JSON.stringify(out ?? null), value: out };
         } catch (err) {
           ctx.signal.throwIfAborted();
           // Reported to the model as text, and to the trace as the failure it is.
@@ -533,5 +551,26 @@ export class AgentHost {
       emit({ type: 'subagent-error', subagentRunId, agent: to, error });
       throw err;
     }
+  }
+}
+
+/** A tool method's outcome: the text the model reads, and the value itself (an MCP client may get it structured). */
+export interface ToolOutcome {
+  ok: boolean;
+  text: string;
+  value?: unknown;
+}
+
+/** A tool's arguments checked against its declared input: what to call it with, or what is wrong. */
+async function argumentsFor(tool: AgentToolDefinition, input: unknown): Promise<{ args: Record<string, unknown> } | { problem: string }> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input))
+    return { problem: `invalid arguments for tool '${tool.name}': the arguments must be an object` };
+  try {
+    const checked = await checkToolArguments(tool.input, input as Record<string, unknown>);
+    return 'problems' in checked ? { problem: `invalid arguments for tool '${tool.name}': ${checked.problems.join('; ')}` } : checked;
+  } catch (err) {
+    // The declared schema is broken (Ajv cannot compile it) or its library threw: the tool's fault, said as such.
+    const what = err instanceof InvalidSchemaError ? 'declares an input schema that cannot be compiled' : 'could not check its arguments';
+    return { problem: `tool '${tool.name}' ${what}: ${(err as Error)?.message ?? String(err)}` };
   }
 }

@@ -8,6 +8,7 @@ export type {
   AgentOptions,
   CoordinatorOptions,
   ToolOptions,
+  AgentToolDefinition,
   FleetMember,
   PromptResult,
   AgentClass,

@@ -29,7 +29,7 @@ class Stateful {
 
 @Agent({ name: 'booker', headless: true })
 class Booker {
-  @AgentTool({ description: 'Looks a word up', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } })
+  @AgentTool({ description: 'Looks a word up', input: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } })
   lookup(input: { q: string }): string {
     return `definition of ${input.q}`;
   }

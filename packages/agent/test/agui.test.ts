@@ -9,7 +9,7 @@ import { waitFor } from '@fw/testing';
 
 @Agent({ name: 'helper', headless: true })
 class Helper {
-  @AgentTool({ description: 'Looks a word up', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } })
+  @AgentTool({ description: 'Looks a word up', input: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } })
   lookup(input: { q: string }): string {
     return `definition of ${input.q}`;
   }

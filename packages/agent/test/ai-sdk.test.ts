@@ -26,7 +26,7 @@ const textChunks = (...deltas: string[]): LanguageModelV3StreamPart[] => [
 
 @Agent({ name: 'tooled', headless: true })
 class Tooled {
-  @AgentTool({ description: 'Looks a word up', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } })
+  @AgentTool({ description: 'Looks a word up', input: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } })
   lookup(input: { q: string }): { word: string; meaning: string } {
     return { word: input.q, meaning: 'a framework' };
   }

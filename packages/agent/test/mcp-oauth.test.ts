@@ -11,7 +11,7 @@ import { startApp } from './helpers.js';
 
 @Agent({ name: 'archivist', headless: true })
 class Archivist {
-  @AgentTool({ description: 'Finds a record', parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } })
+  @AgentTool({ description: 'Finds a record', input: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } })
   lookup(input: { id: string }): string {
     return `record ${input.id}`;
   }

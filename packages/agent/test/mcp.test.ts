@@ -10,7 +10,7 @@ import { startApp } from './helpers.js';
 class Librarian {
   @AgentTool({
     description: 'Finds a book',
-    parameters: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+    input: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
   })
   find(input: { title: string }): { title: string; shelf: number } {
     return { title: input.title, shelf: 7 };

@@ -16,7 +16,7 @@ const exporter = registerTracing();
 
 @Agent({ name: 'traced-agent', headless: true })
 class TracedAgent {
-  @AgentTool({ description: 'Looks a word up', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } })
+  @AgentTool({ description: 'Looks a word up', input: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } })
   lookup(input: { q: string }): string {
     if (input.q === 'bad') throw new Error('dictionary offline');
     return `${input.q}: a framework`;

@@ -10,15 +10,15 @@ import type { AgentHost, MountedAgent } from '../host.js';
 export function mountMcp(fw: Framework, host: AgentHost, agent: MountedAgent): (() => void)[] | undefined {
   if (agent.def.tools.length === 0) return undefined;
   const registry = new ToolRegistry('programmatic');
+  // The tool's own spec, through the same `tool(name, spec, handler)` as `fw.mcp.tool`: the MCP
+  // layer checks the arguments (so the host does not check them again) and shows the same schema.
   for (const tool of agent.def.tools) {
-    registry.registerTool({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.parameters as never,
-      handler: async (args, ctx) => {
-        const out = await host.invokeTool(agent.name, tool.name, args, ctx.signal);
-        return out.ok ? out.text : McpToolResult.error(out.text);
-      },
+    const { name: _name, ...spec } = tool.spec;
+    registry.tool(tool.name, spec, async (args, ctx) => {
+      const out = await host.invokeTool(agent.name, tool.name, args, ctx.signal, true);
+      if (!out.ok) return McpToolResult.error(out.text);
+      // With an output schema the value itself goes back (structuredContent, checked); otherwise the text the model would read.
+      return tool.spec.output ? out.value : out.text;
     });
   }
   // An agent's endpoint serves the agent's tools only, not the process-wide registry, behind the
