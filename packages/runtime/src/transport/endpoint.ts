@@ -295,7 +295,8 @@ export class HandlerTransports {
     const r = new FwResource(rt, this.entry, flatUuid(), {
       transport: conn.transport,
       protocol: q.fw ? 'fw' : 'raw',
-      path: cc.path,
+      // The path's broadcaster's own string when there is one: not one more copy per connection.
+      path: rt.broadcasters.lookup(cc.path)?.id ?? cc.path,
       params: cc.params,
       // Only the query string: the URL (and its href) would otherwise live as long as the resource.
       search: flat(cc.url.search),
@@ -311,8 +312,9 @@ export class HandlerTransports {
     const choose = this.entry.options.broadcaster;
     const home = choose === null ? null : choose ? choose(r) : r.path;
     if (home !== null) {
-      rt.broadcasters.implicit(home).add(r);
-      r.home = home;
+      const b = rt.broadcasters.implicit(home);
+      b.add(r);
+      r.home = b.id; // the broadcaster's own string, not one more copy per connection
     }
     r.attach(conn, undefined, { resumed: false });
     for (const i of this.entry.chain()) {
