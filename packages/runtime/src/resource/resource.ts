@@ -223,7 +223,7 @@ export class FwResource implements Resource {
     const lost = from < ring.first ? ring.first - from : 0;
     const marks = this.marks;
     if (lead === undefined && from >= to && marks === undefined) return;
-    conn.begin();
+    conn.begin(lead === undefined && lost === 0 && marks === undefined && to - from === 1);
     if (lead !== undefined) conn.control(lead);
     if (lost > 0) {
       this.runtime.counters.gaps++;

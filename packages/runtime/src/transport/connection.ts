@@ -14,7 +14,11 @@ export interface Connection {
   resource: FwResource | undefined;
   /** Bytes written but not yet sent, for the slow-consumer policy. */
   bufferedAmount(): number;
-  begin(): void;
+  /**
+   * Starts a batch. `single`: the batch is one message frame and nothing else, which a transport
+   * may write as is instead of coalescing (a corked socket's write costs more than a plain one).
+   */
+  begin(single?: boolean): void;
   /** A message frame with the resource's id for it. */
   message(out: Outgoing, id: number): void;
   /** A control frame (fw protocol only): handshake, heartbeat, gap, close; a JSON object string. */

@@ -84,9 +84,17 @@ export class WebSocketConnection implements Connection {
     return this.ws.bufferedAmount;
   }
 
-  begin(): void {
-    (this.socket as Socket).cork();
+  /**
+   * A batch of frames is corked into one write. A single raw frame (always one shared buffer) is
+   * written as is: cork and uncork add a writev's bookkeeping to what is one plain write. An fw
+   * frame may be two chunks (a long message's shared tail), so it is corked anyway.
+   */
+  begin(single = false): void {
+    this.corked = !single || this.fw;
+    if (this.corked) (this.socket as Socket).cork();
   }
+
+  private corked = false;
 
   message(out: Outgoing, id: number): void {
     // No data frames after a close frame (RFC 6455 §5.5.1).
@@ -100,6 +108,8 @@ export class WebSocketConnection implements Connection {
   }
 
   end(): void {
+    if (!this.corked) return;
+    this.corked = false;
     (this.socket as Socket).uncork();
   }
 
