@@ -10,7 +10,7 @@
  * SDK being the app's, on both sides), `on` (only beside the admin plane: the admin plane plus what
  * the SDK's context manager costs the app), `off` (nowhere).
  *
- *   npx tsc -b bench && node bench/dist/admin-overhead/index.js [--subscribers 500] [--messages 2000] [--rounds 5] [--traces both|on|off]
+ *   npx tsc -b bench && node bench/dist/admin-overhead/index.js [--subscribers 500] [--messages 2000] [--warmup 2000] [--rounds 5] [--traces both|on|off]
  */
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,8 @@ const arg = (name: string, fallback: string): string => {
 const SUBSCRIBERS = Number(arg('subscribers', '500'));
 const MESSAGES = Number(arg('messages', '2000'));
 const ROUNDS = Number(arg('rounds', '5'));
+/** Messages of the warm-up burst before each measured one (JIT and socket buffers settle first). */
+const WARMUP = Number(arg('warmup', String(MESSAGES)));
 const TRACES_MODE = arg('traces', 'both');
 if (!['both', 'on', 'off'].includes(TRACES_MODE)) throw new Error(`--traces must be both, on or off (got ${TRACES_MODE})`);
 /** Whether the server of this mode registers an OpenTelemetry SDK. */
@@ -83,7 +85,7 @@ async function measure(mode: Mode, phaseBase: number): Promise<Run> {
       await consumers.next('ready');
     }
     const count = MESSAGES;
-    await burst(server, subs, phaseBase, Math.max(10, Math.round(count / 10))); // warm-up
+    await burst(server, subs, phaseBase, Math.max(10, WARMUP)); // warm-up
     const r = await burst(server, subs, phaseBase + 1, count);
     await new Promise((res) => setTimeout(res, 200)); // let the event stream drain
     const admin = (await server.request({ type: 'admin' })) as BenchMessage & {
@@ -172,5 +174,16 @@ console.log(`\n${textTable(headers, rows)}`);
 console.log(
   `\nthroughput on/off: ${(rate('on') / rate('off')).toFixed(3)}× (median of ${ROUNDS}), ${(best('on') / best('off')).toFixed(3)}× (best)`,
 );
-console.log(`CPU efficiency on/off (CPU per delivery off ÷ on): ${(cpu('off') / cpu('on')).toFixed(3)}×; target ≥ 0.95×\n`);
+console.log(`CPU efficiency on/off (CPU per delivery off ÷ on): ${(cpu('off') / cpu('on')).toFixed(3)}×; target ≥ 0.95×`);
+// Each round measures both back to back (in alternating order): their ratio cancels the machine's
+// drift between rounds, which the ratio of the two medians does not.
+const paired = Array.from({ length: ROUNDS }, (_, i) => {
+  const pair = runs.slice(i * 2, i * 2 + 2);
+  const off = pair.find((r) => r.mode === 'off')!;
+  const on = pair.find((r) => r.mode === 'on')!;
+  return off.cpuUsPerDelivery / on.cpuUsPerDelivery;
+});
+console.log(
+  `CPU efficiency per round (off ÷ on, same round): median ${median(paired).toFixed(3)}×, range ${Math.min(...paired).toFixed(3)}–${Math.max(...paired).toFixed(3)}×\n`,
+);
 console.log(markdownTable(headers, rows));
