@@ -35,7 +35,11 @@ async function startDemo(): Promise<{ child: ChildProcess; base: string }> {
   });
   const base = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`demo did not start: ${out}`)), 20_000);
+    // A demo that never prints its URL is killed, not left running after the test fails.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`demo did not start: ${out}`));
+    }, 20_000);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /chat\s+(http:\/\/\S+?)\/\s/.exec(out);
