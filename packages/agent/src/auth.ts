@@ -5,6 +5,7 @@ import {
   frameworkAuthenticator,
   FwError,
   sendProblem,
+  type AuthContext,
   type Authenticator,
   type Framework,
   type Principal,
@@ -20,7 +21,7 @@ export interface CardSecurity {
 }
 
 /**
- * Who may call an agent (A2A, AG-UI, per-agent MCP): when an authenticator is configured (the
+ * Who may call an agent (A2A, AG-UI, per-agent MCP, chat sessions): when an authenticator is configured (the
  * app's own for agents, else the framework's fw.auth.*), every call needs a principal, unless
  * `fw.agent.auth` is `none`. The agent card stays public and says which credential to bring.
  */
@@ -48,11 +49,11 @@ export class AgentAuth {
    * The caller's principal; throws an FwError (401, with `WWW-Authenticate` in its details) when
    * a principal is required and the request has none or a wrong one.
    */
-  async check(req: IncomingMessage): Promise<Principal | undefined> {
+  async check(req: IncomingMessage, context?: AuthContext): Promise<Principal | undefined> {
     if (!this.authenticator) return undefined;
     let principal: Principal | undefined;
     try {
-      principal = await this.authenticator(req, new URL(req.url ?? '/', 'http://localhost'));
+      principal = await this.authenticator(req, new URL(req.url ?? '/', 'http://localhost'), context);
     } catch (err) {
       throw err instanceof AuthenticationError ? err : new AuthenticationError('the credential could not be verified');
     }

@@ -29,7 +29,7 @@ export const AGENT_CONFIG = defineConfig({
     type: 'string',
     default: 'auto',
     description:
-      "`auto`: A2A, AG-UI and per-agent MCP need a principal when an authenticator is configured (fw.auth.*, or the agent module's own); `none`: they stay public",
+      "`auto`: A2A, AG-UI, per-agent MCP and chat sessions need a principal when an authenticator is configured (fw.auth.*, or the agent module's own); `none`: they stay public",
   },
   'fw.agent.agui.max-runs': { type: 'number', default: 100, description: 'Concurrent AG-UI runs (all agents)' },
   'fw.ai.auto': {

@@ -9,7 +9,7 @@
  * a restarted server) continues that conversation and gets its recent turns back in `history`.
  * The id is the conversation's secret; with authentication on, only the same principal resumes it.
  */
-import type { Framework, Handler, Resource } from '@fw/runtime';
+import type { Framework, Handler, Interceptor, Resource } from '@fw/runtime';
 import type { AgentHost, MountedAgent } from '../host.js';
 import type { AgentSession } from '../sessions.js';
 import { RunCancelledError } from '../errors.js';
@@ -65,8 +65,19 @@ export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): 
       });
     },
   };
+  // The same gate as A2A, AG-UI and the agent's MCP endpoint: a chat runs the model and the
+  // agent's tools. On a socket or stream a browser cannot set headers, so `?access_token=` counts
+  // (context.socket); the principal owns the resource (its POSTs and resumes) and the session.
+  const auth: Interceptor = {
+    name: 'agent-auth',
+    connect: async (ctx) => {
+      const principal = await host.auth?.check(ctx.req, { socket: true });
+      if (principal) ctx.principal = principal;
+    },
+  };
   return fw.handle(`/agent/${encodeURIComponent(agent.name)}`, handler, {
     broadcaster: null,
+    interceptors: [auth],
     description: `agent ${agent.name} chat sessions`,
   });
 }
