@@ -198,12 +198,8 @@ export class ClusterBroadcast implements BroadcastAdapter {
     const order = ++this.order;
     this.inflight++;
     const id = broadcaster.id;
-    this.publishingOn.set(id, (this.publishingOn.get(id) ?? 0) + 1);
     const settled = (): void => {
       this.inflight--;
-      const n = (this.publishingOn.get(id) ?? 1) - 1;
-      if (n > 0) this.publishingOn.set(id, n);
-      else this.publishingOn.delete(id);
     };
     this.send(id, payload, broadcaster.cache.next - 1, order, false).then(
       (bid) => {
@@ -273,7 +269,7 @@ export class ClusterBroadcast implements BroadcastAdapter {
         }
         this.outbox.shift();
         this.counters.queued = this.outbox.length;
-        this.accept(q.broadcaster, bid, q.payload);
+        this.accept(q.broadcaster, bid, q.payload, true);
       }
     } finally {
       this.flushing = false;
@@ -287,7 +283,7 @@ export class ClusterBroadcast implements BroadcastAdapter {
   async publishTo(broadcasterId: string, payload: string): Promise<number> {
     const local = this.live(broadcasterId);
     const bid = await this.send(broadcasterId, payload, local ? local.cache.next - 1 : 0, ++this.order, false);
-    this.accept(broadcasterId, bid, payload);
+    this.accept(broadcasterId, bid, payload, true);
     return bid;
   }
 
@@ -394,7 +390,19 @@ export class ClusterBroadcast implements BroadcastAdapter {
     this.shadow.clear();
   }
 
+  /** One publish script call. While it is in flight the broadcaster counts as `publishing` (see Sequencer.accept). */
   private async send(broadcasterId: string, payload: string, floor: number, order: number, retry: boolean): Promise<number> {
+    this.publishingOn.set(broadcasterId, (this.publishingOn.get(broadcasterId) ?? 0) + 1);
+    try {
+      return await this.publishScript(broadcasterId, payload, floor, order, retry);
+    } finally {
+      const n = (this.publishingOn.get(broadcasterId) ?? 1) - 1;
+      if (n > 0) this.publishingOn.set(broadcasterId, n);
+      else this.publishingOn.delete(broadcasterId);
+    }
+  }
+
+  private async publishScript(broadcasterId: string, payload: string, floor: number, order: number, retry: boolean): Promise<number> {
     const bid = Number(
       await this.redis.fwPublish(
         this.seqKey(broadcasterId),
@@ -424,8 +432,9 @@ export class ClusterBroadcast implements BroadcastAdapter {
     this.accept(e.broadcaster, e.bid, e.payload);
   }
 
-  private accept(id: string, bid: number, payload: string): void {
-    if (this.live(id)) this.sequencer.accept(id, bid, payload);
+  /** `own`: the sequence came in the reply of this node's own publish, not over the subscription. */
+  private accept(id: string, bid: number, payload: string, own = false): void {
+    if (this.live(id)) this.sequencer.accept(id, bid, payload, own);
     else this.shadow.add(id, bid, payload);
   }
 
