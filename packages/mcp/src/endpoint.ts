@@ -1,5 +1,13 @@
 import type { IncomingMessage } from 'node:http';
-import { clientAddress, type Authenticator, type Framework, type Principal } from '@fw/runtime';
+import {
+  bearerCredential,
+  clientAddress,
+  frameworkAuthenticator,
+  FwError,
+  type Authenticator,
+  type Framework,
+  type Principal,
+} from '@fw/runtime';
 import type { Catalog } from './catalog.js';
 import type { McpLimits } from './config.js';
 import { McpProtocol, type ServerIdentity } from './protocol/dispatcher.js';
@@ -10,6 +18,8 @@ import { SubscriptionHub } from './modern/subscriptions.js';
 import type { OAuthRefusal } from './oauth/challenge.js';
 import type { ProtectedResource } from './oauth/resource-server.js';
 import type { JsonRpcRequest } from './protocol/jsonrpc.js';
+
+const INVALID_TOKEN_CHALLENGE = { 'WWW-Authenticate': 'Bearer error="invalid_token"' };
 
 /**
  * An endpoint's own door: runs before every HTTP request (but CORS preflights) and every WebSocket
@@ -180,8 +190,20 @@ export class McpEndpoint {
 
   async resolvePrincipal(req: IncomingMessage): Promise<Principal | undefined> {
     if (this.oauth) return this.oauth.authenticate(req);
-    const resolver = this.resolver ?? this.fw.services.get('principal-resolver');
-    return resolver ? await resolver(req, new URL(req.url ?? '/', 'http://localhost')) : undefined;
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (this.resolver) return await this.resolver(req, url);
+    // The one a module published (the admin plane's), else the framework's authenticator
+    // (fw.auth.tokens, JWT, the app's), so a configured credential is recognised with or without
+    // the admin plane installed.
+    const resolver = this.fw.services.get('principal-resolver') ?? frameworkAuthenticator(this.fw);
+    if (!resolver) return undefined;
+    const principal = await resolver(req, url);
+    // A bearer token that none of them accepts is refused (401), not served as anonymous: a
+    // client must not believe it is signed in when it is not. No token at all stays anonymous.
+    // RFC 6750 §3.1: an invalid token is answered with the `invalid_token` challenge.
+    if (!principal && bearerCredential(req, url))
+      throw new FwError('unauthorized', 'the bearer token is not valid for this server', 401, undefined, INVALID_TOKEN_CHALLENGE);
+    return principal;
   }
 
   /** Runs before every request and upgrade: the OAuth token check (401/403 with a challenge), else the mount's own door. */
