@@ -98,35 +98,43 @@ function readmeApp() {
  * `<!-- pack-check: NAME -->` in docs/FILE. Each ends with `await fw.listen(8080);`, which becomes
  * port 0 and a line printing the address; `request` then makes one real request to it.
  */
+/** One stateless 2026-07-28 `tools/call` (the `_meta` envelope and its headers): the status and the body's text. */
+async function modernToolCall(origin, name, args) {
+  const res = await fetch(`${origin}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name,
+        arguments: args,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 'pack-check', version: '1' },
+        },
+      },
+    }),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
 const DOC_EXAMPLES = [
   {
     file: 'mcp.md',
     name: 'mcp-quick-start',
-    // One stateless 2026-07-28 tools/call of the example's own tool.
+    // One tools/call of the example's own tool.
     request: async (origin) => {
-      const meta = {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientCapabilities': {},
-        'io.modelcontextprotocol/clientInfo': { name: 'pack-check', version: '1' },
-      };
-      const res = await fetch(`${origin}/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'post_message',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'post_message', arguments: { room: 'lobby', text: 'hi' }, _meta: meta },
-        }),
-      });
-      const text = await res.text();
-      if (res.status !== 200 || !text.includes('lobby')) throw new Error(`tools/call post_message answered ${res.status}: ${text}`);
+      const { status, text } = await modernToolCall(origin, 'post_message', { room: 'lobby', text: 'hi' });
+      if (status !== 200 || !text.includes('lobby')) throw new Error(`tools/call post_message answered ${status}: ${text}`);
     },
   },
   {
@@ -134,36 +142,9 @@ const DOC_EXAMPLES = [
     name: 'mcp-function-first',
     // fw.mcp.tool with zod: a valid call answers the sum, an invalid one is an isError result.
     request: async (origin) => {
-      const call = async (args) => {
-        const res = await fetch(`${origin}/mcp`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': '2026-07-28',
-            'mcp-method': 'tools/call',
-            'mcp-name': 'add',
-          },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'tools/call',
-            params: {
-              name: 'add',
-              arguments: args,
-              _meta: {
-                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-                'io.modelcontextprotocol/clientCapabilities': {},
-                'io.modelcontextprotocol/clientInfo': { name: 'pack-check', version: '1' },
-              },
-            },
-          }),
-        });
-        return { status: res.status, text: await res.text() };
-      };
-      const ok = await call({ a: 2, b: 3 });
+      const ok = await modernToolCall(origin, 'add', { a: 2, b: 3 });
       if (ok.status !== 200 || !ok.text.includes('"sum":5')) throw new Error(`tools/call add answered ${ok.status}: ${ok.text}`);
-      const bad = await call({ a: 2, b: 'three' });
+      const bad = await modernToolCall(origin, 'add', { a: 2, b: 'three' });
       if (!bad.text.includes('"isError":true')) throw new Error(`tools/call add with a string b answered ${bad.status}: ${bad.text}`);
     },
   },

@@ -9,30 +9,19 @@ import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { Framework } from '@fw/runtime';
 import { mcp } from '../dist/index.js';
+import { modernCall } from './helpers.js';
 
 const TOKEN = 'alice-token-0123456789';
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'framework-auth', version: '1' },
-};
-
 async function whoAmI(base: string, token?: string): Promise<{ status: number; principal?: string | null; challenge?: string }> {
-  const res = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'who',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'who', arguments: {}, _meta: META } }),
-  });
-  const body = (await res.json()) as { result?: { structuredContent?: { principal: string | null } } };
-  const challenge = res.headers.get('www-authenticate');
-  return { status: res.status, principal: body.result?.structuredContent?.principal, ...(challenge ? { challenge } : {}) };
+  const answer = await modernCall(
+    `${base}/mcp`,
+    'tools/call',
+    { name: 'who', arguments: {} },
+    token ? { authorization: `Bearer ${token}` } : {},
+  );
+  const principal = (answer.body.result?.structuredContent as { principal: string | null } | undefined)?.principal;
+  const challenge = answer.headers.get('www-authenticate');
+  return { status: answer.status, principal, ...(challenge ? { challenge } : {}) };
 }
 
 test('fw.auth.tokens without the admin plane: a valid token is the principal, a wrong one is 401 (modern, legacy, WebSocket), none is anonymous', async () => {

@@ -192,3 +192,56 @@ export function openSse(port: number, path: string, headers: Record<string, stri
     req.end(body);
   });
 }
+
+/** The stateless revision, and a request in it: `_meta` envelope, standard headers, JSON or SSE answer. */
+export const MODERN_VERSION = '2026-07-28';
+const V = MODERN_VERSION;
+export const modernMeta = (extra: Record<string, unknown> = {}) => ({
+  'io.modelcontextprotocol/protocolVersion': V,
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+  ...extra,
+});
+
+export function modernHeaders(method: string, params: Record<string, unknown>, extra: Record<string, string> = {}): Record<string, string> {
+  const name = method === 'tools/call' || method === 'prompts/get' ? params.name : method === 'resources/read' ? params.uri : undefined;
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': V,
+    'mcp-method': method,
+    ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+    ...extra,
+  };
+}
+
+export interface ModernAnswer {
+  status: number;
+  headers: Headers;
+  body: { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } };
+}
+
+let nextId = 1;
+export async function modernCall(
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  extra: Record<string, string> = {},
+): Promise<ModernAnswer> {
+  const p = { ...params, _meta: { ...modernMeta(), ...(params._meta as object | undefined) } };
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: modernHeaders(method, p, extra),
+    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: p }),
+  });
+  const text = await res.text();
+  const body = res.headers.get('content-type')?.includes('text/event-stream')
+    ? JSON.parse(
+        text
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .pop() ?? '{}',
+      )
+    : JSON.parse(text);
+  return { status: res.status, headers: res.headers, body };
+}

@@ -2,6 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FwError, Framework } from '@fw/runtime';
 import { McpMessage, mountMcpServer, ToolRegistry, type McpContext } from '../dist/index.js';
+import {
+  MODERN_VERSION as V,
+  modernCall as call,
+  modernHeaders as headersFor,
+  modernMeta as meta,
+  type ModernAnswer as Answer,
+} from './helpers.js';
 
 /**
  * Streamable HTTP under 2026-07-28 beside the legacy era on one endpoint: the envelope and
@@ -9,56 +16,6 @@ import { McpMessage, mountMcpServer, ToolRegistry, type McpContext } from '../di
  * closing the stream, and subscriptions/listen. The conformance suite covers the happy paths;
  * these are the attacks and limits.
  */
-const V = '2026-07-28';
-const meta = (extra: Record<string, unknown> = {}) => ({
-  'io.modelcontextprotocol/protocolVersion': V,
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-  ...extra,
-});
-
-function headersFor(method: string, params: Record<string, unknown>, extra: Record<string, string> = {}): Record<string, string> {
-  const name = method === 'tools/call' || method === 'prompts/get' ? params.name : method === 'resources/read' ? params.uri : undefined;
-  return {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': V,
-    'mcp-method': method,
-    ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-    ...extra,
-  };
-}
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } };
-}
-
-let nextId = 1;
-async function call(
-  url: string,
-  method: string,
-  params: Record<string, unknown> = {},
-  extra: Record<string, string> = {},
-): Promise<Answer> {
-  const p = { ...params, _meta: { ...meta(), ...(params._meta as object | undefined) } };
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: headersFor(method, p, extra),
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: p }),
-  });
-  const text = await res.text();
-  const body = res.headers.get('content-type')?.includes('text/event-stream')
-    ? JSON.parse(
-        text
-          .split('\n')
-          .filter((l) => l.startsWith('data: '))
-          .map((l) => l.slice(6))
-          .pop() ?? '{}',
-      )
-    : JSON.parse(text);
-  return { status: res.status, headers: res.headers, body };
-}
 
 class Probe {
   aborted = 0;
