@@ -203,7 +203,14 @@ export const modernMeta = (extra: Record<string, unknown> = {}) => ({
 });
 
 export function modernHeaders(method: string, params: Record<string, unknown>, extra: Record<string, string> = {}): Record<string, string> {
-  const name = method === 'tools/call' || method === 'prompts/get' ? params.name : method === 'resources/read' ? params.uri : undefined;
+  const name =
+    method === 'tools/call' || method === 'prompts/get'
+      ? params.name
+      : method === 'resources/read'
+        ? params.uri
+        : method.startsWith('tasks/')
+          ? params.taskId
+          : undefined;
   return {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework } from '@fw/runtime';
 import { McpError, mountMcpServer, RpcCode, ToolRegistry, type McpContext } from '../dist/index.js';
+import { modernCall, type ModernAnswer } from './helpers.js';
 
 /**
  * The tasks extension (io.modelcontextprotocol/tasks, SEP-2663) over real HTTP on loopback:
@@ -9,47 +10,18 @@ import { McpError, mountMcpServer, RpcCode, ToolRegistry, type McpContext } from
  * binding of a task to the principal that created it, and the gating on the declared extension.
  * The conformance suite (conformance-2026.test.ts) covers the wire shapes.
  */
-const V = '2026-07-28';
 const EXT = 'io.modelcontextprotocol/tasks';
 
-interface Answer {
-  status: number;
-  body: { result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } };
-}
-
-let nextId = 1;
-async function call(
+/** A 2026-07-28 request whose client declared the tasks extension (unless `tasks: false`), as `x-user` when given. */
+function call(
   url: string,
   method: string,
   params: Record<string, unknown>,
   opts: { user?: string; tasks?: boolean } = {},
-): Promise<Answer> {
+): Promise<ModernAnswer> {
   const caps = opts.tasks === false ? { elicitation: {} } : { elicitation: {}, extensions: { [EXT]: {} } };
-  const p = { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': caps } };
-  const name = method === 'tools/call' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined;
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': V,
-      'mcp-method': method,
-      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-      ...(opts.user ? { 'x-user': opts.user } : {}),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: p }),
-  });
-  const text = await res.text();
-  const body = res.headers.get('content-type')?.includes('text/event-stream')
-    ? JSON.parse(
-        text
-          .split('\n')
-          .filter((l) => l.startsWith('data: '))
-          .map((l) => l.slice(6))
-          .pop() ?? '{}',
-      )
-    : JSON.parse(text);
-  return { status: res.status, body };
+  const p = { ...params, _meta: { 'io.modelcontextprotocol/clientCapabilities': caps } };
+  return modernCall(url, method, p, opts.user ? { 'x-user': opts.user } : {});
 }
 
 /** Polls tasks/get until `done` holds (bounded: 200 polls, 20 s). */
