@@ -27,6 +27,12 @@ export const MCP_CONFIG = defineConfig({
     default: '30m',
     description: 'An HTTP session with no request and no open stream for this long is ended by the reaper.',
   },
+  'fw.mcp.auth': {
+    type: 'string',
+    default: 'auto',
+    description:
+      "`auto`: when the framework's authenticator is configured (fw.auth.tokens, fw.auth.jwt.*, the app's authenticator), every request and upgrade to an MCP endpoint without its own resolver or OAuth needs a principal (401 without); `none`: anonymous callers are served and the tools decide. Without an authenticator, endpoints are open either way.",
+  },
   'fw.mcp.max-body': {
     type: 'number',
     default: 4 * 1024 * 1024,

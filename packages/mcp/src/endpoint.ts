@@ -20,6 +20,8 @@ import type { ProtectedResource } from './oauth/resource-server.js';
 import type { JsonRpcRequest } from './protocol/jsonrpc.js';
 
 const INVALID_TOKEN_CHALLENGE = { 'WWW-Authenticate': 'Bearer error="invalid_token"' };
+/** RFC 6750 §3: no credential at all gets the bare challenge (no error code). */
+const BEARER_CHALLENGE = { 'WWW-Authenticate': 'Bearer' };
 
 /**
  * An endpoint's own door: runs before every HTTP request (but CORS preflights) and every WebSocket
@@ -98,6 +100,9 @@ export class McpEndpoint {
     /** Set when the endpoint is an OAuth 2.1 resource server (`fw.mcp.oauth.*`): its tokens replace `resolver` and `access`. */
     readonly oauth?: ProtectedResource,
   ) {
+    const mode = fw.config.get('fw.mcp.auth');
+    if (mode !== 'auto' && mode !== 'none') throw new FwError('invalid_config', `fw.mcp.auth must be 'auto' or 'none', got '${mode}'`, 500);
+    this.authMode = mode;
     this.protocol = new McpProtocol(fw, identity, catalog, limits);
     this.modern = new ModernProtocol(this);
     this.offCatalog = catalog.listen({
@@ -206,10 +211,29 @@ export class McpEndpoint {
     return principal;
   }
 
-  /** Runs before every request and upgrade: the OAuth token check (401/403 with a challenge), else the mount's own door. */
+  /**
+   * Runs before every request and upgrade: the OAuth token check (401/403 with a challenge), else
+   * the mount's own door, else — with the framework's authenticator configured and
+   * `fw.mcp.auth=auto` — a principal is required, as on the agents' endpoints.
+   */
   async checkAccess(req: IncomingMessage): Promise<void> {
     if (this.oauth) await this.oauth.authenticate(req);
     else if (this.access) await this.access(req);
+    else if (this.resolver === undefined && this.principalRequired() && !(await this.resolvePrincipal(req)))
+      throw new FwError(
+        'unauthorized',
+        'this MCP endpoint requires authentication (Authorization: Bearer <token>)',
+        401,
+        undefined,
+        BEARER_CHALLENGE,
+      );
+  }
+
+  /** `fw.mcp.auth`, read once at mount. */
+  private readonly authMode: 'auto' | 'none';
+
+  private principalRequired(): boolean {
+    return this.authMode === 'auto' && frameworkAuthenticator(this.fw) !== undefined;
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
- * With the framework's authenticator configured (fw.auth.tokens here) and no admin plane, an MCP
- * endpoint recognises the credential: a valid bearer token is the tool's `ctx.principal`, a token
- * nobody accepts is refused with 401 (over HTTP in both eras and on the WebSocket upgrade), and a
- * request without one stays anonymous (the app's tools decide what an anonymous caller may do).
+ * MCP endpoints and the framework's authenticator (fw.auth.tokens here), without the admin plane:
+ * a valid bearer token is the tool's `ctx.principal`; a token nobody accepts is 401
+ * `invalid_token`; no token is 401 too while `fw.mcp.auth` is `auto` (the default, as for the
+ * agents), and anonymous with `fw.mcp.auth=none`. Without any authenticator the endpoint is open.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,21 +21,46 @@ async function whoAmI(base: string, token?: string): Promise<{ status: number; p
   );
   const principal = (answer.body.result?.structuredContent as { principal: string | null } | undefined)?.principal;
   const challenge = answer.headers.get('www-authenticate');
-  return { status: answer.status, principal, ...(challenge ? { challenge } : {}) };
+  return { status: answer.status, ...(principal !== undefined ? { principal } : {}), ...(challenge ? { challenge } : {}) };
 }
 
-test('fw.auth.tokens without the admin plane: a valid token is the principal, a wrong one is 401 (modern, legacy, WebSocket), none is anonymous', async () => {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.auth.tokens': `alice:viewer:${TOKEN}` });
+async function start(options: Record<string, unknown>): Promise<{ fw: Framework; base: string; port: number }> {
+  const fw = new Framework({ configFile: false, env: {}, ...options });
   fw.mcp.tool('who', { description: 'Who is calling' }, (_args, ctx) => ({ principal: ctx.principal?.id ?? null }));
   await fw.use(mcp());
   const { port } = await fw.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${port}`;
+  return { fw, base: `http://127.0.0.1:${port}`, port };
+}
+
+/** The HTTP status of a WebSocket upgrade to /mcp (101 when it opens). */
+function upgradeStatus(port: number, headers: Record<string, string>): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/mcp`, 'mcp', { headers });
+    ws.on('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      res.resume();
+      ws.terminate();
+    });
+    ws.on('open', () => {
+      resolve(101);
+      ws.close();
+    });
+    ws.on('error', (err) => {
+      if (!/Unexpected server response/.test(err.message)) reject(err);
+    });
+  });
+}
+
+test('fw.auth.tokens, no admin plane, fw.mcp.auth=auto (default): a valid token is the principal; none is 401 Bearer, a wrong one 401 invalid_token (modern, legacy, WebSocket)', async () => {
+  const { fw, base, port } = await start({ 'fw.auth.tokens': `alice:viewer:${TOKEN}` });
   try {
     assert.deepEqual(await whoAmI(base, TOKEN), { status: 200, principal: 'alice' });
-    assert.deepEqual(await whoAmI(base), { status: 200, principal: null });
-    const wrong = await whoAmI(base, 'wrong-token-0123456789');
-    assert.equal(wrong.status, 401);
-    assert.equal(wrong.challenge, 'Bearer error="invalid_token"', 'RFC 6750 §3.1');
+    assert.deepEqual(await whoAmI(base), { status: 401, challenge: 'Bearer' });
+    assert.deepEqual(
+      await whoAmI(base, 'wrong-token-0123456789'),
+      { status: 401, challenge: 'Bearer error="invalid_token"' },
+      'RFC 6750 §3.1',
+    );
 
     const legacy = await fetch(`${base}/mcp`, {
       method: 'POST',
@@ -54,35 +79,37 @@ test('fw.auth.tokens without the admin plane: a valid token is the principal, a 
     assert.equal(legacy.status, 401, 'a legacy initialize with a wrong token opens no session');
     await legacy.body?.cancel();
 
-    const status = await new Promise<number>((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}/mcp`, 'mcp', { headers: { authorization: 'Bearer wrong-token-0123456789' } });
-      ws.on('unexpected-response', (_req, res) => {
-        resolve(res.statusCode ?? 0);
-        res.resume();
-        ws.terminate();
-      });
-      ws.on('open', () => {
-        resolve(101);
-        ws.close();
-      });
-      ws.on('error', (err) => {
-        if (!/Unexpected server response/.test(err.message)) reject(err);
-      });
-    });
-    assert.equal(status, 401, 'the WebSocket upgrade with a wrong token is refused');
+    assert.equal(
+      await upgradeStatus(port, { authorization: 'Bearer wrong-token-0123456789' }),
+      401,
+      'a WebSocket upgrade with a wrong token',
+    );
+    assert.equal(await upgradeStatus(port, {}), 401, 'a WebSocket upgrade without one');
+    assert.equal(await upgradeStatus(port, { authorization: `Bearer ${TOKEN}` }), 101);
   } finally {
     await fw.close();
   }
 });
 
-test('without any authenticator a bearer token is not looked at: the endpoint stays public', async () => {
-  const fw = new Framework({ configFile: false, env: {} });
-  fw.mcp.tool('who', { description: 'Who is calling' }, (_args, ctx) => ({ principal: ctx.principal?.id ?? null }));
-  await fw.use(mcp());
-  const { port } = await fw.listen(0, '127.0.0.1');
+test('fw.mcp.auth=none: a caller without a credential is served anonymously; a valid token is still the principal, a wrong one still 401', async () => {
+  const { fw, base } = await start({ 'fw.auth.tokens': `alice:viewer:${TOKEN}`, 'fw.mcp.auth': 'none' });
   try {
-    assert.deepEqual(await whoAmI(`http://127.0.0.1:${port}`, 'some-token-for-something-else'), { status: 200, principal: null });
+    assert.deepEqual(await whoAmI(base), { status: 200, principal: null });
+    assert.deepEqual(await whoAmI(base, TOKEN), { status: 200, principal: 'alice' });
+    assert.equal((await whoAmI(base, 'wrong-token-0123456789')).status, 401);
   } finally {
     await fw.close();
   }
+});
+
+test('without any authenticator the endpoint is open and a bearer token is not looked at; a misspelled fw.mcp.auth fails the mount', async () => {
+  const { fw, base } = await start({});
+  try {
+    assert.deepEqual(await whoAmI(base, 'some-token-for-something-else'), { status: 200, principal: null });
+  } finally {
+    await fw.close();
+  }
+  const bad = new Framework({ configFile: false, env: {}, 'fw.mcp.auth': 'optional' });
+  await assert.rejects(bad.use(mcp()), /fw\.mcp\.auth must be 'auto' or 'none'/);
+  await bad.close();
 });

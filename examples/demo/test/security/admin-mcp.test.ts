@@ -61,16 +61,32 @@ test('with authentication configured: a remote client with a viewer token reads,
   const app = await startIdentityApp({ 'fw.auth.tokens': `remote:viewer:${token}`, 'fw.admin.mcp-tools-on-user-server': true });
   try {
     app.from(REMOTE);
+    // fw.mcp.auth=auto (the default): with an authenticator configured, the app's /mcp needs it too.
+    await assert.rejects(app.mcp('/mcp'), /401|nauthorized/);
+    await assert.rejects(app.mcp('/fw/admin/mcp'), /401|nauthorized/);
+    const viewer = await app.mcp('/fw/admin/mcp', token);
+    const overview = await viewer.callTool({ name: 'fw_overview', arguments: {} });
+    assert.notEqual(overview.isError, true);
+    assert.equal((await app.get(`${API}/overview`, token)).status, 200);
+  } finally {
+    await app.close();
+  }
+});
+
+test('fw.mcp.auth=none: an anonymous remote client is served on /mcp, and sees no fw_* admin tool there', async () => {
+  const app = await startIdentityApp({
+    'fw.auth.tokens': 'remote:viewer:remote-viewer-token-0123',
+    'fw.admin.mcp-tools-on-user-server': true,
+    'fw.mcp.auth': 'none',
+  });
+  try {
+    app.from(REMOTE);
     const anon = await app.mcp('/mcp');
     assert.deepEqual(
       (await anon.listTools()).tools.filter((t) => t.name.startsWith('fw_')),
       [],
     );
     await assert.rejects(app.mcp('/fw/admin/mcp'), /401|nauthorized/);
-    const viewer = await app.mcp('/fw/admin/mcp', token);
-    const overview = await viewer.callTool({ name: 'fw_overview', arguments: {} });
-    assert.notEqual(overview.isError, true);
-    assert.equal((await app.get(`${API}/overview`, token)).status, 200);
   } finally {
     await app.close();
   }
