@@ -4,6 +4,7 @@ import {
   clientAddress,
   frameworkAuthenticator,
   FwError,
+  type AuthContext,
   type Authenticator,
   type Framework,
   type Principal,
@@ -193,20 +194,21 @@ export class McpEndpoint {
     return [...this.sessions.values()].map((r) => r.session);
   }
 
-  async resolvePrincipal(req: IncomingMessage): Promise<Principal | undefined> {
+  /** `context.socket`: a WebSocket upgrade, where a browser cannot set headers and `?access_token=` counts. */
+  async resolvePrincipal(req: IncomingMessage, context?: AuthContext): Promise<Principal | undefined> {
     if (this.oauth) return this.oauth.authenticate(req);
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (this.resolver) return await this.resolver(req, url);
+    if (this.resolver) return await this.resolver(req, url, context);
     // The one a module published (the admin plane's), else the framework's authenticator
     // (fw.auth.tokens, JWT, the app's), so a configured credential is recognised with or without
     // the admin plane installed.
     const resolver = this.fw.services.get('principal-resolver') ?? frameworkAuthenticator(this.fw);
     if (!resolver) return undefined;
-    const principal = await resolver(req, url);
+    const principal = await resolver(req, url, context);
     // A bearer token that none of them accepts is refused (401), not served as anonymous: a
     // client must not believe it is signed in when it is not. No token at all stays anonymous.
     // RFC 6750 §3.1: an invalid token is answered with the `invalid_token` challenge.
-    if (!principal && bearerCredential(req, url))
+    if (!principal && bearerCredential(req, url, context))
       throw new FwError('unauthorized', 'the bearer token is not valid for this server', 401, undefined, INVALID_TOKEN_CHALLENGE);
     return principal;
   }
@@ -216,10 +218,10 @@ export class McpEndpoint {
    * the mount's own door, else — with the framework's authenticator configured and
    * `fw.mcp.auth=auto` — a principal is required, as on the agents' endpoints.
    */
-  async checkAccess(req: IncomingMessage): Promise<void> {
+  async checkAccess(req: IncomingMessage, context?: AuthContext): Promise<void> {
     if (this.oauth) await this.oauth.authenticate(req);
     else if (this.access) await this.access(req);
-    else if (this.resolver === undefined && this.principalRequired() && !(await this.resolvePrincipal(req)))
+    else if (this.resolver === undefined && this.principalRequired() && !(await this.resolvePrincipal(req, context)))
       throw new FwError(
         'unauthorized',
         'this MCP endpoint requires authentication (Authorization: Bearer <token>)',

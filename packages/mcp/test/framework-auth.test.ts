@@ -33,9 +33,9 @@ async function start(options: Record<string, unknown>): Promise<{ fw: Framework;
 }
 
 /** The HTTP status of a WebSocket upgrade to /mcp (101 when it opens). */
-function upgradeStatus(port: number, headers: Record<string, string>): Promise<number> {
+function upgradeStatus(port: number, headers: Record<string, string>, query = ''): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/mcp`, 'mcp', { headers });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/mcp${query}`, 'mcp', { headers });
     ws.on('unexpected-response', (_req, res) => {
       resolve(res.statusCode ?? 0);
       res.resume();
@@ -86,6 +86,13 @@ test('fw.auth.tokens, no admin plane, fw.mcp.auth=auto (default): a valid token 
     );
     assert.equal(await upgradeStatus(port, {}), 401, 'a WebSocket upgrade without one');
     assert.equal(await upgradeStatus(port, { authorization: `Bearer ${TOKEN}` }), 101);
+    assert.equal(
+      await upgradeStatus(port, {}, `?access_token=${TOKEN}`),
+      101,
+      'a browser cannot set headers: ?access_token= on the upgrade',
+    );
+    const inQuery = await modernCall(`${base}/mcp?access_token=${TOKEN}`, 'tools/call', { name: 'who', arguments: {} });
+    assert.equal(inQuery.status, 401, 'but never in the query of a plain HTTP request');
   } finally {
     await fw.close();
   }

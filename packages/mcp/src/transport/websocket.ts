@@ -9,7 +9,6 @@ import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type
 import { McpSession } from '../protocol/session.js';
 import { hasModernEnvelope } from '../modern/era.js';
 import { ModernMessageChannel } from '../modern/message-channel.js';
-import { OAuthRefusal } from '../oauth/challenge.js';
 
 export const MCP_SUBPROTOCOL = 'mcp';
 
@@ -49,12 +48,13 @@ export class WebSocketTransport {
     }
     let principal;
     try {
-      await this.endpoint.checkAccess(req);
-      principal = await this.endpoint.resolvePrincipal(req);
+      // A browser cannot set headers on a WebSocket: `?access_token=` counts here (context.socket).
+      await this.endpoint.checkAccess(req, { socket: true });
+      principal = await this.endpoint.resolvePrincipal(req, { socket: true });
     } catch (err) {
       const e = err instanceof FwError ? err : new FwError('internal_error', 'principal resolution failed', 500);
-      // An OAuth endpoint's 401/403 carries its challenge, so a client can discover the authorization server from the handshake too.
-      return rejectUpgrade(socket, e.status, e.code, e.message, e instanceof OAuthRefusal ? e.headers : undefined);
+      // A 401/403 carries its challenge (an OAuth endpoint's names its metadata), so a client learns it from the handshake too.
+      return rejectUpgrade(socket, e.status, e.code, e.message, e.headers);
     }
     const address = this.endpoint.clientAddress(req);
     // Admission right before the (synchronous) upgrade and registration: no cap can be overshot.
