@@ -39,6 +39,8 @@ test('two frameworks in one process: their own registries, servers, bridges; clo
   McpRegistry.of(a).registerTool({ name: 'who', handler: () => 'framework a' });
   McpRegistry.of(b).registerTool({ name: 'who', handler: () => 'framework b' });
   assert.notEqual(McpRegistry.of(a), McpRegistry.of(b));
+  assert.equal(a.mcp, McpRegistry.of(a), "fw.mcp is the instance's own registry");
+  assert.notEqual(a.mcp, b.mcp);
   const pa = (await a.listen(0, '127.0.0.1')).port;
   const pb = (await b.listen(0, '127.0.0.1')).port;
   let bClosed = false;
