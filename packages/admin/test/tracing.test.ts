@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { DENY_ALL } from '../dist/index.js';
 import { startHarness } from './harness.js';
-import { parentOf, registerTracing, spanNamed } from './tracing-sdk.js';
+import { parentOf, registerTracing, spanNamed } from '@fw/testing/tracing';
 
 const exporter = registerTracing();
 const API = '/api/admin';

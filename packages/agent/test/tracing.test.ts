@@ -10,7 +10,7 @@ import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { MemoryLogger } from '@fw/runtime';
 import { Agent, AgentTool, AiSdkProvider } from '../dist/index.js';
 import { startApp } from './helpers.js';
-import { parentOf, registerTracing, spanNamed } from './tracing-sdk.js';
+import { parentOf, registerTracing, spanNamed } from '@fw/testing/tracing';
 
 const exporter = registerTracing();
 

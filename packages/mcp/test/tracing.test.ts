@@ -4,7 +4,7 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startFixture } from './fixtures/conformance-server.js';
-import { parentOf, registerTracing, spanNamed } from './tracing-sdk.js';
+import { parentOf, registerTracing, spanNamed } from '@fw/testing/tracing';
 
 const exporter = registerTracing();
 

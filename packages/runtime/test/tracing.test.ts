@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { fwTracer, sendJson, traced } from '../dist/index.js';
 import { startFw } from './helpers.js';
-import { parentOf, registerTracing, spanNamed } from './tracing-sdk.js';
+import { parentOf, registerTracing, spanNamed } from '@fw/testing/tracing';
 
 // Before any SDK is registered: the api's no-op tracer, nothing recorded.
 const unregistered = fwTracer.startSpan('before');

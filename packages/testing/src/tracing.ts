@@ -1,3 +1,7 @@
+/**
+ * An in-memory OpenTelemetry setup for fw's tracing tests, shared by every package's suite:
+ * `import { registerTracing } from '@fw/testing/tracing'` (a subpath, so the main entry needs no SDK).
+ */
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
