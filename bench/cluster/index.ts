@@ -21,7 +21,7 @@
 import { cpus, loadavg } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
+import { purgeRedis } from '../common/redis-purge.js';
 import { BenchChild, type BenchMessage } from '../common/child.js';
 import { Histogram, type HistogramData } from '../common/histogram.js';
 import { fmt, markdownTable, ratio, textTable } from '../common/table.js';
@@ -132,22 +132,7 @@ async function measure(kind: ClusterKind): Promise<Result> {
       }),
     );
     await Promise.all(servers.map((s) => s.stop()));
-    await purge(prefix);
-  }
-}
-
-/** Deletes what a run left in Redis (fw's sequence counters, presence records). */
-async function purge(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
+    await purgeRedis(REDIS_URL, prefix);
   }
 }
 

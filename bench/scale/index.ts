@@ -31,7 +31,7 @@
 import { cpus, loadavg } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
+import { purgeRedis } from '../common/redis-purge.js';
 import { BenchChild, type BenchMessage } from '../common/child.js';
 import { fmt, markdownTable, ratio, textTable } from '../common/table.js';
 import type { ScaleKind } from './targets.js';
@@ -199,22 +199,7 @@ async function idle(kind: ScaleKind, n: number, clients: number, clustered: bool
     };
   } finally {
     await stopFleet(f);
-    if (prefix) await purge(prefix);
-  }
-}
-
-/** Deletes what a cluster run left in Redis (fw's sequence counters, presence records). */
-async function purge(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
+    if (prefix) await purgeRedis(REDIS_URL, prefix);
   }
 }
 
