@@ -194,8 +194,20 @@ export class McpEndpoint {
     return [...this.sessions.values()].map((r) => r.session);
   }
 
-  /** `context.socket`: a WebSocket upgrade, where a browser cannot set headers and `?access_token=` counts. */
-  async resolvePrincipal(req: IncomingMessage, context?: AuthContext): Promise<Principal | undefined> {
+  /**
+   * Who makes the request, resolved once per request (the access check and the transport both
+   * ask). `context.socket`: a WebSocket upgrade, where a browser cannot set headers and
+   * `?access_token=` counts.
+   */
+  resolvePrincipal(req: IncomingMessage, context?: AuthContext): Promise<Principal | undefined> {
+    let resolved = this.principals.get(req);
+    if (!resolved) this.principals.set(req, (resolved = this.resolveOnce(req, context)));
+    return resolved;
+  }
+
+  private readonly principals = new WeakMap<IncomingMessage, Promise<Principal | undefined>>();
+
+  private async resolveOnce(req: IncomingMessage, context?: AuthContext): Promise<Principal | undefined> {
     if (this.oauth) return this.oauth.authenticate(req);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (this.resolver) return await this.resolver(req, url, context);
