@@ -1,11 +1,13 @@
 /**
  * One server under test, alone in its process (so its RSS is its own), driven by
- * bench/scale/index.ts over IPC: `rss` (settled, after forced GCs), `connections`, `cpu`, `publish`.
+ * bench/scale/index.ts and heap.ts over IPC: `rss` (settled, after forced GCs), `heap` (a census of
+ * the heap by constructor), `connections`, `cpu`, `publish`.
  *
  *   node --expose-gc bench/dist/scale/server.js fw|ws|sio|ceiling
  */
 import { serveParent } from '../common/child.js';
 import { settledMemory } from '../common/rss.js';
+import { heapCensus } from '../common/heap-census.js';
 import { nowUs } from '../common/clock.js';
 import { type ScaleKind, startTarget } from './targets.js';
 import { publishBurst } from './publish.js';
@@ -17,6 +19,7 @@ serveParent({
     const m = await settledMemory();
     return { type: 'rss', rss: m.rss, heap: m.heapUsed + m.external, connections: target.connections() };
   },
+  heap: async () => ({ type: 'heap', census: await heapCensus(), connections: target.connections() }),
   connections: () => ({ type: 'connections', connections: target.connections() }),
   cpu: () => {
     const c = process.cpuUsage();
