@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
 import type { Config } from './config.js';
 import { FwError, NotFoundError } from './errors.js';
 import type { EventBus, TransportName } from './events.js';
 import { HandlerEntry } from './handler.js';
 import type { HttpRouteHandler, Method, UpgradeRouteHandler } from './http/router.js';
-import { heartbeat } from './interceptor/heartbeat.js';
+import { everyResourceHeartbeat } from './interceptor/heartbeat.js';
 import { idleTimeout } from './interceptor/idle-timeout.js';
 import type {
   BroadcasterInfo,
@@ -29,6 +29,7 @@ import { ResourceRegistry } from './resource/registry.js';
 import type { FwResource } from './resource/resource.js';
 import { Timers } from './timers.js';
 import { HandlerTransports } from './transport/endpoint.js';
+import { WebSocketConnection } from './transport/websocket.js';
 import type { Logger } from './logging/logger.js';
 import type { Services } from './services.js';
 
@@ -134,8 +135,8 @@ export class Runtime implements RuntimeView {
   readonly events: EventBus;
   /** Handler, interceptor and listener failures are logged here (`module: runtime`). */
   readonly log: Logger;
-  /** Open WebSockets, for draining on close. */
-  readonly sockets = new Set<WebSocket>();
+  /** Open WebSockets that carry no resource (closing, or not attached yet); see WebSocketConnection. */
+  readonly looseSockets = new Set<WebSocketConnection>();
   readonly handlers: HandlerEntry[] = [];
   private readonly globals = { list: [] as Interceptor[], version: 0 };
   private readonly startedAt = new Date().toISOString();
@@ -163,7 +164,7 @@ export class Runtime implements RuntimeView {
     this.events = host.events;
     this.log = host.logger.child({ module: 'runtime' });
     this.broadcasters = new BroadcasterFactory(this);
-    if (this.settings.heartbeat > 0) this.intercept(heartbeat({ interval: this.settings.heartbeat }));
+    if (this.settings.heartbeat > 0) this.intercept(everyResourceHeartbeat(this.settings.heartbeat, this.resources));
     if (this.settings.idleTimeout > 0) this.intercept(idleTimeout({ timeout: this.settings.idleTimeout }));
   }
 
@@ -196,6 +197,7 @@ export class Runtime implements RuntimeView {
       maxPayload: this.settings.maxPayload,
       perMessageDeflate: false,
       clientTracking: false,
+      WebSocket: WebSocketConnection,
     }));
   }
 
@@ -263,9 +265,16 @@ export class Runtime implements RuntimeView {
       detachedResources: detached,
       broadcasters: this.broadcasters.size,
       timers: this.timers.active,
-      webSockets: this.sockets.size,
+      webSockets: this.openWebSockets(),
       pendingFlushes: this.flushQueue.size,
     };
+  }
+
+  /** Open WebSockets: those carrying a resource, and the loose ones. */
+  private openWebSockets(): number {
+    let n = this.looseSockets.size;
+    for (const r of this.resources.values()) if (r.connection?.transport === 'websocket') n++;
+    return n;
   }
 
   listBroadcasters(): BroadcasterInfo[] {
@@ -282,20 +291,17 @@ export class Runtime implements RuntimeView {
     const limit = Math.min(1000, Math.max(1, Math.floor(query.limit ?? 100)));
     const { broadcaster, transport } = query;
     const search = query.search?.toLowerCase() || undefined;
-    // Walk the smallest index that answers the filters; never sort, never copy the whole set.
+    // Walk the index that answers the filters (a broadcaster's members, else every resource in
+    // connection order); never sort, never copy the whole set.
     let source: Iterable<FwResource>;
     let size: number;
     if (broadcaster !== undefined) {
       const members = this.broadcasters.lookup(broadcaster)?.members;
       source = members ?? [];
       size = members?.size ?? 0;
-      if (transport !== undefined && this.resources.ofTransport(transport).size < size) {
-        source = this.resources.ofTransport(transport);
-        size = this.resources.ofTransport(transport).size;
-      }
     } else if (transport !== undefined) {
       source = this.resources.ofTransport(transport);
-      size = this.resources.ofTransport(transport).size;
+      size = this.resources.countOf(transport);
     } else {
       source = this.resources.values();
       size = this.resources.size;
@@ -368,11 +374,12 @@ export class Runtime implements RuntimeView {
    */
   async close(): Promise<void> {
     this.closing = true;
+    // Every resource ends, so every WebSocket is loose from here on: the drain waits for those.
     for (const r of [...this.resources.values()]) r.shutdown('server shutting down');
     const deadline = Date.now() + this.settings.drainTimeout;
-    while (this.sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    for (const ws of this.sockets) ws.terminate();
-    this.sockets.clear();
+    while (this.looseSockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    for (const ws of this.looseSockets) ws.terminate();
+    this.looseSockets.clear();
     this.server?.close();
     this.timers.clearAll();
   }

@@ -1,5 +1,6 @@
 import type { Interceptor } from '../model.js';
 import { FwResource } from '../resource/resource.js';
+import type { ResourceRegistry } from '../resource/registry.js';
 import type { Timers } from '../timers.js';
 
 /**
@@ -10,6 +11,36 @@ import type { Timers } from '../timers.js';
  */
 export function heartbeat(options: { interval: number }): Interceptor {
   const members = new Set<FwResource>();
+  return sweeping(
+    options.interval,
+    members,
+    (r) => members.add(r),
+    (r) => members.delete(r) && members.size === 0,
+  );
+}
+
+/**
+ * The runtime's own heartbeat (`fw.heartbeat`), a global interceptor: every resource is a member,
+ * so it walks the registry instead of keeping a set of its own (a set entry is ~28 bytes per
+ * connection). It runs while the registry holds any resource (a terminated resource has left it
+ * before its interceptors are detached).
+ */
+export function everyResourceHeartbeat(interval: number, resources: ResourceRegistry): Interceptor {
+  return sweeping(
+    interval,
+    { [Symbol.iterator]: () => resources.values() },
+    () => undefined,
+    () => resources.size === 0,
+  );
+}
+
+/** The shared timer: started by the first `attach`, stopped when `leave` says no member is left. */
+function sweeping(
+  interval: number,
+  members: Iterable<FwResource>,
+  join: (r: FwResource) => void,
+  leave: (r: FwResource) => boolean,
+): Interceptor {
   let timer: NodeJS.Timeout | undefined;
   let timers: Timers | undefined;
   const sweep = (): void => {
@@ -18,15 +49,15 @@ export function heartbeat(options: { interval: number }): Interceptor {
   return {
     name: 'heartbeat',
     attach(resource) {
-      if (!(resource instanceof FwResource) || options.interval <= 0) return;
-      members.add(resource);
+      if (!(resource instanceof FwResource) || interval <= 0 || resource.closed) return;
+      join(resource);
       if (timer === undefined) {
         timers = resource.runtime.timers;
-        timer = timers.interval(sweep, options.interval);
+        timer = timers.interval(sweep, interval);
       }
     },
     detach(resource) {
-      if (!members.delete(resource as FwResource) || members.size > 0 || timer === undefined) return;
+      if (!(resource instanceof FwResource) || !leave(resource) || timer === undefined) return;
       timers?.clear(timer);
       timer = undefined;
     },

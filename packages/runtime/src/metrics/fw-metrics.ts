@@ -63,7 +63,7 @@ export class FwMetrics {
       labelNames: ['transport'],
       registers,
       collect() {
-        for (const t of TRANSPORTS) this.set({ transport: t }, runtime.resources.ofTransport(t).size);
+        for (const t of TRANSPORTS) this.set({ transport: t }, runtime.resources.countOf(t));
       },
     });
     new Gauge({
@@ -112,7 +112,7 @@ export class FwMetrics {
       registers,
       collect() {
         this.reset();
-        for (const r of runtime.resources.values()) if (r.connection) this.observe(r.connection.bufferedAmount());
+        for (const r of runtime.resources.values()) if (r.connection) this.observe(r.connection.bufferedBytes());
       },
     });
     new Histogram({

@@ -4,14 +4,16 @@ import type { FwResource } from './resource.js';
 const TOMBSTONES = 1024;
 
 /**
- * Every live resource by uuid, plus an index by transport, so that the admin plane can page and
- * filter 100 000 resources without sorting or copying them (the map keeps connection order).
+ * Every live resource by uuid, in connection order, so that the admin plane can page and filter
+ * 100 000 resources without sorting or copying them, plus a count per transport. (An index of
+ * resources by transport, a set per transport, cost every connection a hash-table entry, ~28
+ * bytes; a transport filter now walks the map instead: about a millisecond per 100 000.)
  * It also remembers, boundedly, why recently closed fw resources were closed, so that a client
  * polling or resuming a resource the server closed learns the reason instead of a bare 404.
  */
 export class ResourceRegistry {
   private readonly byUuid = new Map<string, FwResource>();
-  private readonly byTransport = new Map<TransportName, Set<FwResource>>();
+  private readonly counts = new Map<TransportName, number>();
   private readonly closed = new Map<string, string>();
 
   get size(): number {
@@ -26,26 +28,34 @@ export class ResourceRegistry {
     return this.byUuid.values();
   }
 
-  ofTransport(transport: TransportName): ReadonlySet<FwResource> {
-    return this.byTransport.get(transport) ?? EMPTY;
+  /** How many live resources are on `transport`. */
+  countOf(transport: TransportName): number {
+    return this.counts.get(transport) ?? 0;
+  }
+
+  /** The live resources on `transport`, in connection order. */
+  *ofTransport(transport: TransportName): IterableIterator<FwResource> {
+    if (this.countOf(transport) === 0) return;
+    for (const r of this.byUuid.values()) if (r.transport === transport) yield r;
   }
 
   add(resource: FwResource): void {
     this.byUuid.set(resource.uuid, resource);
-    this.index(resource.transport).add(resource);
+    this.count(resource.transport, 1);
   }
 
   remove(resource: FwResource): void {
     if (this.byUuid.get(resource.uuid) !== resource) return;
     this.byUuid.delete(resource.uuid);
-    this.byTransport.get(resource.transport)?.delete(resource);
+    this.count(resource.transport, -1);
   }
 
   /** A resumed resource may come back over another transport. */
   retransport(resource: FwResource, transport: TransportName): void {
-    this.byTransport.get(resource.transport)?.delete(resource);
+    const live = this.byUuid.get(resource.uuid) === resource;
+    if (live) this.count(resource.transport, -1);
     resource.transport = transport;
-    if (this.byUuid.get(resource.uuid) === resource) this.index(transport).add(resource);
+    if (live) this.count(transport, 1);
   }
 
   tombstone(uuid: string, reason: string): void {
@@ -58,11 +68,7 @@ export class ResourceRegistry {
     return this.closed.get(uuid);
   }
 
-  private index(transport: TransportName): Set<FwResource> {
-    let set = this.byTransport.get(transport);
-    if (!set) this.byTransport.set(transport, (set = new Set()));
-    return set;
+  private count(transport: TransportName, delta: 1 | -1): void {
+    this.counts.set(transport, this.countOf(transport) + delta);
   }
 }
-
-const EMPTY: ReadonlySet<FwResource> = new Set();

@@ -42,6 +42,28 @@ const CLOCK_BASE = Date.now();
 const smallInt = (n: number): number => (n < 0x3fffffff ? n | 0 : n);
 
 /**
+ * The ring of every resource that has not been sent a message yet: empty, numbering from 1, and
+ * frozen (a push on it would throw). The first `deliver` gives the resource a ring of its own, so
+ * an idle connection costs no ring object (64 bytes).
+ */
+const NO_RING = Object.freeze(new FrameRing<Outgoing>(0)) as FrameRing<Outgoing>;
+
+// The resource's booleans, as bits of one small integer (`flags`): one field instead of five.
+const CLOSED = 1;
+const SCHEDULED = 2;
+const WROTE = 4;
+const HEARD = 8;
+const SLOW_DROPPED = 16;
+const RAW = 32;
+
+/** What few resources have: a query string, attributes. Allocated only for those. */
+interface Extras {
+  search: string;
+  query: URLSearchParams | undefined;
+  attributes: Map<string, unknown> | undefined;
+}
+
+/**
  * One logical client connection. It outlives its physical connections: when an fw client's
  * connection drops, the resource stays registered (and a member of its broadcasters, buffering)
  * for `fw.resume.grace` ms, and a reconnect with its tracking id continues where it left off.
@@ -53,12 +75,11 @@ const smallInt = (n: number): number => (n < 0x3fffffff ? n | 0 : n);
 export class FwResource implements Resource {
   readonly uuid: string;
   transport: TransportName;
-  readonly protocol: 'fw' | 'raw';
   readonly path: string;
   readonly params: Readonly<Record<string, string>>;
-  private readonly search: string;
-  private parsedQuery: URLSearchParams | undefined;
-  readonly remoteAddress: string;
+  private extras: Extras | undefined;
+  /** The client's address: an IPv4 address as its 32 bits (no string per connection), any other as is. */
+  private readonly address: number | string;
   /**
    * When it connected, as ms since this module loaded: a small integer V8 keeps inline, where
    * `Date.now()` would be a 16-byte heap number per connection. `| 0` makes it an int (the
@@ -73,17 +94,13 @@ export class FwResource implements Resource {
    */
   private joinedIds: string | Set<string> | undefined;
   principal: Principal | undefined;
-  closed = false;
   /** The broadcaster joined on connect (the spec's owning broadcaster). */
   home: string | null = null;
   connection: Connection | undefined;
-  readonly ring: FrameRing<Outgoing>;
+  /** The resume buffer: `NO_RING` until the first message. */
+  ring: FrameRing<Outgoing> = NO_RING;
   flushed = 0;
-  scheduled = false;
-  /** Set on every flush, cleared by the heartbeat: a heartbeat goes only to quiet connections. */
-  wrote = false;
-  /** Set on every inbound frame, cleared by the idle-timeout sweep. */
-  heard = true;
+  private flags = HEARD;
   messagesIn = 0;
   messagesOut = 0;
   dropped = 0;
@@ -91,13 +108,10 @@ export class FwResource implements Resource {
   private marks: Mark[] | undefined;
   /** Slow-consumer drops not yet announced: a gap goes out before the next message delivered. */
   private drops: Gap[] | undefined;
-  /** The last connection was cut because the client read too slowly (the resume's gap says so). */
-  private slowDropped = false;
   /** Broadcasters whose live messages wait while an older part of their stream is read from the replay store. */
   private holding: Map<string, Outgoing[]> | undefined;
   /** A (re)connection's recovery under way: gaps signalled so far, replay-store reads pending. */
   private recovery: { gaps: number; pending: number } | undefined;
-  private attrs: Map<string, unknown> | undefined;
   private graceTimer: NodeJS.Timeout | undefined;
   private messageListeners: ((data: string) => void)[] | undefined;
   private toolResponseListeners: ((data: string) => boolean)[] | undefined;
@@ -112,16 +126,65 @@ export class FwResource implements Resource {
   ) {
     this.uuid = uuid;
     this.transport = init.transport;
-    this.protocol = init.protocol;
+    if (init.protocol === 'raw') this.flags |= RAW;
     this.path = init.path;
     this.params = init.params;
-    this.search = init.search ?? '';
-    this.parsedQuery = init.query;
+    if (init.search || init.query || init.attributes) {
+      this.extras = { search: init.search ?? '', query: init.query, attributes: init.attributes };
+    }
     // The client behind a trusted proxy (fw.security.trusted-proxies), not the proxy.
-    this.remoteAddress = clientAddress(init.req) ?? '';
+    this.address = packAddress(clientAddress(init.req) ?? '');
     this.principal = init.principal;
-    this.attrs = init.attributes;
-    this.ring = new FrameRing(runtime.settings.resumeBuffer);
+  }
+
+  /** `fw`: the fw protocol's frames; `raw`: the application's messages as they are. */
+  get protocol(): 'fw' | 'raw' {
+    return (this.flags & RAW) !== 0 ? 'raw' : 'fw';
+  }
+
+  get remoteAddress(): string {
+    return unpackAddress(this.address);
+  }
+
+  /** Closed for good (terminated): it takes no more messages. */
+  get closed(): boolean {
+    return (this.flags & CLOSED) !== 0;
+  }
+
+  /** Waiting in the flush queue. */
+  get scheduled(): boolean {
+    return (this.flags & SCHEDULED) !== 0;
+  }
+  set scheduled(on: boolean) {
+    this.flag(SCHEDULED, on);
+  }
+
+  /** Set on every flush, cleared by the heartbeat: a heartbeat goes only to quiet connections. */
+  get wrote(): boolean {
+    return (this.flags & WROTE) !== 0;
+  }
+  set wrote(on: boolean) {
+    this.flag(WROTE, on);
+  }
+
+  /** Set on every inbound frame, cleared by the idle-timeout sweep. */
+  get heard(): boolean {
+    return (this.flags & HEARD) !== 0;
+  }
+  set heard(on: boolean) {
+    this.flag(HEARD, on);
+  }
+
+  /** The last connection was cut because the client read too slowly (the resume's gap says so). */
+  private get slowDropped(): boolean {
+    return (this.flags & SLOW_DROPPED) !== 0;
+  }
+  private set slowDropped(on: boolean) {
+    this.flag(SLOW_DROPPED, on);
+  }
+
+  private flag(bit: number, on: boolean): void {
+    this.flags = on ? this.flags | bit : this.flags & ~bit;
   }
 
   get connectedAt(): number {
@@ -160,11 +223,12 @@ export class FwResource implements Resource {
 
   /** Parsed on first use: most resources never look, and a URLSearchParams per connection adds up. */
   get query(): URLSearchParams {
-    return (this.parsedQuery ??= new URLSearchParams(this.search));
+    const extras = (this.extras ??= { search: '', query: undefined, attributes: undefined });
+    return (extras.query ??= new URLSearchParams(extras.search));
   }
 
   get attributes(): Map<string, unknown> {
-    return (this.attrs ??= new Map());
+    return ((this.extras ??= { search: '', query: undefined, attributes: undefined }).attributes ??= new Map());
   }
 
   write(message: string | object): boolean {
@@ -181,7 +245,7 @@ export class FwResource implements Resource {
     if (this.holding !== undefined && out.broadcaster !== undefined && this.hold(out)) return true;
     const rt = this.runtime;
     const conn = this.connection;
-    if (conn !== undefined && conn.bufferedAmount() > rt.settings.highWaterMark) {
+    if (conn !== undefined && conn.bufferedBytes() > rt.settings.highWaterMark) {
       if (rt.settings.slowConsumerPolicy === 'disconnect') {
         // Cut the connection, keep the resource: the client resumes and gets what it missed
         // from the resume buffer (a gap, `slow-consumer-dropped`, for what the buffer lost).
@@ -197,6 +261,7 @@ export class FwResource implements Resource {
       }
     }
     if (this.drops !== undefined) this.announceDrops();
+    if (this.ring === NO_RING) this.ring = new FrameRing(rt.settings.resumeBuffer);
     this.ring.push(out);
     this.messagesOut++;
     rt.counters.messagesOut++;
@@ -314,7 +379,7 @@ export class FwResource implements Resource {
     const conn = this.connection;
     if (this.protocol === 'fw') this.runtime.resources.tombstone(this.uuid, reason);
     this.terminate(reason);
-    conn?.close(reason, code);
+    conn?.closeWith(reason, code);
   }
 
   /**
@@ -519,7 +584,7 @@ export class FwResource implements Resource {
   /** The end of the resource: it leaves its broadcasters and the registry; everyone is told once. */
   terminate(reason: string): void {
     if (this.closed) return;
-    this.closed = true;
+    this.flags |= CLOSED;
     const rt = this.runtime;
     if (this.graceTimer !== undefined) {
       rt.timers.clear(this.graceTimer);
@@ -540,6 +605,25 @@ export class FwResource implements Resource {
     this.ring.release();
     rt.events.emit('ResourceDisconnected', { uuid: this.uuid, reason });
   }
+}
+
+/** `a.b.c.d` as its 32 bits (an int V8 keeps inline); anything else (IPv6, a mapped address, '') as the string. */
+function packAddress(address: string): number | string {
+  const parts = address.split('.');
+  if (parts.length !== 4) return address;
+  let bits = 0;
+  for (const p of parts) {
+    const octet = Number(p);
+    // Only the canonical form packs: what unpacks must be the very string that came in.
+    if (!/^(0|[1-9]\d{0,2})$/.test(p) || octet > 255) return address;
+    bits = (bits << 8) | octet;
+  }
+  return bits;
+}
+
+function unpackAddress(address: number | string): string {
+  if (typeof address === 'string') return address;
+  return `${address >>> 24}.${(address >>> 16) & 255}.${(address >>> 8) & 255}.${address & 255}`;
 }
 
 function writeMark(conn: Connection, m: Mark): void {

@@ -13,7 +13,7 @@ export interface Connection {
   /** The resource on this connection (set by `FwResource.attach`, cleared when it leaves). */
   resource: FwResource | undefined;
   /** Bytes written but not yet sent, for the slow-consumer policy. */
-  bufferedAmount(): number;
+  bufferedBytes(): number;
   /**
    * Starts a batch. `single`: the batch is one message frame and nothing else, which a transport
    * may write as is instead of coalescing (a corked socket's write costs more than a plain one).
@@ -27,7 +27,7 @@ export interface Connection {
   /** A keep-alive when nothing else was sent (fw heartbeat frame, WebSocket ping, SSE comment). */
   heartbeat(): void;
   /** Ends the connection on purpose: an fw client gets a close frame (or 4000 + reason), then the socket ends. */
-  close(reason: string, code?: number): void;
+  closeWith(reason: string, code?: number): void;
   /**
    * Ends the connection because the server is going away: pending frames are flushed but no
    * close frame is sent, so an fw client treats it as a drop and reconnects (to this node once it

@@ -17,7 +17,7 @@ import type { Connection } from './connection.js';
 import { HttpStreamConnection } from './http-stream.js';
 import { LongPollConnection } from './long-polling.js';
 import { parseConnectQuery, type ConnectQuery } from './query.js';
-import { WebSocketConnection } from './websocket.js';
+import type { WebSocketConnection } from './websocket.js';
 
 /** A resource opened by a principal is resumed, written to or ended by that principal only. */
 function ownedBy(r: FwResource, cc: ConnectContext): void {
@@ -106,10 +106,11 @@ export class HandlerTransports {
         ws.terminate();
         return;
       }
-      const conn = new WebSocketConnection(ws, socket, q.fw, this.rt.sockets);
+      // The runtime's server constructs WebSocketConnection (its `WebSocket` option).
+      const conn = (ws as WebSocketConnection).accept(q.fw, this.rt.looseSockets);
       if (target !== undefined) {
         if (target.closed) {
-          conn.close('resource expired', 4000);
+          conn.closeWith('resource expired', 4000);
           return;
         }
         this.resume(target, conn, q.last);
@@ -155,7 +156,7 @@ export class HandlerTransports {
     if (target === undefined) {
       this.open(conn, cc, q);
     } else if (target.closed) {
-      conn.close('resource expired');
+      conn.closeWith('resource expired');
     } else if (transport === 'long-polling' && target.transport === 'long-polling') {
       target.attach(conn, q.last, undefined);
     } else {
@@ -226,7 +227,7 @@ export class HandlerTransports {
     const r = this.target(q.tracking, path, undefined);
     const conn = r.connection;
     r.terminate('client closed');
-    conn?.close('client closed', 1000);
+    conn?.closeWith('client closed', 1000);
     res.writeHead(204, { 'cache-control': 'no-store' });
     res.end();
   }

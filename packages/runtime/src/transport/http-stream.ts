@@ -19,7 +19,7 @@ export class HttpStreamConnection implements Connection {
     private readonly fw: boolean,
   ) {}
 
-  bufferedAmount(): number {
+  bufferedBytes(): number {
     return this.res.writableLength;
   }
 
@@ -50,7 +50,7 @@ export class HttpStreamConnection implements Connection {
     else if (this.transport === 'sse') this.res.write(':\n\n');
   }
 
-  close(reason: string): void {
+  closeWith(reason: string): void {
     if (this.res.writableEnded) return;
     if (this.fw) {
       this.begin();

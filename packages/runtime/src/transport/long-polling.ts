@@ -28,7 +28,7 @@ export class LongPollConnection implements Connection {
     }, timeout);
   }
 
-  bufferedAmount(): number {
+  bufferedBytes(): number {
     return 0;
   }
 
@@ -48,7 +48,7 @@ export class LongPollConnection implements Connection {
 
   heartbeat(): void {}
 
-  close(reason: string): void {
+  closeWith(reason: string): void {
     this.frames.push(encodeClose(reason));
     this.respond('closed');
   }

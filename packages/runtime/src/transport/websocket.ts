@@ -1,6 +1,5 @@
 import type { Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
-import type { RawData, WebSocket } from 'ws';
+import { type RawData, WebSocket } from 'ws';
 import type { Outgoing } from '../broadcast/outgoing.js';
 import type { FwResource } from '../resource/resource.js';
 import { jsonDepthExceeds } from '../security/json-depth.js';
@@ -8,46 +7,80 @@ import { CloseCode, encodeClose, HEARTBEAT_FRAME, parseClientFrame } from '@fw/p
 import type { Connection } from './connection.js';
 
 const OPEN = 1;
-const CONNECTION = Symbol('fw.connection');
-type Tagged = WebSocket & { [CONNECTION]?: WebSocketConnection };
+const CLOSED = 3;
+// `flags` bits: one small integer instead of two boolean fields.
+const FW = 1;
+const CORKED = 2;
 
-// Shared listeners (`this` is the WebSocket): no closures per connection.
-function onMessage(this: Tagged, data: RawData): void {
-  this[CONNECTION]?.received(data as Buffer);
+// Shared listeners (`this` is the connection, typed by `ws` as its WebSocket): no closures per connection.
+function onMessage(this: WebSocket, data: RawData): void {
+  (this as WebSocketConnection).received(data as Buffer);
 }
-function onClose(this: Tagged, code: number): void {
-  this[CONNECTION]?.ended(code);
+function onClose(this: WebSocket, code: number): void {
+  (this as WebSocketConnection).ended(code);
 }
-function onError(this: Tagged, err: Error & { code?: string }): void {
+function onError(this: WebSocket, err: Error & { code?: string }): void {
   // ws has already answered the peer (1009 for a frame over maxPayload, 1002/1007 otherwise).
-  this[CONNECTION]?.resource?.terminate(
+  (this as WebSocketConnection).resource?.terminate(
     err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'message too large' : `protocol error: ${err.message}`,
   );
 }
 
 /**
- * A WebSocket connection. A batch is written between `cork()` and `uncork()` of the TCP socket,
- * so one tick's frames leave in one write. Message frames are written straight to the socket from
- * bytes encoded once per broadcast (see Outgoing): `ws` handles the handshake, inbound frames,
- * pings and the closing handshake; with permessage-deflate off its sender writes synchronously to
- * the same socket, so frame order is kept and `bufferedAmount` still counts everything.
+ * A WebSocket connection: `ws`'s own WebSocket object, extended (the server's `WebSocket` option
+ * makes `ws` construct this class), so that an idle connection is one object, not a WebSocket
+ * plus a connection object pointing at it (~80 bytes each). Its methods are named apart from
+ * `ws`'s (`closeWith`, `bufferedBytes`), which `ws` itself calls.
+ *
+ * A batch is written between `cork()` and `uncork()` of the TCP socket, so one tick's frames leave
+ * in one write. Message frames are written straight to the socket from bytes encoded once per
+ * broadcast (see Outgoing): `ws` handles the handshake, inbound frames, pings and the closing
+ * handshake; with permessage-deflate off its sender writes synchronously to the same socket, so
+ * frame order is kept and `bufferedAmount` still counts everything.
  */
-export class WebSocketConnection implements Connection {
-  readonly transport = 'websocket' as const;
-  resource: FwResource | undefined;
+export class WebSocketConnection extends WebSocket implements Connection {
+  private carried: FwResource | undefined;
+  private flags = 0;
+  /**
+   * The runtime's open WebSockets that carry no resource (between the upgrade and the attach, or
+   * closing), for draining on close: the others are reached through the registry. Only they get
+   * an entry, not every idle connection (~28 bytes each).
+   */
+  private loose: Set<WebSocketConnection> | undefined;
 
-  constructor(
-    private readonly ws: WebSocket,
-    private readonly socket: Duplex,
-    private readonly fw: boolean,
-    /** The runtime's open WebSockets (for draining on close). */
-    private readonly sockets: Set<WebSocket>,
-  ) {
-    (ws as Tagged)[CONNECTION] = this;
-    sockets.add(ws);
-    ws.on('message', onMessage);
-    ws.on('close', onClose);
-    ws.on('error', onError);
+  /** Called once `ws` has completed the upgrade: `fw` says whether the client speaks the fw protocol. */
+  accept(fw: boolean, loose: Set<WebSocketConnection>): this {
+    if (fw) this.flags |= FW;
+    this.loose = loose;
+    loose.add(this);
+    this.on('message', onMessage);
+    this.on('close', onClose);
+    this.on('error', onError);
+    return this;
+  }
+
+  /** The resource on this connection. One that carries none and is still open is `loose`. */
+  get resource(): FwResource | undefined {
+    return this.carried;
+  }
+  set resource(r: FwResource | undefined) {
+    this.carried = r;
+    if (r !== undefined) this.loose?.delete(this);
+    else if (this.readyState !== CLOSED) this.loose?.add(this);
+  }
+
+  /** A getter, not a field: one slot less in every connection. */
+  get transport(): 'websocket' {
+    return 'websocket';
+  }
+
+  private get fw(): boolean {
+    return (this.flags & FW) !== 0;
+  }
+
+  /** The TCP socket (`ws` keeps it as `_socket`; frames are written to it directly). */
+  private get socket(): Socket {
+    return (this as unknown as { _socket: Socket })._socket;
   }
 
   /** A client frame: the message itself for raw clients, an fw frame (`m`, `hb` or `tool-response`) otherwise. */
@@ -72,7 +105,7 @@ export class WebSocketConnection implements Connection {
   }
 
   ended(code: number): void {
-    this.sockets.delete(this.ws);
+    this.loose?.delete(this);
     const r = this.resource;
     if (r === undefined) return;
     // 1000/1001: the client ended on purpose (its close(), a page going away); anything else may come back.
@@ -80,8 +113,8 @@ export class WebSocketConnection implements Connection {
     else r.detach(this, 'connection lost');
   }
 
-  bufferedAmount(): number {
-    return this.ws.bufferedAmount;
+  bufferedBytes(): number {
+    return this.bufferedAmount;
   }
 
   /**
@@ -90,47 +123,48 @@ export class WebSocketConnection implements Connection {
    * frame may be two chunks (a long message's shared tail), so it is corked anyway.
    */
   begin(single = false): void {
-    this.corked = !single || this.fw;
-    if (this.corked) (this.socket as Socket).cork();
+    const corked = !single || this.fw;
+    if (corked) {
+      this.flags |= CORKED;
+      this.socket.cork();
+    }
   }
-
-  private corked = false;
 
   message(out: Outgoing, id: number): void {
     // No data frames after a close frame (RFC 6455 §5.5.1).
-    if (this.ws.readyState !== OPEN) return;
+    if (this.readyState !== OPEN) return;
     if (this.fw) out.writeFwWebSocketFrame(this.socket, id);
     else out.writeRawWebSocketFrame(this.socket);
   }
 
   control(frame: string): void {
-    this.ws.send(frame);
+    this.send(frame);
   }
 
   end(): void {
-    if (!this.corked) return;
-    this.corked = false;
-    (this.socket as Socket).uncork();
+    if ((this.flags & CORKED) === 0) return;
+    this.flags &= ~CORKED;
+    this.socket.uncork();
   }
 
   heartbeat(): void {
-    if (this.fw) this.ws.send(HEARTBEAT_FRAME);
-    else this.ws.ping();
+    if (this.fw) this.send(HEARTBEAT_FRAME);
+    else this.ping();
   }
 
-  close(reason: string, code = 4000): void {
-    if (this.ws.readyState !== this.ws.OPEN) return;
-    if (this.fw) this.ws.send(encodeClose(reason));
-    this.ws.close(code, truncate(reason));
+  closeWith(reason: string, code = 4000): void {
+    if (this.readyState !== OPEN) return;
+    if (this.fw) this.send(encodeClose(reason));
+    this.close(code, truncate(reason));
   }
 
   goAway(reason: string): void {
-    if (this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.close(CloseCode.serviceRestart, truncate(reason));
+    if (this.readyState !== OPEN) return;
+    this.close(CloseCode.serviceRestart, truncate(reason));
   }
 
   destroy(): void {
-    this.ws.terminate();
+    this.terminate();
   }
 }
 
