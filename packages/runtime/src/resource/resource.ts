@@ -55,12 +55,16 @@ const WROTE = 4;
 const HEARD = 8;
 const SLOW_DROPPED = 16;
 const RAW = 32;
+/** `home` is `path` (almost always: the path's own broadcaster), so it needs no field. */
+const HOME_IS_PATH = 64;
 
-/** What few resources have: a query string, attributes. Allocated only for those. */
-interface Extras {
-  search: string;
-  query: URLSearchParams | undefined;
-  attributes: Map<string, unknown> | undefined;
+/** What few resources have: a query string, attributes, a home other than the path, drops. Allocated only for those. */
+class Extras {
+  search = '';
+  query: URLSearchParams | undefined = undefined;
+  attributes: Map<string, unknown> | undefined = undefined;
+  home: string | null = null;
+  dropped = 0;
 }
 
 /**
@@ -94,16 +98,12 @@ export class FwResource implements Resource {
    */
   private joinedIds: string | Set<string> | undefined;
   principal: Principal | undefined;
-  /** The broadcaster joined on connect (the spec's owning broadcaster). */
-  home: string | null = null;
   connection: Connection | undefined;
   /** The resume buffer: `NO_RING` until the first message. */
   ring: FrameRing<Outgoing> = NO_RING;
   flushed = 0;
   private flags = HEARD;
   messagesIn = 0;
-  messagesOut = 0;
-  dropped = 0;
   /** Gap and recovery frames waiting for (or kept around) their place in the stream; undefined almost always. */
   private marks: Mark[] | undefined;
   /** Slow-consumer drops not yet announced: a gap goes out before the next message delivered. */
@@ -130,11 +130,37 @@ export class FwResource implements Resource {
     this.path = init.path;
     this.params = init.params;
     if (init.search || init.query || init.attributes) {
-      this.extras = { search: init.search ?? '', query: init.query, attributes: init.attributes };
+      const extras = this.more();
+      extras.search = init.search ?? '';
+      extras.query = init.query;
+      extras.attributes = init.attributes;
     }
     // The client behind a trusted proxy (fw.security.trusted-proxies), not the proxy.
     this.address = packAddress(clientAddress(init.req) ?? '');
     this.principal = init.principal;
+  }
+
+  private more(): Extras {
+    return (this.extras ??= new Extras());
+  }
+
+  /** The broadcaster joined on connect (the spec's owning broadcaster), or null. */
+  get home(): string | null {
+    return (this.flags & HOME_IS_PATH) !== 0 ? this.path : (this.extras?.home ?? null);
+  }
+  set home(id: string | null) {
+    this.flag(HOME_IS_PATH, id === this.path);
+    if (id !== this.path && (id !== null || this.extras !== undefined)) this.more().home = id;
+  }
+
+  /** Messages written to this resource: each took the next id of its ring. */
+  get messagesOut(): number {
+    return this.ring.next - 1;
+  }
+
+  /** Messages dropped for this slow consumer (fw.slow-consumer.policy `drop`). */
+  get dropped(): number {
+    return this.extras?.dropped ?? 0;
   }
 
   /** `fw`: the fw protocol's frames; `raw`: the application's messages as they are. */
@@ -223,12 +249,12 @@ export class FwResource implements Resource {
 
   /** Parsed on first use: most resources never look, and a URLSearchParams per connection adds up. */
   get query(): URLSearchParams {
-    const extras = (this.extras ??= { search: '', query: undefined, attributes: undefined });
+    const extras = this.more();
     return (extras.query ??= new URLSearchParams(extras.search));
   }
 
   get attributes(): Map<string, unknown> {
-    return ((this.extras ??= { search: '', query: undefined, attributes: undefined }).attributes ??= new Map());
+    return (this.more().attributes ??= new Map());
   }
 
   write(message: string | object): boolean {
@@ -254,7 +280,7 @@ export class FwResource implements Resource {
         this.detach(conn, 'slow consumer');
         conn.destroy();
       } else {
-        this.dropped++;
+        this.more().dropped++;
         rt.counters.dropped++;
         this.noteDrop(out);
         return false;
@@ -263,7 +289,6 @@ export class FwResource implements Resource {
     if (this.drops !== undefined) this.announceDrops();
     if (this.ring === NO_RING) this.ring = new FrameRing(rt.settings.resumeBuffer);
     this.ring.push(out);
-    this.messagesOut++;
     rt.counters.messagesOut++;
     if (conn !== undefined && !this.scheduled) {
       this.scheduled = true;
