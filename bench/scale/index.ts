@@ -7,10 +7,12 @@
  *   npm run bench:scale -- [--sections idle,cluster,fanout] [--kinds fw,ws,sio] [--idle 19500]
  *        [--cluster-total 55500] [--workers 3] [--fanout 10000] [--rounds 3] [--messages 100]
  *        [--per-tick 10] [--clients 2] [--cluster-clients 4] [--redis-url redis://127.0.0.1:6379] [--max-minutes 25]
+ *        [--warmup 1000]
  *
  * idle     per kind, a server process of its own; `--clients` client processes (each limited to
  *          20,000 open files like the server) open `--idle` connections in total, 100 handshakes in
- *          flight per client, bound to loopback source addresses 127.0.0.x of their own. RSS per
+ *          flight per client, bound to loopback source addresses 127.0.0.x of their own. First
+ *          `--warmup` connections are opened and closed; then RSS per
  *          connection = (settled RSS after − before) / connections, settled = three forced GCs
  *          (`--expose-gc`) then a pause; connect rate = connections / wall time from the first
  *          handshake to the last. Then one broadcast must reach every connection.
@@ -55,6 +57,12 @@ const CLIENTS = Number(arg('clients', '2'));
 const CLUSTER_CLIENTS = Number(arg('cluster-clients', '4'));
 const REDIS_URL = arg('redis-url', 'redis://127.0.0.1:6379');
 const MAX_MINUTES = Number(arg('max-minutes', '25'));
+/**
+ * Idle sections: connections opened and closed before the baseline RSS is read, so that what is
+ * paid once (compiled code, the compiler's and allocator's own memory, pools) is not divided among
+ * the measured connections. 0 measures from a server that has never seen a connection.
+ */
+const WARMUP = Number(arg('warmup', '1000'));
 /** Connections per loopback source address: well under the ~28,000 ephemeral ports each gives. */
 const PER_ADDRESS = 8000;
 const STEP_TIMEOUT = 180_000;
@@ -89,14 +97,19 @@ interface Fleet {
 }
 
 /** Starts the server (one process or a cluster), `clients` client processes, and opens `n` connections. */
-async function fleet(kind: ScaleKind, n: number, clients: number, clusterPrefix?: string): Promise<Fleet & { before: BenchMessage }> {
+async function fleet(
+  kind: ScaleKind,
+  n: number,
+  clients: number,
+  clusterPrefix?: string,
+  warmup = 0,
+): Promise<Fleet & { before: BenchMessage }> {
   const server = clusterPrefix
     ? new BenchChild(`${kind} cluster`, script('cluster'), [kind, String(WORKERS), REDIS_URL, clusterPrefix])
     : new BenchChild(`${kind} server`, script('server'), [kind]);
   const f: Fleet = { server, clients: [], connected: 0, failed: 0, connectSeconds: 0, firstError: '' };
   try {
     const port = (await server.next('ready', STEP_TIMEOUT)).port as number;
-    const before = await server.request({ type: 'rss' });
     for (let i = 0; i < clients; i++) {
       const share = Math.floor(n / clients) + (i < n % clients ? 1 : 0);
       const c = new BenchChild(
@@ -108,6 +121,16 @@ async function fleet(kind: ScaleKind, n: number, clients: number, clusterPrefix?
       f.clients.push(c);
       await c.next('ready');
     }
+    if (warmup > 0) {
+      await Promise.all(f.clients.map((c) => c.request({ type: 'connect', n: Math.ceil(warmup / clients) }, 'connected', STEP_TIMEOUT)));
+      await Promise.all(f.clients.map((c) => c.request({ type: 'close' }, 'closed', 30_000)));
+      // Until the server has seen every warm-up connection end.
+      const deadline = Date.now() + 30_000;
+      while (((await server.request({ type: 'connections' })).connections as number) > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    const before = await server.request({ type: 'rss' });
     const t0 = performance.now();
     const replies = await Promise.all(
       f.clients.map((c, i) =>
@@ -178,7 +201,7 @@ interface IdleResult {
 
 async function idle(kind: ScaleKind, n: number, clients: number, clustered: boolean): Promise<IdleResult> {
   const prefix = clustered ? `fwscale-${kind}-${randomBytes(4).toString('hex')}` : undefined;
-  const f = await fleet(kind, n, clients, prefix);
+  const f = await fleet(kind, n, clients, prefix, WARMUP);
   try {
     await new Promise((r) => setTimeout(r, 1000));
     const after = await f.server.request({ type: 'rss' }, 'rss', STEP_TIMEOUT);
