@@ -12,7 +12,7 @@
  * idle     per kind, a server process of its own; `--clients` client processes (each limited to
  *          20,000 open files like the server) open `--idle` connections in total, 100 handshakes in
  *          flight per client, bound to loopback source addresses 127.0.0.x of their own. First
- *          `--warmup` connections are opened and closed; then RSS per
+ *          `--warmup` connections per server process are opened and closed; then RSS per
  *          connection = (settled RSS after − before) / connections, settled = three forced GCs
  *          (`--expose-gc`) then a pause; connect rate = connections / wall time from the first
  *          handshake to the last. Then one broadcast must reach every connection.
@@ -58,9 +58,10 @@ const CLUSTER_CLIENTS = Number(arg('cluster-clients', '4'));
 const REDIS_URL = arg('redis-url', 'redis://127.0.0.1:6379');
 const MAX_MINUTES = Number(arg('max-minutes', '25'));
 /**
- * Idle sections: connections opened and closed before the baseline RSS is read, so that what is
- * paid once (compiled code, the compiler's and allocator's own memory, pools) is not divided among
- * the measured connections. 0 measures from a server that has never seen a connection.
+ * Idle sections: connections per server process opened and closed before the baseline RSS is
+ * read, so that what each process pays once (compiled code, the compiler's and allocator's own
+ * memory, pools) is not divided among the measured connections. 0 measures from servers that
+ * have never seen a connection.
  */
 const WARMUP = Number(arg('warmup', '1000'));
 /** Connections per loopback source address: well under the ~28,000 ephemeral ports each gives. */
@@ -201,7 +202,7 @@ interface IdleResult {
 
 async function idle(kind: ScaleKind, n: number, clients: number, clustered: boolean): Promise<IdleResult> {
   const prefix = clustered ? `fwscale-${kind}-${randomBytes(4).toString('hex')}` : undefined;
-  const f = await fleet(kind, n, clients, prefix, WARMUP);
+  const f = await fleet(kind, n, clients, prefix, WARMUP * (clustered ? WORKERS : 1));
   try {
     await new Promise((r) => setTimeout(r, 1000));
     const after = await f.server.request({ type: 'rss' }, 'rss', STEP_TIMEOUT);
