@@ -4,12 +4,47 @@
 // cancels the run on the server (POST …/agui/runs/{runId}/cancel). The run's outcome is whatever
 // the server reports in RUN_FINISHED — so a cancel from the dashboard or the admin MCP tool shows
 // here as "cancelled" too. Everything from the network is rendered with textContent.
+// With authentication configured (fw.auth.*), the agents answer 401: the panel then asks for a
+// token and sends it as `Authorization: Bearer` (kept in sessionStorage, like the dashboard's).
 
 const $ = (id) => document.getElementById(id);
 const agents = new Map();
 /** Per agent: the AG-UI thread and its messages, so a follow-up question has the earlier turns. */
 const threads = new Map();
 let current;
+
+const TOKEN_KEY = 'fw.agent.token';
+
+function storedToken() {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY) || '';
+  } catch {
+    return ''; // storage disabled: the field is all there is
+  }
+}
+
+/** Headers of every agent request: the token, when one was given. */
+function headers(extra) {
+  const token = $('agent-token').value.trim() || storedToken();
+  return token ? { ...extra, authorization: `Bearer ${token}` } : extra;
+}
+
+/** A 401: show the token field (the server requires a credential) and say so. */
+function needToken() {
+  $('agent-auth').hidden = false;
+  $('agent-token').focus();
+  entry('this server requires a credential for its agents: enter a token and ask again', 'error');
+}
+
+$('agent-token').addEventListener('input', () => {
+  try {
+    const token = $('agent-token').value.trim();
+    if (token) sessionStorage.setItem(TOKEN_KEY, token);
+    else sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    /* storage disabled */
+  }
+});
 
 function newId() {
   return crypto.randomUUID();
@@ -101,7 +136,7 @@ async function run(agentName, text) {
   try {
     const res = await fetch(agent.agui, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      headers: headers({ 'content-type': 'application/json', accept: 'text/event-stream' }),
       body: JSON.stringify({
         threadId: thread.id,
         runId,
@@ -112,6 +147,12 @@ async function run(agentName, text) {
         forwardedProps: {},
       }),
     });
+    if (res.status === 401) {
+      needToken();
+      setRunState('error', 'error: needs a token (401)');
+      if (!$('agent-prompt').value) $('agent-prompt').value = text; // to ask again once the token is in
+      return;
+    }
     if (!res.ok) {
       const problem = await res.json().catch(() => ({}));
       throw new Error(problem.detail ?? problem.title ?? `HTTP ${res.status}`);
@@ -202,7 +243,7 @@ $('agent-stop').addEventListener('click', async () => {
   try {
     const res = await fetch(`${agents.get(run.agent).agui}/runs/${encodeURIComponent(run.runId)}/cancel`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: headers({ 'content-type': 'application/json' }),
       body: '{}',
     });
     if (!res.ok && res.status !== 404) entry(`stop refused: HTTP ${res.status}`, 'error');
@@ -212,4 +253,8 @@ $('agent-stop').addEventListener('click', async () => {
 });
 
 setRunState('idle');
+if (storedToken()) {
+  $('agent-token').value = storedToken();
+  $('agent-auth').hidden = false;
+}
 void loadAgents();

@@ -237,3 +237,50 @@ test('Stop on the page, pressed from the keyboard, cancels the run on the server
     await page.close();
   }
 });
+
+test('with fw.auth.tokens set, the agents panel asks for a token on 401 and then runs and stops with it', { skip }, async () => {
+  const token = 'chat-page-token-0123456789';
+  const guarded = await startDemo({
+    port: 0,
+    host: '127.0.0.1',
+    config: { configFile: false, 'fw.auth.tokens': `alice:viewer:${token}`, 'demo.simulation': false, 'demo.slow-agent.duration': '30s' },
+  });
+  const page = await browser.newPage();
+  page.setDefaultTimeout(20_000);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const state = (s: string) => page.waitForFunction((want) => document.getElementById('agent-status')?.dataset.state === want, s);
+  try {
+    await page.goto(guarded.url);
+    await page.waitForFunction(() => (document.getElementById('agent-choice') as HTMLSelectElement | null)?.options.length === 4);
+    assert.equal(await page.isVisible('#agent-token'), false, 'no token field until the server asks for one');
+    await page.selectOption('#agent-choice', 'assistant');
+    await page.fill('#agent-prompt', 'hello with a token');
+    await page.click('#agent-send');
+    await state('error');
+    assert.equal(await page.isVisible('#agent-token'), true);
+    assert.match((await page.textContent('#agent-transcript')) ?? '', /requires a credential/);
+    // The prompt is kept for the next try; a wrong token is refused the same way.
+    assert.equal(await page.inputValue('#agent-prompt'), 'hello with a token');
+    await page.fill('#agent-token', 'not-the-token-0000000000');
+    await page.click('#agent-send');
+    await page.waitForFunction(
+      () => (document.getElementById('agent-transcript')?.textContent?.match(/requires a credential/g) ?? []).length === 2,
+    );
+    await page.fill('#agent-token', token);
+    await page.click('#agent-send');
+    await state('finished');
+    assert.equal(await page.locator('#agent-transcript li.assistant').last().textContent(), 'You said: hello with a token');
+    // Stop sends the token too: the slow run is cancelled on the server.
+    await page.selectOption('#agent-choice', 'slow');
+    await page.fill('#agent-prompt', 'a long job');
+    await page.click('#agent-send');
+    await page.waitForFunction(() => document.getElementById('agent-transcript')?.textContent?.includes('Working on "a long job"'));
+    await page.click('#agent-stop');
+    await state('cancelled');
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+    await guarded.close();
+  }
+});
