@@ -7,7 +7,7 @@
  *   npm run bench:scale -- [--sections idle,cluster,fanout] [--kinds fw,ws,sio] [--idle 19500]
  *        [--cluster-total 55500] [--workers 3] [--fanout 10000] [--rounds 3] [--messages 100]
  *        [--per-tick 10] [--clients 2] [--cluster-clients 4] [--redis-url redis://127.0.0.1:6379] [--max-minutes 25]
- *        [--warmup 1000]
+ *        [--warmup 1000] [--ws-keepalive 0] [--idle-wait 1000]
  *
  * idle     per kind, a server process of its own; `--clients` client processes (each limited to
  *          20,000 open files like the server) open `--idle` connections in total, 100 handshakes in
@@ -64,6 +64,14 @@ const MAX_MINUTES = Number(arg('max-minutes', '25'));
  * have never seen a connection.
  */
 const WARMUP = Number(arg('warmup', '1000'));
+/**
+ * Raw `ws` servers ping their sockets every this many ms (the `ws` README's keepalive; 0: off, the
+ * default). fw pings quiet connections every `fw.heartbeat.interval` (25 s), and a ping's pong
+ * costs memory on the receiving side: with this at 25000 both sides pay it.
+ */
+process.env.SCALE_WS_KEEPALIVE = arg('ws-keepalive', '0');
+/** Idle sections: ms between the last connection and the RSS reading (past 25000, fw's first heartbeat sweep has run). */
+const IDLE_WAIT = Number(arg('idle-wait', '1000'));
 /** Connections per loopback source address: well under the ~28,000 ephemeral ports each gives. */
 const PER_ADDRESS = 8000;
 const STEP_TIMEOUT = 180_000;
@@ -204,7 +212,7 @@ async function idle(kind: ScaleKind, n: number, clients: number, clustered: bool
   const prefix = clustered ? `fwscale-${kind}-${randomBytes(4).toString('hex')}` : undefined;
   const f = await fleet(kind, n, clients, prefix, WARMUP * (clustered ? WORKERS : 1));
   try {
-    await new Promise((r) => setTimeout(r, 1000));
+    await new Promise((r) => setTimeout(r, IDLE_WAIT));
     const after = await f.server.request({ type: 'rss' }, 'rss', STEP_TIMEOUT);
     const conns = after.connections as number;
     // One message to everyone: every connection is live, and (in a cluster) Redis carries it.

@@ -8,7 +8,10 @@
  *            with a Redis URL, cluster mode through `@fw/redis`.
  *   ws       raw `ws` 8, `clientTracking` off, a Set of sockets and a `send` loop; with a Redis URL,
  *            a Redis pub/sub channel carries each message to every process (the least a raw
- *            cluster needs).
+ *            cluster needs). With SCALE_WS_KEEPALIVE=<ms> (bench/scale's `--ws-keepalive`), also
+ *            the `ws` README's keepalive: every interval a ping to each socket, and a socket that
+ *            sent no pong since the last one is terminated (fw pings quiet connections likewise,
+ *            `fw.heartbeat.interval`).
  *   sio      Socket.IO 4, WebSocket transport only; with a Redis URL, `@socket.io/redis-adapter`.
  *   ceiling  raw `ws`, the frame built once per message (`Sender.frame`) and written to every
  *            socket between `cork()` and `uncork()`: no per-socket framing, no per-socket queue,
@@ -43,6 +46,12 @@ type FrameBuilder = (data: Buffer, options: { fin: boolean; opcode: number; mask
 const { Sender } = createRequire(import.meta.url)('ws') as { Sender: { frame: FrameBuilder } };
 const frame = Sender.frame.bind(Sender);
 
+/** The `ws` README's keepalive: a socket is alive if it answered the last ping. */
+type Alive = WebSocket & { isAlive?: boolean };
+function heard(this: WebSocket): void {
+  (this as Alive).isAlive = true;
+}
+
 async function listen(server: HttpServer, port: number): Promise<number> {
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', 511, r));
   return (server.address() as AddressInfo).port;
@@ -72,10 +81,26 @@ export async function startTarget(kind: ScaleKind, port: number, cluster?: Clust
       const http = createServer();
       const wss = new WebSocketServer({ server: http, perMessageDeflate: false, clientTracking: false });
       const sockets = new Set<WebSocket>();
+      const keepalive = Number(process.env.SCALE_WS_KEEPALIVE ?? 0);
       wss.on('connection', (ws) => {
         sockets.add(ws);
         ws.on('close', () => sockets.delete(ws));
+        if (keepalive > 0) {
+          (ws as Alive).isAlive = true;
+          ws.on('pong', heard);
+        }
       });
+      if (keepalive > 0) {
+        setInterval(() => {
+          for (const s of sockets as Set<Alive>) {
+            if (!s.isAlive) s.terminate();
+            else {
+              s.isAlive = false;
+              s.ping();
+            }
+          }
+        }, keepalive).unref();
+      }
       const local =
         kind === 'ws'
           ? (m: string) => {
