@@ -47,12 +47,12 @@ after(async () => {
   await demo?.close();
 });
 
-async function openPage(): Promise<{ page: Page; errors: string[] }> {
+async function openPage(on: Demo = demo): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage();
   page.setDefaultTimeout(20_000);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(demo.url);
+  await page.goto(on.url);
   await page.waitForFunction(() => (document.getElementById('agent-choice') as HTMLSelectElement | null)?.options.length === 4);
   return { page, errors };
 }
@@ -245,14 +245,12 @@ test('with fw.auth.tokens set, the agents panel asks for a token on 401 and then
     host: '127.0.0.1',
     config: { configFile: false, 'fw.auth.tokens': `alice:viewer:${token}`, 'demo.simulation': false, 'demo.slow-agent.duration': '30s' },
   });
-  const page = await browser.newPage();
-  page.setDefaultTimeout(20_000);
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const { page, errors } = await openPage(guarded).catch(async (err: unknown) => {
+    await guarded.close();
+    throw err;
+  });
   const state = (s: string) => page.waitForFunction((want) => document.getElementById('agent-status')?.dataset.state === want, s);
   try {
-    await page.goto(guarded.url);
-    await page.waitForFunction(() => (document.getElementById('agent-choice') as HTMLSelectElement | null)?.options.length === 4);
     assert.equal(await page.isVisible('#agent-token'), false, 'no token field until the server asks for one');
     await page.selectOption('#agent-choice', 'assistant');
     await page.fill('#agent-prompt', 'hello with a token');

@@ -7,7 +7,8 @@ const TOMBSTONES = 1024;
  * Every live resource by uuid, in connection order, so that the admin plane can page and filter
  * 100 000 resources without sorting or copying them, plus a count per transport. (An index of
  * resources by transport, a set per transport, cost every connection a hash-table entry, ~28
- * bytes; a transport filter now walks the map instead: about a millisecond per 100 000.)
+ * bytes; a transport filter now walks the map instead, at most the whole of it for a deep page:
+ * 5–6 ms per 100 000 resources, measured on Node 20.)
  * It also remembers, boundedly, why recently closed fw resources were closed, so that a client
  * polling or resuming a resource the server closed learns the reason instead of a bare 404.
  */
