@@ -6,6 +6,12 @@
  * server process of its own, divided by the connections. Not a test; prints a table.
  *
  *   npx tsc -b bench && node bench/dist/scale/heap.js [--kinds fw,ws] [--connections 3000] [--min-bytes 4]
+ *     [--heartbeat <ms> --wait <ms>]
+ *
+ * `--heartbeat` sets fw's sweep interval and gives raw `ws` its README keepalive at the same
+ * interval (off by default: fw's default sweep is 25 s, longer than the census waits); `--wait`
+ * is how long the connections sit idle before the second census (default 1000 ms). Together they
+ * show what a ping and its pong leave behind on each connection.
  */
 import { fileURLToPath } from 'node:url';
 import { BenchChild } from '../common/child.js';
@@ -21,6 +27,12 @@ const KINDS = arg('kinds', 'fw,ws').split(',') as ScaleKind[];
 const CONNECTIONS = Number(arg('connections', '3000'));
 /** Rows under this many bytes per connection in every kind are left out. */
 const MIN_BYTES = Number(arg('min-bytes', '4'));
+const WAIT = Number(arg('wait', '1000'));
+const HEARTBEAT = arg('heartbeat', '');
+if (HEARTBEAT !== '') {
+  process.env.SCALE_FW_HEARTBEAT = HEARTBEAT;
+  process.env.SCALE_WS_KEEPALIVE = HEARTBEAT;
+}
 const script = (name: string): string => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
 
 /** Heap bytes and objects per connection, by kind of object. */
@@ -38,7 +50,7 @@ async function perConnection(kind: ScaleKind): Promise<Map<string, { count: numb
       const connected = await c.request({ type: 'connect', n: CONNECTIONS }, 'connected', 180_000);
       if ((connected.open as number) !== CONNECTIONS)
         throw new Error(`${kind}: ${connected.open} of ${CONNECTIONS} connected (${connected.error})`);
-      await new Promise((r) => setTimeout(r, 1000));
+      await new Promise((r) => setTimeout(r, WAIT));
       const after = await server.request({ type: 'heap' }, 'heap', 120_000);
       const n = after.connections as number;
       const out = new Map<string, { count: number; bytes: number }>();
@@ -65,7 +77,10 @@ const first = results.get(KINDS[0]!)!;
 const rows = [...keys].sort((a, b) => (first.get(b)?.bytes ?? 0) - (first.get(a)?.bytes ?? 0));
 const cell = (v: { count: number; bytes: number } | undefined): string =>
   v === undefined ? '' : `${v.bytes.toFixed(0)} B (${v.count.toFixed(2)})`;
-console.log(`Heap per idle connection, ${CONNECTIONS} connections; bytes (objects) per connection, rows under ${MIN_BYTES} B left out`);
+const beat = HEARTBEAT === '' ? 'no heartbeat in the window' : `heartbeat every ${HEARTBEAT} ms`;
+console.log(
+  `Heap per idle connection, ${CONNECTIONS} connections idle ${WAIT} ms, ${beat}; bytes (objects) per connection, rows under ${MIN_BYTES} B left out`,
+);
 console.log(['what', ...KINDS].map((s, i) => (i === 0 ? s.padEnd(44) : s.padStart(18))).join(''));
 for (const k of rows) console.log([k.padEnd(44), ...KINDS.map((kind) => cell(results.get(kind)!.get(k)).padStart(18))].join(''));
 const totals = KINDS.map((kind) => [...results.get(kind)!.values()].reduce((s, v) => s + v.bytes, 0));

@@ -63,6 +63,8 @@ export async function startTarget(kind: ScaleKind, port: number, cluster?: Clust
       const fw = new Framework({
         configFile: false,
         env: {},
+        // SCALE_FW_HEARTBEAT=<ms> (bench/scale/heap's `--heartbeat`): fw's sweep interval, to see what it leaves behind.
+        ...(process.env.SCALE_FW_HEARTBEAT ? { 'fw.heartbeat.interval': Number(process.env.SCALE_FW_HEARTBEAT) } : {}),
         ...(cluster
           ? { 'fw.cluster.redis-url': cluster.redisUrl, 'fw.cluster.prefix': cluster.prefix, 'fw.cluster.node-id': cluster.node }
           : {}),

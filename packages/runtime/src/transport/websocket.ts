@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { type RawData, WebSocket } from 'ws';
+import { WebSocket } from 'ws';
 import type { Outgoing } from '../broadcast/outgoing.js';
 import type { FwResource } from '../resource/resource.js';
 import { jsonDepthExceeds } from '../security/json-depth.js';
@@ -12,18 +12,10 @@ const CLOSED = 3;
 const FW = 1;
 const CORKED = 2;
 
-// Shared listeners (`this` is the connection, typed by `ws` as its WebSocket): no closures per connection.
-function onMessage(this: WebSocket, data: RawData): void {
-  (this as WebSocketConnection).received(data as Buffer);
-}
-function onClose(this: WebSocket, code: number): void {
-  (this as WebSocketConnection).ended(code);
-}
-function onError(this: WebSocket, err: Error & { code?: string }): void {
-  // ws has already answered the peer (1009 for a frame over maxPayload, 1002/1007 otherwise).
-  (this as WebSocketConnection).resource?.terminate(
-    err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'message too large' : `protocol error: ${err.message}`,
-  );
+/** What `trimChunks` reads of `ws`'s frame parser (private fields of `ws` 8; a test checks they are there). */
+interface ReceiverChunks {
+  _bufferedBytes: number;
+  _buffers: Buffer[];
 }
 
 /**
@@ -53,10 +45,34 @@ export class WebSocketConnection extends WebSocket implements Connection {
     if (fw) this.flags |= FW;
     this.loose = loose;
     loose.add(this);
-    this.on('message', onMessage);
-    this.on('close', onClose);
-    this.on('error', onError);
     return this;
+  }
+
+  /**
+   * `ws` tells its WebSocket what happened by emitting events on it; fw handles them here rather
+   * than through listeners: a fourth one, for `pong`, made every pinged connection's listener
+   * table 96 bytes larger (bench/scale/heap), and an error can never go unheard (EventEmitter
+   * throws those), even before `accept`, when the events find no resource and do nothing. A
+   * listener someone adds still hears them.
+   */
+  override emit(event: string | symbol, a?: unknown, b?: unknown): boolean {
+    switch (event) {
+      case 'message':
+        this.received(a as Buffer);
+        break;
+      case 'close':
+        this.ended(a as number);
+        break;
+      case 'error':
+        this.failed(a as Error & { code?: string });
+        // Without a listener, EventEmitter would throw it: fw has handled it.
+        if (this.listenerCount('error') === 0) return true;
+        break;
+      case 'pong':
+        this.trimChunks();
+        break;
+    }
+    return this.listenerCount(event) > 0 ? super.emit(event, a, b) : true;
   }
 
   /** The resource on this connection. One that carries none and is still open is `loose`. */
@@ -84,7 +100,7 @@ export class WebSocketConnection extends WebSocket implements Connection {
   }
 
   /** A client frame: the message itself for raw clients, an fw frame (`m`, `hb` or `tool-response`) otherwise. */
-  received(data: Buffer): void {
+  private received(data: Buffer): void {
     const r = this.resource;
     if (r === undefined) return;
     const text = data.toString('utf8');
@@ -104,7 +120,23 @@ export class WebSocketConnection extends WebSocket implements Connection {
     else r.receiveToolResponse(frame.d);
   }
 
-  ended(code: number): void {
+  /** `ws` has already answered the peer (1009 for a frame over maxPayload, 1002/1007 otherwise). */
+  private failed(err: Error & { code?: string }): void {
+    this.resource?.terminate(err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'message too large' : `protocol error: ${err.message}`);
+  }
+
+  /**
+   * A pong, a raw client's answer to fw's heartbeat ping, is a frame: `ws`'s parser pushes it on
+   * its chunk list and shifts it off, and the emptied list keeps the backing store it grew (~150
+   * bytes, kept while the connection stays idle, which is when it gets pinged). Set to length 0
+   * in the same turn, the list lets it go while it is young, without an allocation.
+   */
+  private trimChunks(): void {
+    const receiver = (this as unknown as { _receiver?: ReceiverChunks })._receiver;
+    if (receiver?._bufferedBytes === 0 && Array.isArray(receiver._buffers)) receiver._buffers.length = 0;
+  }
+
+  private ended(code: number): void {
     this.loose?.delete(this);
     const r = this.resource;
     if (r === undefined) return;
