@@ -6,6 +6,7 @@ import { createServer, connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { waitFor } from '@fw/testing';
 
 export const REDIS_URL = process.env.FW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -29,9 +30,37 @@ export function redisAvailable(url = REDIS_URL): Promise<boolean> {
 
 export const SKIP_NO_REDIS = `Redis is not reachable at ${REDIS_URL} (start one, or set FW_TEST_REDIS_URL)`;
 
-/** A key prefix no other test run shares. */
+const prefixes: string[] = [];
+
+/**
+ * A key prefix no other test run shares. Its keys are deleted from the shared Redis once the
+ * file is done (`beforeExit`: after every test and hook, when the nodes are gone), so test runs
+ * leave nothing behind in a developer's Redis.
+ */
 export function uniquePrefix(name: string): string {
-  return `fwtest-${name}-${randomBytes(4).toString('hex')}`;
+  const prefix = `fwtest-${name}-${randomBytes(4).toString('hex')}`;
+  if (prefixes.push(prefix) === 1) process.once('beforeExit', () => void deleteKeys(prefixes));
+  return prefix;
+}
+
+async function deleteKeys(of: readonly string[]): Promise<void> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    for (const prefix of of) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        if (keys.length > 0) await redis.unlink(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+  } catch {
+    // No shared Redis (the tests skipped) or it went away: nothing to clean.
+  } finally {
+    redis.disconnect();
+  }
 }
 
 export interface FwNode {
