@@ -68,6 +68,9 @@ export class WebSocketConnection extends WebSocket implements Connection {
         // Without a listener, EventEmitter would throw it: fw has handled it.
         if (this.listenerCount('error') === 0) return true;
         break;
+      case 'ping':
+        this.answer(a as Buffer);
+        break;
       case 'pong':
         this.trimChunks();
         break;
@@ -123,6 +126,26 @@ export class WebSocketConnection extends WebSocket implements Connection {
   /** `ws` has already answered the peer (1009 for a frame over maxPayload, 1002/1007 otherwise). */
   private failed(err: Error & { code?: string }): void {
     this.resource?.terminate(err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'message too large' : `protocol error: ${err.message}`);
+  }
+
+  /**
+   * A ping gets a pong with the same data (RFC 6455 §5.5.2; none once closing, §5.5.1). The
+   * runtime turns `ws`'s own answering off (`autoPong: false`): it keeps a closure and three
+   * fields on every connection to count pongs not yet written and cut off a client that pings
+   * without reading them. fw applies its slow-consumer bound to that client instead: past
+   * `fw.slow-consumer.high-water-mark` bytes unread, the connection and its resource end, counted
+   * as a slow-consumer disconnect.
+   */
+  private answer(data: Buffer): void {
+    if (this.readyState !== OPEN) return;
+    const r = this.resource;
+    if (r !== undefined && this.bufferedAmount > r.runtime.settings.highWaterMark) {
+      r.runtime.counters.slowConsumerDisconnects++;
+      r.terminate('slow consumer: pongs not read (fw.slow-consumer.high-water-mark)');
+      this.terminate();
+      return;
+    }
+    this.pong(data);
   }
 
   /**

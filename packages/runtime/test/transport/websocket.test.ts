@@ -205,3 +205,51 @@ test('websocket: frames are encoded correctly at every header size (7-bit, 16-bi
     await app.close();
   }
 });
+
+test('websocket: a ping is answered with a pong carrying its data, on raw and fw connections', async () => {
+  const app = await startFw({}, (fw) => fw.handle('/p', {}));
+  try {
+    for (const query of ['', '?fw=1']) {
+      const c = await connectWs(`${app.ws}/fw/p${query}`);
+      for (const data of ['', 'ping data', 'x'.repeat(125)]) {
+        const pong = new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no pong to a ping of ${data.length} bytes within 5 s`)), 5000);
+          c.socket.once('pong', (d: Buffer) => {
+            clearTimeout(timer);
+            resolve(d.toString());
+          });
+        });
+        c.socket.ping(data);
+        assert.equal(await pong, data);
+      }
+      c.socket.close();
+    }
+  } finally {
+    await app.close();
+  }
+});
+
+test('websocket: a client that pings without reading the pongs is cut off past fw.slow-consumer.high-water-mark, counted', async () => {
+  const app = await startFw({ 'fw.slow-consumer.high-water-mark': 16 * 1024 }, (fw) => fw.handle('/p', {}));
+  const events = recordEvents(app.fw);
+  try {
+    const c = await connectWs(`${app.ws}/fw/p`);
+    await waitFor('connected', () => app.fw.runtime.stats().connections === 1);
+    // Stop reading: the pongs fill the socket buffers, then the server's own.
+    (c.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+    const payload = 'p'.repeat(125);
+    for (let i = 0; i < 200_000 && app.fw.runtime.stats().connections === 1; i++) {
+      c.socket.ping(payload);
+      if (i % 100 === 99) await new Promise((r) => setImmediate(r));
+    }
+    await waitFor('cut off', () => app.fw.runtime.stats().connections === 0);
+    assert.equal(app.fw.runtime.stats().slowConsumerDisconnects, 1);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'ResourceDisconnected').map((e) => e.reason),
+      ['slow consumer: pongs not read (fw.slow-consumer.high-water-mark)'],
+    );
+    c.socket.terminate();
+  } finally {
+    await app.close();
+  }
+});
