@@ -26,8 +26,8 @@ interface ReceiverChunks {
  *
  * A batch is written between `cork()` and `uncork()` of the TCP socket, so one tick's frames leave
  * in one write. Message frames are written straight to the socket from bytes encoded once per
- * broadcast (see Outgoing): `ws` handles the handshake, inbound frames, pings and the closing
- * handshake; with permessage-deflate off its sender writes synchronously to the same socket, so
+ * broadcast (see Outgoing): `ws` handles the handshake, inbound frames, sending pings and pongs and
+ * the closing handshake (fw decides when to answer a ping, see `answer`); with permessage-deflate off its sender writes synchronously to the same socket, so
  * frame order is kept and `bufferedAmount` still counts everything.
  */
 export class WebSocketConnection extends WebSocket implements Connection {
@@ -50,10 +50,10 @@ export class WebSocketConnection extends WebSocket implements Connection {
 
   /**
    * `ws` tells its WebSocket what happened by emitting events on it; fw handles them here rather
-   * than through listeners: a fourth one, for `pong`, made every pinged connection's listener
-   * table 96 bytes larger (bench/scale/heap), and an error can never go unheard (EventEmitter
-   * throws those), even before `accept`, when the events find no resource and do nothing. A
-   * listener someone adds still hears them.
+   * than through listeners: a listener for `pong` made every pinged connection's listener table
+   * 96 bytes larger (bench/scale/heap), and an error can never go unheard (EventEmitter throws
+   * those), even before `accept`, when the events find no resource and do nothing. A listener
+   * someone adds still hears them.
    */
   override emit(event: string | symbol, a?: unknown, b?: unknown): boolean {
     switch (event) {
