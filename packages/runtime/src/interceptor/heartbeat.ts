@@ -34,6 +34,14 @@ export function everyResourceHeartbeat(interval: number, resources: ResourceRegi
   );
 }
 
+/**
+ * Resources a sweep visits before it yields to the event loop. Pinging every connection in one
+ * turn held the loop for the whole sweep (bench/scale/sweep: see docs/benchmarks.md, *Scale*);
+ * in slices, other work runs between them. A member added during a sweep may be visited by it,
+ * one removed is not.
+ */
+const SWEEP_SLICE = 1000;
+
 /** The shared timer: started by the first `attach`, stopped when `leave` says no member is left. */
 function sweeping(
   interval: number,
@@ -43,8 +51,23 @@ function sweeping(
 ): Interceptor {
   let timer: NodeJS.Timeout | undefined;
   let timers: Timers | undefined;
+  // The sweep under way, if it has not reached the end yet.
+  let walk: Iterator<FwResource> | undefined;
+  const slice = (): void => {
+    for (let i = 0; i < SWEEP_SLICE; i++) {
+      const next = walk?.next();
+      if (next === undefined || next.done) {
+        walk = undefined;
+        return;
+      }
+      next.value.heartbeat();
+    }
+    setImmediate(slice);
+  };
   const sweep = (): void => {
-    for (const r of members) r.heartbeat();
+    if (walk !== undefined) return; // the last sweep is still going: it covers this one
+    walk = members[Symbol.iterator]();
+    slice();
   };
   return {
     name: 'heartbeat',
@@ -60,6 +83,7 @@ function sweeping(
       if (!(resource instanceof FwResource) || !leave(resource) || timer === undefined) return;
       timers?.clear(timer);
       timer = undefined;
+      walk = undefined;
     },
   };
 }

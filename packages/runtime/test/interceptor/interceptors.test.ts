@@ -24,6 +24,25 @@ test('heartbeat: quiet fw connections get hb frames, raw WebSockets get pings, S
   }
 });
 
+test('heartbeat: a sweep over more connections than one slice (1,000) pings every one of them, across turns', async () => {
+  const app = await startFw({ 'fw.heartbeat.interval': 300 }, (fw) => fw.handle('/h', {}));
+  const clients: Awaited<ReturnType<typeof connectWs>>[] = [];
+  try {
+    const pinged = new Set<number>();
+    for (let batch = 0; batch < 10; batch++) {
+      const opened = await Promise.all(Array.from({ length: 250 }, () => connectWs(`${app.ws}/fw/h`)));
+      for (const c of opened) {
+        const n = clients.push(c);
+        c.socket.once('ping', () => pinged.add(n));
+      }
+    }
+    await waitFor('all 2,500 pinged', () => pinged.size === 2500, 15_000);
+  } finally {
+    for (const c of clients) c.socket.terminate();
+    await app.close();
+  }
+});
+
 test('idle-timeout: a silent resource is closed with the reason; client heartbeats keep one alive', async () => {
   // Generous margins (idle 600 ms, a beat every 50 ms): a loaded CI machine can stall the event
   // loop for a few hundred milliseconds, which must not look like a silent client.
