@@ -27,12 +27,8 @@ import { Histogram, type HistogramData } from '../common/histogram.js';
 import { fmt, markdownTable, ratio, textTable } from '../common/table.js';
 import { MESSAGE_BYTES } from '../fanout/message.js';
 import type { ClusterKind } from './server.js';
+import { arg } from '../common/args.js';
 
-const argv = process.argv.slice(2);
-function arg(name: string, fallback: string): string {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1]! : fallback;
-}
 const PER_NODE = Number(arg('per-node', '200'));
 const MESSAGES = Number(arg('messages', '1000'));
 const PACED_RATE = Number(arg('paced-rate', '5000'));

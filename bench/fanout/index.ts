@@ -27,12 +27,9 @@ import { Histogram, type HistogramData } from '../common/histogram.js';
 import { fmt, markdownTable, ratio, textTable } from '../common/table.js';
 import { MESSAGE_BYTES } from './message.js';
 import type { ServerKind } from './server.js';
+import { arg } from '../common/args.js';
 
 const argv = process.argv.slice(2);
-function arg(name: string, fallback: string): string {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1]! : fallback;
-}
 const SIZES = arg('sizes', '100,1000,5000').split(',').map(Number);
 const KINDS = arg('kinds', 'fw,ws,sio').split(',') as ServerKind[];
 if (argv.includes('--fw-protocol') && !KINDS.includes('fw-proto')) KINDS.splice(1, 0, 'fw-proto');

@@ -28,12 +28,9 @@ import { openStore, type FwStore } from '@fw/store';
 import { CoordinationJournal, type JournalEntry, type JournalPageQuery } from '@fw/agent';
 import { Histogram } from '../common/histogram.js';
 import { fmt, markdownTable, textTable } from '../common/table.js';
+import { arg } from '../common/args.js';
 
 const argv = process.argv.slice(2);
-function arg(name: string, fallback: string): string {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1]! : fallback;
-}
 const ROWS = Number(arg('rows', '1000000'));
 const QUERIES = Number(arg('queries', '200'));
 const BACKENDS = arg('backends', 'sqlite,postgres').split(',');

@@ -37,12 +37,9 @@ import { purgeRedis } from '../common/redis-purge.js';
 import { BenchChild, type BenchMessage } from '../common/child.js';
 import { fmt, markdownTable, ratio, textTable } from '../common/table.js';
 import type { ScaleKind } from './targets.js';
+import { arg } from '../common/args.js';
 
 const argv = process.argv.slice(2);
-function arg(name: string, fallback: string): string {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1]! : fallback;
-}
 const SECTIONS = arg('sections', 'idle,cluster,fanout').split(',');
 const KINDS = arg('kinds', 'fw,ws,sio').split(',') as ScaleKind[];
 const IDLE = Number(arg('idle', '19500'));

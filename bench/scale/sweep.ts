@@ -12,12 +12,8 @@
 import { fileURLToPath } from 'node:url';
 import { BenchChild } from '../common/child.js';
 import type { ScaleKind } from './targets.js';
+import { arg } from '../common/args.js';
 
-const argv = process.argv.slice(2);
-function arg(name: string, fallback: string): string {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1]! : fallback;
-}
 const KINDS = arg('kinds', 'fw,ws').split(',') as ScaleKind[];
 const CONNECTIONS = Number(arg('connections', '19000'));
 const HEARTBEAT = arg('heartbeat', '2000');
