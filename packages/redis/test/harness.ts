@@ -129,6 +129,29 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether 127.0.0.1:`port` can be listened on now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port for a Redis Cluster node, free together with its cluster bus port (the port + 10000).
+ * Both are taken below the ephemeral range (32768 and up on Linux): from `freePort` the bus port
+ * could land on a port an outgoing connection of a test running beside it holds, and redis-server
+ * then exits at start.
+ */
+export async function clusterPort(): Promise<number> {
+  for (let tries = 0; tries < 100; tries++) {
+    const port = 12_000 + Math.floor(Math.random() * 10_000);
+    if ((await portFree(port)) && (await portFree(port + 10_000))) return port;
+  }
+  throw new Error('no free port p with p + 10000 free in 12000-21999');
+}
+
 /**
  * A throwaway redis-server the test may kill and restart: without persistence by default, or
  * (`persistent`) with an append-only file fsynced on every write in a temporary directory, so a

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import type { FwClient } from '@fw/client/node';
 import { waitFor } from '@fw/testing';
 import { Redis } from 'ioredis';
-import { freePort, getJson, postJson, redisServerInstalled, startNode, stopNode, uniquePrefix, type FwNode } from './harness.js';
+import { clusterPort, getJson, postJson, redisServerInstalled, startNode, stopNode, uniquePrefix, type FwNode } from './harness.js';
 import { assertAudit, listen } from './chaos/audit.js';
 
 const installed = await redisServerInstalled();
@@ -40,14 +40,28 @@ function run(cmd: string, args: string[]): Promise<string> {
 before(async () => {
   if (!installed) return;
   dir = mkdtempSync(join(tmpdir(), 'fw-redis-cluster-'));
-  const ports = [await freePort(), await freePort(), await freePort()];
+  const ports: number[] = [];
+  while (ports.length < 3) {
+    const port = await clusterPort();
+    if (!ports.includes(port)) ports.push(port);
+  }
+  const output = new Map<number, string>();
+  const exited = new Map<number, number | null>();
   for (const port of ports) {
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`];
     args.push('--cluster-node-timeout', '2000', '--save', '', '--appendonly', 'no', '--dir', dir);
-    servers.push(spawn('redis-server', args, { stdio: 'ignore' }));
+    const server = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    output.set(port, '');
+    const keep = (d: Buffer): void => void output.set(port, (output.get(port)! + d.toString()).slice(-4000));
+    server.stdout!.on('data', keep);
+    server.stderr!.on('data', keep);
+    server.once('exit', (code) => exited.set(port, code));
+    servers.push(server);
   }
   for (const port of ports) {
     await waitFor(`redis-server on ${port}`, async () => {
+      // A server that could not start says why in its log: the timeout error carries it.
+      if (exited.has(port)) throw new Error(`redis-server on ${port} exited (${exited.get(port)}): ${output.get(port)}`);
       const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       r.on('error', () => undefined); // refused until the server listens: waitFor retries
       try {
