@@ -40,7 +40,7 @@ export function everyResourceHeartbeat(interval: number, resources: ResourceRegi
  * in slices, other work runs between them. A member added during a sweep may be visited by it,
  * one removed is not.
  */
-const SWEEP_SLICE = 1000;
+const SWEEP_SLICE = 250;
 
 /** The shared timer: started by the first `attach`, stopped when `leave` says no member is left. */
 function sweeping(
