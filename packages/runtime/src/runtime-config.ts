@@ -66,7 +66,8 @@ export const RUNTIME_CONFIG = defineConfig({
   'fw.resume.buffer': {
     type: 'number',
     default: 1024,
-    description: 'Frames kept per resource for resume (and not yet flushed); overflow becomes a gap frame',
+    description:
+      'Frames kept per resource for resume (and not yet written: a connected resource is written before it would overflow); overflow while disconnected becomes a gap frame',
   },
   'fw.resume.grace': {
     type: 'duration',
@@ -99,6 +100,12 @@ export const RUNTIME_CONFIG = defineConfig({
     default: 'drop',
     description:
       '`drop` (skip messages, counted; the client gets a gap before the next message) or `disconnect` (cut the connection, counted; the resource is kept and the client resumes)',
+  },
+  'fw.flush.slice': {
+    type: 'number',
+    default: 256,
+    description:
+      'Connections written per event-loop turn; the rest are written in the next turns, their later messages joining the same write (0: all in one turn)',
   },
   'fw.heartbeat.interval': {
     type: 'duration',

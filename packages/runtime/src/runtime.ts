@@ -42,6 +42,8 @@ export interface RuntimeSettings {
   sequenceMemory: number;
   destroyEmpty: boolean;
   highWaterMark: number;
+  /** Connections the flush queue writes per event-loop turn (`fw.flush.slice`; 0 read as no limit). */
+  flushSlice: number;
   slowConsumerPolicy: 'drop' | 'disconnect';
   heartbeat: number;
   idleTimeout: number;
@@ -56,6 +58,10 @@ export function readSettings(config: Config): RuntimeSettings {
   if (policy !== 'drop' && policy !== 'disconnect') {
     throw new FwError('invalid_config', `fw.slow-consumer.policy must be 'drop' or 'disconnect', got '${policy}'`, 500);
   }
+  const slice = config.get('fw.flush.slice');
+  if (!Number.isInteger(slice) || slice < 0) {
+    throw new FwError('invalid_config', `fw.flush.slice must be a whole number of connections (0: no limit), got ${slice}`, 500);
+  }
   return {
     maxPayload: config.get('fw.websocket.max-payload'),
     resumeBuffer: config.get('fw.resume.buffer'),
@@ -64,6 +70,7 @@ export function readSettings(config: Config): RuntimeSettings {
     sequenceMemory: config.get('fw.broadcaster.sequence-memory'),
     destroyEmpty: config.get('fw.broadcaster.destroy-empty'),
     highWaterMark: config.get('fw.slow-consumer.high-water-mark'),
+    flushSlice: slice === 0 ? Number.POSITIVE_INFINITY : slice,
     slowConsumerPolicy: policy,
     heartbeat: config.get('fw.heartbeat.interval'),
     idleTimeout: config.get('fw.idle-timeout'),
@@ -129,7 +136,7 @@ export class Runtime implements RuntimeView {
     misdirected: 0,
   };
   readonly timers = new Timers();
-  readonly flushQueue = new FlushQueue();
+  readonly flushQueue: FlushQueue;
   readonly resources = new ResourceRegistry();
   readonly broadcasters: BroadcasterFactory;
   readonly events: EventBus;
@@ -161,6 +168,7 @@ export class Runtime implements RuntimeView {
 
   constructor(private readonly host: RuntimeHost) {
     this.settings = readSettings(host.config);
+    this.flushQueue = new FlushQueue(this.settings.flushSlice);
     this.events = host.events;
     this.log = host.logger.child({ module: 'runtime' });
     this.broadcasters = new BroadcasterFactory(this);

@@ -288,6 +288,9 @@ export class FwResource implements Resource {
     }
     if (this.drops !== undefined) this.announceDrops();
     if (this.ring === NO_RING) this.ring = new FrameRing(rt.settings.resumeBuffer);
+    // Waiting in the flush queue (a large fan-out is written in slices), the ring must not
+    // overwrite what is not written yet: write it now rather than lose it.
+    else if (this.scheduled && this.ring.next - this.flushed > this.ring.capacity && this.ring.capacity > 0) this.flush();
     this.ring.push(out);
     rt.counters.messagesOut++;
     if (conn !== undefined && !this.scheduled) {
