@@ -14,7 +14,8 @@ import { WebSocket } from 'ws';
 import { io, type Socket } from 'socket.io-client';
 import { serveParent, type BenchMessage } from '../common/child.js';
 import { nowUs } from '../common/clock.js';
-import { phaseOf } from '../fanout/message.js';
+import { Histogram } from '../common/histogram.js';
+import { phaseOf, sentUsOf } from '../fanout/message.js';
 import type { ScaleKind } from './targets.js';
 
 const kind = process.argv[2] as ScaleKind;
@@ -27,11 +28,14 @@ let phase = -1;
 let expected = 0;
 let received = 0;
 let lastUs = 0;
+/** Publish-to-receipt time of every delivery in the phase (µs, the shared clock). */
+const latency = new Histogram();
 let onComplete: (() => void) | undefined;
 
 function deliver(m: string): void {
   if (phaseOf(m) !== phase) return;
   lastUs = nowUs();
+  latency.record(lastUs - sentUsOf(m));
   if (++received === expected) onComplete?.();
 }
 
@@ -59,7 +63,7 @@ function open(localAddress: string): Promise<WebSocket | Socket> {
 }
 
 function report(): BenchMessage {
-  return { type: 'done', received, sockets: sockets.length, lastUs };
+  return { type: 'done', received, sockets: sockets.length, lastUs, latency: latency.toJSON() };
 }
 
 serveParent({
@@ -90,6 +94,7 @@ serveParent({
     expected = (m.messages as number) * sockets.length;
     received = 0;
     lastUs = 0;
+    latency.reset();
     onComplete = () => process.send!(report());
     return { type: 'expecting' };
   },

@@ -84,7 +84,10 @@ if (cluster.isPrimary) {
         }
         case 'publish': {
           const startUs = nowUs();
-          await publishBurst(target, m.phase as number, m.count as number, m.perTick as number);
+          await publishBurst(target, m.phase as number, m.count as number, {
+            perTick: m.perTick as number,
+            rate: (m.rate as number | undefined) ?? 0,
+          });
           return { type: 'publish', startUs };
         }
         default:

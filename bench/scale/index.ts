@@ -6,7 +6,7 @@
  *
  *   npm run bench:scale -- [--sections idle,cluster,fanout] [--kinds fw,ws,sio] [--idle 19500]
  *        [--cluster-total 55500] [--workers 3] [--fanout 10000] [--rounds 3] [--messages 100]
- *        [--per-tick 10] [--clients 2] [--cluster-clients 4] [--redis-url redis://127.0.0.1:6379] [--max-minutes 25]
+ *        [--per-tick 10] [--rate 0] [--clients 2] [--cluster-clients 4] [--redis-url redis://127.0.0.1:6379] [--max-minutes 25]
  *        [--warmup 1000] [--ws-keepalive 0] [--idle-wait 1000]
  *
  * idle     per kind, a server process of its own; `--clients` client processes (each limited to
@@ -24,9 +24,12 @@
  * fanout   `--fanout` subscribers, fw against the ceiling (raw `ws`, each message framed once with
  *          `Sender.frame` and written to every socket between cork() and uncork()), `--rounds`
  *          rounds in alternating order. Per measurement a fresh server; the server publishes
- *          itself (`--per-tick` messages per event-loop turn, the bench/fanout message) a warm-up burst of
+ *          itself (`--per-tick` messages per event-loop turn, or `--rate` per second; the
+ *          bench/fanout message) a warm-up burst of
  *          10% of `--messages`, then `--messages`: deliveries/s = deliveries / (last delivery in
- *          any client − first publish), and the server's CPU µs per delivery.
+ *          any client − first publish), the server's CPU µs per delivery, and the latency of
+ *          each delivery (publish to receipt, the message carries its send time) at p50, p99, max,
+ *          and the server's longest event-loop stall from the first publish to the last delivery.
  * Everything is bounded: each step has a timeout, the whole run `--max-minutes`; children exit when
  * this process does; Redis keys are deleted at the end.
  */
@@ -38,6 +41,7 @@ import { BenchChild, type BenchMessage } from '../common/child.js';
 import { fmt, markdownTable, ratio, textTable } from '../common/table.js';
 import type { ScaleKind } from './targets.js';
 import { arg } from '../common/args.js';
+import { Histogram, type HistogramData } from '../common/histogram.js';
 
 const argv = process.argv.slice(2);
 const SECTIONS = arg('sections', 'idle,cluster,fanout').split(',');
@@ -50,6 +54,8 @@ const ROUNDS = Number(arg('rounds', '3'));
 const MESSAGES = Number(arg('messages', '100'));
 /** Messages per event-loop turn of the publishing server: 1 makes fw write each socket once per message, as the ceiling does. */
 const PER_TICK = Number(arg('per-tick', '10'));
+/** Messages per second the publishing server offers (0: as fast as it takes them, `--per-tick` per turn): latency compared at one offered load. */
+const RATE = Number(arg('rate', '0'));
 const CLIENTS = Number(arg('clients', '2'));
 const CLUSTER_CLIENTS = Number(arg('cluster-clients', '4'));
 const REDIS_URL = arg('redis-url', 'redis://127.0.0.1:6379');
@@ -171,25 +177,38 @@ async function burst(
   f: Fleet,
   phase: number,
   count: number,
-): Promise<{ delivered: number; expected: number; seconds: number; cpuUs: number }> {
+  /** Also measure the server's event-loop delay (a single-process server only). */
+  watchLoop = false,
+): Promise<{ delivered: number; expected: number; seconds: number; cpuUs: number; latency: Histogram; loopMax: number }> {
   await Promise.all(f.clients.map((c) => c.request({ type: 'expect', phase, messages: count }, 'expecting')));
   const dones = f.clients.map((c) => c.next('done', STEP_TIMEOUT + 30_000));
   for (const d of dones) d.catch(() => undefined);
   const cpu0 = (await f.server.request({ type: 'cpu' })).us as number;
-  const published = await f.server.request({ type: 'publish', phase, count, perTick: PER_TICK }, 'published', STEP_TIMEOUT);
+  if (watchLoop) await f.server.request({ type: 'loop-start' }, 'loop-started');
+  const published = await f.server.request({ type: 'publish', phase, count, perTick: PER_TICK, rate: RATE }, 'published', STEP_TIMEOUT);
   const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 60_000).unref());
   if ((await Promise.race([Promise.all(dones), timeout])) === 'timeout') for (const c of f.clients) c.send({ type: 'report' });
   const reports = await Promise.all(dones);
+  const loop = watchLoop ? await f.server.request({ type: 'loop-stop' }, 'loop') : { max: Number.NaN };
   const cpu1 = (await f.server.request({ type: 'cpu' })).us as number;
   let delivered = 0;
   let expected = 0;
   let lastUs = 0;
+  const latency = new Histogram();
   for (const r of reports) {
+    latency.merge(r.latency as HistogramData);
     delivered += r.received as number;
     expected += (r.sockets as number) * count;
     lastUs = Math.max(lastUs, r.lastUs as number);
   }
-  return { delivered, expected, seconds: (lastUs - (published.startUs as number)) / 1e6, cpuUs: cpu1 - cpu0 };
+  return {
+    delivered,
+    expected,
+    seconds: (lastUs - (published.startUs as number)) / 1e6,
+    cpuUs: cpu1 - cpu0,
+    latency,
+    loopMax: loop.max as number,
+  };
 }
 
 interface IdleResult {
@@ -238,19 +257,29 @@ interface FanoutResult {
   rate: number;
   cpuPerDelivery: number;
   missing: number;
+  /** Publish-to-receipt time per delivery, ms. */
+  p50: number;
+  p99: number;
+  max: number;
+  /** The server's longest event-loop stall during the burst, ms. */
+  loopMax: number;
 }
 
 async function fanout(kind: ScaleKind): Promise<FanoutResult> {
   const f = await fleet(kind, FANOUT, CLIENTS);
   try {
     await burst(f, 1, Math.max(1, Math.round(MESSAGES / 10)));
-    const b = await burst(f, 2, MESSAGES);
+    const b = await burst(f, 2, MESSAGES, true);
     return {
       kind,
       connected: f.connected,
       rate: b.delivered / b.seconds,
       cpuPerDelivery: b.cpuUs / b.delivered,
       missing: b.expected - b.delivered,
+      p50: b.latency.percentile(50) / 1000,
+      p99: b.latency.percentile(99) / 1000,
+      max: b.latency.max / 1000,
+      loopMax: b.loopMax,
     };
   } finally {
     await stopFleet(f);
@@ -334,15 +363,49 @@ if (SECTIONS.includes('fanout')) {
         console.log(`  fan-out round ${round}: ${LABEL[kind]} failed: ${(err as Error).message}`);
       }
     }
-    for (const r of rs) rows.push([String(round), LABEL[r.kind], fmt(r.connected), fmt(r.missing), fmt(r.rate), fmt(r.cpuPerDelivery, 3)]);
+    for (const r of rs)
+      rows.push([
+        String(round),
+        LABEL[r.kind],
+        fmt(r.connected),
+        fmt(r.missing),
+        fmt(r.rate),
+        fmt(r.cpuPerDelivery, 3),
+        fmt(r.p50, 1),
+        fmt(r.p99, 1),
+        fmt(r.max, 1),
+        fmt(r.loopMax, 1),
+      ]);
     const fw = rs.find((r) => r.kind === 'fw');
     const ceiling = rs.find((r) => r.kind === 'ceiling');
     if (fw && ceiling)
-      rows.push([String(round), 'fw / ceiling', '', '', ratio(fw.rate, ceiling.rate), ratio(fw.cpuPerDelivery, ceiling.cpuPerDelivery)]);
+      rows.push([
+        String(round),
+        'fw / ceiling',
+        '',
+        '',
+        ratio(fw.rate, ceiling.rate),
+        ratio(fw.cpuPerDelivery, ceiling.cpuPerDelivery),
+        ratio(fw.p50, ceiling.p50),
+        ratio(fw.p99, ceiling.p99),
+        ratio(fw.max, ceiling.max),
+        ratio(fw.loopMax, ceiling.loopMax),
+      ]);
   }
   print(
-    `Fan-out, ${fmt(FANOUT)} subscribers, ${MESSAGES} messages of 128 bytes, ${PER_TICK} per event-loop turn, ${ROUNDS} rounds in alternating order (${machine()})`,
-    ['round', 'server', 'subscribers', 'missing', 'deliveries/s', 'server CPU µs/delivery'],
+    `Fan-out, ${fmt(FANOUT)} subscribers, ${MESSAGES} messages of 128 bytes, ${RATE > 0 ? `${RATE} per second` : `${PER_TICK} per event-loop turn`}, ${ROUNDS} rounds in alternating order (${machine()})`,
+    [
+      'round',
+      'server',
+      'subscribers',
+      'missing',
+      'deliveries/s',
+      'server CPU µs/delivery',
+      'latency p50 ms',
+      'p99 ms',
+      'max ms',
+      'server loop stall max ms',
+    ],
     rows,
   );
 }

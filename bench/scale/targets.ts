@@ -65,6 +65,8 @@ export async function startTarget(kind: ScaleKind, port: number, cluster?: Clust
         env: {},
         // SCALE_FW_HEARTBEAT=<ms> (bench/scale/heap's `--heartbeat`): fw's sweep interval, to see what it leaves behind.
         ...(process.env.SCALE_FW_HEARTBEAT ? { 'fw.heartbeat.interval': Number(process.env.SCALE_FW_HEARTBEAT) } : {}),
+        // SCALE_FW_FLUSH_SLICE=<n>: fw's `fw.flush.slice`, to compare slicings (0: every connection in one turn).
+        ...(process.env.SCALE_FW_FLUSH_SLICE ? { 'fw.flush.slice': Number(process.env.SCALE_FW_FLUSH_SLICE) } : {}),
         ...(cluster
           ? { 'fw.cluster.redis-url': cluster.redisUrl, 'fw.cluster.prefix': cluster.prefix, 'fw.cluster.node-id': cluster.node }
           : {}),
