@@ -7,7 +7,7 @@
  *   npm run bench:scale -- [--sections idle,cluster,fanout] [--kinds fw,ws,sio] [--idle 19500]
  *        [--cluster-total 55500] [--workers 3] [--fanout 10000] [--rounds 3] [--messages 100]
  *        [--per-tick 10] [--rate 0] [--clients 2] [--cluster-clients 4] [--redis-url redis://127.0.0.1:6379] [--max-minutes 25]
- *        [--warmup 1000] [--ws-keepalive 0] [--idle-wait 1000]
+ *        [--warmup 1000] [--ws-keepalive 0] [--idle-wait 1000] [--repeat 1]
  *
  * idle     per kind, a server process of its own; `--clients` client processes (each limited to
  *          20,000 open files like the server) open `--idle` connections in total, 100 handshakes in
@@ -75,6 +75,13 @@ const WARMUP = Number(arg('warmup', '1000'));
 process.env.SCALE_WS_KEEPALIVE = arg('ws-keepalive', '0');
 /** Idle sections: ms between the last connection and the RSS reading (past 25000, fw's first heartbeat sweep has run). */
 const IDLE_WAIT = Number(arg('idle-wait', '1000'));
+/**
+ * Idle sections: how many times each is measured (kinds in alternating order). RSS per connection
+ * is the difference of two large totals and moves ±5 % from run to run with the allocator's state;
+ * with more than one run the bench also prints fw's ratio in each and their median (runs where a
+ * connection failed left out).
+ */
+const REPEAT = Number(arg('repeat', '1'));
 /** Connections per loopback source address: well under the ~28,000 ephemeral ports each gives. */
 const PER_ADDRESS = 8000;
 const STEP_TIMEOUT = 180_000;
@@ -327,18 +334,57 @@ function idleRows(rs: IdleResult[]): string[][] {
 }
 
 async function section(title: string, n: number, clients: number, clustered: boolean): Promise<void> {
-  const rs: IdleResult[] = [];
-  for (const kind of KINDS) {
-    process.stderr.write(`  ${title}: ${LABEL[kind]}…\n`);
-    try {
-      const r = await idle(kind, n, clients, clustered);
-      rs.push(r);
-      if (r.failed > 0) console.log(`  note: ${LABEL[kind]}: ${r.failed} connections failed (${r.firstError})`);
-    } catch (err) {
-      console.log(`  ${title}: ${LABEL[kind]} failed: ${(err as Error).message}`);
+  const runs: IdleResult[][] = [];
+  for (let run = 1; run <= REPEAT; run++) {
+    const rs: IdleResult[] = [];
+    // Repetitions alternate the order, so that neither kind always runs on a fresher machine.
+    for (const kind of run % 2 === 1 ? KINDS : [...KINDS].reverse()) {
+      process.stderr.write(`  ${title}${REPEAT > 1 ? `, run ${run}` : ''}: ${LABEL[kind]}…\n`);
+      try {
+        const r = await idle(kind, n, clients, clustered);
+        rs.push(r);
+        if (r.failed > 0) console.log(`  note: ${LABEL[kind]}: ${r.failed} connections failed (${r.firstError})`);
+      } catch (err) {
+        console.log(`  ${title}: ${LABEL[kind]} failed: ${(err as Error).message}`);
+      }
     }
+    rs.sort((a, b) => KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind));
+    runs.push(rs);
+    print(`${title}${REPEAT > 1 ? `, run ${run} of ${REPEAT}` : ''} (${machine()})`, IDLE_HEADERS, idleRows(rs));
   }
-  print(`${title} (${machine()})`, IDLE_HEADERS, idleRows(rs));
+  if (REPEAT > 1) print(`${title}: fw's ratios in each of ${REPEAT} runs, and their median`, REPEAT_HEADERS, repeatRows(runs));
+}
+
+const REPEAT_HEADERS = ['fw / …', 'RSS/conn by run', 'median', 'heap/conn by run', 'median', 'connect/s by run', 'median'];
+/**
+ * One row per peer: fw's ratio in every run where both were measured whole, and the median of
+ * those. A run where either kind lost a connection is left out (and counted): a worker that
+ * node:cluster's round-robin filled up to its open-file limit stalls new handshakes, connecting
+ * then takes minutes and memory is read from a process that has been idle that long.
+ */
+function repeatRows(runs: IdleResult[][]): string[][] {
+  const median = (xs: number[]): number => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  };
+  return KINDS.filter((k) => k !== 'fw').map((peer) => {
+    const pairs = runs.flatMap((rs) => {
+      const fw = rs.find((r) => r.kind === 'fw');
+      const o = rs.find((r) => r.kind === peer);
+      return fw && o && fw.failed === 0 && o.failed === 0 ? [[fw, o] as const] : [];
+    });
+    const left = runs.length - pairs.length;
+    const column = (f: (r: IdleResult) => number): string[] => {
+      const xs = pairs.map(([fw, o]) => f(fw) / f(o));
+      return [xs.map((x) => `${x.toFixed(3)}×`).join(' '), xs.length > 0 ? `${median(xs).toFixed(3)}×` : ''];
+    };
+    return [
+      `${LABEL[peer]}${left > 0 ? ` (${left} of ${runs.length} runs left out: failed connections)` : ''}`,
+      ...column((r) => r.rssPerConn),
+      ...column((r) => r.heapPerConn),
+      ...column((r) => r.connectRate),
+    ];
+  });
 }
 
 if (SECTIONS.includes('idle'))
