@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { waitFor } from '@fw/testing';
 import { Framework } from '../../dist/index.js';
-import { connectWs, type Running, startFw, type WsClient } from '../helpers.js';
+import { connectWs, openStream, type Running, startFw, type WsClient } from '../helpers.js';
 
 /** `n` raw WebSocket subscribers of `/fw/s`, connected and registered. */
 async function subscribers(app: Running, n: number): Promise<WsClient[]> {
@@ -109,6 +109,48 @@ test('a connection whose resume ring would overflow before its turn is written a
     await publish(app, 40);
     await expectAll(clients, 40);
     assert.equal(app.fw.runtime.stats().lost, 0);
+  } finally {
+    await app.close();
+  }
+});
+
+test('fw-protocol WebSocket and SSE subscribers waiting for their slice get every message once, in order, with consecutive ids and no gap', async () => {
+  const app = await startFw({ 'fw.flush.slice': 1, 'fw.resume.buffer': 4 }, (fw) => fw.handle('/s', {}));
+  try {
+    const sockets = await Promise.all(Array.from({ length: 4 }, () => connectWs(`${app.ws}/fw/s?fw=1`)));
+    const streams = await Promise.all(Array.from({ length: 4 }, () => openStream(`${app.base}/fw/s`, true)));
+    await waitFor('8 subscribers', () => app.fw.broadcasters.lookup('/fw/s')?.size === 8);
+    await publish(app, 30);
+    for (const c of sockets) {
+      const frames: { t: string; id?: number; d?: string }[] = [];
+      while (frames.filter((f) => f.t === 'm').length < 30) frames.push(JSON.parse(await c.messages.next()));
+      assert.deepEqual(
+        frames.filter((f) => f.t !== 'hs').map((f) => f.t),
+        Array(30).fill('m'),
+      );
+      const messages = frames.filter((f) => f.t === 'm');
+      assert.deepEqual(
+        messages.map((f) => f.d),
+        Array.from({ length: 30 }, (_, i) => String(i)),
+      );
+      assert.deepEqual(
+        messages.map((f) => f.id! - messages[0]!.id!),
+        Array.from({ length: 30 }, (_, i) => i),
+      );
+    }
+    for (const s of streams) {
+      const got: string[] = [];
+      while (got.length < 30) {
+        const e = await s.events.next();
+        if (!e.comment) got.push(e.data);
+      }
+      assert.deepEqual(
+        got,
+        Array.from({ length: 30 }, (_, i) => String(i)),
+      );
+      s.abort();
+    }
+    assert.equal(app.fw.runtime.stats().gaps, 0);
   } finally {
     await app.close();
   }
