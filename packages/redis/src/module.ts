@@ -267,6 +267,7 @@ export class ClusterModule implements FrameworkModule {
       return;
     }
     emit('redis-up', detail);
+    this.presence?.reconnected();
     void (async () => {
       await this.subscribe();
       await this.broadcast?.linkUp();

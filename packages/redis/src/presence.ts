@@ -23,6 +23,8 @@ export class Presence {
   private timer: ReturnType<typeof setInterval> | undefined;
   private known = new Set<string>();
   private ticking = false;
+  /** Until then a known node missing from the set is not reported gone (see `reconnected`). */
+  private graceUntil = 0;
 
   constructor(
     private readonly link: RedisLink,
@@ -51,14 +53,31 @@ export class Presence {
       await this.announce();
       const live = await this.nodes();
       const ids = new Set(live.map((n) => n.id));
+      const grace = Date.now() < this.graceUntil;
       for (const id of ids) if (!this.known.has(id) && id !== this.options.nodeId) this.options.onJoin(id);
-      for (const id of this.known) if (!ids.has(id) && id !== this.options.nodeId) this.options.onLeave(id);
+      for (const id of this.known) {
+        if (ids.has(id) || id === this.options.nodeId) continue;
+        if (grace)
+          ids.add(id); // still known: its next announcement is no join
+        else this.options.onLeave(id);
+      }
       this.known = ids;
     } catch {
       // Redis went away mid-tick: the link reports it; the next tick tries again.
     } finally {
       this.ticking = false;
     }
+  }
+
+  /**
+   * The link to Redis came back. Redis may have restarted and lost every key, so the other nodes
+   * are missing from the set until their next heartbeat: without a grace this node would report
+   * each of them gone and, a heartbeat later, back again. For `timeout` ms a missing node stays
+   * known; one still missing after that is reported gone then (at most `timeout` later than a
+   * node that expired without a restart).
+   */
+  reconnected(): void {
+    this.graceUntil = Date.now() + this.options.timeout;
   }
 
   async announce(): Promise<void> {
