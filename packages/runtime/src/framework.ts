@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Config, type ConfigOptions, type ConfigSource } from './config.js';
 import type { Authenticator } from './auth/authenticator.js';
+import { Credentials } from './auth/credentials.js';
 import { EventBus } from './events.js';
 import { Services } from './services.js';
 import { sendError, sendProblem } from './http/problem.js';
@@ -58,6 +59,12 @@ export class Framework {
   readonly config: Config;
   readonly events = new EventBus();
   readonly services = new Services();
+  /**
+   * Expiry and revocation of the credentials open sockets were authenticated with: every surface
+   * that keeps a socket open for a principal watches it and closes the socket when told
+   * (docs/security.md, *Credentials on open sockets*).
+   */
+  readonly credentials = new Credentials();
   /** The readiness seam: modules register contributors that `GET <fw>/ready` asks (see docs/operations.md). */
   readonly readiness = new Readiness();
   readonly httpRoutes = new RouteTable<HttpRouteHandler>();

@@ -61,6 +61,7 @@ export { Readiness, type ReadinessCheck, type ReadinessContributor, type Readine
 export { probePaths, type LifecyclePhase } from './health/probes.js';
 export { FwMetrics, type CallOutcome } from './metrics/fw-metrics.js';
 export * from './auth/index.js';
+export * from './tenancy/index.js';
 export { errorSummary, parseLogLevel, LOG_LEVELS, type Logger, type LogFn, type LogLevel } from './logging/logger.js';
 export { createDefaultLogger, fallbackLogger } from './logging/default-logger.js';
 export { MemoryLogger, type LogEntry } from './logging/memory-logger.js';

@@ -11,6 +11,11 @@ export type { TransportName };
 export interface Principal {
   id: string;
   roles?: readonly string[];
+  /**
+   * When the credential stops being good, in epoch milliseconds (the JWT authenticator sets it
+   * from `exp`; a custom authenticator may). Sockets opened with it close then (`fw.credentials`).
+   */
+  expiresAt?: number;
   [claim: string]: unknown;
 }
 

@@ -1,6 +1,6 @@
 import { ConfigError, defineConfig } from '../config.js';
 import type { Framework } from '../framework.js';
-import { chainAuthenticators, type Authenticator } from './authenticator.js';
+import { AuthenticationError, chainAuthenticators, type Authenticator } from './authenticator.js';
 import { jwtBearer } from './jwt.js';
 import { parseTokenEntries, staticTokens } from './static-tokens.js';
 
@@ -72,7 +72,13 @@ function build(fw: Framework): Authenticator | undefined {
     );
   }
   if (list.length === 0) return undefined;
-  return list.length === 1 && !custom ? list[0] : chainAuthenticators(list);
+  const chain = list.length === 1 && !custom ? list[0]! : chainAuthenticators(list);
+  // A revoked credential (fw.credentials.revoke) is refused here, once, for every surface.
+  return async (req, url, context) => {
+    const principal = await chain(req, url, context);
+    if (principal && fw.credentials.isRevoked(principal)) throw new AuthenticationError('the credential was revoked');
+    return principal;
+  };
 }
 
 /** What is configured, for agent cards (`securitySchemes`) and startup printouts. */

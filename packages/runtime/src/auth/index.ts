@@ -3,3 +3,4 @@ export { BUILTIN_ROLES, hasRole, highestRole, type BuiltinRole } from './roles.j
 export { MIN_TOKEN_LENGTH, parseTokenEntries, staticTokens, type StaticToken } from './static-tokens.js';
 export { jwtBearer, KeysUnavailableError, type JwtOptions } from './jwt.js';
 export { AUTH_CONFIG, AUTHENTICATOR_SERVICE, authenticationSchemes, frameworkAuthenticator } from './config.js';
+export { Credentials, expiryOf, type CredentialEnd } from './credentials.js';

@@ -66,7 +66,12 @@ export function jwtBearer(options: JwtOptions): Authenticator {
     }
     const id = payload[principalClaim];
     if (typeof id !== 'string' || id === '') throw new AuthenticationError(`invalid token: no '${principalClaim}' claim`);
-    const principal: Principal = { ...payload, id, roles: rolesOf(payload[rolesClaim]) };
+    const principal: Principal = {
+      ...payload,
+      id,
+      roles: rolesOf(payload[rolesClaim]),
+      ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp * 1000 } : {}),
+    };
     return principal;
   };
 }
