@@ -1,4 +1,5 @@
-import { carriedContext, SpanKind, SpanStatusCode, traced, type CallOutcome, type Framework } from '@fw/runtime';
+import { carriedContext, SpanKind, SpanStatusCode, traced, type CallOutcome, type Framework, type Logger } from '@fw/runtime';
+import { publicMessage } from '../public-error.js';
 import type { Catalog } from '../catalog.js';
 import type { McpLimits } from '../config.js';
 import { LOG_LEVELS, type LogLevel, type McpContext } from '../context.js';
@@ -61,6 +62,8 @@ export class McpProtocol {
   readonly sealer: RequestStateSealer;
   /** Tasks of the tasks extension (2026-07-28), bound to the principals that created them. */
   readonly tasks: TaskManager;
+  /** Where failures the client is not shown in full are written. */
+  readonly log: Logger;
 
   constructor(
     readonly fw: Framework,
@@ -68,6 +71,7 @@ export class McpProtocol {
     readonly catalog: Catalog,
     readonly limits: McpLimits,
   ) {
+    this.log = fw.logger.child({ module: 'mcp' });
     this.sealer = new RequestStateSealer(limits.requestStateKey, limits.requestStateTtlMs);
     this.tasks = new TaskManager(identity.path, limits.tasks);
     this.methods = {
@@ -187,7 +191,7 @@ export class McpProtocol {
         return { jsonrpc: '2.0', id: req.id, result: this.inputRequired(session, req, err) };
       }
       if (err instanceof McpError) return errorResponse(req.id, err.rpcCode, err.message, err.data);
-      return errorResponse(req.id, RpcCode.InternalError, `internal error: ${(err as Error)?.message ?? String(err)}`);
+      return errorResponse(req.id, RpcCode.InternalError, `internal error: ${publicMessage(err, this.log, req.method)}`);
     } finally {
       if (session.inflight.get(req.id) === controller) session.inflight.delete(req.id);
     }
@@ -399,7 +403,7 @@ export class McpProtocol {
     } catch (err) {
       observe(signal.aborted ? 'cancelled' : err instanceof InputRequiredSignal ? 'input-required' : 'error');
       if (err instanceof McpError || err instanceof InputRequiredSignal || signal.aborted) throw err;
-      return toolError(`tool '${name}' failed: ${(err as Error)?.message ?? String(err)}`);
+      return toolError(`tool '${name}' failed: ${publicMessage(err, this.log, `tool '${name}'`)}`);
     }
     observe('ok');
     const result = toolResult(value, session.protocolVersion);
@@ -460,7 +464,7 @@ export class McpProtocol {
     }
     observe(signal.aborted ? 'cancelled' : o.error instanceof InputRequiredSignal ? 'input-required' : 'error');
     if (o.error instanceof McpError || o.error instanceof InputRequiredSignal || signal.aborted) throw o.error;
-    return toolError(`tool '${tool.name}' failed: ${(o.error as Error)?.message ?? String(o.error)}`);
+    return toolError(`tool '${tool.name}' failed: ${publicMessage(o.error, this.log, `tool '${tool.name}'`)}`);
   }
 
   private async settleTask(
@@ -482,7 +486,7 @@ export class McpProtocol {
       task.fail({ code: o.error.rpcCode, message: o.error.message, ...(o.error.data !== undefined ? { data: o.error.data } : {}) });
     } else {
       observe('error');
-      task.complete(toolError(`tool '${tool.name}' failed: ${(o.error as Error)?.message ?? String(o.error)}`));
+      task.complete(toolError(`tool '${tool.name}' failed: ${publicMessage(o.error, this.log, `tool '${tool.name}'`)}`));
     }
   }
 
@@ -546,7 +550,7 @@ export class McpProtocol {
       throw new McpError(
         RpcCode.InternalError,
         'mcp_completion_failed',
-        `completing '${argument.name}' failed: ${(err as Error)?.message ?? String(err)}`,
+        `completing '${argument.name}' failed: ${publicMessage(err, this.log, 'completion/complete')}`,
       );
     }
     const strings = (Array.isArray(values) ? values : []).filter((v): v is string => typeof v === 'string');
@@ -566,7 +570,11 @@ export class McpProtocol {
       value = await found.entry.read(found.vars, this.context(session, req, signal));
     } catch (err) {
       if (err instanceof McpError || err instanceof InputRequiredSignal) throw err;
-      throw new McpError(RpcCode.InternalError, 'mcp_resource_failed', `reading ${uri} failed: ${(err as Error)?.message ?? String(err)}`);
+      throw new McpError(
+        RpcCode.InternalError,
+        'mcp_resource_failed',
+        `reading ${uri} failed: ${publicMessage(err, this.log, 'resources/read')}`,
+      );
     }
     return { contents: [resourceContents(uri, found.entry, value)] };
   }
