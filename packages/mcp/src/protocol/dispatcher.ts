@@ -14,7 +14,7 @@ import { InputRequiredSignal, requireCapability, type InputRequest } from '../mo
 import { RequestStateSealer } from '../modern/request-state.js';
 import { StatelessSession } from '../modern/stateless-session.js';
 import { INPUT_METHODS, ModernCode } from '../modern/era.js';
-import { type McpTask, TaskManager, TASKS_EXTENSION, taskOwner } from '../modern/tasks.js';
+import { type McpTask, TaskManager, TASKS_EXTENSION } from '../modern/tasks.js';
 
 /** What ties a tool call to the task it may become (tasks extension). */
 interface TaskLink {
@@ -82,11 +82,17 @@ export class McpProtocol {
       'resources/templates/list': (s, r) => this.page('resourceTemplates', r, this.catalog.templates(s).map(templateInfo)),
       'resources/read': (s, r, signal) => this.readResource(s, r, signal),
       'resources/subscribe': (s, r) => {
-        s.subscriptions.add(stringParam(r, 'uri'));
+        const uri = this.uriParam(r, 'uri');
+        const max = this.limits.maxResourceSubscriptions;
+        if (!s.subscriptions.has(uri) && s.subscriptions.size >= max)
+          throw new InvalidParamsError(
+            `this session already subscribes to ${max} resources (fw.mcp.max-resource-subscriptions); unsubscribe from one first`,
+          );
+        s.subscriptions.add(uri);
         return {};
       },
       'resources/unsubscribe': (s, r) => {
-        s.subscriptions.delete(stringParam(r, 'uri'));
+        s.subscriptions.delete(this.uriParam(r, 'uri'));
         return {};
       },
       'prompts/list': (s, r) =>
@@ -266,7 +272,7 @@ export class McpProtocol {
       );
     if (!declaresTasks(session.clientCapabilities)) throw missingTasksExtension(`${req.method} needs`);
     const taskId = stringParam(req, 'taskId');
-    const task = this.tasks.get(taskId, taskOwner(session.principal));
+    const task = this.tasks.get(taskId, session.principal);
     if (!task) throw new InvalidParamsError(`unknown task: ${taskId}`);
     return task;
   }
@@ -434,7 +440,7 @@ export class McpProtocol {
     const link: TaskLink = {};
     link.start = async () => {
       if (link.task) return true;
-      const task = this.tasks.create(tool.name, taskOwner(session.principal));
+      const task = this.tasks.create(tool.name, { principal: session.principal, address: session.clientAddress });
       link.task = task;
       signal.removeEventListener('abort', followRequest);
       task.controller.signal.addEventListener('abort', () => handler.abort(task.controller.signal.reason), { once: true });
@@ -531,6 +537,10 @@ export class McpProtocol {
       params = prompt.params;
     } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
       const uri = ref.uri;
+      if (uri.length > this.limits.maxUriLength)
+        throw new InvalidParamsError(
+          `params.ref.uri is ${uri.length} characters long; at most ${this.limits.maxUriLength} are accepted (fw.mcp.max-uri-length)`,
+        );
       const template =
         this.catalog.templates(session).find((t) => t.uri === uri) ?? this.catalog.resources(session).find((t) => t.uri === uri);
       if (!template) throw new InvalidParamsError(`unknown resource template: ${uri}`);
@@ -557,8 +567,20 @@ export class McpProtocol {
     return { completion: { values: strings.slice(0, 100), total: strings.length, hasMore: strings.length > 100 } };
   }
 
+  /**
+   * A URI parameter, refused past `fw.mcp.max-uri-length` before anything matches it against a
+   * template: matching is linear in the URI's length (uri-matcher.ts), and this bounds the line.
+   */
+  private uriParam(req: JsonRpcRequest, key: string): string {
+    const uri = stringParam(req, key);
+    const max = this.limits.maxUriLength;
+    if (uri.length > max)
+      throw new InvalidParamsError(`params.${key} is ${uri.length} characters long; at most ${max} are accepted (fw.mcp.max-uri-length)`);
+    return uri;
+  }
+
   private async readResource(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const uri = stringParam(req, 'uri');
+    const uri = this.uriParam(req, 'uri');
     const found = this.catalog.findResource(uri, session);
     // 2026-07-28 moved "resource not found" from -32002 to -32602 (changelog, minor change 6).
     if (!found)
