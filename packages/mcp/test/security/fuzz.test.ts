@@ -101,7 +101,8 @@ function mutateOnce(value: Json, r: () => number): Json {
     case 0:
     case 1:
     case 2:
-      return replace(structuredClone(pick(r, REPLACEMENTS)));
+      // null most often: it is what unchecked code trips on (`Object.entries(null)`, `null.x`).
+      return replace(r() < 0.3 ? null : structuredClone(pick(r, REPLACEMENTS)));
     case 3: // drop the key
       if (parent && !Array.isArray(parent) && typeof key === 'string') delete (parent as Record<string, Json>)[key];
       else if (Array.isArray(parent) && typeof key === 'number') parent.splice(key, 1);
@@ -177,6 +178,8 @@ function judge(verdict: Verdict, where: string, status: number, text: string): v
       const error = o?.error as { code?: unknown; message?: unknown } | undefined;
       if (error && (typeof error.code !== 'number' || typeof error.message !== 'string'))
         verdict.problems.push(`${where}: a malformed JSON-RPC error: ${m.slice(0, 200)}`);
+      // The fuzzed handlers never fail: an internal error means input reached code that did not check it.
+      if (error?.code === -32603) verdict.problems.push(`${where}: an internal error (unchecked input): ${m.slice(0, 200)}`);
     }
   }
 }
@@ -227,6 +230,8 @@ function bases(meta: Record<string, unknown> | undefined, taskId: string): Json[
     req(1, 'tools/list', { cursor: 'bzox' }),
     req(2, 'tools/call', { name: 'echo', arguments: { text: 'hi', n: 3, tags: ['a'] } }),
     req('s', 'tools/call', { name: 'ask', arguments: {}, inputResponses: { k: { action: 'accept', content: {} } }, requestState: 'x.y' }),
+    req('r', 'tools/call', { name: 'ask', arguments: {}, inputResponses: { k: { action: 'accept', content: {} } } }),
+    req('p', 'prompts/get', { name: 'greet', arguments: { who: 'x' }, inputResponses: { k: {} } }),
     req(3, 'resources/list', {}),
     req(4, 'resources/templates/list', {}),
     req(5, 'resources/read', { uri: 'notes://alice.todo' }),
