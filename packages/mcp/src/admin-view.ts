@@ -78,7 +78,7 @@ export interface McpTaskInfo {
   updatedAt: string;
   message?: string;
   protocol: 'mcp';
-  /** Who created it: `principal:<id>` or `anonymous`. */
+  /** Who created it: `principal:<id>` or `anonymous` (an anonymous caller's owner key is never shown). */
   owner: string;
 }
 
@@ -176,7 +176,7 @@ export function createAdminView(fw: Framework): McpAdminView {
     cancelTask: (taskId, reason) => {
       for (const m of mounts()) {
         if (m.endpoint.protocol.tasks.cancelAny(taskId, reason)) {
-          const t = m.endpoint.protocol.tasks.all().find((x) => x.taskId === taskId);
+          const t = m.endpoint.protocol.tasks.all().find((x) => x.id === taskId);
           return t ? taskInfo(t) : undefined;
         }
       }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Framework, FwError, type Resource } from '@fw/runtime';
+import { FairShare, type Framework, FwError, type Lease, type Resource, ShareExceededError } from '@fw/runtime';
+import { MCP_CONFIG } from './config.js';
 
 /** A `tool-call` that was not answered within the bridge timeout. */
 export class BridgeTimeoutError extends FwError {
@@ -34,10 +35,24 @@ export class BridgeClientError extends FwError {
   }
 }
 
-/** Too many calls pending on one bridge (`maxPending`). */
+/**
+ * Too many calls pending: on the whole bridge (`maxPending`, `fw.mcp.bridge.max-pending`), or to
+ * the clients of one principal / one anonymous address, whose share of it is used up
+ * (`fw.mcp.bridge.max-pending-per-principal` / `-per-address`).
+ */
 export class BridgeLimitError extends FwError {
-  constructor(limit: number) {
-    super('bridge_pending_limit', `the bridge already has ${limit} pending calls`, 429, { limit });
+  constructor(
+    limit: number,
+    readonly share: 'total' | 'principal' | 'address' = 'total',
+  ) {
+    super(
+      'bridge_pending_limit',
+      share === 'total'
+        ? `the bridge already has ${limit} pending calls (fw.mcp.bridge.max-pending)`
+        : `the clients of this ${share === 'principal' ? 'principal' : 'client address'} already have ${limit} pending calls, their share (fw.mcp.bridge.max-pending-per-${share})`,
+      429,
+      { limit, share, key: share === 'total' ? 'fw.mcp.bridge.max-pending' : `fw.mcp.bridge.max-pending-per-${share}` },
+    );
   }
 }
 
@@ -52,9 +67,16 @@ export interface PendingCall {
 export interface BridgeOptions {
   /** Milliseconds a call waits for its `tool-response`; default 30 000. */
   timeout?: number;
-  /** Most calls pending at once on this bridge; default 10 000. */
+  /** Most calls pending at once on this bridge; default `fw.mcp.bridge.max-pending` (10 000). */
   maxPending?: number;
-  /** The framework whose admin plane lists this bridge's pending calls (`/api/admin/mcp/bridge/pending`). */
+  /** The share of them the clients of one principal may hold; default `fw.mcp.bridge.max-pending-per-principal` (1000); 0: none. */
+  maxPendingPerPrincipal?: number;
+  /** The share of them the anonymous clients of one address (IPv6: its /64) may hold; default `fw.mcp.bridge.max-pending-per-address` (1000); 0: none. */
+  maxPendingPerAddress?: number;
+  /**
+   * The framework whose admin plane lists this bridge's pending calls
+   * (`/api/admin/mcp/bridge/pending`) and whose configuration gives the defaults above.
+   */
   framework?: Framework;
 }
 
@@ -69,6 +91,8 @@ export interface BridgeStats {
 
 interface Pending extends PendingCall {
   resource: Resource;
+  /** The called client's share of the pending calls, given back when the call settles. */
+  lease: Lease;
   resolve(result: string): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout;
@@ -115,22 +139,46 @@ export function pendingBridgeCalls(fw: Framework): PendingCall[] {
 export class BiDirectionalToolBridge {
   readonly timeoutMs: number;
   readonly maxPending: number;
+  readonly maxPendingPerPrincipal: number;
+  readonly maxPendingPerAddress: number;
+  /**
+   * Pending calls, shared out per called client: a client that never answers holds its calls
+   * until they time out, so without shares the clients of one principal (or one address) could
+   * hold every pending slot and every other client's tools would be refused.
+   */
+  private readonly share: FairShare;
   private readonly pending = new Map<string, Pending>();
   private readonly watches = new Map<Resource, Watch>();
   private readonly counters = { completed: 0, timedOut: 0, disconnected: 0, ignoredResponses: 0 };
 
   constructor(options: number | BridgeOptions = {}) {
     const o = typeof options === 'number' ? { timeout: options } : options;
+    const config = o.framework?.config;
+    config?.declare(MCP_CONFIG);
     this.timeoutMs = o.timeout ?? 30_000;
-    this.maxPending = o.maxPending ?? 10_000;
+    this.maxPending = o.maxPending ?? config?.get('fw.mcp.bridge.max-pending') ?? 10_000;
+    this.maxPendingPerPrincipal = Math.max(0, o.maxPendingPerPrincipal ?? config?.get('fw.mcp.bridge.max-pending-per-principal') ?? 1000);
+    this.maxPendingPerAddress = Math.max(0, o.maxPendingPerAddress ?? config?.get('fw.mcp.bridge.max-pending-per-address') ?? 1000);
     if (!(this.timeoutMs > 0)) throw new RangeError('the bridge timeout must be a positive number of milliseconds');
+    this.share = new FairShare('fw.mcp.bridge.max-pending', () => ({
+      max: this.maxPending,
+      perPrincipal: this.maxPendingPerPrincipal,
+      perAddress: this.maxPendingPerAddress,
+    }));
     if (o.framework) bridgesOf(o.framework).add(new WeakRef(this));
   }
 
   callClientTool(resource: Resource, toolName: string, args: Record<string, unknown> = {}): Promise<string> {
-    if (this.pending.size >= this.maxPending) return Promise.reject(new BridgeLimitError(this.maxPending));
     const id = randomUUID();
     if (resource.closed) return Promise.reject(new BridgeDisconnectedError(id, toolName, 'the connection is closed'));
+    let lease: Lease;
+    try {
+      // The called client's principal, or its address when anonymous (IPv6 by /64).
+      lease = this.share.acquire({ principal: resource.principal, address: resource.remoteAddress });
+    } catch (err) {
+      if (err instanceof ShareExceededError) return Promise.reject(new BridgeLimitError(err.value, err.share));
+      throw err;
+    }
     return new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (this.settle(id)) {
@@ -145,6 +193,7 @@ export class BiDirectionalToolBridge {
         startedAt: Date.now(),
         timeoutMs: this.timeoutMs,
         resource,
+        lease,
         resolve,
         reject,
         timer,
@@ -264,6 +313,7 @@ export class BiDirectionalToolBridge {
     if (!call) return false;
     this.pending.delete(id);
     clearTimeout(call.timer);
+    call.lease.release();
     const w = this.watches.get(call.resource);
     if (w) {
       w.calls.delete(id);

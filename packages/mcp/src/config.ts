@@ -10,11 +10,17 @@ export const MCP_CONFIG = defineConfig({
     description:
       'Most concurrent MCP sessions per endpoint (HTTP and WebSocket together); at it an unfinished or idle session gives way (fw.mcp.evict-when-full), and if all are in use initialize is refused with 503.',
   },
+  'fw.mcp.max-sessions-per-principal': {
+    type: 'number',
+    default: 100,
+    description:
+      "The share of fw.mcp.max-sessions one authenticated principal may hold per endpoint; at it the principal's own unfinished or idle sessions give way, and if all are in use initialize is refused with 429. 0: no per-principal cap.",
+  },
   'fw.mcp.max-sessions-per-address': {
     type: 'number',
     default: 64,
     description:
-      "Most concurrent MCP sessions per endpoint from one client address (the runtime's client address: a trusted proxy's forwarded one counts); at it the address's own unfinished or idle sessions give way, and if all are in use initialize is refused with 429. 0: no per-address cap.",
+      "The share of fw.mcp.max-sessions anonymous callers from one client address (the runtime's client address: a trusted proxy's forwarded one counts; IPv6 by its /64) may hold per endpoint; at it the address's own unfinished or idle sessions give way, and if all are in use initialize is refused with 429. 0: no per-address cap.",
   },
   'fw.mcp.evict-when-full': {
     type: 'boolean',
@@ -120,9 +126,15 @@ export const MCP_CONFIG = defineConfig({
   },
   'fw.mcp.max-tasks-per-principal': {
     type: 'number',
-    default: 100,
+    default: 1000,
     description:
-      'Most unfinished tasks one principal (all unauthenticated callers together count as one) may have per endpoint; past it a task-capable tools/call is refused with -32000.',
+      'The share of fw.mcp.max-tasks one authenticated principal may hold per endpoint (tasks running, or finished within their TTL); past it a task-capable tools/call is refused with -32000. 0: no per-principal cap.',
+  },
+  'fw.mcp.max-tasks-per-address': {
+    type: 'number',
+    default: 1000,
+    description:
+      'The share of fw.mcp.max-tasks anonymous callers from one client address (IPv6: its /64) may hold per endpoint (tasks running, or finished within their TTL); past it a task-capable tools/call is refused with -32000. 0: no per-address cap.',
   },
   'fw.mcp.task-ttl': {
     type: 'duration',
@@ -140,6 +152,48 @@ export const MCP_CONFIG = defineConfig({
     default: 1000,
     description: 'Most open 2026-07-28 `subscriptions/listen` streams per endpoint; past it the request is refused with 503.',
   },
+  'fw.mcp.max-subscriptions-per-principal': {
+    type: 'number',
+    default: 100,
+    description:
+      'The share of fw.mcp.max-subscriptions one authenticated principal may hold open per endpoint; past it the request is refused with 429. 0: no per-principal cap.',
+  },
+  'fw.mcp.max-subscriptions-per-address': {
+    type: 'number',
+    default: 100,
+    description:
+      'The share of fw.mcp.max-subscriptions anonymous callers from one client address (IPv6: its /64) may hold open per endpoint; past it the request is refused with 429. 0: no per-address cap.',
+  },
+  'fw.mcp.max-resource-subscriptions': {
+    type: 'number',
+    default: 1000,
+    description:
+      'Most resource URIs one legacy session may subscribe to (resources/subscribe), and one `subscriptions/listen` stream may list in resourceSubscriptions; past it the request is refused with -32602.',
+  },
+  'fw.mcp.max-uri-length': {
+    type: 'number',
+    default: 8192,
+    description:
+      'Longest resource URI (characters) a request may carry (resources/read, resources/subscribe, completion, resourceSubscriptions); longer ones are refused with -32602 before any template is matched.',
+  },
+  'fw.mcp.bridge.max-pending': {
+    type: 'number',
+    default: 10000,
+    description:
+      'Most calls a BiDirectionalToolBridge created with this framework keeps pending at once (its `maxPending` option wins); past it a call is refused (BridgeLimitError).',
+  },
+  'fw.mcp.bridge.max-pending-per-principal': {
+    type: 'number',
+    default: 1000,
+    description:
+      "The share of fw.mcp.bridge.max-pending the connections of one authenticated principal may have pending at once; past it a call to that principal's client is refused (BridgeLimitError). 0: no per-principal cap.",
+  },
+  'fw.mcp.bridge.max-pending-per-address': {
+    type: 'number',
+    default: 1000,
+    description:
+      'The share of fw.mcp.bridge.max-pending the anonymous connections from one client address (IPv6: its /64) may have pending at once; past it a call to such a client is refused (BridgeLimitError). 0: no per-address cap.',
+  },
 });
 
 declare module '@fw/runtime' {
@@ -148,6 +202,7 @@ declare module '@fw/runtime' {
 /** The resolved limits of one endpoint, read once at mount time. */
 export interface McpLimits {
   maxSessions: number;
+  maxSessionsPerPrincipal: number;
   maxSessionsPerAddress: number;
   evictWhenFull: boolean;
   idleTimeoutMs: number;
@@ -167,6 +222,12 @@ export interface McpLimits {
   listCache: { ttlMs: number; scope: 'public' | 'private' };
   readCache: { ttlMs: number; scope: 'public' | 'private' };
   maxSubscriptions: number;
+  maxSubscriptionsPerPrincipal: number;
+  maxSubscriptionsPerAddress: number;
+  /** Resource URIs per legacy session / per listen stream. */
+  maxResourceSubscriptions: number;
+  /** Longest URI a request may carry, checked before matching. */
+  maxUriLength: number;
   maxStatelessRequests: number;
   tasks: TaskLimits;
 }
@@ -176,6 +237,7 @@ export function readLimits(config: Config): McpLimits {
   const replies = get('fw.mcp.http-replies');
   return {
     maxSessions: get('fw.mcp.max-sessions'),
+    maxSessionsPerPrincipal: Math.max(0, get('fw.mcp.max-sessions-per-principal')),
     maxSessionsPerAddress: Math.max(0, get('fw.mcp.max-sessions-per-address')),
     evictWhenFull: get('fw.mcp.evict-when-full'),
     idleTimeoutMs: get('fw.mcp.session-idle-timeout'),
@@ -200,10 +262,15 @@ export function readLimits(config: Config): McpLimits {
       scope: get('fw.mcp.read-cache-scope') === 'public' ? 'public' : 'private',
     },
     maxSubscriptions: Math.max(0, get('fw.mcp.max-subscriptions')),
+    maxSubscriptionsPerPrincipal: Math.max(0, get('fw.mcp.max-subscriptions-per-principal')),
+    maxSubscriptionsPerAddress: Math.max(0, get('fw.mcp.max-subscriptions-per-address')),
+    maxResourceSubscriptions: Math.max(0, get('fw.mcp.max-resource-subscriptions')),
+    maxUriLength: Math.max(1, get('fw.mcp.max-uri-length')),
     maxStatelessRequests: Math.max(1, get('fw.mcp.max-stateless-requests')),
     tasks: {
       maxTasks: Math.max(0, get('fw.mcp.max-tasks')),
       maxTasksPerPrincipal: Math.max(0, get('fw.mcp.max-tasks-per-principal')),
+      maxTasksPerAddress: Math.max(0, get('fw.mcp.max-tasks-per-address')),
       // Integer milliseconds on the wire (SEP-2663: ttlMs / pollIntervalMs are integers > 0).
       ttlMs: Math.max(1, Math.round(get('fw.mcp.task-ttl'))),
       pollIntervalMs: Math.max(1, Math.round(get('fw.mcp.task-poll-interval'))),

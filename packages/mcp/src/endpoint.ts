@@ -1,16 +1,23 @@
 import type { IncomingMessage } from 'node:http';
 import {
+  addressGroup,
   bearerCredential,
+  type Caller,
   clientAddress,
+  FairShare,
   frameworkAuthenticator,
   FwError,
   type AuthContext,
   type Authenticator,
   type Framework,
+  type Lease,
   type Principal,
+  ShareExceededError,
+  shareKey,
 } from '@fw/runtime';
 import type { Catalog } from './catalog.js';
 import type { McpLimits } from './config.js';
+import { credentialEndChallenge } from './credential-end.js';
 import { McpProtocol, type ServerIdentity } from './protocol/dispatcher.js';
 import { notification } from './protocol/jsonrpc.js';
 import type { McpSession } from './protocol/session.js';
@@ -37,6 +44,8 @@ export interface KeepAliveTarget {
 
 interface Registered {
   session: McpSession;
+  /** The session's share of `fw.mcp.max-sessions` (from `admit`), given back when it ends. */
+  lease: Lease;
   /** Transport cleanup: ends streams / closes the socket. */
   close(reason: string): void;
   /** Whether the idle reaper may end it now (HTTP sessions with no open stream). */
@@ -48,15 +57,20 @@ interface Registered {
 /** Why a new session was refused (answered with this status and a problem+json / JSON-RPC body). */
 export interface AdmissionRefusal {
   status: 429 | 503;
-  code: 'mcp_address_session_limit' | 'mcp_session_limit';
+  code: 'mcp_address_session_limit' | 'mcp_principal_session_limit' | 'mcp_session_limit';
   detail: string;
   retryAfterSeconds: number;
 }
 
+/** `admit`'s answer: the new session's lease, or why there is no room. */
+export type Admission = { lease: Lease; refusal?: undefined } | { lease?: undefined; refusal: AdmissionRefusal };
+
 export interface EndpointStats {
   sessions: number;
-  /** Client addresses holding at least one session. */
+  /** Client address groups (IPv4 address, IPv6 /64) holding at least one session. */
   addresses: number;
+  /** Open `subscriptions/listen` streams. */
+  subscriptions: number;
   /** Sessions ended to make room (since the endpoint was mounted): never initialized, or idle. */
   evicted: { unfinished: number; idle: number };
   streams: number;
@@ -75,11 +89,11 @@ export class McpEndpoint {
   readonly protocol: McpProtocol;
   /** The 2026-07-28 (stateless) side of the same protocol core. */
   readonly modern: ModernProtocol;
-  /** Open 2026-07-28 `subscriptions/listen` streams. */
-  readonly subscriptions = new SubscriptionHub();
+  /** Open 2026-07-28 `subscriptions/listen` streams, each caller with its fair share. */
+  readonly subscriptions: SubscriptionHub;
   private readonly sessions = new Map<string, Registered>();
-  /** Live sessions per client address, for `fw.mcp.max-sessions-per-address`. */
-  private readonly perAddress = new Map<string, number>();
+  /** `fw.mcp.max-sessions`, shared out per principal (`-per-principal`) and per address group (`-per-address`). */
+  private readonly sessionShare: FairShare;
   private readonly evictions = { unfinished: 0, idle: 0 };
   private readonly keepAlives = new Set<KeepAliveTarget>();
   private reaper: NodeJS.Timeout | undefined;
@@ -104,6 +118,16 @@ export class McpEndpoint {
     const mode = fw.config.get('fw.mcp.auth');
     if (mode !== 'auto' && mode !== 'none') throw new FwError('invalid_config', `fw.mcp.auth must be 'auto' or 'none', got '${mode}'`, 500);
     this.authMode = mode;
+    this.sessionShare = new FairShare('fw.mcp.max-sessions', () => ({
+      max: limits.maxSessions,
+      perPrincipal: limits.maxSessionsPerPrincipal,
+      perAddress: limits.maxSessionsPerAddress,
+    }));
+    this.subscriptions = new SubscriptionHub(() => ({
+      max: limits.maxSubscriptions,
+      perPrincipal: limits.maxSubscriptionsPerPrincipal,
+      perAddress: limits.maxSubscriptionsPerAddress,
+    }));
     this.protocol = new McpProtocol(fw, identity, catalog, limits);
     this.modern = new ModernProtocol(this);
     this.offCatalog = catalog.listen({
@@ -128,42 +152,30 @@ export class McpEndpoint {
     return this.sessions.size;
   }
 
-  get full(): boolean {
-    return this.sessions.size >= this.limits.maxSessions;
-  }
-
   /**
-   * Makes room for a new session from `address`, or says why there is none (issue: 1000
-   * unauthenticated `initialize`s used to lock everyone out). At `fw.mcp.max-sessions-per-address`
-   * one of that address's own sessions gives way; at `fw.mcp.max-sessions` one of anyone's. The
-   * first to go is the oldest session that never finished initialization (no
-   * `notifications/initialized`), then the one quiet for longest (no stream, no request running;
-   * its client gets 404 on its next request and, as the spec asks, initializes again). Sessions in
-   * use are never evicted: then the answer is 429 (per address) or 503 (overall). Must be called
-   * right before `add`, with no await in between.
+   * Makes room for a new session of `caller`, or says why there is none (issue: 1000
+   * unauthenticated `initialize`s used to lock everyone out; then one client could still take
+   * every session). Each caller holds a fair share of `fw.mcp.max-sessions`: an authenticated
+   * principal `fw.mcp.max-sessions-per-principal`, anonymous callers of one address group (an
+   * IPv4 address, an IPv6 /64) `fw.mcp.max-sessions-per-address`. At its share one of the caller's
+   * own sessions gives way; at the whole cap one of anyone's. The first to go is the oldest
+   * session that never finished initialization (no `notifications/initialized`), then the one
+   * quiet for longest (no stream, no request running; its client gets 404 on its next request
+   * and, as the spec asks, initializes again). Sessions in use are never evicted: then the answer
+   * is 429 (a share) or 503 (overall). Must be called right before `add`, with no await in between.
    */
-  admit(address: string | undefined): AdmissionRefusal | undefined {
-    const key = address ?? '';
-    const perAddress = this.limits.maxSessionsPerAddress;
-    if (perAddress > 0 && (this.perAddress.get(key) ?? 0) >= perAddress) {
-      if (!this.limits.evictWhenFull || !this.evictOne((r) => (r.session.clientAddress ?? '') === key)) {
-        return {
-          status: 429,
-          code: 'mcp_address_session_limit',
-          detail: `this client address already holds ${perAddress} MCP sessions in use (fw.mcp.max-sessions-per-address); end one (DELETE) or retry later`,
-          retryAfterSeconds: 5,
-        };
+  admit(caller: Caller): Admission {
+    const mine = shareKey(caller).key;
+    // At most: make room in the caller's share, then in the whole; a third refusal is final.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return { lease: this.sessionShare.acquire(caller) };
+      } catch (err) {
+        if (!(err instanceof ShareExceededError)) throw err;
+        const eligible = err.share === 'total' ? () => true : (r: Registered) => shareKey(sessionCaller(r.session)).key === mine;
+        if (!this.limits.evictWhenFull || attempt === 2 || !this.evictOne(eligible)) return { refusal: admissionRefusal(err) };
       }
     }
-    if (this.full && (!this.limits.evictWhenFull || !this.evictOne(() => true))) {
-      return {
-        status: 503,
-        code: 'mcp_session_limit',
-        detail: `the server holds its maximum of ${this.limits.maxSessions} MCP sessions, all in use (fw.mcp.max-sessions)`,
-        retryAfterSeconds: 5,
-      };
-    }
-    return undefined;
   }
 
   /** Ends the best eviction candidate among `eligible`; false when every one is in use. */
@@ -208,6 +220,15 @@ export class McpEndpoint {
   private readonly principals = new WeakMap<IncomingMessage, Promise<Principal | undefined>>();
 
   private async resolveOnce(req: IncomingMessage, context?: AuthContext): Promise<Principal | undefined> {
+    const principal = await this.resolveWith(req, context);
+    // Whoever resolved it (OAuth, the mount's resolver, the admin's), a revoked credential
+    // (fw.credentials.revoke) is refused here, as the framework's own authenticator does.
+    if (principal && this.fw.credentials.isRevoked(principal))
+      throw new FwError('unauthorized', 'the credential was revoked', 401, undefined, credentialEndChallenge('revoked'));
+    return principal;
+  }
+
+  private async resolveWith(req: IncomingMessage, context?: AuthContext): Promise<Principal | undefined> {
     if (this.oauth) return this.oauth.authenticate(req);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (this.resolver) return await this.resolver(req, url, context);
@@ -278,8 +299,6 @@ export class McpEndpoint {
 
   add(registered: Registered): void {
     this.sessions.set(registered.session.id, registered);
-    const key = registered.session.clientAddress ?? '';
-    this.perAddress.set(key, (this.perAddress.get(key) ?? 0) + 1);
     if (registered.idle && !this.reaper && this.limits.idleTimeoutMs > 0) {
       const every = Math.min(Math.max(Math.floor(this.limits.idleTimeoutMs / 2), 10), 30_000);
       this.reaper = setInterval(() => this.reap(), every);
@@ -292,10 +311,7 @@ export class McpEndpoint {
     const r = this.sessions.get(id);
     if (!r) return false;
     this.sessions.delete(id);
-    const key = r.session.clientAddress ?? '';
-    const left = (this.perAddress.get(key) ?? 1) - 1;
-    if (left > 0) this.perAddress.set(key, left);
-    else this.perAddress.delete(key);
+    r.lease.release();
     r.session.close(reason);
     r.close(reason);
     if (this.reaper && ![...this.sessions.values()].some((s) => s.idle)) {
@@ -345,7 +361,8 @@ export class McpEndpoint {
     }
     return {
       sessions: this.sessions.size,
-      addresses: this.perAddress.size,
+      addresses: new Set([...this.sessions.values()].map((r) => addressGroup(r.session.clientAddress))).size,
+      subscriptions: this.subscriptions.size,
       evicted: { ...this.evictions },
       streams: this.keepAlives.size,
       reaperRunning: this.reaper !== undefined,
@@ -369,4 +386,26 @@ export class McpEndpoint {
     this.ticker = undefined;
     this.keepAlives.clear();
   }
+}
+
+/** Who holds a session, for its fair share: the principal it was opened with and its client address. */
+function sessionCaller(session: McpSession): Caller {
+  return { principal: session.principal, address: session.clientAddress };
+}
+
+function admissionRefusal(err: ShareExceededError): AdmissionRefusal {
+  if (err.share === 'total')
+    return {
+      status: 503,
+      code: 'mcp_session_limit',
+      detail: `the server holds its maximum of ${err.value} MCP sessions, all in use (fw.mcp.max-sessions)`,
+      retryAfterSeconds: 5,
+    };
+  const who = err.share === 'principal' ? 'principal' : 'client address';
+  return {
+    status: 429,
+    code: err.share === 'principal' ? 'mcp_principal_session_limit' : 'mcp_address_session_limit',
+    detail: `this ${who} already holds ${err.value} MCP sessions in use (fw.mcp.max-sessions-per-${err.share}); end one (DELETE) or retry later`,
+    retryAfterSeconds: 5,
+  };
 }

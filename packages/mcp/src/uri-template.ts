@@ -8,6 +8,7 @@
  */
 
 import { McpRegistrationError } from './errors.js';
+import { anyBut, capture, dot, LinearMatcher, literal, type Node, optional, repeat, sequence } from './uri-matcher.js';
 
 interface Operator {
   first: string;
@@ -39,7 +40,8 @@ export class UriTemplateError extends McpRegistrationError {}
 export class UriTemplate {
   readonly variables: readonly string[];
   private readonly parts: Part[];
-  private readonly regex: RegExp;
+  /** Linear in the URI's length whatever the URI (no backtracking: see uri-matcher.ts). */
+  private readonly matcher: LinearMatcher;
   /** For each capture group: the variable it fills, or the query expression it holds. */
   private readonly groups: ({ kind: 'var'; name: string } | { kind: 'query'; names: string[] })[] = [];
   private readonly queryVars = new Set<string>();
@@ -47,17 +49,17 @@ export class UriTemplate {
   constructor(readonly template: string) {
     this.parts = parse(template);
     const vars: string[] = [];
-    let pattern = '^';
+    const pattern: Node[] = [];
     for (const part of this.parts) {
       if ('literal' in part) {
-        pattern += escapeRegExp(part.literal);
+        pattern.push(literal(part.literal));
         continue;
       }
       vars.push(...part.vars);
-      pattern += this.patternOf(part);
+      pattern.push(this.patternOf(part));
     }
     this.variables = vars;
-    this.regex = new RegExp(`${pattern}$`);
+    this.matcher = new LinearMatcher(sequence(pattern), this.groups.length);
   }
 
   static isTemplate(uri: string): boolean {
@@ -88,7 +90,7 @@ export class UriTemplate {
 
   /** The decoded variables when `uri` matches, else undefined. Variables absent from the URI are absent here. */
   match(uri: string): Record<string, string> | undefined {
-    const m = this.regex.exec(uri);
+    const m = this.matcher.exec(uri);
     if (!m) return undefined;
     const out: Record<string, string> = {};
     this.groups.forEach((g, i) => {
@@ -107,36 +109,47 @@ export class UriTemplate {
     return out;
   }
 
-  private patternOf(part: { op: string; vars: string[] }): string {
+  private patternOf(part: { op: string; vars: string[] }): Node {
     const op = part.op;
-    const v = (name: string, chars: string): string => {
+    const v = (name: string, chars: Node): Node => {
       this.groups.push({ kind: 'var', name });
-      return `(${chars})`;
+      return capture(this.groups.length, chars);
     };
+    // The same shapes the RegExp-based matcher used (lazy simple values, greedy reserved ones),
+    // so every URI matches exactly as before; only the engine changed (uri-matcher.ts).
     switch (op) {
       case '': {
         // {x,y}: "x,y"; every variable optional after the first.
         const [first, ...rest] = part.vars as [string, ...string[]];
-        return `${v(first, rest.length ? '[^/?#,]*?' : '[^/?#,]+?')}${rest.map((n) => `(?:,${v(n, '[^/?#,]*?')})?`).join('')}`;
+        const value = (min: 0 | 1): Node => repeat(anyBut('/?#,'), min, true);
+        return sequence([v(first, value(rest.length ? 0 : 1)), ...rest.map((n) => optional(sequence([literal(','), v(n, value(0))])))]);
       }
       case '+':
       case '#': {
-        const chars = op === '+' ? '[^?#]*' : '.*';
+        const chars = (): Node => repeat(op === '+' ? anyBut('?#') : dot(), 0, false);
+        const upToComma = (): Node => repeat(anyBut(','), 0, false);
         const [first, ...rest] = part.vars as [string, ...string[]];
-        const body = `${v(first, rest.length ? '[^,]*' : chars)}${rest.map((n, i) => `(?:,${v(n, i === rest.length - 1 ? chars : '[^,]*')})?`).join('')}`;
-        return op === '#' ? `(?:#${body})?` : body;
+        const body = sequence([
+          v(first, rest.length ? upToComma() : chars()),
+          ...rest.map((n, i) => optional(sequence([literal(','), v(n, i === rest.length - 1 ? chars() : upToComma())]))),
+        ]);
+        return op === '#' ? optional(sequence([literal('#'), body])) : body;
       }
       case '.':
-        return part.vars.map((n) => `(?:\\.${v(n, '[^/?#.]*')})?`).join('');
+        return sequence(part.vars.map((n) => optional(sequence([literal('.'), v(n, repeat(anyBut('/?#.'), 0, false))]))));
       case '/':
-        return part.vars.map((n) => `(?:/${v(n, '[^/?#]*')})?`).join('');
+        return sequence(part.vars.map((n) => optional(sequence([literal('/'), v(n, repeat(anyBut('/?#'), 0, false))]))));
       case ';':
-        return part.vars.map((n) => `(?:;${escapeRegExp(n)}(?:=${v(n, '[^;/?#]*')})?)?`).join('');
+        return sequence(
+          part.vars.map((n) =>
+            optional(sequence([literal(`;${n}`), optional(sequence([literal('='), v(n, repeat(anyBut(';/?#'), 0, false))]))])),
+          ),
+        );
       case '?':
       case '&': {
         for (const n of part.vars) this.queryVars.add(n);
         this.groups.push({ kind: 'query', names: part.vars });
-        return `(?:${escapeRegExp(op)}([^#]*))?`;
+        return optional(sequence([literal(op), capture(this.groups.length, repeat(anyBut('#'), 0, false))]));
       }
       default:
         throw new UriTemplateError(`unknown operator '${op}'`);
@@ -204,8 +217,4 @@ function decode(raw: string): string {
   } catch {
     return raw;
   }
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

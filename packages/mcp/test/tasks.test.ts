@@ -120,7 +120,8 @@ test('a task-capable tool returns a task; tasks/get inlines the result; without 
     const created = await call(url, 'tools/call', { name: 'quick', arguments: {} });
     assert.equal(created.body.result?.resultType, 'task');
     const taskId = String(created.body.result?.taskId);
-    assert.match(taskId, /^[0-9a-f-]{36}$/);
+    // An anonymous caller's task id carries its 128-bit owner key after the id.
+    assert.match(taskId, /^[0-9a-f-]{36}\.[A-Za-z0-9_-]{22}$/);
     const done = await until(url, taskId, (t) => t.status === 'completed');
     assert.deepEqual((done.result as { content: unknown }).content, [{ type: 'text', text: 'done' }]);
     const sync = await call(url, 'tools/call', { name: 'quick', arguments: {} }, { tasks: false });
@@ -185,8 +186,8 @@ test('a task belongs to its principal: another principal cannot read, answer or 
     await call(url, 'tasks/cancel', { taskId }, { user: 'alice' });
   }));
 
-test('fw.mcp.max-tasks-per-principal: the limit is reached, not passed; another principal is not affected', () =>
-  withServer({ 'fw.mcp.max-tasks-per-principal': 2 }, async ({ url }) => {
+test('fw.mcp.max-tasks-per-principal: the limit is reached, not passed; another principal is not affected; a task counts until its TTL', () =>
+  withServer({ 'fw.mcp.max-tasks-per-principal': 2, 'fw.mcp.task-ttl': '3s' }, async ({ url }) => {
     const a = await call(url, 'tools/call', { name: 'wait', arguments: {} }, { user: 'alice' });
     const b = await call(url, 'tools/call', { name: 'wait', arguments: {} }, { user: 'alice' });
     assert.equal(a.body.result?.resultType, 'task');
@@ -194,9 +195,16 @@ test('fw.mcp.max-tasks-per-principal: the limit is reached, not passed; another 
     const refused = await call(url, 'tools/call', { name: 'wait', arguments: {} }, { user: 'alice' });
     assert.equal(refused.body.error?.code, -32000);
     assert.match(String(refused.body.error?.message), /fw\.mcp\.max-tasks-per-principal/);
+    const data = refused.body.error?.data as { status: number; limit: string; retryAfter: number };
+    assert.equal(data.status, 429);
+    assert.equal(data.limit, 'fw.mcp.max-tasks-per-principal');
+    assert.ok(data.retryAfter >= 1 && data.retryAfter <= 3, 'retry when the oldest task reaches its TTL');
     assert.equal((await call(url, 'tools/call', { name: 'wait', arguments: {} }, { user: 'bob' })).body.result?.resultType, 'task');
-    // A finished (cancelled) task no longer counts.
+    // A finished (cancelled) task is kept for its TTL (a client may still read it), so it still counts...
     await call(url, 'tasks/cancel', { taskId: String(a.body.result?.taskId) }, { user: 'alice' });
+    assert.equal((await call(url, 'tools/call', { name: 'wait', arguments: {} }, { user: 'alice' })).body.error?.code, -32000);
+    // ...until it is forgotten.
+    assert.equal((await until(url, String(a.body.result?.taskId), () => false, 'alice')).error !== undefined, true);
     assert.equal((await call(url, 'tools/call', { name: 'wait', arguments: {} }, { user: 'alice' })).body.result?.resultType, 'task');
   }));
 

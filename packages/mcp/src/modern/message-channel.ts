@@ -1,4 +1,4 @@
-import type { Principal } from '@fw/runtime';
+import { type Principal, ShareExceededError } from '@fw/runtime';
 import type { McpEndpoint } from '../endpoint.js';
 import { RpcCode } from '../errors.js';
 import {
@@ -9,6 +9,7 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from '../protocol/jsonrpc.js';
+import { shareRefusal } from '../share-refusal.js';
 import { isRefusal, readEnvelope } from './envelope.js';
 import { parseFilter, tagged } from './subscriptions.js';
 
@@ -62,31 +63,40 @@ export class ModernMessageChannel {
     this.listens.get(id)?.();
   }
 
+  /**
+   * A subscription on this channel: the caller's (its principal, or an anonymous key bound to this
+   * one stream), counted against its share of `fw.mcp.max-subscriptions`; only this channel can
+   * cancel it, by the listen request's id.
+   */
   private listen(msg: JsonRpcRequest): JsonRpcResponse | undefined {
     const hub = this.endpoint.subscriptions;
+    const limits = this.endpoint.limits;
     if (this.listens.has(msg.id)) return errorResponse(msg.id, RpcCode.InvalidRequest, `subscription ${String(msg.id)} is already open`);
-    if (hub.size >= this.endpoint.limits.maxSubscriptions)
-      return errorResponse(
-        msg.id,
-        RpcCode.ServerError,
-        `the server holds its maximum of ${this.endpoint.limits.maxSubscriptions} subscriptions (fw.mcp.max-subscriptions)`,
-      );
-    const filter = parseFilter(msg.params?.notifications, 1000);
+    const filter = parseFilter(msg.params?.notifications, limits.maxResourceSubscriptions, limits.maxUriLength);
     if (typeof filter === 'string') return errorResponse(msg.id, RpcCode.InvalidParams, filter);
-    this.send(tagged('notifications/subscriptions/acknowledged', msg.id, { notifications: filter }));
-    const off = hub.add({
-      id: msg.id,
-      filter,
-      send: (n) => this.send(n),
-      end: () => {
-        this.listens.delete(msg.id);
-        this.send({
-          jsonrpc: '2.0',
+    let off: () => void;
+    try {
+      off = hub.add(
+        { principal: this.principal, address: this.clientAddress },
+        {
           id: msg.id,
-          result: this.endpoint.modern.decorate('subscriptions/listen', {}, { 'io.modelcontextprotocol/subscriptionId': msg.id }),
-        });
-      },
-    });
+          filter,
+          send: (n) => this.send(n),
+          end: () => {
+            this.listens.delete(msg.id);
+            this.send({
+              jsonrpc: '2.0',
+              id: msg.id,
+              result: this.endpoint.modern.decorate('subscriptions/listen', {}, { 'io.modelcontextprotocol/subscriptionId': msg.id }),
+            });
+          },
+        },
+      );
+    } catch (err) {
+      if (err instanceof ShareExceededError) return shareRefusal(msg.id, err);
+      throw err;
+    }
+    this.send(tagged('notifications/subscriptions/acknowledged', msg.id, { notifications: filter }));
     this.listens.set(msg.id, () => {
       off();
       this.listens.delete(msg.id);

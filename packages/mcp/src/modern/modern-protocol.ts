@@ -1,4 +1,5 @@
-import type { Principal } from '@fw/runtime';
+import type { Logger, Principal } from '@fw/runtime';
+import { publicMessage } from '../public-error.js';
 import type { McpEndpoint } from '../endpoint.js';
 import { McpError, RpcCode } from '../errors.js';
 import { McpProtocol } from '../protocol/dispatcher.js';
@@ -85,7 +86,7 @@ export class ModernProtocol {
     try {
       this.endpoint.protocol.loadInputs(session, req);
     } catch (err) {
-      return failure(req, err);
+      return failure(req, err, this.endpoint.protocol.log);
     }
     const onAbort = (): void => void session.cancel(req.id);
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -151,11 +152,11 @@ export function statusOf(code: number): number {
   return 200;
 }
 
-function failure(req: JsonRpcRequest, err: unknown): ModernAnswer {
+function failure(req: JsonRpcRequest, err: unknown, log: Logger): ModernAnswer {
   if (err instanceof McpError)
     return { status: statusOf(err.rpcCode), response: errorResponse(req.id, err.rpcCode, err.message, err.data) };
   return {
     status: 200,
-    response: errorResponse(req.id, RpcCode.InternalError, `internal error: ${(err as Error)?.message ?? String(err)}`),
+    response: errorResponse(req.id, RpcCode.InternalError, `internal error: ${publicMessage(err, log, req.method)}`),
   };
 }

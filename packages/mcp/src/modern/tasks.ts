@@ -4,13 +4,29 @@
  * and runs on; the client polls `tasks/get`, answers the task's input requests with
  * `tasks/update` and may `tasks/cancel` it (which aborts the handler's AbortSignal).
  *
- * Tasks are bound to the principal that created them (SEP-2663 "Security Implications": auth
- * binding): another principal's `tasks/get` is answered exactly like an unknown id, so a task's
- * existence does not leak. Ids are random UUIDs (122 bits: unguessable). Tasks live in memory
- * for their TTL (`fw.mcp.task-ttl`), then are discarded — a task still running at its TTL is
- * aborted first.
+ * Tasks are bound to their owner (SEP-2663 "Security Implications": auth binding): the principal
+ * that created one, or for an anonymous caller a fresh 128-bit owner key that travels inside the
+ * task id handed to that caller only (`<id>.<key>`), so one anonymous client never reaches
+ * another's task however it learnt the `<id>` (the admin view and logs show `<id>` alone). A
+ * task of another owner is answered exactly like an unknown id, so its existence does not leak.
+ * Each caller holds a fair share of `fw.mcp.max-tasks` (per principal, or per client address
+ * when anonymous). Tasks live in memory for their TTL (`fw.mcp.task-ttl`), then are discarded —
+ * a task still running at its TTL is aborted first.
  */
 import { randomUUID } from 'node:crypto';
+import {
+  anonymousOwner,
+  type Caller,
+  FairShare,
+  isOwner,
+  type Lease,
+  newOwnerKey,
+  type Owner,
+  type Principal,
+  principalOwner,
+  shareKey,
+  ShareExceededError,
+} from '@fw/runtime';
 import { McpError, RpcCode } from '../errors.js';
 import type { InputRequest } from './input.js';
 
@@ -26,8 +42,10 @@ const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cance
 export interface TaskLimits {
   /** Most tasks one endpoint keeps (running or finished within their TTL). */
   maxTasks: number;
-  /** Most unfinished tasks one principal (or all anonymous callers together) may have. */
+  /** The share of `maxTasks` one principal may hold (0: no cap). */
   maxTasksPerPrincipal: number;
+  /** The share of `maxTasks` anonymous callers from one address group may hold (0: no cap). */
+  maxTasksPerAddress: number;
   /** How long a task is kept after creation; null: until the process ends (not recommended). */
   ttlMs: number;
   pollIntervalMs: number;
@@ -40,11 +58,13 @@ export interface TaskError {
   data?: unknown;
 }
 
-/** What an operator sees of a task (admin Tasks view) — no result payloads. */
+/** What an operator sees of a task (admin Tasks view) — no result payloads, no anonymous owner keys. */
 export interface TaskSummary {
+  /** The task's id without an anonymous owner's key. */
   taskId: string;
   server: string;
   tool: string;
+  /** `principal:<id>`, or `anonymous`. */
   owner: string;
   status: TaskStatus;
   statusMessage: string | undefined;
@@ -61,7 +81,10 @@ interface PendingInput {
 
 /** One task: its wire state, the handler's abort controller and the input requests it waits on. */
 export class McpTask {
-  readonly taskId = randomUUID();
+  /** The id the endpoint keys it by (and operators see). */
+  readonly id = randomUUID();
+  /** The id its creator uses: `id`, or `id.key` for an anonymous owner (the key proves ownership). */
+  readonly taskId: string;
   readonly createdAt = Date.now();
   lastUpdatedAt = this.createdAt;
   status: TaskStatus = 'working';
@@ -75,13 +98,22 @@ export class McpTask {
   private readonly usedKeys = new Set<string>();
   expiry: NodeJS.Timeout | undefined;
 
+  /** The caller's share of the endpoint's tasks, given back when the task is forgotten. */
+  lease: Lease | undefined;
+
   constructor(
     readonly server: string,
     readonly tool: string,
-    readonly owner: string,
+    /** `principal:<id>` or `anonymous:<key>`. */
+    readonly owner: Owner,
+    /** The fair-share key of its creator (principal, or address group when anonymous). */
+    readonly share: string,
     readonly ttlMs: number,
     readonly pollIntervalMs: number,
-  ) {}
+    anonymousKey?: string,
+  ) {
+    this.taskId = anonymousKey === undefined ? this.id : `${this.id}.${anonymousKey}`;
+  }
 
   get terminal(): boolean {
     return TERMINAL.has(this.status);
@@ -179,10 +211,10 @@ export class McpTask {
 
   summary(): TaskSummary {
     return {
-      taskId: this.taskId,
+      taskId: this.id,
       server: this.server,
       tool: this.tool,
-      owner: this.owner,
+      owner: this.owner.startsWith('anonymous:') ? 'anonymous' : this.owner,
       status: this.status,
       statusMessage: this.statusMessage,
       createdAt: new Date(this.createdAt).toISOString(),
@@ -192,58 +224,92 @@ export class McpTask {
   }
 }
 
-/** The owner key of a principal: its id, or one shared key for unauthenticated callers. */
-export function taskOwner(principal: { id: string } | undefined): string {
-  return principal ? `principal:${principal.id}` : 'anonymous';
-}
-
-/** The tasks of one MCP endpoint, with their limits and TTL timers. */
+/** The tasks of one MCP endpoint, with their fair shares and TTL timers. */
 export class TaskManager {
   private readonly tasks = new Map<string, McpTask>();
+  /** `fw.mcp.max-tasks`, shared out per principal / per address group. */
+  private readonly share: FairShare;
   private closed = false;
 
   constructor(
     readonly server: string,
     readonly limits: TaskLimits,
-  ) {}
+  ) {
+    this.share = new FairShare('fw.mcp.max-tasks', () => ({
+      max: limits.maxTasks,
+      perPrincipal: limits.maxTasksPerPrincipal,
+      perAddress: limits.maxTasksPerAddress,
+    }));
+  }
 
   get size(): number {
     return this.tasks.size;
   }
 
   /**
-   * Creates a task (durably, before the CreateTaskResult is sent: SEP-2663 "strong
-   * consistency"). Throws -32000 at `fw.mcp.max-tasks` or `fw.mcp.max-tasks-per-principal`.
+   * Creates a task for `caller` (durably, before the CreateTaskResult is sent: SEP-2663 "strong
+   * consistency"). Throws -32000 when the caller holds its share of `fw.mcp.max-tasks` (per
+   * principal, or per address when anonymous) or the endpoint holds the whole of it. A task counts
+   * until it is forgotten at its TTL, finished or not: finished tasks are kept for their TTL
+   * (SEP-2663: never expired early), so a share of running tasks alone would let one caller fill
+   * the endpoint with finished ones.
    */
-  create(tool: string, owner: string): McpTask {
+  create(tool: string, caller: Caller): McpTask {
     if (this.closed) throw new McpError(RpcCode.ServerError, 'mcp_tasks_closed', 'the MCP endpoint is shutting down');
-    if (this.tasks.size >= this.limits.maxTasks) {
-      throw new McpError(
-        RpcCode.ServerError,
-        'mcp_too_many_tasks',
-        `the server keeps its maximum of ${this.limits.maxTasks} tasks (fw.mcp.max-tasks); retry when older ones expire`,
-      );
+    const share = shareKey(caller).key;
+    let lease: Lease;
+    try {
+      lease = this.share.acquire(caller);
+    } catch (err) {
+      if (err instanceof ShareExceededError) throw this.refusal(err, share);
+      throw err;
     }
-    let running = 0;
-    for (const t of this.tasks.values()) if (t.owner === owner && !t.terminal) running++;
-    if (running >= this.limits.maxTasksPerPrincipal) {
-      throw new McpError(
-        RpcCode.ServerError,
-        'mcp_too_many_tasks_for_principal',
-        `this caller already has ${running} unfinished tasks, the maximum (fw.mcp.max-tasks-per-principal); wait for one to finish or cancel one`,
-      );
-    }
-    const task = new McpTask(this.server, tool, owner, this.limits.ttlMs, this.limits.pollIntervalMs);
-    this.tasks.set(task.taskId, task);
+    const key = caller.principal ? undefined : newOwnerKey();
+    const owner = caller.principal ? principalOwner(caller.principal.id) : anonymousOwner(key as string);
+    const task = new McpTask(this.server, tool, owner, share, this.limits.ttlMs, this.limits.pollIntervalMs, key);
+    task.lease = lease;
+    this.tasks.set(task.id, task);
     task.expiry = setTimeout(() => this.expire(task), this.limits.ttlMs);
     task.expiry.unref();
     return task;
   }
 
-  /** The task if `owner` may see it; undefined for unknown ids and other owners' tasks alike. */
-  get(taskId: string, owner: string): McpTask | undefined {
-    const t = this.tasks.get(taskId);
-    return t && t.owner === owner ? t : undefined;
+  /** A refused task as the JSON-RPC error the caller gets: the limit to wait for or raise, and when one frees up. */
+  private refusal(err: ShareExceededError, share: string): McpError {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const t of this.tasks.values()) if (err.share === 'total' || t.share === share) oldest = Math.min(oldest, t.createdAt);
+    const retryAfter = Number.isFinite(oldest) ? Math.max(1, Math.ceil((oldest + this.limits.ttlMs - Date.now()) / 1000)) : 1;
+    const data = { status: err.status, limit: (err.details as { limit: string }).limit, retryAfter };
+    if (err.share === 'total')
+      return new McpError(
+        RpcCode.ServerError,
+        'mcp_too_many_tasks',
+        `the server keeps its maximum of ${err.value} tasks (fw.mcp.max-tasks); retry when older ones expire`,
+        data,
+      );
+    const who = err.share === 'principal' ? 'principal' : 'client address';
+    return new McpError(
+      RpcCode.ServerError,
+      err.share === 'principal' ? 'mcp_too_many_tasks_for_principal' : 'mcp_too_many_tasks_for_address',
+      `this ${who} already holds ${err.value} tasks, its share (fw.mcp.max-tasks-per-${err.share}; a task counts until its TTL ends, fw.mcp.task-ttl); retry when one expires`,
+      data,
+    );
+  }
+
+  /**
+   * The task `taskId` names if the caller owns it: the principal that created it, or the
+   * anonymous caller holding the key in its id. Undefined for unknown ids and other owners' tasks
+   * alike (no existence oracle).
+   */
+  get(taskId: string, principal: Principal | undefined): McpTask | undefined {
+    const dot = taskId.indexOf('.');
+    const id = dot < 0 ? taskId : taskId.slice(0, dot);
+    const key = dot < 0 ? undefined : taskId.slice(dot + 1);
+    const t = this.tasks.get(id);
+    if (!t) return undefined;
+    // A principal's task is named by its bare id; an anonymous one by id and key, by an anonymous caller.
+    if (principal) return key === undefined && isOwner(t.owner, principal) ? t : undefined;
+    return key !== undefined && isOwner(t.owner, undefined, key) ? t : undefined;
   }
 
   /** Every task, for operators (admin Tasks view). */
@@ -251,9 +317,9 @@ export class TaskManager {
     return [...this.tasks.values()];
   }
 
-  /** Operator cancel (admin), regardless of owner. False when no such task. */
-  cancelAny(taskId: string, reason: string): boolean {
-    const t = this.tasks.get(taskId);
+  /** Operator cancel (admin), regardless of owner, by the id operators see. False when no such task. */
+  cancelAny(id: string, reason: string): boolean {
+    const t = this.tasks.get(id);
     if (!t) return false;
     t.cancel(reason);
     return true;
@@ -261,16 +327,21 @@ export class TaskManager {
 
   private expire(task: McpTask): void {
     task.cancel(`the task reached its TTL of ${task.ttlMs} ms (fw.mcp.task-ttl)`);
-    this.tasks.delete(task.taskId);
+    this.forget(task);
+  }
+
+  private forget(task: McpTask): void {
+    clearTimeout(task.expiry);
+    task.lease?.release();
+    this.tasks.delete(task.id);
   }
 
   /** Shutdown: cancels every unfinished task and clears the timers. */
   close(): void {
     this.closed = true;
-    for (const t of this.tasks.values()) {
-      clearTimeout(t.expiry);
+    for (const t of [...this.tasks.values()]) {
       t.cancel('the MCP endpoint is shutting down');
+      this.forget(t);
     }
-    this.tasks.clear();
   }
 }

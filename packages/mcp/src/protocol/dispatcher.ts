@@ -1,4 +1,5 @@
-import { carriedContext, SpanKind, SpanStatusCode, traced, type CallOutcome, type Framework } from '@fw/runtime';
+import { carriedContext, SpanKind, SpanStatusCode, traced, type CallOutcome, type Framework, type Logger } from '@fw/runtime';
+import { publicMessage } from '../public-error.js';
 import type { Catalog } from '../catalog.js';
 import type { McpLimits } from '../config.js';
 import { LOG_LEVELS, type LogLevel, type McpContext } from '../context.js';
@@ -13,7 +14,7 @@ import { InputRequiredSignal, requireCapability, type InputRequest } from '../mo
 import { RequestStateSealer } from '../modern/request-state.js';
 import { StatelessSession } from '../modern/stateless-session.js';
 import { INPUT_METHODS, ModernCode } from '../modern/era.js';
-import { type McpTask, TaskManager, TASKS_EXTENSION, taskOwner } from '../modern/tasks.js';
+import { type McpTask, TaskManager, TASKS_EXTENSION } from '../modern/tasks.js';
 
 /** What ties a tool call to the task it may become (tasks extension). */
 interface TaskLink {
@@ -61,6 +62,8 @@ export class McpProtocol {
   readonly sealer: RequestStateSealer;
   /** Tasks of the tasks extension (2026-07-28), bound to the principals that created them. */
   readonly tasks: TaskManager;
+  /** Where failures the client is not shown in full are written. */
+  readonly log: Logger;
 
   constructor(
     readonly fw: Framework,
@@ -68,6 +71,7 @@ export class McpProtocol {
     readonly catalog: Catalog,
     readonly limits: McpLimits,
   ) {
+    this.log = fw.logger.child({ module: 'mcp' });
     this.sealer = new RequestStateSealer(limits.requestStateKey, limits.requestStateTtlMs);
     this.tasks = new TaskManager(identity.path, limits.tasks);
     this.methods = {
@@ -78,11 +82,17 @@ export class McpProtocol {
       'resources/templates/list': (s, r) => this.page('resourceTemplates', r, this.catalog.templates(s).map(templateInfo)),
       'resources/read': (s, r, signal) => this.readResource(s, r, signal),
       'resources/subscribe': (s, r) => {
-        s.subscriptions.add(stringParam(r, 'uri'));
+        const uri = this.uriParam(r, 'uri');
+        const max = this.limits.maxResourceSubscriptions;
+        if (!s.subscriptions.has(uri) && s.subscriptions.size >= max)
+          throw new InvalidParamsError(
+            `this session already subscribes to ${max} resources (fw.mcp.max-resource-subscriptions); unsubscribe from one first`,
+          );
+        s.subscriptions.add(uri);
         return {};
       },
       'resources/unsubscribe': (s, r) => {
-        s.subscriptions.delete(stringParam(r, 'uri'));
+        s.subscriptions.delete(this.uriParam(r, 'uri'));
         return {};
       },
       'prompts/list': (s, r) =>
@@ -187,7 +197,7 @@ export class McpProtocol {
         return { jsonrpc: '2.0', id: req.id, result: this.inputRequired(session, req, err) };
       }
       if (err instanceof McpError) return errorResponse(req.id, err.rpcCode, err.message, err.data);
-      return errorResponse(req.id, RpcCode.InternalError, `internal error: ${(err as Error)?.message ?? String(err)}`);
+      return errorResponse(req.id, RpcCode.InternalError, `internal error: ${publicMessage(err, this.log, req.method)}`);
     } finally {
       if (session.inflight.get(req.id) === controller) session.inflight.delete(req.id);
     }
@@ -262,7 +272,7 @@ export class McpProtocol {
       );
     if (!declaresTasks(session.clientCapabilities)) throw missingTasksExtension(`${req.method} needs`);
     const taskId = stringParam(req, 'taskId');
-    const task = this.tasks.get(taskId, taskOwner(session.principal));
+    const task = this.tasks.get(taskId, session.principal);
     if (!task) throw new InvalidParamsError(`unknown task: ${taskId}`);
     return task;
   }
@@ -399,7 +409,7 @@ export class McpProtocol {
     } catch (err) {
       observe(signal.aborted ? 'cancelled' : err instanceof InputRequiredSignal ? 'input-required' : 'error');
       if (err instanceof McpError || err instanceof InputRequiredSignal || signal.aborted) throw err;
-      return toolError(`tool '${name}' failed: ${(err as Error)?.message ?? String(err)}`);
+      return toolError(`tool '${name}' failed: ${publicMessage(err, this.log, `tool '${name}'`)}`);
     }
     observe('ok');
     const result = toolResult(value, session.protocolVersion);
@@ -430,7 +440,7 @@ export class McpProtocol {
     const link: TaskLink = {};
     link.start = async () => {
       if (link.task) return true;
-      const task = this.tasks.create(tool.name, taskOwner(session.principal));
+      const task = this.tasks.create(tool.name, { principal: session.principal, address: session.clientAddress });
       link.task = task;
       signal.removeEventListener('abort', followRequest);
       task.controller.signal.addEventListener('abort', () => handler.abort(task.controller.signal.reason), { once: true });
@@ -460,7 +470,7 @@ export class McpProtocol {
     }
     observe(signal.aborted ? 'cancelled' : o.error instanceof InputRequiredSignal ? 'input-required' : 'error');
     if (o.error instanceof McpError || o.error instanceof InputRequiredSignal || signal.aborted) throw o.error;
-    return toolError(`tool '${tool.name}' failed: ${(o.error as Error)?.message ?? String(o.error)}`);
+    return toolError(`tool '${tool.name}' failed: ${publicMessage(o.error, this.log, `tool '${tool.name}'`)}`);
   }
 
   private async settleTask(
@@ -482,7 +492,7 @@ export class McpProtocol {
       task.fail({ code: o.error.rpcCode, message: o.error.message, ...(o.error.data !== undefined ? { data: o.error.data } : {}) });
     } else {
       observe('error');
-      task.complete(toolError(`tool '${tool.name}' failed: ${(o.error as Error)?.message ?? String(o.error)}`));
+      task.complete(toolError(`tool '${tool.name}' failed: ${publicMessage(o.error, this.log, `tool '${tool.name}'`)}`));
     }
   }
 
@@ -527,6 +537,10 @@ export class McpProtocol {
       params = prompt.params;
     } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
       const uri = ref.uri;
+      if (uri.length > this.limits.maxUriLength)
+        throw new InvalidParamsError(
+          `params.ref.uri is ${uri.length} characters long; at most ${this.limits.maxUriLength} are accepted (fw.mcp.max-uri-length)`,
+        );
       const template =
         this.catalog.templates(session).find((t) => t.uri === uri) ?? this.catalog.resources(session).find((t) => t.uri === uri);
       if (!template) throw new InvalidParamsError(`unknown resource template: ${uri}`);
@@ -546,15 +560,27 @@ export class McpProtocol {
       throw new McpError(
         RpcCode.InternalError,
         'mcp_completion_failed',
-        `completing '${argument.name}' failed: ${(err as Error)?.message ?? String(err)}`,
+        `completing '${argument.name}' failed: ${publicMessage(err, this.log, 'completion/complete')}`,
       );
     }
     const strings = (Array.isArray(values) ? values : []).filter((v): v is string => typeof v === 'string');
     return { completion: { values: strings.slice(0, 100), total: strings.length, hasMore: strings.length > 100 } };
   }
 
+  /**
+   * A URI parameter, refused past `fw.mcp.max-uri-length` before anything matches it against a
+   * template: matching is linear in the URI's length (uri-matcher.ts), and this bounds the line.
+   */
+  private uriParam(req: JsonRpcRequest, key: string): string {
+    const uri = stringParam(req, key);
+    const max = this.limits.maxUriLength;
+    if (uri.length > max)
+      throw new InvalidParamsError(`params.${key} is ${uri.length} characters long; at most ${max} are accepted (fw.mcp.max-uri-length)`);
+    return uri;
+  }
+
   private async readResource(session: McpSession, req: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const uri = stringParam(req, 'uri');
+    const uri = this.uriParam(req, 'uri');
     const found = this.catalog.findResource(uri, session);
     // 2026-07-28 moved "resource not found" from -32002 to -32602 (changelog, minor change 6).
     if (!found)
@@ -566,7 +592,11 @@ export class McpProtocol {
       value = await found.entry.read(found.vars, this.context(session, req, signal));
     } catch (err) {
       if (err instanceof McpError || err instanceof InputRequiredSignal) throw err;
-      throw new McpError(RpcCode.InternalError, 'mcp_resource_failed', `reading ${uri} failed: ${(err as Error)?.message ?? String(err)}`);
+      throw new McpError(
+        RpcCode.InternalError,
+        'mcp_resource_failed',
+        `reading ${uri} failed: ${publicMessage(err, this.log, 'resources/read')}`,
+      );
     }
     return { contents: [resourceContents(uri, found.entry, value)] };
   }

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FwError, parseJson, readBody, sendError, sendProblem } from '@fw/runtime';
+import { type CredentialEnd, FwError, parseJson, readBody, sendError, sendProblem, ShareExceededError } from '@fw/runtime';
+import { credentialEndChallenge, credentialEndError } from '../credential-end.js';
+import { shareRefusal } from '../share-refusal.js';
 import type { McpEndpoint } from '../endpoint.js';
 import { RpcCode } from '../errors.js';
 import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
@@ -8,8 +10,6 @@ import { ModernCode } from '../modern/era.js';
 import { parseFilter, tagged } from '../modern/subscriptions.js';
 import { sendRefusal } from '../oauth/send-refusal.js';
 import { checkParamHeaders, checkStandardHeaders, headerParams } from './request-headers.js';
-
-const MAX_SUBSCRIBED_URIS = 1000;
 
 /** An SSE response without event ids: 2026-07-28 removed resumability (changelog, major change 9). */
 class ResponseStream {
@@ -125,7 +125,7 @@ export class ModernHttpTransport {
     } catch (err) {
       return sendRefusal(res, err, msg.id);
     }
-    if (msg.method === 'subscriptions/listen') return this.listen(res, msg, acceptsSse);
+    if (msg.method === 'subscriptions/listen') return this.listen(req, res, msg, acceptsSse, principal);
     return this.reply(req, res, msg, envelope, principal, acceptsSse);
   };
 
@@ -161,6 +161,16 @@ export class ModernHttpTransport {
     };
     if (streams && mode === 'sse') open();
     const sink = (message: JsonRpcMessage): boolean => (streams && !cancel.signal.aborted ? (stream ?? open()).send(message) : false);
+    // The request was authenticated when it arrived; the response must not outlive its credential.
+    // When it expires or is revoked mid-way the handler is cancelled and the client gets the
+    // refusal it would get now: the 401 itself while nothing was sent, else a JSON-RPC error on
+    // the stream just before it ends.
+    const stopWatching = this.endpoint.fw.credentials.watch(principal, (reason: CredentialEnd) => {
+      if (res.writableEnded) return;
+      cancel.abort();
+      if (stream) stream.send(credentialEndError(msg.id, reason));
+      else json(res, 401, credentialEndError(msg.id, reason), credentialEndChallenge(reason));
+    });
     try {
       const answer = await this.endpoint.modern.serve(
         msg,
@@ -175,15 +185,28 @@ export class ModernHttpTransport {
       if (stream) stream.send(answer.response);
       else json(res, answer.status, answer.response, answer.status === 503 ? { 'retry-after': '1' } : undefined);
     } finally {
+      stopWatching();
       dropKeepAlive?.();
       if (stream) stream.end();
       else if (!res.headersSent) res.writeHead(204).end();
     }
   }
 
-  /** subscriptions/listen (basic/patterns/subscriptions): acknowledged first, every message tagged, until either side closes. */
-  private listen(res: ServerResponse, msg: JsonRpcRequest, acceptsSse: boolean): void {
+  /**
+   * subscriptions/listen (basic/patterns/subscriptions): acknowledged first, every message tagged,
+   * until either side closes. The stream is the caller's (its principal, or an anonymous key bound
+   * to this one stream), counts against its share of `fw.mcp.max-subscriptions`, and ends when
+   * its credential expires or is revoked (a JSON-RPC error for the listen request first).
+   */
+  private listen(
+    req: IncomingMessage,
+    res: ServerResponse,
+    msg: JsonRpcRequest,
+    acceptsSse: boolean,
+    principal: Awaited<ReturnType<McpEndpoint['resolvePrincipal']>>,
+  ): void {
     const hub = this.endpoint.subscriptions;
+    const limits = this.endpoint.limits;
     if (!acceptsSse)
       return json(
         res,
@@ -194,41 +217,45 @@ export class ModernHttpTransport {
           'subscriptions/listen answers with an SSE stream: Accept must include text/event-stream',
         ),
       );
-    if (hub.size >= this.endpoint.limits.maxSubscriptions) {
-      return json(
-        res,
-        503,
-        errorResponse(
-          msg.id,
-          RpcCode.ServerError,
-          `the server holds its maximum of ${this.endpoint.limits.maxSubscriptions} subscriptions (fw.mcp.max-subscriptions)`,
-        ),
-        { 'retry-after': '5' },
-      );
-    }
-    const filter = parseFilter(msg.params?.notifications, MAX_SUBSCRIBED_URIS);
+    const filter = parseFilter(msg.params?.notifications, limits.maxResourceSubscriptions, limits.maxUriLength);
     if (typeof filter === 'string') return json(res, 400, errorResponse(msg.id, RpcCode.InvalidParams, filter));
-    const stream = new ResponseStream(res);
-    stream.send(tagged('notifications/subscriptions/acknowledged', msg.id, { notifications: filter }));
+    let stream: ResponseStream | undefined;
     const modern = this.endpoint.modern;
-    const off = hub.add({
-      id: msg.id,
-      filter,
-      send: (n) => stream.send(n),
-      end: () => {
-        // Graceful closure: a complete result for the listen request, then the stream ends.
-        stream.send({
-          jsonrpc: '2.0',
+    let off: () => void;
+    try {
+      off = hub.add(
+        { principal, address: this.endpoint.clientAddress(req) },
+        {
           id: msg.id,
-          result: modern.decorate('subscriptions/listen', {}, { 'io.modelcontextprotocol/subscriptionId': msg.id }),
-        });
-        stream.end();
-      },
+          filter,
+          send: (n) => stream?.send(n) ?? false,
+          end: () => {
+            // Graceful closure: a complete result for the listen request, then the stream ends.
+            stream?.send({
+              jsonrpc: '2.0',
+              id: msg.id,
+              result: modern.decorate('subscriptions/listen', {}, { 'io.modelcontextprotocol/subscriptionId': msg.id }),
+            });
+            stream?.end();
+          },
+        },
+      );
+    } catch (err) {
+      if (!(err instanceof ShareExceededError)) throw err;
+      return json(res, err.status, shareRefusal(msg.id, err), err.headers);
+    }
+    stream = new ResponseStream(res);
+    stream.send(tagged('notifications/subscriptions/acknowledged', msg.id, { notifications: filter }));
+    const open = stream;
+    const dropKeepAlive = this.endpoint.addKeepAlive({ keepAlive: () => open.comment('keep-alive') });
+    const stopWatching = this.endpoint.fw.credentials.watch(principal, (reason) => {
+      open.send(credentialEndError(msg.id, reason));
+      open.end();
     });
-    const dropKeepAlive = this.endpoint.addKeepAlive({ keepAlive: () => stream.comment('keep-alive') });
     res.on('close', () => {
       off();
       dropKeepAlive();
+      stopWatching();
     });
   }
 }

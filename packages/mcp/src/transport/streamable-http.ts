@@ -1,5 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FwError, NotFoundError, readBody, parseJson, requireJsonContentType, sendProblem, type Logger } from '@fw/runtime';
+import {
+  type CredentialEnd,
+  FwError,
+  NotFoundError,
+  readBody,
+  parseJson,
+  requireJsonContentType,
+  sendProblem,
+  type Logger,
+  type Principal,
+} from '@fw/runtime';
+import { credentialEndChallenge, credentialEndReason } from '../credential-end.js';
 import type { McpEndpoint } from '../endpoint.js';
 import { RpcCode } from '../errors.js';
 import { allowsBatches, SUPPORTED_VERSIONS } from '../protocol/dispatcher.js';
@@ -186,7 +197,7 @@ export class StreamableHttpTransport {
 
     const found = await this.existingSession(req, res);
     if (!found) return;
-    const { session, channel } = found;
+    const { session, channel, principal } = found;
     if (batch && !allowsBatches(session.protocolVersion)) {
       return fail(
         res,
@@ -232,8 +243,8 @@ export class StreamableHttpTransport {
         (this.endpoint.limits.httpReplies === 'auto' && requests.some((r) => r.method === 'tools/call')));
     channel.openPosts++;
     try {
-      if (sse) await this.replySse(res, session, channel, requests, errors);
-      else await this.replyJson(res, session, requests, errors, batch);
+      if (sse) await this.replySse(res, session, channel, requests, errors, principal);
+      else await this.replyJson(res, session, requests, errors, batch, principal);
     } finally {
       channel.openPosts--;
       session.lastActivity = Date.now();
@@ -246,8 +257,29 @@ export class StreamableHttpTransport {
     requests: JsonRpcRequest[],
     errors: JsonRpcResponse[],
     batch: boolean,
+    principal: Principal | undefined,
   ): Promise<void> {
-    const answers = await Promise.all(requests.map((r) => this.endpoint.protocol.request(session, r)));
+    // The POST was authenticated when it arrived; if its credential expires or is revoked while
+    // the answer is still being worked out, the requests are cancelled and the POST gets the 401
+    // it would get now, instead of an answer delivered on a lapsed credential.
+    let stopWatching = (): void => {};
+    const lapsed = new Promise<CredentialEnd>((resolve) => {
+      stopWatching = this.endpoint.fw.credentials.watch(principal, resolve);
+    });
+    const answered = Promise.all(requests.map((r) => this.endpoint.protocol.request(session, r)));
+    const outcome = await Promise.race([answered, lapsed]);
+    stopWatching();
+    if (typeof outcome === 'string') {
+      for (const r of requests) session.cancel(r.id);
+      return fail(
+        res,
+        401,
+        'invalid_token',
+        `the request's credential ended: ${credentialEndReason(outcome)}`,
+        credentialEndChallenge(outcome),
+      );
+    }
+    const answers = outcome;
     // A cancelled request gets no result (basic/utilities/cancellation), but a POST carrying a
     // request MUST be answered with JSON or SSE (basic/transports), never 202: in JSON mode the
     // answer is an error saying so, which the cancelling client ignores as the spec asks.
@@ -266,9 +298,10 @@ export class StreamableHttpTransport {
     channel: HttpChannel,
     requests: JsonRpcRequest[],
     errors: JsonRpcResponse[],
+    principal: Principal | undefined,
   ): Promise<void> {
     const stream = channel.log.open('post');
-    this.carry(stream, new SseStream(res, { 'mcp-session-id': session.id }), session, 0);
+    this.carry(stream, new SseStream(res, { 'mcp-session-id': session.id }), session, 0, principal);
     for (const r of requests) channel.postStreams.set(r.id, stream);
     try {
       for (const e of errors) stream.send(e);
@@ -287,9 +320,12 @@ export class StreamableHttpTransport {
   /**
    * Puts a stream on an SSE connection: priming event (2025-11-25+), keep-alives, replay after
    * `afterSeq`, and with `fw.mcp.sse-poll-interval` the connection's planned end (a `retry`, then
-   * the close; the client polls with Last-Event-ID, basic/transports "SSE polling").
+   * the close; the client polls with Last-Event-ID, basic/transports "SSE polling"). The
+   * connection lives no longer than the credential of the request that opened it (`principal`):
+   * when it expires the connection ends the same way (the stream stays, for a resume with a fresh
+   * token); when it is revoked the whole session ends.
    */
-  private carry(stream: ReplayableStream, conn: SseStream, session: McpSession, afterSeq: number): void {
+  private carry(stream: ReplayableStream, conn: SseStream, session: McpSession, afterSeq: number, principal: Principal | undefined): void {
     const limits = this.endpoint.limits;
     const modern = primes(session);
     const dropKeepAlive = this.endpoint.addKeepAlive({ keepAlive: () => conn.comment('keep-alive') });
@@ -298,8 +334,14 @@ export class StreamableHttpTransport {
       if (stream.connection === conn) stream.detach();
       else cleanup();
     };
+    const stopWatching = this.endpoint.fw.credentials.watch(principal, (reason) => {
+      if (reason === 'revoked') this.endpoint.end(session.id, 'credentials revoked');
+      else if (stream.connection === conn) stream.release(limits.sseRetryMs);
+      else conn.end();
+    });
     const cleanup = (): void => {
       dropKeepAlive();
+      stopWatching();
       if (poll) clearTimeout(poll);
       poll = undefined;
       conn.res.off('close', onClose);
@@ -324,7 +366,7 @@ export class StreamableHttpTransport {
     }
     // Admission and registration with no await in between, so concurrent initializes cannot overshoot a cap.
     const address = this.endpoint.clientAddress(req);
-    const refusal = this.endpoint.admit(address);
+    const { lease, refusal } = this.endpoint.admit({ principal, address });
     if (refusal) return fail(res, refusal.status, refusal.code, refusal.detail, { 'retry-after': String(refusal.retryAfterSeconds) });
     const channel = new HttpChannel(this.endpoint.limits.replayBuffer);
     const session = new McpSession(this.endpoint.path, 'streamable-http', principal, channel.sink, address);
@@ -333,6 +375,7 @@ export class StreamableHttpTransport {
     const idle = this.endpoint.limits.idleTimeoutMs;
     this.endpoint.add({
       session,
+      lease,
       close: () => {
         channel.close();
         this.channels.delete(session.id);
@@ -344,16 +387,21 @@ export class StreamableHttpTransport {
     if (accept.json && this.endpoint.limits.httpReplies !== 'sse') return sendJsonRpc(res, 200, answer, headers);
     // As SSE, the answer is the one event of a stream of its own, with an id like every other.
     const stream = channel.log.open('post');
-    this.carry(stream, new SseStream(res, headers), session, 0);
+    this.carry(stream, new SseStream(res, headers), session, 0, principal);
     stream.send(answer);
     stream.finish();
   }
 
-  /** The session a request names, or undefined after answering 400/404/403. */
+  /**
+   * The session a request names and the request's principal, or undefined after answering
+   * 400/404/403. A session belongs to the principal that initialized it, or, opened anonymously,
+   * to whoever holds its id (122 random bits) without presenting a credential: every request, GET
+   * stream and DELETE must come from that same principal (or again without one).
+   */
   private async existingSession(
     req: IncomingMessage,
     res: ServerResponse,
-  ): Promise<{ session: McpSession; channel: HttpChannel } | undefined> {
+  ): Promise<{ session: McpSession; channel: HttpChannel; principal: Principal | undefined } | undefined> {
     const id = req.headers[SESSION_HEADER];
     if (typeof id !== 'string' || id === '') {
       req.resume();
@@ -392,22 +440,20 @@ export class StreamableHttpTransport {
       );
       return undefined;
     }
-    if (session.principal) {
-      let principal;
-      try {
-        principal = await this.endpoint.resolvePrincipal(req);
-      } catch (err) {
-        req.resume();
-        sendRefusal(res, err);
-        return undefined;
-      }
-      if (principal?.id !== session.principal.id) {
-        req.resume();
-        fail(res, 403, 'mcp_session_principal_mismatch', 'this session belongs to another principal');
-        return undefined;
-      }
+    let principal: Principal | undefined;
+    try {
+      principal = await this.endpoint.resolvePrincipal(req);
+    } catch (err) {
+      req.resume();
+      sendRefusal(res, err);
+      return undefined;
     }
-    return { session, channel };
+    if ((principal?.id ?? null) !== (session.principal?.id ?? null)) {
+      req.resume();
+      fail(res, 403, 'mcp_session_principal_mismatch', 'this session belongs to another principal');
+      return undefined;
+    }
+    return { session, channel, principal };
   }
 
   /**
@@ -422,7 +468,7 @@ export class StreamableHttpTransport {
     }
     const found = await this.existingSession(req, res);
     if (!found) return;
-    const { session, channel } = found;
+    const { session, channel, principal } = found;
     session.lastActivity = Date.now();
     const lastEventId = req.headers['last-event-id'];
     if (typeof lastEventId === 'string' && lastEventId !== '') {
@@ -461,14 +507,14 @@ export class StreamableHttpTransport {
           { stream: stream.no, key: 'fw.mcp.replay-buffer' },
           'an MCP session resumed a stream after events were dropped from its replay buffer',
         );
-      this.carry(stream, new SseStream(res, { 'mcp-session-id': session.id }), session, seq);
+      this.carry(stream, new SseStream(res, { 'mcp-session-id': session.id }), session, seq, principal);
       return;
     }
     // A new standalone stream replaces the old one: only one per session.
     channel.standalone?.finish();
     const stream = channel.log.open('standalone');
     channel.standalone = stream;
-    this.carry(stream, new SseStream(res, { 'mcp-session-id': session.id }), session, 0);
+    this.carry(stream, new SseStream(res, { 'mcp-session-id': session.id }), session, 0, principal);
   }
 
   private async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {

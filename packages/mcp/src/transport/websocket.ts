@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { FwError, jsonDepthExceeds, rejectUpgrade } from '@fw/runtime';
+import { FwError, jsonDepthExceeds, type Lease, rejectUpgrade } from '@fw/runtime';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { credentialEndReason } from '../credential-end.js';
 import type { McpEndpoint } from '../endpoint.js';
 import { RpcCode } from '../errors.js';
 import { allowsBatches } from '../protocol/dispatcher.js';
@@ -58,13 +59,28 @@ export class WebSocketTransport {
     }
     const address = this.endpoint.clientAddress(req);
     // Admission right before the (synchronous) upgrade and registration: no cap can be overshot.
-    const full = this.endpoint.admit(address);
-    if (full) return rejectUpgrade(socket, full.status, full.code, full.detail);
+    const { lease, refusal } = this.endpoint.admit({ principal, address });
+    if (refusal)
+      return rejectUpgrade(socket, refusal.status, refusal.code, refusal.detail, { 'retry-after': String(refusal.retryAfterSeconds) });
     const metadataUrl = this.endpoint.oauth?.metadataUrl(req);
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, principal, address, metadataUrl));
+    // A handshake `ws` refuses (a bad key, a dropped socket) never reaches `connected`: the share goes back.
+    let adopted = false;
+    socket.once('close', () => {
+      if (!adopted) lease.release();
+    });
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      adopted = true;
+      this.connected(ws, principal, address, lease, metadataUrl);
+    });
   };
 
-  private connected(ws: WebSocket, principal: McpSession['principal'], address: string | undefined, metadataUrl?: string): void {
+  private connected(
+    ws: WebSocket,
+    principal: McpSession['principal'],
+    address: string | undefined,
+    lease: Lease,
+    metadataUrl?: string,
+  ): void {
     const send = (message: JsonRpcMessage | JsonRpcResponse[]): boolean => {
       if (ws.readyState !== ws.OPEN) return false;
       ws.send(JSON.stringify(message));
@@ -72,8 +88,11 @@ export class WebSocketTransport {
     };
     const session = new McpSession(this.endpoint.path, 'websocket', principal, (m) => send(m), address);
     if (metadataUrl !== undefined) this.resourceMetadata.set(session, metadataUrl);
-    // An OAuth token is checked once, at the handshake; the socket must not outlive it.
-    const expiry = this.endpoint.oauth ? expiryTimer(principal, () => ws.close(1008, 'access token expired')) : undefined;
+    // The credential is checked once, at the handshake: the socket must not outlive it (its
+    // expiry, or an operator's fw.credentials.revoke). 1008: policy violation, with the reason.
+    const stopWatching = this.endpoint.fw.credentials.watch(principal, (reason) => {
+      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1008, credentialEndReason(reason));
+    });
     // Requests with the 2026-07-28 _meta envelope on a socket that sent no initialize are served statelessly.
     const modern = new ModernMessageChannel(this.endpoint, principal, address, (m) => send(m));
     this.modern.set(session, modern);
@@ -90,13 +109,14 @@ export class WebSocketTransport {
     });
     this.endpoint.add({
       session,
+      lease,
       close: () => {
         dropKeepAlive();
         if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1001, 'session ended');
       },
     });
     ws.on('close', () => {
-      if (expiry) clearTimeout(expiry);
+      stopWatching();
       dropKeepAlive();
       modern.close();
       this.modern.delete(session);
@@ -200,21 +220,4 @@ export class WebSocketTransport {
     for (const ws of this.wss.clients) ws.terminate();
     this.wss.close();
   }
-}
-
-/** Longest delay setTimeout takes (about 24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/**
- * Calls `expired` when the principal's `exp` (seconds since the epoch, RFC 7519 §4.1.4) passes.
- * Nothing without an `exp`, or for a token valid longer than a timer can wait (24.8 days).
- */
-function expiryTimer(principal: McpSession['principal'], expired: () => void): NodeJS.Timeout | undefined {
-  const exp = (principal as { exp?: unknown } | undefined)?.exp;
-  if (typeof exp !== 'number') return undefined;
-  const ms = exp * 1000 - Date.now();
-  if (ms > MAX_TIMER_MS) return undefined;
-  const timer = setTimeout(expired, Math.max(0, ms));
-  timer.unref();
-  return timer;
 }
