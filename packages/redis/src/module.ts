@@ -52,6 +52,8 @@ export function readClusterSettings(fw: Framework): ClusterSettings {
     requestTimeout: c.get('fw.cluster.request-timeout'),
     gapTimeout: c.get('fw.cluster.gap-timeout'),
     reconnectMaxDelay: c.get('fw.cluster.reconnect-max-delay'),
+    keepaliveInterval: c.get('fw.cluster.keepalive-interval'),
+    keepaliveTimeout: c.get('fw.cluster.keepalive-timeout'),
     maxPendingRequests: c.get('fw.cluster.max-pending-requests'),
     shadowBroadcasters: c.get('fw.cluster.shadow-broadcasters'),
     sharedLogMaxEntries: c.get('fw.cluster.shared-log.max-entries'),
@@ -71,6 +73,8 @@ export function readClusterSettings(fw: Framework): ClusterSettings {
     'requestTimeout',
     'gapTimeout',
     'reconnectMaxDelay',
+    'keepaliveInterval',
+    'keepaliveTimeout',
     'maxPendingRequests',
     'sharedLogMaxEntries',
   ] as const) {
@@ -134,6 +138,8 @@ export class ClusterModule implements FrameworkModule {
       ...(s.clusterNodes.length > 0 ? { cluster: s.clusterNodes } : {}),
       requestTimeout: s.requestTimeout,
       reconnectMaxDelay: s.reconnectMaxDelay,
+      keepaliveInterval: s.keepaliveInterval,
+      keepaliveTimeout: s.keepaliveTimeout,
       onChange: (state, detail) => this.onLink(state, detail, emit),
     }));
     const broadcast = (this.broadcast = new ClusterBroadcast(runtime, link, {
