@@ -77,6 +77,12 @@ export const CLUSTER_CONFIG = defineConfig({
     description:
       'How long a Redis connection may leave a command (a keepalive PING, its handshake, any command) unanswered before it is reset: the link is down, /fw/ready answers 503, and it reconnects with backoff',
   },
+  'fw.cluster.move-clients-after': {
+    type: 'duration',
+    default: 2000,
+    description:
+      "How long a node cut from Redis keeps its clients: then it drops the connections that subscribe to a broadcaster (WebSocket 1012, a `reconnect` frame) and refuses new ones (503 `cluster_unavailable`) until the link is back, so clients move to a node that reaches Redis and catch up there; 0: never (clients stay, and the other nodes' broadcasts reach them only once the link is back)",
+  },
   'fw.cluster.shadow-broadcasters': {
     type: 'number',
     default: 1000,
@@ -126,6 +132,7 @@ export interface ClusterSettings {
   reconnectMaxDelay: number;
   keepaliveInterval: number;
   keepaliveTimeout: number;
+  moveClientsAfter: number;
   maxPendingRequests: number;
   shadowBroadcasters: number;
   sharedLogMaxEntries: number;

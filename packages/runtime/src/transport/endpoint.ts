@@ -357,7 +357,14 @@ export class HandlerTransports {
    * balancer sends the retry elsewhere) or back. fw clients treat the 503 as a drop and back off.
    */
   private refuseWhileClosing(): void {
-    if (!this.rt.closing) return;
+    if (!this.rt.closing) {
+      // A scaling module may turn connections away too (a cluster node cut from Redis, see
+      // ScalingHost.refuse), for handlers whose resources join a broadcaster: those are the ones
+      // that would miss the other nodes' broadcasts here. Unicast-only handlers stay open.
+      const refusal = this.rt.refusal;
+      if (refusal !== undefined && this.entry.options.broadcaster !== null) throw refusal;
+      return;
+    }
     const retryAfter = String(Math.max(1, Math.ceil(this.rt.settings.drainTimeout / 1000)));
     throw new FwError('shutting_down', 'the server is shutting down', 503, undefined, { 'retry-after': retryAfter });
   }
