@@ -103,7 +103,9 @@ test('Redis paused (SIGSTOP, its sockets stay open): /fw/ready turns 503 within 
     const took = Date.now() - since;
     assert.ok(took < 5000, `noticed within 5 s (keepalive-interval 1000 + keepalive-timeout 2000): ${took} ms`);
     t.diagnostic(`not ready ${took} ms after the pause`);
-    assert.equal(node.fw.services.get('cluster')!.status().redis, 'down');
+    const status = node.fw.services.get('cluster')!.status();
+    assert.equal(status.redis, 'down');
+    assert.match(status.lastError ?? '', /Socket timeout/, 'the status says why');
     paused.resume();
     await waitFor('ready again', async () => ((await node.ready()) === 200 ? true : undefined), 15_000);
   } finally {
