@@ -227,6 +227,8 @@ export function redisServerInstalled(): Promise<boolean> {
 export class TcpProxy {
   private readonly pairs = new Set<{ client: Socket; upstream: Socket | undefined; hello: string; dead: boolean }>();
   private cutting: RegExp | undefined;
+  /** Milliseconds Redis's answers are held back (`lag`). */
+  private delay = 0;
   private constructor(
     private readonly server: Server,
     readonly port: number,
@@ -248,6 +250,11 @@ export class TcpProxy {
   cut(only = /(?:)/): void {
     this.cutting = only;
     for (const p of this.pairs) this.check(p);
+  }
+
+  /** Holds every answer from Redis back `ms` (in order), as a slow network path does; 0: none. */
+  lag(ms: number): void {
+    this.delay = ms;
   }
 
   heal(): void {
@@ -281,7 +288,11 @@ export class TcpProxy {
       if (!pair.dead) upstream.write(d);
     });
     upstream.on('data', (d: Buffer) => {
-      if (!pair.dead) client.write(d);
+      if (this.delay === 0) {
+        if (!pair.dead) client.write(d);
+        return;
+      }
+      setTimeout(() => !pair.dead && !client.destroyed && client.write(d), this.delay);
     });
     const end = (): void => {
       client.destroy();

@@ -76,8 +76,13 @@ test('cluster mode: /fw/ready is not ready (and fw_cluster_redis_up is 0) while 
  * path that drops packets) left the node "ready" for 30-57 s: no keepalive on the link. Each test
  * starts its own Redis (and, for a partial cut, its own proxy), at the keepalive's defaults.
  */
-async function readyNode(url: string, name: string): Promise<{ fw: Framework; port: number; ready: () => Promise<number> }> {
+async function readyNode(
+  url: string,
+  name: string,
+  options: Record<string, unknown> = {},
+): Promise<{ fw: Framework; port: number; ready: () => Promise<number> }> {
   const node = new Framework({
+    ...options,
     configFile: false,
     env: {},
     'fw.cluster.redis-url': url,
@@ -137,6 +142,30 @@ test('only the subscriber connection goes silent (commands still answered): the 
     await waitFor('the broadcast delivered', () => (room.cache.get(sequence.bid) !== undefined ? true : undefined));
   } finally {
     await proxy.close(); // first: a failed test may leave the link cut
+    await node.fw.close();
+    await server.dispose();
+  }
+});
+
+test('fw.cluster.keepalive-timeout at its edge: answers 300 ms late keep a node with a 1000 ms timeout ready; 1500 ms late take it out', {
+  skip: !installed && 'redis-server is not installed',
+}, async () => {
+  const server = await ThrowawayRedis.start();
+  const proxy = await TcpProxy.start(server.port);
+  const node = await readyNode(proxy.url, 'lag', { 'fw.cluster.keepalive-interval': 200, 'fw.cluster.keepalive-timeout': 1000 });
+  try {
+    assert.equal(await node.ready(), 200);
+    proxy.lag(300);
+    // Ten keepalive rounds, each answered well within its deadline: the link never drops.
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.equal(await node.ready(), 200);
+    assert.equal(node.fw.services.get('cluster')!.status().recoveries, 0, 'never reset');
+    proxy.lag(1500);
+    await waitFor('not ready', async () => ((await node.ready()) === 503 ? true : undefined), 10_000);
+    proxy.lag(0);
+    await waitFor('ready again', async () => ((await node.ready()) === 200 ? true : undefined), 15_000);
+  } finally {
+    await proxy.close(); // first: a failed test may leave the link lagging
     await node.fw.close();
     await server.dispose();
   }
