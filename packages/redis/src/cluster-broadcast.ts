@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AdaptedBroadcaster, BroadcastAdapter, ScalingHost } from '@fw/runtime/adapter';
 import { decodeEnvelope, encodeBody } from './envelope.js';
 import type { RedisClient, RedisLink } from './link.js';
-import { StreamReplayStore, streamKey } from './replay-stream.js';
+import { sequenceKey, StreamReplayStore, streamKey } from './replay-stream.js';
 import { Sequencer } from './sequencer.js';
 import { ShadowCache } from './shadow-cache.js';
 
@@ -449,7 +449,7 @@ export class ClusterBroadcast implements BroadcastAdapter {
   }
 
   private seqKey(id: string): string {
-    return `${this.options.prefix}:seq:${id}`;
+    return sequenceKey(this.options.prefix, id);
   }
 
   private live(id: string): AdaptedBroadcaster | undefined {

@@ -36,6 +36,8 @@ export interface ClusterParts {
   broadcast: ClusterBroadcast;
   /** Node ids seen at the last heartbeat (used when Redis is down). */
   knownNodes(): string[];
+  /** Connections dropped because the link was down (ClientMover). */
+  moved(): number;
   log<T extends object>(name: string): SharedLog<Stamped<T>>;
 }
 
@@ -79,6 +81,7 @@ export class Cluster implements ClusterService {
       lost: c.lost,
       recovered: c.recovered,
       queued: c.queued,
+      moved: this.p.moved(),
       pendingRequests: rpc.pendingCount,
     };
   }

@@ -65,6 +65,24 @@ export const CLUSTER_CONFIG = defineConfig({
     default: 5000,
     description: 'Upper bound of the exponential backoff between Redis reconnect attempts',
   },
+  'fw.cluster.keepalive-interval': {
+    type: 'duration',
+    default: 1000,
+    description:
+      'How often each Redis connection (the subscriber too) is sent a PING, so a Redis that stops answering without closing the connection (paused, a silent network cut) is noticed',
+  },
+  'fw.cluster.keepalive-timeout': {
+    type: 'duration',
+    default: 2000,
+    description:
+      'How long a Redis connection may leave a command (a keepalive PING, its handshake, any command) unanswered before it is reset: the link is down, /fw/ready answers 503, and it reconnects with backoff',
+  },
+  'fw.cluster.move-clients-after': {
+    type: 'duration',
+    default: 2000,
+    description:
+      "How long a node cut from Redis keeps its clients: then it drops the connections that subscribe to a broadcaster (WebSocket 1012, a `reconnect` frame) and refuses new ones (503 `cluster_unavailable`) until the link is back, so clients move to a node that reaches Redis and catch up there; 0: never (clients stay, and the other nodes' broadcasts reach them only once the link is back)",
+  },
   'fw.cluster.shadow-broadcasters': {
     type: 'number',
     default: 1000,
@@ -112,6 +130,9 @@ export interface ClusterSettings {
   requestTimeout: number;
   gapTimeout: number;
   reconnectMaxDelay: number;
+  keepaliveInterval: number;
+  keepaliveTimeout: number;
+  moveClientsAfter: number;
   maxPendingRequests: number;
   shadowBroadcasters: number;
   sharedLogMaxEntries: number;

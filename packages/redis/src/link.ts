@@ -13,6 +13,13 @@ export interface LinkOptions {
   cluster?: { host: string; port: number }[];
   requestTimeout: number;
   reconnectMaxDelay: number;
+  /** How often each connection is sent a PING (`fw.cluster.keepalive-interval`). */
+  keepaliveInterval: number;
+  /**
+   * How long a connection may leave a command unanswered (a PING, the handshake, any command)
+   * before it is reset, which takes the link down (`fw.cluster.keepalive-timeout`).
+   */
+  keepaliveTimeout: number;
   onChange(state: LinkState, detail: string): void;
 }
 
@@ -21,6 +28,14 @@ export interface LinkOptions {
  * subscriptions. Both reconnect by themselves with exponential backoff; the link is `up` only
  * while both are ready. Commands never wait for a connection that is down (no offline queue, no
  * resend): the caller falls back at once and counts what could not be sent.
+ *
+ * A connection can also die without closing: a Redis paused (SIGSTOP, a stalled VM) or a network
+ * path that silently drops packets leaves the socket open, its commands unanswered and its
+ * subscription mute, and TCP notices only after minutes. So every connection is sent a PING each
+ * `keepaliveInterval` (the subscriber too: PING is allowed in subscribe mode), and a socket that
+ * leaves any command unanswered for `keepaliveTimeout` is destroyed (ioredis's `socketTimeout`,
+ * which also bounds a reconnect's handshake): the link goes down within interval + timeout of
+ * the cut, and reconnects with backoff until Redis answers again.
  */
 export class RedisLink {
   readonly cmd: RedisClient;
@@ -46,6 +61,7 @@ export class RedisLink {
       maxRetriesPerRequest: 0,
       commandTimeout: options.requestTimeout,
       connectTimeout: Math.max(1000, options.requestTimeout),
+      socketTimeout: options.keepaliveTimeout,
       retryStrategy: (times) => {
         const delay = Math.min(100 * 2 ** Math.min(times - 1, 10), options.reconnectMaxDelay);
         return Math.round(delay * (0.75 + Math.random() * 0.5));
@@ -89,6 +105,21 @@ export class RedisLink {
         this.lastError = err.message;
       });
     }
+    this.keepalive = setInterval(() => this.ping(), options.keepaliveInterval);
+    this.keepalive.unref();
+  }
+
+  private readonly keepalive: ReturnType<typeof setInterval>;
+
+  /**
+   * One PING on each ready connection. Its answer (or any other data) disarms the socket timeout;
+   * none within `keepaliveTimeout` destroys the socket. The promise's own failure (the reset, a
+   * connection closing) is not an error to report: the 'close' it causes takes the link down.
+   */
+  private ping(): void {
+    for (const client of [this.cmd, this.sub]) {
+      if (client.status === 'ready') client.ping().catch(() => undefined);
+    }
   }
 
   get up(): boolean {
@@ -114,6 +145,7 @@ export class RedisLink {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.keepalive);
     await Promise.all(
       [this.cmd, this.sub].map(async (c) => {
         try {

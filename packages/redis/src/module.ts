@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Framework, FrameworkModule, Logger } from '@fw/runtime';
+import { ClientMover } from './client-mover.js';
 import { ClusterBroadcast } from './cluster-broadcast.js';
 import { scalingOf, type ClusterService, type NodeRecord, type ScalingHost, type Stamped } from '@fw/runtime/adapter';
 import { Cluster } from './cluster-service.js';
@@ -52,6 +53,9 @@ export function readClusterSettings(fw: Framework): ClusterSettings {
     requestTimeout: c.get('fw.cluster.request-timeout'),
     gapTimeout: c.get('fw.cluster.gap-timeout'),
     reconnectMaxDelay: c.get('fw.cluster.reconnect-max-delay'),
+    keepaliveInterval: c.get('fw.cluster.keepalive-interval'),
+    keepaliveTimeout: c.get('fw.cluster.keepalive-timeout'),
+    moveClientsAfter: c.get('fw.cluster.move-clients-after'),
     maxPendingRequests: c.get('fw.cluster.max-pending-requests'),
     shadowBroadcasters: c.get('fw.cluster.shadow-broadcasters'),
     sharedLogMaxEntries: c.get('fw.cluster.shared-log.max-entries'),
@@ -71,6 +75,8 @@ export function readClusterSettings(fw: Framework): ClusterSettings {
     'requestTimeout',
     'gapTimeout',
     'reconnectMaxDelay',
+    'keepaliveInterval',
+    'keepaliveTimeout',
     'maxPendingRequests',
     'sharedLogMaxEntries',
   ] as const) {
@@ -94,6 +100,7 @@ export class ClusterModule implements FrameworkModule {
   private rpc: Rpc | undefined;
   private presence: Presence | undefined;
   private reporter: LossReporter | undefined;
+  private mover: ClientMover | undefined;
   private readonly logs = new Map<string, SharedLog<object>>();
   private known: string[] = [];
   service: ClusterService | undefined;
@@ -117,7 +124,14 @@ export class ClusterModule implements FrameworkModule {
     this.epochKey = `${s.prefix}:epoch`;
     countClusterEvents(fw);
     const emit = (change: ClusterChange, detail: string, count?: number): void => {
-      const n = count === undefined ? {} : change === 'messages-recovered' ? { recovered: count } : { lost: count };
+      const n =
+        count === undefined
+          ? {}
+          : change === 'messages-recovered'
+            ? { recovered: count }
+            : change === 'clients-moved'
+              ? { moved: count }
+              : { lost: count };
       fw.events.emit('ClusterChanged', { node: s.nodeId, change, detail, ...n });
     };
     const reporter = (this.reporter = new LossReporter(
@@ -128,12 +142,22 @@ export class ClusterModule implements FrameworkModule {
       1000,
       (detail, recovered) => emit('messages-recovered', detail, recovered),
     ));
+    const mover = (this.mover = new ClientMover(runtime, {
+      after: s.moveClientsAfter,
+      retryAfterSeconds: Math.max(1, Math.ceil(s.reconnectMaxDelay / 1000)),
+      onMoved: (dropped, detail) => {
+        logger.warn({ dropped }, detail);
+        emit('clients-moved', detail, dropped);
+      },
+    }));
     const link = (this.link = new RedisLink({
       url: s.redisUrl,
       ...(s.sentinels.length > 0 ? { sentinel: { sentinels: s.sentinels, name: s.sentinelName } } : {}),
       ...(s.clusterNodes.length > 0 ? { cluster: s.clusterNodes } : {}),
       requestTimeout: s.requestTimeout,
       reconnectMaxDelay: s.reconnectMaxDelay,
+      keepaliveInterval: s.keepaliveInterval,
+      keepaliveTimeout: s.keepaliveTimeout,
       onChange: (state, detail) => this.onLink(state, detail, emit),
     }));
     const broadcast = (this.broadcast = new ClusterBroadcast(runtime, link, {
@@ -196,6 +220,7 @@ export class ClusterModule implements FrameworkModule {
       presence,
       broadcast,
       knownNodes: () => this.known,
+      moved: () => this.mover?.moved ?? 0,
       log: <T extends object>(name: string) => this.log(s, name) as SharedLog<Stamped<T>>,
     });
     // Clients that come back with `since` (a restarted process, another node) read the streams.
@@ -220,6 +245,11 @@ export class ClusterModule implements FrameworkModule {
         () => cluster.status().received,
       ),
       fw.metrics.counter(
+        'fw_cluster_clients_moved_total',
+        'Connections this node dropped after losing Redis (fw.cluster.move-clients-after), so their clients reconnect to a node that reaches it',
+        () => cluster.status().moved,
+      ),
+      fw.metrics.counter(
         'fw_cluster_broadcasts_unpublished_total',
         'Local broadcasts the other nodes never got (published while Redis was down)',
         () => cluster.status().unpublished,
@@ -227,7 +257,11 @@ export class ClusterModule implements FrameworkModule {
     ];
     // Start degraded rather than not at all when Redis is away: local delivery goes on.
     if (await link.waitUp(s.requestTimeout)) await this.subscribe();
-    else logger.warn({ redis: redact(s.redisUrl) }, 'Redis is unreachable; running alone until it is back');
+    else {
+      logger.warn({ redis: redact(s.redisUrl) }, 'Redis is unreachable; running alone until it is back');
+      // Not in the cluster from the start: its clients would miss the other nodes' broadcasts too.
+      if (!link.up) mover.linkDown();
+    }
     presence.start();
   }
 
@@ -258,8 +292,9 @@ export class ClusterModule implements FrameworkModule {
     if (epoch) this.runtime!.adoptEpoch(epoch);
   }
 
-  private onLink(state: LinkState, detail: string, emit: (change: 'redis-down' | 'redis-up', detail: string) => void): void {
+  private onLink(state: LinkState, detail: string, emit: (change: ClusterChange, detail: string) => void): void {
     if (state === 'down') {
+      this.mover?.linkDown();
       this.broadcast?.linkDown();
       this.rpc?.failAll('Redis is unreachable');
       this.logger?.warn({}, detail);
@@ -267,6 +302,7 @@ export class ClusterModule implements FrameworkModule {
       return;
     }
     emit('redis-up', detail);
+    this.mover?.linkUp();
     this.presence?.reconnected();
     void (async () => {
       await this.subscribe();
@@ -280,6 +316,7 @@ export class ClusterModule implements FrameworkModule {
     for (const remove of this.unregisterMetrics.splice(0)) remove();
     await this.presence?.leave();
     this.rpc?.close();
+    this.mover?.close();
     this.broadcast?.close();
     this.reporter?.close();
     await this.link?.close();

@@ -20,23 +20,39 @@ export class StreamReplayStore implements ReplayStore {
     return streamKey(this.prefix, broadcaster);
   }
 
+  /**
+   * The entries after `after`, the oldest one the stream holds, and the broadcaster's sequence
+   * counter (`last`): with it, a stream that was evicted, trimmed or emptied by a Redis restart is
+   * told apart from a quiet one, and the runtime says exactly which sequences are gone.
+   */
   async read(broadcaster: string, after: number): Promise<ReplayRead> {
     const key = this.key(broadcaster);
-    const [oldest, rows] = await Promise.all([
+    const [oldest, rows, counter] = await Promise.all([
       this.redis.xrange(key, '-', '+', 'COUNT', 1),
       this.redis.xrange(key, `${after + 1}-0`, '+', 'COUNT', this.retention),
+      this.redis.get(sequenceKey(this.prefix, broadcaster)),
     ]);
     const entries: ReplayEntry[] = [];
     for (const [id, fields] of rows) {
       const entry = toEntry(id, fields);
       if (entry !== undefined) entries.push(entry);
     }
-    return { entries, first: oldest.length > 0 ? sequenceOf(oldest[0]![0]) : 0 };
+    const last = counter === null ? undefined : Number(counter);
+    return {
+      entries,
+      first: oldest.length > 0 ? sequenceOf(oldest[0]![0]) : 0,
+      ...(last !== undefined && Number.isSafeInteger(last) ? { last } : {}),
+    };
   }
 }
 
 export function streamKey(prefix: string, broadcaster: string): string {
   return `${prefix}:stream:${broadcaster}`;
+}
+
+/** A broadcaster's sequence counter (INCR'd by the publish script). */
+export function sequenceKey(prefix: string, broadcaster: string): string {
+  return `${prefix}:seq:${broadcaster}`;
 }
 
 /** The broadcaster sequence of a stream id (`<bid>-1`). */

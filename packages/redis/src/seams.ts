@@ -1,7 +1,14 @@
 import type { Framework } from '@fw/runtime';
 
 /** The kinds of change `ClusterChanged` reports. */
-export type ClusterChange = 'redis-down' | 'redis-up' | 'node-joined' | 'node-left' | 'messages-lost' | 'messages-recovered';
+export type ClusterChange =
+  | 'redis-down'
+  | 'redis-up'
+  | 'node-joined'
+  | 'node-left'
+  | 'messages-lost'
+  | 'messages-recovered'
+  | 'clients-moved';
 
 /**
  * What cluster mode adds to the kernel's event map: Redis going down / coming back, nodes
@@ -11,7 +18,7 @@ export type ClusterChange = 'redis-down' | 'redis-up' | 'node-joined' | 'node-le
  */
 declare module '@fw/runtime' {
   interface FwEventMap {
-    ClusterChanged: { node: string; change: ClusterChange; detail: string; lost?: number; recovered?: number };
+    ClusterChanged: { node: string; change: ClusterChange; detail: string; lost?: number; recovered?: number; moved?: number };
   }
 }
 
@@ -20,7 +27,7 @@ export function countClusterEvents(fw: Framework): void {
   if (!fw.metrics.enabled) return;
   const changes = fw.metrics.tally(
     'fw_cluster_changes_total',
-    'Cluster changes seen by this node (redis-down, redis-up, node-joined, node-left, messages-lost)',
+    'Cluster changes seen by this node (redis-down, redis-up, node-joined, node-left, messages-lost, messages-recovered, clients-moved)',
     ['change'],
   );
   const lost = fw.metrics.tally('fw_cluster_messages_lost_total', 'Cross-node broadcasts this node reported lost', []);

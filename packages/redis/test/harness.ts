@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect as netConnect } from 'node:net';
+import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -187,6 +187,16 @@ export class ThrowawayRedis {
     await waitFor('throwaway redis', async () => ((await redisAvailable(this.url)) ? true : undefined), 5000);
   }
 
+  /** Freezes the process (SIGSTOP): its sockets stay open, nothing is answered. */
+  pause(): void {
+    this.proc?.kill('SIGSTOP');
+  }
+
+  /** Lets a paused process go on (SIGCONT). */
+  resume(): void {
+    this.proc?.kill('SIGCONT');
+  }
+
   async stop(): Promise<void> {
     const p = this.proc;
     this.proc = undefined;
@@ -204,4 +214,99 @@ export function redisServerInstalled(): Promise<boolean> {
     p.on('error', () => resolve(false));
     p.on('exit', (code) => resolve(code === 0));
   });
+}
+
+/**
+ * A TCP proxy in front of a Redis that the test owns, to cut one node's link the way a network
+ * does: `cut()` keeps every socket open but forwards nothing more either way (no FIN, no RST, the
+ * bytes are dropped), and new connections are accepted and blackholed too, so a client learns of
+ * the cut only from its own deadlines. `heal()` ends the blackholed connections (their streams are
+ * torn mid-command) and forwards new ones again. With `only`, just the connections whose first
+ * bytes (ioredis names its connection in its handshake: `CLIENT SETNAME fw-sub`) match are cut.
+ */
+export class TcpProxy {
+  private readonly pairs = new Set<{ client: Socket; upstream: Socket | undefined; hello: string; dead: boolean }>();
+  private cutting: RegExp | undefined;
+  /** Milliseconds Redis's answers are held back (`lag`). */
+  private delay = 0;
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  static async start(target: number): Promise<TcpProxy> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const proxy = new TcpProxy(server, (server.address() as { port: number }).port);
+    server.on('connection', (client) => proxy.accept(client, target));
+    return proxy;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  /** Stops forwarding (the connections matching `only`, or all of them) until `heal()`. */
+  cut(only = /(?:)/): void {
+    this.cutting = only;
+    for (const p of this.pairs) this.check(p);
+  }
+
+  /** Holds every answer from Redis back `ms` (in order), as a slow network path does; 0: none. */
+  lag(ms: number): void {
+    this.delay = ms;
+  }
+
+  heal(): void {
+    this.cutting = undefined;
+    for (const p of this.pairs) {
+      if (!p.dead) continue;
+      p.client.destroy();
+      p.upstream?.destroy();
+      this.pairs.delete(p);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const p of this.pairs) {
+      p.client.destroy();
+      p.upstream?.destroy();
+    }
+    this.pairs.clear();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private accept(client: Socket, target: number): void {
+    const pair = { client, upstream: undefined as Socket | undefined, hello: '', dead: false };
+    this.pairs.add(pair);
+    this.check(pair);
+    const upstream = netConnect(target, '127.0.0.1');
+    pair.upstream = upstream;
+    client.on('data', (d: Buffer) => {
+      if (pair.hello.length < 4096) pair.hello += d.toString('latin1');
+      this.check(pair);
+      if (!pair.dead) upstream.write(d);
+    });
+    upstream.on('data', (d: Buffer) => {
+      if (this.delay === 0) {
+        if (!pair.dead) client.write(d);
+        return;
+      }
+      setTimeout(() => !pair.dead && !client.destroyed && client.write(d), this.delay);
+    });
+    const end = (): void => {
+      client.destroy();
+      upstream.destroy();
+      this.pairs.delete(pair);
+    };
+    // A blackholed connection stays open whatever its peer does, as across a real network cut.
+    client.on('close', () => !pair.dead && end());
+    upstream.on('close', () => !pair.dead && end());
+    client.on('error', () => undefined);
+    upstream.on('error', () => undefined);
+  }
+
+  private check(pair: { hello: string; dead: boolean }): void {
+    if (this.cutting !== undefined && !pair.dead && this.cutting.test(pair.hello)) pair.dead = true;
+  }
 }

@@ -27,6 +27,9 @@ test('bad cluster configuration is refused at install with invalid_config', asyn
     [{ 'fw.cluster.heartbeat-interval': 1000, 'fw.cluster.node-timeout': 1000 }, /node-timeout must be longer/],
     [{ 'fw.cluster.request-timeout': 0 }, /requestTimeout must be positive/],
     [{ 'fw.cluster.shadow-broadcasters': -1 }, /shadow-broadcasters/],
+    [{ 'fw.cluster.keepalive-interval': 0 }, /keepaliveInterval must be positive/],
+    [{ 'fw.cluster.keepalive-timeout': 0 }, /keepaliveTimeout must be positive/],
+    [{ 'fw.cluster.move-clients-after': -1 }, /move-clients-after' must be a duration/],
   ];
   for (const [options, message] of cases) {
     const fw = framework({ 'fw.cluster.redis-url': 'redis://127.0.0.1:1', ...options });

@@ -21,7 +21,14 @@ test('Redis away again during a recovery: that recovery stops, gaps wait for the
   skip,
 }, async () => {
   const fw = new Framework({ 'fw.metrics.enabled': false });
-  const link = new RedisLink({ url: REDIS_URL, requestTimeout: 2000, reconnectMaxDelay: 1000, onChange: () => {} });
+  const link = new RedisLink({
+    url: REDIS_URL,
+    requestTimeout: 2000,
+    reconnectMaxDelay: 1000,
+    keepaliveInterval: 1000,
+    keepaliveTimeout: 2000,
+    onChange: () => {},
+  });
   const lost: number[] = [];
   const prefix = uniquePrefix('recovery-overlap');
   const bc = new ClusterBroadcast(scalingOf(fw), link, {

@@ -80,6 +80,8 @@ export interface ClusterStatus {
   recovered: number;
   /** Local broadcasts waiting in the outbox for Redis. */
   queued: number;
+  /** Connections this node dropped after losing Redis, so their clients moved to a node that reaches it. */
+  moved: number;
   pendingRequests: number;
 }
 

@@ -159,6 +159,11 @@ export class Runtime implements RuntimeView {
    */
   replayStore: ReplayStore | undefined;
   /**
+   * Set by a scaling module while this node should not take connections that join a broadcaster
+   * (a cluster node cut from Redis): they are refused with it. See ScalingHost.refuse.
+   */
+  refusal: FwError | undefined;
+  /**
    * Names the space the broadcaster sequences (`bid`) live in. A restarted server numbers its
    * broadcasts from 1 again, so a client's cursors from before mean nothing here: the handshake
    * carries the epoch, and `since` cursors from another epoch replay the whole cache. Random per

@@ -3,7 +3,8 @@ import { FwResource } from '../resource/resource.js';
 import type { Runtime } from '../runtime.js';
 import { FrameRing } from './frame-ring.js';
 import { Outgoing } from './outgoing.js';
-import type { GapReason, ReplayStore } from './replay-store.js';
+import { catchUp } from './catch-up.js';
+import type { GapReason, ReplayRead, ReplayStore } from './replay-store.js';
 import { errorSummary } from '../logging/logger.js';
 
 /**
@@ -159,7 +160,9 @@ export class FwBroadcaster implements Broadcaster {
    * Brings a fresh resource up to date from its `since` cursor (`lastBid`, taken in this epoch
    * unless `foreign`): replays what is held after it, and says with a gap frame what is not. With
    * a durable replay store the older part is read from it while this broadcaster's live messages
-   * to the resource wait, so the replay and the live stream join without a hole or a repeat.
+   * to the resource wait, merged with this replay cache (a stream evicted, truncated or emptied by
+   * a Redis restart loses nothing this node still holds; see catchUp), so the replay and the live
+   * stream join without a hole or a repeat.
    */
   recover(resource: FwResource, lastBid: number, foreign: boolean): void {
     if (foreign) {
@@ -180,6 +183,10 @@ export class FwBroadcaster implements Broadcaster {
       if (this.runtime.adapter === undefined) {
         if (this.cache.size > 0) resource.gap({ b: this.id, lost: this.cache.size, reason: 'grace-expired' });
         this.cache.startAt(lastBid + 1);
+      } else if (!this.internal) {
+        // A cluster node that has not reached the cursor (the room is new here) and has no
+        // replay store: what came after the cursor is unknown here, and is said so.
+        resource.gap({ b: this.id, from: lastBid + 1, reason: 'replay-window-exceeded' });
       }
       return;
     }
@@ -193,48 +200,23 @@ export class FwBroadcaster implements Broadcaster {
   private recoverFromStore(resource: FwResource, lastBid: number, store: ReplayStore): void {
     resource.holdBroadcaster(this.id);
     resource.recoveryPending(1);
-    // The hold ends before the replay is delivered (the replay must not be held itself); the
-    // held live messages follow it.
-    let held: Outgoing[] = [];
-    const done = (last: number): void => {
+    const finish = (read: ReplayRead | undefined): void => {
+      // The hold ends before the replay is delivered (the replay must not be held itself); the
+      // held live messages follow it.
+      const held = resource.endHold(this.id);
+      let last = lastBid;
+      if (!resource.closed) last = catchUp(this, resource, lastBid, read, () => this.countRecovered());
       resource.deliverHeld(this.id, held, last);
+      // Past what this node has delivered (read from the store, or said lost): the live copies of
+      // those sequences, still on their way here, must not reach this resource a second time.
+      if (last >= this.cache.next) resource.skipRepeats(this.id, last);
       resource.recoveryPending(-1);
     };
-    store.read(this.id, lastBid).then(
-      ({ entries, first }) => {
-        held = resource.endHold(this.id);
-        if (resource.closed) return done(lastBid);
-        let expect = lastBid + 1;
-        if (first > expect) {
-          resource.gap({ b: this.id, from: expect, to: first - 1, lost: first - expect, reason: 'replay-window-exceeded' });
-          expect = first;
-        }
-        for (const e of entries) {
-          if (e.bid < expect) continue;
-          if (e.bid > expect) resource.gap({ b: this.id, from: expect, to: e.bid - 1, lost: e.bid - expect, reason: 'cluster-link-lost' });
-          if (resource.deliver(new Outgoing(e.payload, this.id, e.bid))) this.countRecovered();
-          expect = e.bid + 1;
-        }
-        done(expect - 1);
-      },
-      (err: unknown) => {
-        // The store is unreachable: fall back on what this process holds (its gaps said as usual).
-        held = resource.endHold(this.id);
-        this.runtime.log.warn({ broadcaster: this.id, error: errorSummary(err) }, 'replay store read failed');
-        let last = lastBid;
-        if (lastBid + 1 < this.cache.first) {
-          resource.gap({
-            b: this.id,
-            from: lastBid + 1,
-            to: this.cache.first - 1,
-            lost: this.cache.first - lastBid - 1,
-            reason: 'replay-window-exceeded',
-          });
-        }
-        last = Math.max(last, this.replay(resource, lastBid));
-        done(last);
-      },
-    );
+    store.read(this.id, lastBid).then(finish, (err: unknown) => {
+      // The store is unreachable: what this process holds is all there is (its gaps said as usual).
+      this.runtime.log.warn({ broadcaster: this.id, error: errorSummary(err) }, 'replay store read failed');
+      finish(undefined);
+    });
   }
 
   /**

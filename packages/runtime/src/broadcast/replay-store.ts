@@ -22,6 +22,13 @@ export interface ReplayRead {
    * cursor below `first - 1` has lost what lies in between.
    */
   first: number;
+  /**
+   * The latest sequence the cluster assigned to the broadcaster (its counter), when the store knows
+   * it: everything up to it was published, so what lies past the cursor and is neither among the
+   * entries nor in memory is lost, not merely quiet. Undefined when unknown (the counter is gone
+   * too, e.g. evicted or a Redis restarted empty), and then nothing past the entries is claimed.
+   */
+  last?: number;
 }
 
 export interface ReplayStore {

@@ -1,3 +1,4 @@
+import type { FwError } from '../errors.js';
 import type { EventBus } from '../events.js';
 import type { Framework } from '../framework.js';
 import type { RuntimeView } from '../model.js';
@@ -25,7 +26,25 @@ export interface ScalingHost {
    * behaviour back.
    */
   install(parts: { adapter: BroadcastAdapter; replayStore?: ReplayStore }): () => void;
+  /**
+   * While `refusal` is set, new connections and resumes of handlers whose resources join a
+   * broadcaster are answered with it (a 503 with `Retry-After`, say), so clients go to another
+   * node; undefined takes them again. Handlers that join none (`broadcaster: null`: the admin
+   * event stream, agent chats) are never refused: they do not depend on the cluster's broadcasts.
+   */
+  refuse(refusal: FwError | undefined): void;
+  /**
+   * Ends every resource that is a member of a non-internal broadcaster the way a shutdown does (a
+   * drop, not a close: WebSocket close 1012, a `reconnect` frame on the HTTP transports; no
+   * resume), so its client reconnects, through its balancer or its list of URLs, to another
+   * node and catches up there with `since`. A slice of resources per event-loop turn; resolves
+   * with how many were ended.
+   */
+  dropMembers(reason: string): Promise<number>;
 }
+
+/** Resources ended per event-loop turn by dropMembers (as the heartbeat sweep: no long stall). */
+const DROP_SLICE = 250;
 
 /** The scaling seam of `fw`'s real-time runtime. */
 export function scalingOf(fw: Framework): ScalingHost {
@@ -48,6 +67,24 @@ export function scalingOf(fw: Framework): ScalingHost {
         if (rt.adapter === adapter) rt.adapter = undefined;
         if (replayStore && rt.replayStore === replayStore) rt.replayStore = undefined;
       };
+    },
+    refuse(refusal) {
+      rt.refusal = refusal;
+    },
+    async dropMembers(reason) {
+      const members = [...rt.resources.values()].filter((r) => {
+        for (const id of r.broadcasters) if (rt.broadcasters.lookup(id)?.internal === false) return true;
+        return false;
+      });
+      let dropped = 0;
+      for (let i = 0; i < members.length; i++) {
+        if (i > 0 && i % DROP_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+        const r = members[i]!;
+        if (r.closed) continue;
+        r.shutdown(reason);
+        dropped++;
+      }
+      return dropped;
     },
   };
 }

@@ -108,8 +108,12 @@ export class FwResource implements Resource {
   private marks: Mark[] | undefined;
   /** Slow-consumer drops not yet announced: a gap goes out before the next message delivered. */
   private drops: Gap[] | undefined;
-  /** Broadcasters whose live messages wait while an older part of their stream is read from the replay store. */
-  private holding: Map<string, Outgoing[]> | undefined;
+  /**
+   * Per broadcaster: its live messages waiting while an older part of its stream is read from the
+   * replay store (an array); or, once that replay went past what this node had delivered, the
+   * sequence up to which its live messages are repeats to drop (a number, until a newer one comes).
+   */
+  private holding: Map<string, Outgoing[] | number> | undefined;
   /** A (re)connection's recovery under way: gaps signalled so far, replay-store reads pending. */
   private recovery: { gaps: number; pending: number } | undefined;
   private graceTimer: NodeJS.Timeout | undefined;
@@ -519,7 +523,16 @@ export class FwResource implements Resource {
     if (held === undefined) return [];
     this.holding!.delete(broadcaster);
     if (this.holding!.size === 0) this.holding = undefined;
-    return held;
+    return typeof held === 'number' ? [] : held;
+  }
+
+  /**
+   * A replay went up to `upTo`, past what this node's broadcaster has delivered: its live copies of
+   * those sequences are still on their way here and are dropped (they were replayed from the
+   * store, or said lost), until the first newer one.
+   */
+  skipRepeats(broadcaster: string, upTo: number): void {
+    (this.holding ??= new Map()).set(broadcaster, upTo);
   }
 
   /** Delivers held live messages newer than `after`, in order; a jump past `after` + 1 is a gap. */
@@ -538,8 +551,13 @@ export class FwResource implements Resource {
   private hold(out: Outgoing): boolean {
     const held = this.holding!.get(out.broadcaster!);
     if (held === undefined) return false;
-    held.push(out);
-    return true;
+    if (typeof held !== 'number') {
+      held.push(out);
+      return true;
+    }
+    if (out.bid !== undefined && out.bid <= held) return true; // a repeat (see skipRepeats)
+    if (out.bid !== undefined) this.endHold(out.broadcaster!);
+    return false;
   }
 
   private mark(frame: string, keep: boolean): void {

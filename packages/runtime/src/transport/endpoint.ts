@@ -84,7 +84,7 @@ export class HandlerTransports {
     let cc: Context;
     let target: FwResource | undefined;
     try {
-      this.refuseWhileClosing();
+      this.refuseWhenUnavailable();
       q = parseConnectQuery(ctx.url.searchParams);
       if (q.transport !== undefined && q.transport !== 'websocket') {
         throw new FwError('invalid_query', `transport '${q.transport}' cannot be used on a WebSocket upgrade`, 400, {
@@ -94,7 +94,7 @@ export class HandlerTransports {
       if (q.tracking !== undefined) target = this.target(q.tracking, path, q.last);
       cc = await this.connect(req, ctx, 'websocket', path);
       if (target !== undefined) ownedBy(target, cc);
-      this.refuseWhileClosing();
+      this.refuseWhenUnavailable();
     } catch (err) {
       const e = err instanceof FwError ? err : new FwError('internal_error', 'an internal error occurred', 500);
       rejectUpgrade(socket, e.status, e.code, e.message, e.headers);
@@ -121,7 +121,7 @@ export class HandlerTransports {
   };
 
   private async get(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
-    this.refuseWhileClosing();
+    this.refuseWhenUnavailable();
     const q = parseConnectQuery(ctx.url.searchParams);
     const transport = q.transport ?? ((req.headers.accept ?? '').includes('text/event-stream') ? 'sse' : undefined);
     if (transport === undefined) {
@@ -151,7 +151,7 @@ export class HandlerTransports {
     }
     const cc = await this.connect(req, ctx, transport, path);
     if (target !== undefined) ownedBy(target, cc);
-    this.refuseWhileClosing();
+    this.refuseWhenUnavailable();
     const conn = this.httpConnection(transport, res, q.fw);
     if (target === undefined) {
       this.open(conn, cc, q);
@@ -355,9 +355,16 @@ export class HandlerTransports {
    * While close() drains, a new connection (a WebSocket upgrade too) is refused with 503 and
    * `Retry-After`: the drain timeout in whole seconds, by which time this node is gone (the
    * balancer sends the retry elsewhere) or back. fw clients treat the 503 as a drop and back off.
+   * A scaling module may turn connections away too (a cluster node cut from Redis, see
+   * ScalingHost.refuse), for handlers whose resources join a broadcaster: those are the ones that
+   * would miss the other nodes' broadcasts here. Handlers that join none stay open.
    */
-  private refuseWhileClosing(): void {
-    if (!this.rt.closing) return;
+  private refuseWhenUnavailable(): void {
+    if (!this.rt.closing) {
+      const refusal = this.rt.refusal;
+      if (refusal !== undefined && this.entry.options.broadcaster !== null) throw refusal;
+      return;
+    }
     const retryAfter = String(Math.max(1, Math.ceil(this.rt.settings.drainTimeout / 1000)));
     throw new FwError('shutting_down', 'the server is shutting down', 503, undefined, { 'retry-after': retryAfter });
   }
