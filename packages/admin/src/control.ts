@@ -1,6 +1,6 @@
 import { type EventBus, fallbackLogger, FwError, traced, type Logger, hasRole, NotFoundError, type Principal } from '@fw/runtime';
 import { REQUIRED_ROLE, type ControlAction, type ControlAuthorizer } from './authorizer.js';
-import type { AuditLog, AuditOutcome, AuditSource } from './audit.js';
+import { ACTION_LOG, auditClassOf, type AuditLog, type AuditOutcome, type AuditSource } from './audit.js';
 import { settled } from './cluster.js';
 import { ForbiddenError } from './errors.js';
 import type { McpTaskInfo, TaskInfo } from './peer-types.js';
@@ -186,7 +186,8 @@ export class ControlPlane {
     };
     const entry = strict ? await this.audit.record(record) : await this.audit.note(record);
     // Cluster mode: also in the shared audit log, so every node shows it (the local copy stays).
-    if (entry) void this.views.cluster?.append('audit', entry).catch(() => false);
+    // A refusal joins an aggregated record that reaches the shared log when its window closes.
+    if (entry && auditClassOf(entry) === 'action') void this.views.cluster?.append(ACTION_LOG, entry).catch(() => false);
     if (!strict) this.announce(action, target, principal, outcome, reason);
   }
 

@@ -10,7 +10,7 @@ import {
 } from '@fw/runtime';
 import { mountRoutes } from './api/router.js';
 import { adminRoutes } from './api/routes.js';
-import { AuditLog, type AuditSink } from './audit.js';
+import { AuditLog, REFUSAL_LOG, type AuditSink } from './audit.js';
 import { FileAuditSink } from './audit-file.js';
 import { storeAuditSinkFor } from './audit-store.js';
 import { ALLOW_ALL, type ControlAuthorizer } from './authorizer.js';
@@ -99,8 +99,33 @@ export class AdminModule implements FrameworkModule {
       );
     }
 
-    const audit = await new AuditLog(get('fw.admin.audit.max-entries'), await this.auditSink(fw, log), log).open();
+    const audit = await new AuditLog(
+      {
+        maxEntries: get('fw.admin.audit.max-entries'),
+        refusals: {
+          maxEntries: get('fw.admin.audit.refusals.max-entries'),
+          windowMs: get('fw.admin.audit.refusals.window'),
+          maxOpen: get('fw.admin.audit.refusals.max-open'),
+          maxDistinct: get('fw.admin.audit.refusals.max-distinct'),
+          maxValueLength: get('fw.admin.audit.refusals.max-value-length'),
+        },
+      },
+      await this.auditSink(fw, log),
+      log,
+    ).open();
     this.audit = audit;
+    // Cluster mode: a refusal record joins the shared log when its window closes (an action
+    // record is appended by the control plane as it happens), in a list of its own so refusals
+    // never trim action records out of the shared log either.
+    this.cleanups.push(
+      audit.onSealed(
+        (entry) =>
+          void fw.services
+            .get('cluster')
+            ?.append(REFUSAL_LOG, entry)
+            .catch(() => false),
+      ),
+    );
     // Not ready while the sink cannot be written: this node refuses admin writes (fail closed), so a
     // balancer should send its traffic elsewhere. The state is the last write's; each later record
     // tries the sink again (refusals and reads of the log are recorded too), so it recovers by itself.
@@ -215,7 +240,10 @@ export class AdminModule implements FrameworkModule {
     const configured = fw.config.get('fw.admin.audit.file');
     if (!configured) {
       // Production on PostgreSQL: the audit log lives in the same database as tasks and sessions.
-      const store = await storeAuditSinkFor(fw, fw.config.get('fw.admin.audit.store-max-entries'));
+      const store = await storeAuditSinkFor(fw, {
+        maxEntries: fw.config.get('fw.admin.audit.store-max-entries'),
+        maxRefusals: fw.config.get('fw.admin.audit.refusals.store-max-entries'),
+      });
       if (store) {
         this.releaseAuditStore = store.release;
         return store.sink;
@@ -227,6 +255,10 @@ export class AdminModule implements FrameworkModule {
     return new FileAuditSink(file, {
       maxBytes: fw.config.get('fw.admin.audit.max-file-bytes'),
       maxFiles: fw.config.get('fw.admin.audit.max-files'),
+      refusals: {
+        maxBytes: fw.config.get('fw.admin.audit.refusals.max-file-bytes'),
+        maxFiles: fw.config.get('fw.admin.audit.refusals.max-files'),
+      },
       log,
     });
   }

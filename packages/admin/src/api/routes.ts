@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { FwError, highestRole, NotFoundError, type TransportName } from '@fw/runtime';
 import { CONTROL_ACTIONS, type ControlAction } from '../authorizer.js';
-import { AUDIT_OUTCOMES, filterAudit, type AuditEntry, type AuditLog } from '../audit.js';
+import { ACTION_LOG, AUDIT_CLASSES, AUDIT_OUTCOMES, filterAudit, REFUSAL_LOG, type AuditEntry, type AuditLog } from '../audit.js';
 import { settled } from '../cluster.js';
 import type { ControlPlane } from '../control.js';
 import type { EventStream } from '../event-stream.js';
@@ -611,6 +611,11 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
         paged: true,
         summary: 'The audit log of every attempt on the admin plane',
         query: {
+          class: {
+            description:
+              'One retention class: `action` (writes, credentials, configuration) or `refusal` (refusals, aggregated per caller and window)',
+            schema: { enum: [...AUDIT_CLASSES] },
+          },
           action: { description: 'One action (a control action, or `read` for refused reads)', schema: { type: 'string' } },
           principal: { description: 'One principal', schema: { type: 'string' } },
           outcome: { description: 'One outcome', schema: { enum: [...AUDIT_OUTCOMES] } },
@@ -619,25 +624,33 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
         },
       },
       handle: async (r) => {
+        const cls = enumParam(r.url, 'class', AUDIT_CLASSES);
         const action = strParam(r.url, 'action');
         const principal = strParam(r.url, 'principal');
         const outcome = enumParam(r.url, 'outcome', AUDIT_OUTCOMES);
         const from = timeParam(r.url, 'from');
         const to = timeParam(r.url, 'to');
         const query = {
+          ...(cls ? { class: cls } : {}),
           ...(action ? { action } : {}),
           ...(principal ? { principal } : {}),
           ...(outcome ? { outcome } : {}),
           ...(from !== undefined ? { from } : {}),
           ...(to !== undefined ? { to } : {}),
         };
-        // Cluster mode: the shared audit log (every node's entries, each with its node); this
-        // node's own log when Redis cannot be read.
-        const shared = await views.cluster
-          ?.log<AuditEntry>('audit')
-          .list(Number.MAX_SAFE_INTEGER)
-          .catch(() => undefined); // all it keeps
-        return paged(r, shared ? filterAudit(shared, query) : d.audit.query(query));
+        // Cluster mode: the shared audit logs (every node's entries, each with its node), with this
+        // node's refusal records still collecting; this node's own log when Redis cannot be read.
+        const cluster = views.cluster;
+        const shared = cluster
+          ? await Promise.all([
+              cluster.log<AuditEntry>(ACTION_LOG).list(Number.MAX_SAFE_INTEGER),
+              cluster.log<AuditEntry>(REFUSAL_LOG).list(Number.MAX_SAFE_INTEGER),
+            ]).catch(() => undefined) // all they keep
+          : undefined;
+        if (!shared) return paged(r, d.audit.query(query));
+        const open = d.audit.openRefusals().map((e) => ({ ...e, node: cluster!.nodeId }));
+        const all = [...shared[0], ...shared[1], ...open].sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp));
+        return paged(r, filterAudit(all, query));
       },
     },
   ];
