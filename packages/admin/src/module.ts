@@ -49,6 +49,11 @@ export interface AdminOptions {
   auditSink?: AuditSink;
 }
 
+/** Where the REST API is reached: fw.public-url (its origin and path) plus the base, or the relative base when unset. */
+export function serverUrlOf(publicUrl: URL | undefined): string {
+  return publicUrl ? `${publicUrl.href.replace(/\/+$/, '')}${ADMIN_API_BASE}` : ADMIN_API_BASE;
+}
+
 /** The admin MCP endpoint, under the framework path: `/fw/admin/mcp`. */
 export const ADMIN_MCP_PATH = '/admin/mcp';
 
@@ -191,6 +196,7 @@ export class AdminModule implements FrameworkModule {
           pageDefault,
           pageMax,
           metrics: fw.metrics,
+          serverUrl: serverUrlOf(fw.security.publicUrl),
         }),
         { gate, control, audit, maxBody: get('fw.admin.max-body'), dashboardPrefixes: () => dashboardPrefixes },
       ),

@@ -25,6 +25,8 @@ export interface RouteDeps {
   gate: AdminGate;
   pageDefault: number;
   pageMax: number;
+  /** `servers[0].url` of the OpenAPI document: fw.public-url plus the REST base, or the relative base. */
+  serverUrl: string;
   /** The framework's Prometheus registry (the one `/fw/metrics` serves). */
   metrics: { scrape(): Promise<string>; readonly contentType: string };
 }
@@ -654,16 +656,17 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       },
     },
   ];
-  // The API's own description, generated from this table (itself included); the base is the
-  // mount point, read from the request path.
-  let document: Record<string, unknown> | undefined;
-  routes.push({
+  // The API's own description, generated from this table (itself included), once, from the
+  // configuration: `servers[0].url` is fw.public-url's origin and path plus the base, or the
+  // relative base. Never from a request (its path or Host would then be everyone's document).
+  const route: AdminRoute = {
     method: 'GET',
     path: '/openapi.json',
     doc: { tag: 'overview', reply: 'object', public: true, summary: 'This document: the OpenAPI 3.1 description of the admin API' },
-    handle: (r) =>
-      json((document ??= openApiDocument(routes, { base: r.url.pathname.replace(/\/openapi\.json$/, ''), version: FW_VERSION }))),
-  });
+    handle: () => json(document),
+  };
+  routes.push(route);
+  const document = openApiDocument(routes, { base: d.serverUrl, version: FW_VERSION });
   return routes;
 }
 
