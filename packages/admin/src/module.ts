@@ -224,6 +224,11 @@ export class AdminModule implements FrameworkModule {
       },
     };
     fw.services.provide('admin', service);
+    // With authentication configured, /fw/metrics accepts the admin plane's credentials too (its
+    // token, its resolver, fw.auth.*) and no longer answers a credential-less loopback caller.
+    if (gate.authRequired && !fw.services.get('metrics.authenticator')) {
+      fw.services.provide('metrics.authenticator', (req, url, context) => gate.resolve(req, url, context?.socket ?? false));
+    }
     // MCP sessions (and any other module) resolve their principal the way the admin plane does,
     // so the admin MCP tools see the same principal as REST. An app's own resolver service wins.
     if (!fw.services.get('principal-resolver')) {
