@@ -16,6 +16,7 @@ import { storeAuditSinkFor } from './audit-store.js';
 import { ALLOW_ALL, type ControlAuthorizer } from './authorizer.js';
 import { ADMIN_CONFIG } from './config.js';
 import { ControlPlane } from './control.js';
+import { registerClusterControl } from './cluster-control.js';
 import { DASHBOARD_DIR, mountDashboard } from './dashboard.js';
 import { EventStream } from './event-stream.js';
 import { AdminGate } from './gate.js';
@@ -96,6 +97,7 @@ export class AdminModule implements FrameworkModule {
       authenticator: chain.length === 0 ? undefined : chain.length === 1 ? chain[0] : chainAuthenticators(chain),
       allowRemoteUnauthenticated: get('fw.admin.allow-remote-unauthenticated'),
       clientAddress,
+      isRevoked: (principal) => fw.credentials.isRevoked(principal),
     });
     if (!gate.authRequired && get('fw.admin.allow-remote-unauthenticated')) {
       log.warn(
@@ -141,6 +143,10 @@ export class AdminModule implements FrameworkModule {
     );
     const views = new Views(fw);
     const control = new ControlPlane(views, audit, fw.events, authorizer, () => gate.authRequired, log);
+    // Cluster mode: writes routed here by other nodes pass this node's own rules before they act.
+    fw.services.whenProvided('cluster', (cluster) => {
+      if (this.audit === audit) this.cleanups.push(registerClusterControl(cluster, control, views));
+    });
     const events = new EventStream(
       fw as RealtimeFramework,
       gate,

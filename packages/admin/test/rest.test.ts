@@ -341,7 +341,7 @@ test('with a token every REST call needs it; the authorizer refuses with 403; bo
         authenticated: true,
         authRequired: true,
         address: '127.0.0.1',
-        permissions: { broadcast: false, unicast: false, disconnect: false, destroy: false, cancel: false },
+        permissions: { broadcast: false, unicast: false, disconnect: false, destroy: false, cancel: false, revoke: false },
         audit: undefined,
       },
     );
@@ -552,6 +552,7 @@ test('GET nodes answers for the cluster when the cluster service is there', asyn
     assert.equal(alone.length, 1);
     assert.equal(alone[0]!.self, true);
     h.fw.services.provide('cluster', {
+      handle: () => () => undefined,
       nodes: async () => [
         { id: 'a', self: true },
         { id: 'b', self: false },

@@ -603,6 +603,29 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       handle: (r) => paged(r, views.mcp.pendingBridgeCalls()),
     },
 
+    // --- credentials -------------------------------------------------------------------------
+    {
+      method: 'POST',
+      path: '/credentials/revoke',
+      doc: {
+        tag: 'credentials',
+        reply: 'object',
+        summary:
+          'Cut a principal off everywhere: its credentials are refused from now on (a JWT issued later is good again) and its open sockets and streams close; every node in cluster mode',
+        body: {
+          required: true,
+          schema: { type: 'object', required: ['principal'], properties: { principal: { type: 'string', minLength: 1, maxLength: 1024 } } },
+        },
+      },
+      write: { action: 'revoke', target: { body: 'principal' }, body: 'required' },
+      handle: async (r) => {
+        const principal = requireString(r.body, 'principal');
+        if (principal.length > 1024)
+          throw new FwError('bad_request', "body member 'principal' must be at most 1024 characters", 400, { field: 'principal' });
+        return json(await control.revoke(principal, caller(r)));
+      },
+    },
+
     // --- audit -------------------------------------------------------------------------------
     {
       method: 'GET',
