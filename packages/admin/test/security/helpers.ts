@@ -4,7 +4,7 @@
  */
 import { once } from 'node:events';
 import WebSocket from 'ws';
-import { Framework } from '@fw/runtime';
+import { Framework, type FrameworkModule } from '@fw/runtime';
 import { admin, type AdminOptions, type AuditEntry } from '../../dist/index.js';
 
 export const API = '/api/admin';
@@ -29,9 +29,17 @@ export interface AdminApp {
   close(): Promise<void>;
 }
 
-/** A framework with the admin plane and a chat handler at `/fw/chat/{room}`, listening on loopback. */
-export async function startAdmin(props: Record<string, unknown> = {}, options: AdminOptions = {}): Promise<AdminApp> {
+/**
+ * A framework with the admin plane and a chat handler at `/fw/chat/{room}`, listening on loopback.
+ * `modules` are installed first (e.g. `mcp()` for the admin MCP endpoint).
+ */
+export async function startAdmin(
+  props: Record<string, unknown> = {},
+  options: AdminOptions = {},
+  modules: FrameworkModule[] = [],
+): Promise<AdminApp> {
   const fw = new Framework({ configFile: false, 'fw.admin.mcp-tools': false, 'fw.heartbeat.interval': 0, ...props });
+  for (const m of modules) await fw.use(m);
   await fw.use(admin(options));
   fw.handle('/chat/{room}', {});
   const { port } = await fw.listen(0, '127.0.0.1');
