@@ -226,7 +226,7 @@ async function fuzz(app: AdminApp, cases: number, seed: number, auth: Record<str
 
 test('fuzz: 20,000 malformed write requests with fw.auth.tokens (admin) and by default answer 2xx or 4xx problem+json, never 5xx, never a leak', {
   timeout: 170_000,
-}, async () => {
+}, async (t) => {
   const started = Date.now();
   const app = await startAdmin({ 'fw.auth.tokens': AUTH_TOKENS });
   const plain = await startAdmin();
@@ -243,7 +243,7 @@ test('fuzz: 20,000 malformed write requests with fw.auth.tokens (admin) and by d
     // And the log survived it: the malformed attempts are a handful of aggregated records.
     const refusals = await app.audit('class=refusal', TOKENS.admin);
     assert.ok(refusals.length < 100, `${refusals.length} refusal records`);
-    console.log(
+    t.diagnostic(
       `fuzz: 20,000 cases in ${Date.now() - started} ms; with tokens ${JSON.stringify([...withTokens])}, default ${JSON.stringify([...byDefault])}`,
     );
   } finally {
