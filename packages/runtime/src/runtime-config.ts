@@ -137,7 +137,7 @@ export const RUNTIME_CONFIG = defineConfig({
   'fw.metrics.allow-loopback': {
     type: 'boolean',
     default: true,
-    shownDefault: '`true` without authentication, `false` with',
+    shownDefault: 'true without authentication, false with',
     description:
       'Let loopback scrapers read `<fw.path>/metrics` without a token or credential. Unset, it is true only while no authentication is configured (`fw.auth.*`, an authenticator, the admin token); switch it off when a reverse proxy on the same host forwards the endpoint',
   },
