@@ -74,11 +74,12 @@ async function checkAccess(req: IncomingMessage, url: URL, config: Config, auth:
       };
     }
   }
-  if (given !== undefined)
-    return { status: 401, code: 'metrics_unauthorized', detail: 'neither the metrics token nor a credential fw accepts' };
-  // No credential at all: loopback may read while no authentication is configured (or by explicit choice).
+  // Loopback may read without a credential while no authentication is configured (or by explicit
+  // choice); a header it sends then is not looked at, as before authentication existed.
   const loopbackOpen = config.isSet('fw.metrics.allow-loopback') ? config.get('fw.metrics.allow-loopback') : auth === undefined;
   if (loopbackOpen && isLoopback(clientAddress(req))) return undefined;
+  if (given !== undefined)
+    return { status: 401, code: 'metrics_unauthorized', detail: 'neither the metrics token nor a credential fw accepts' };
   if (!token && !auth) {
     return {
       status: 403,
