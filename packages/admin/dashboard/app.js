@@ -20,6 +20,7 @@ const STATE_LABEL = {
   connected: 'Connected',
   reconnecting: 'Reconnecting…',
   offline: 'Offline',
+  'signed-out': 'Signed out',
 };
 
 /** What the signed-in principal may do (from GET session); nothing until the session says so. */
@@ -82,6 +83,17 @@ const stream = createEventStream({
     }
     for (const v of Object.values(views)) v.resync();
   },
+  onCredentialEnded(reason) {
+    // The token is dead: forget it and ask for a new one (the stream stays stopped until then).
+    auth.token = '';
+    askForToken(
+      reason === 'revoked' ? 'Your access was revoked. Sign in with another token.' : 'Your session expired. Sign in again to continue.',
+    );
+  },
+  onRetry() {
+    // A 401 here brings up the sign-in form and stops the stream (auth.onUnauthorized).
+    void loadSession().catch(() => undefined);
+  },
 });
 
 // --- session and sign-in ---------------------------------------------------------------------
@@ -89,14 +101,17 @@ const signin = $('#signin');
 const signinForm = $('#signin-form');
 let signingIn = false;
 
-auth.onUnauthorized = () => {
+/** Stops the stream and shows the sign-in form with `message`. */
+function askForToken(message) {
   if (signingIn) return;
   signingIn = true;
   stream.stop();
   signin.hidden = false;
-  setText($('#signin-error'), auth.token ? 'The token was not accepted.' : '');
+  setText($('#signin-error'), message);
   signinForm.elements.token.focus();
-};
+}
+
+auth.onUnauthorized = () => askForToken(auth.token ? 'The token was not accepted.' : '');
 
 signinForm.addEventListener('submit', async (e) => {
   e.preventDefault();

@@ -256,11 +256,26 @@ export function createControlTab(ctx) {
     columns: [
       { key: 'timestamp', label: 'Time', render: (a) => dateTime(a.timestamp) },
       { key: 'action', label: 'Action' },
-      { key: 'target', label: 'Target', render: (a) => h('code', { text: a.target ?? '' }), title: (a) => a.target ?? '' },
+      {
+        key: 'target',
+        label: 'Target',
+        value: (a) => [a.target, a.refusals?.targets?.length],
+        render: (a) => [h('code', { text: a.target ?? '' }), ...moreNote(a.refusals, 'targets', 'target')],
+        title: (a) => a.target ?? '',
+      },
       { key: 'principal', label: 'Principal', value: (a) => a.principal ?? 'anonymous' },
+      { key: 'address', label: 'Address', value: (a) => a.address ?? '' },
       { key: 'outcome', label: 'Outcome', value: (a) => a.outcome ?? (a.success ? 'allowed' : 'failed'), render: (a) => outcomeBadge(a) },
+      // Refusals are one record per caller and window (docs/security.md, Audit log): how many it stands for.
+      { key: 'count', label: 'Count', num: true, value: (a) => a.refusals?.count ?? 1, render: (a) => countCell(a) },
       { key: 'source', label: 'Source' },
-      { key: 'reason', label: 'Reason', wrap: true },
+      {
+        key: 'reason',
+        label: 'Reason',
+        wrap: true,
+        value: (a) => [a.reason, a.refusals?.count, a.refusals?.lastAt, a.refusals?.open],
+        render: (a) => reasonCell(a),
+      },
     ],
     pager: {
       limit: AUDIT_PAGE,
@@ -276,6 +291,7 @@ export function createControlTab(ctx) {
     async () => {
       const f = new FormData(auditForm);
       const q = {
+        class: f.get('class'),
         action: f.get('action'),
         principal: String(f.get('principal') ?? '').trim(),
         outcome: f.get('outcome'),
@@ -353,6 +369,50 @@ function stateClass(state) {
   if (state === 'failed' || state === 'rejected') return 'bad';
   if (state === 'canceled' || state === 'cancelled') return 'warn';
   return 'accent';
+}
+
+/** `+3 more targets` when an aggregated refusal record names more values than its first. */
+function moreNote(summary, kind, noun) {
+  const list = summary?.[kind];
+  if (!list) return [];
+  const more = list.length - 1 + (summary.other?.[kind] ?? 0);
+  return more > 0 ? [h('span', { class: 'muted', text: ` +${num(more)} more ${more === 1 ? noun : `${noun}s`}` })] : [];
+}
+
+function countCell(a) {
+  const s = a.refusals;
+  if (!s) return '1';
+  return h('span', { class: 'refusal-count', text: `×${num(s.count)}`, attrs: { title: s.open ? 'still collecting' : 'closed' } });
+}
+
+/**
+ * The reason; for an aggregated refusal record also its span and what it gathered (the reasons
+ * with their counts, the addresses of the "many addresses" record).
+ */
+function reasonCell(a) {
+  const s = a.refusals;
+  if (!s) return a.reason ?? '';
+  const lines = [
+    h('span', { text: a.reason ?? '' }),
+    h('span', {
+      class: 'muted refusal-span',
+      text: `${num(s.count)} refused ${dateTime(s.firstAt)} – ${dateTime(s.lastAt)}${s.open ? ' (still collecting)' : ''}`,
+    }),
+  ];
+  const listed = (label, list, other) =>
+    list && list.length > 1
+      ? [
+          h('span', {
+            class: 'muted',
+            text: `${label}: ${list.map((t) => `${t.value || '—'} ×${num(t.count)}`).join(', ')}${other ? `, +${num(other)} more` : ''}`,
+          }),
+        ]
+      : [];
+  lines.push(...listed('Reasons', s.reasons, s.other?.reasons));
+  lines.push(...listed('Targets', s.targets, s.other?.targets));
+  if (s.addresses)
+    lines.push(...listed('Addresses', s.addresses, s.other?.addresses), ...listed('Principals', s.principals, s.other?.principals));
+  return h('span', { class: 'refusal-detail' }, ...lines);
 }
 
 function outcomeBadge(a) {

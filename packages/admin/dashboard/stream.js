@@ -3,7 +3,10 @@
 // and keeps a connection alive for as long as the page is open, whatever the client library
 // decides. A server that closes the stream on purpose (restart, shutdown) or a tracking id that
 // expired still ends in a fresh connection after a short back-off, so the page recovers by
-// itself and never needs a reload.
+// itself and never needs a reload. One end is final: the server ends the stream because its
+// credential expired or was revoked (a `SessionEnded` event, then the close reason
+// `credential_expired` / `credential_revoked`). Reconnecting with that token could only be
+// refused again, so the supervisor stops and tells the page, which asks for a new token.
 
 import { auth, CLIENT_PATH, EVENTS_PATH } from './api.js';
 
@@ -13,8 +16,14 @@ const RETRY_MAX_MS = 5000;
 /** After this long without a working stream the state says offline rather than reconnecting. */
 const OFFLINE_AFTER_MS = 30_000;
 
+/** The close reason (or SessionEnded event) of a stream ended for its credential: `expired` or `revoked`. */
+export function credentialEnd(reason) {
+  const m = /^credential_(expired|revoked)\b/.exec(String(reason ?? ''));
+  return m ? m[1] : undefined;
+}
+
 /**
- * @param {{ onEvent(ev: object): void, onState(state: 'connecting'|'connected'|'reconnecting'|'offline', detail?: string): void, onOpen(info: { resumed: boolean, first: boolean }): void }} hooks
+ * @param {{ onEvent(ev: object): void, onState(state: 'connecting'|'connected'|'reconnecting'|'offline'|'signed-out', detail?: string): void, onOpen(info: { resumed: boolean, first: boolean }): void, onCredentialEnded(reason: 'expired'|'revoked'): void, onRetry?(): void }} hooks
  */
 export function createEventStream(hooks) {
   let current; // { close() } of the live attempt
@@ -24,6 +33,7 @@ export function createEventStream(hooks) {
   let everConnected = false;
   let lostSince = 0;
   let state = '';
+  let sessionEnded; // 'expired' | 'revoked' once the server said the stream ends for its credential
   let clientModule; // the loaded @fw/client browser build, or null when it is not served
 
   function setState(next, detail) {
@@ -48,7 +58,24 @@ export function createEventStream(hooks) {
     } catch {
       return; // not an event: ignore rather than break the feed
     }
-    if (ev && typeof ev === 'object' && typeof ev.type === 'string') hooks.onEvent(ev);
+    if (!ev || typeof ev !== 'object' || typeof ev.type !== 'string') return;
+    // The server's last word before it closes the stream: the close that follows is final.
+    if (ev.type === 'SessionEnded') {
+      sessionEnded = ev.reason === 'revoked' ? 'revoked' : 'expired';
+      return;
+    }
+    hooks.onEvent(ev);
+  }
+
+  /** The credential is no longer good: stop for good (until a restart with a new token) and say so. */
+  function endForCredential(reason) {
+    stopped = true;
+    clearTimeout(retryTimer);
+    retryTimer = undefined;
+    current?.close();
+    current = undefined;
+    setState('signed-out', reason === 'revoked' ? 'access revoked' : 'session expired');
+    hooks.onCredentialEnded(reason);
   }
 
   const callbacks = {
@@ -66,11 +93,20 @@ export function createEventStream(hooks) {
       lostSince ||= Date.now();
       setState(everConnected ? 'reconnecting' : 'connecting', detail);
     },
-    /** This attempt is over for good: start another one. */
+    /** This attempt is over for good: start another one, unless the server ended it for its credential. */
     ended(detail) {
       current = undefined;
+      const credential = credentialEnd(detail) ?? sessionEnded;
+      sessionEnded = undefined;
+      if (credential) {
+        endForCredential(credential);
+        return;
+      }
       lostSince ||= Date.now();
       setState(everConnected ? 'reconnecting' : 'connecting', detail);
+      // The page checks its session before each retry: a token that stopped working brings up
+      // the sign-in form (and stops the stream) instead of a loop of refused connections.
+      hooks.onRetry?.();
       schedule();
     },
   };
@@ -139,6 +175,7 @@ export function createEventStream(hooks) {
     /** (Re)connects now: at start, and after the token changed. */
     restart() {
       stopped = false;
+      sessionEnded = undefined;
       current?.close();
       current = undefined;
       clearTimeout(retryTimer);
@@ -153,6 +190,7 @@ export function createEventStream(hooks) {
       retryTimer = undefined;
       current?.close();
       current = undefined;
+      setState('signed-out');
     },
     get state() {
       return state;

@@ -1,12 +1,15 @@
 import type { BuiltinRole, Principal } from '@fw/runtime';
 
-/** The write operations the admin plane performs; the `action` an authorizer is asked about. */
-export type ControlAction = 'broadcast' | 'unicast' | 'disconnect' | 'destroy' | 'cancel';
-export const CONTROL_ACTIONS: readonly ControlAction[] = ['broadcast', 'unicast', 'disconnect', 'destroy', 'cancel'];
+/**
+ * The write operations the admin plane performs; the `action` an authorizer is asked about.
+ * `revoke` cuts a principal off: its credentials are refused and its open sockets closed.
+ */
+export type ControlAction = 'broadcast' | 'unicast' | 'disconnect' | 'destroy' | 'cancel' | 'revoke';
+export const CONTROL_ACTIONS: readonly ControlAction[] = ['broadcast', 'unicast', 'disconnect', 'destroy', 'cancel', 'revoke'];
 
 /**
  * The built-in role each action needs (when authentication is configured): `operator` acts on
- * live traffic, `admin` destroys. Reads need `viewer`.
+ * live traffic, `admin` destroys and revokes credentials. Reads need `viewer`.
  */
 export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Object.freeze({
   broadcast: 'operator',
@@ -14,11 +17,12 @@ export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Objec
   disconnect: 'operator',
   cancel: 'operator',
   destroy: 'admin',
+  revoke: 'admin',
 });
 
 /**
  * Spec §5: the app's own say on a write, asked after the role check: may `principal` perform
- * `action` on `target` (a broadcaster id, a resource uuid, a task id, or `*` when the dashboard
+ * `action` on `target` (a broadcaster id, a resource uuid, a task id, a principal id, or `*` when the dashboard
  * asks what it may do in general)? Throwing denies the write and is audited as `error`.
  */
 export type ControlAuthorizer = (action: ControlAction, target: string, principal: Principal | undefined) => boolean | Promise<boolean>;

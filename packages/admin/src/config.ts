@@ -34,7 +34,11 @@ export const ADMIN_CONFIG = defineConfig({
     default: false,
     description: 'Let non-loopback clients use the admin plane while no authentication is configured (warned at startup)',
   },
-  'fw.admin.audit.max-entries': { type: 'number', default: 10_000, description: 'Audit entries kept in memory (oldest dropped first)' },
+  'fw.admin.audit.max-entries': {
+    type: 'number',
+    default: 10_000,
+    description: 'Write, credential and configuration audit records kept in memory (oldest dropped first; refusals have their own cap)',
+  },
   'fw.admin.audit.file': {
     type: 'string',
     default: '',
@@ -44,18 +48,64 @@ export const ADMIN_CONFIG = defineConfig({
   'fw.admin.audit.max-file-bytes': {
     type: 'number',
     default: 10_485_760,
-    description: 'Size past which the audit file is rotated (`audit.jsonl` → `audit.jsonl.1` …)',
+    description:
+      'Size past which the audit file of write, credential and configuration records is rotated (`audit.jsonl` → `audit.jsonl.1` …)',
   },
   'fw.admin.audit.store-max-entries': {
     type: 'number',
     default: 1_000_000,
     description:
-      'Audit records kept in the store (used when `fw.store.postgres-url` is set and `fw.admin.audit.file` is not); older ones are deleted',
+      'Write, credential and configuration audit records kept in the store (used when `fw.store.postgres-url` is set and `fw.admin.audit.file` is not); older ones are deleted',
   },
   'fw.admin.audit.max-files': {
     type: 'number',
     default: 5,
     description: 'Rotated audit files kept besides the live one (older ones are deleted)',
+  },
+  'fw.admin.audit.refusals.window': {
+    type: 'duration',
+    default: 60_000,
+    description:
+      'Refused and malformed attempts are aggregated per caller (address, IPv6 by /64, and principal), action and outcome over this window: one record with a count, first/last time and the targets and reasons seen ([security](security.md#audit-log))',
+  },
+  'fw.admin.audit.refusals.max-open': {
+    type: 'number',
+    default: 1000,
+    description:
+      'Refusal windows open at once (distinct callers × action × outcome); past it refusals go into one "many addresses" record per window',
+  },
+  'fw.admin.audit.refusals.max-distinct': {
+    type: 'number',
+    default: 10,
+    description:
+      'Distinct targets, reasons, sources (and in the "many addresses" record addresses, principals, actions, outcomes) one refusal record names; more are only counted',
+  },
+  'fw.admin.audit.refusals.max-value-length': {
+    type: 'number',
+    default: 256,
+    description: 'Longest target or reason a refusal record keeps (characters; a longer one is cut and marked with …)',
+  },
+  'fw.admin.audit.refusals.max-entries': {
+    type: 'number',
+    default: 10_000,
+    description:
+      'Refusal records kept in memory, apart from the write records (`fw.admin.audit.max-entries`), so refusals never push those out',
+  },
+  'fw.admin.audit.refusals.max-file-bytes': {
+    type: 'number',
+    default: 10_485_760,
+    description: 'Size past which the refusal file (`audit.refusals.jsonl` beside the audit file) is rotated',
+  },
+  'fw.admin.audit.refusals.max-files': {
+    type: 'number',
+    default: 5,
+    description: 'Rotated refusal files kept besides the live one (older ones are deleted)',
+  },
+  'fw.admin.audit.refusals.store-max-entries': {
+    type: 'number',
+    default: 100_000,
+    description:
+      'Refusal records kept in the store (PostgreSQL mode), counted apart from the write records (`fw.admin.audit.store-max-entries`)',
   },
   'fw.admin.events.recent': {
     type: 'number',

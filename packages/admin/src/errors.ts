@@ -7,7 +7,8 @@ export class UnauthorizedError extends FwError {
 }
 
 export class ForbiddenError extends FwError {
-  constructor(action: string, target: string, code = 'forbidden', reason?: string) {
-    super(code, `not allowed to ${action} '${target}'${reason ? `: ${reason}` : ''}`, 403, { action, target });
+  /** `node`: in cluster mode, the node whose rules refused (the one that holds the target). */
+  constructor(action: string, target: string, code = 'forbidden', reason?: string, node?: string) {
+    super(code, `not allowed to ${action} '${target}'${reason ? `: ${reason}` : ''}`, 403, { action, target, ...(node ? { node } : {}) });
   }
 }

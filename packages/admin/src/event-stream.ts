@@ -1,10 +1,25 @@
-import type { Broadcaster, FwEvent, Interceptor } from '@fw/runtime';
+import type { Broadcaster, CredentialEnd, FwEvent, Interceptor, Resource } from '@fw/runtime';
 import type { AdminGate, GateResult } from './gate.js';
 import type { RealtimeFramework } from './realtime.js';
 import { Ring } from './ring.js';
 
 /** Handler path under the framework path: the stream is at `/fw/admin/events`. */
 export const EVENTS_HANDLER_PATH = '/admin/events';
+
+/**
+ * The last frame a consumer gets when its credential stops being good: `{type: "SessionEnded",
+ * reason: "expired" | "revoked", detail}`. Then the stream ends: a WebSocket closes with 1008 and
+ * the reason `credential_expired` / `credential_revoked`, an fw client gets that reason in its close
+ * frame, an HTTP stream (SSE, streaming, long-polling) ends after this event.
+ */
+export interface SessionEndedFrame {
+  type: 'SessionEnded';
+  reason: CredentialEnd;
+  detail: string;
+}
+
+/** WebSocket close code of a stream ended for its credential: 1008, policy violation. */
+export const CREDENTIAL_CLOSE_CODE = 1008;
 
 export interface EventStreamOptions {
   /** Events kept for GET /api/admin/events/recent. */
@@ -77,17 +92,32 @@ export class EventStream {
         ctx.principal = result.principal;
       },
     };
+    // A consumer was authenticated once, when it connected: the stream ends when its credential
+    // expires or is revoked (fw.credentials), instead of feeding a principal that is no longer one.
+    const watches = new Map<Resource, () => void>();
     const unhandle = this.fw.handle(
       EVENTS_HANDLER_PATH,
       {
-        open: (resource) => broadcaster.add(resource),
-        close: (resource) => broadcaster.remove(resource),
+        open: (resource) => {
+          broadcaster.add(resource);
+          watches.set(
+            resource,
+            this.fw.credentials.watch(resource.principal, (reason) => endForCredential(resource, reason)),
+          );
+        },
+        close: (resource) => {
+          broadcaster.remove(resource);
+          watches.get(resource)?.();
+          watches.delete(resource);
+        },
       },
       { broadcaster: null, interceptors: [auth], description: 'admin event stream (JSON events, one per frame)' },
     );
     this.unmount = () => {
       if (typeof unhandle === 'function') unhandle();
       broadcaster.destroy('admin plane closed');
+      for (const stop of watches.values()) stop();
+      watches.clear();
     };
   }
 
@@ -147,4 +177,15 @@ export class EventStream {
       this.counters.consumerDropped += members - reached;
     }
   }
+}
+
+/** Tells the consumer why, then ends its stream (the frame is flushed before the close). */
+function endForCredential(resource: Resource, reason: CredentialEnd): void {
+  const frame: SessionEndedFrame = {
+    type: 'SessionEnded',
+    reason,
+    detail: reason === 'expired' ? 'the credential expired: sign in again' : 'the credential was revoked',
+  };
+  resource.write(JSON.stringify(frame));
+  resource.close(`credential_${reason}`, CREDENTIAL_CLOSE_CODE);
 }

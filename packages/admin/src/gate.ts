@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { FwError, hasRole, type Authenticator, type Principal } from '@fw/runtime';
+import { AuthenticationError, FwError, hasRole, type Authenticator, type Principal } from '@fw/runtime';
 import { isLoopback, type ClientAddress } from './principal.js';
 
 export type GateResult =
@@ -20,6 +20,8 @@ export interface GateOptions {
   allowRemoteUnauthenticated: boolean;
   /** The client's address (the runtime's `clientAddress`: trusted-proxy aware). */
   clientAddress: ClientAddress;
+  /** Whether an operator revoked the principal's credentials (`fw.credentials`); its requests are then 401. */
+  isRevoked?: (principal: Principal) => boolean;
 }
 
 export interface CheckOptions {
@@ -49,9 +51,16 @@ export class AdminGate {
     return this.options.clientAddress(req);
   }
 
-  /** The principal of a request, or undefined; throws an FwError (401) for a rejected credential. */
+  /**
+   * The principal of a request, or undefined; throws an FwError (401) for a rejected credential,
+   * and for one revoked with `fw.credentials.revoke` whichever authenticator accepted it (the
+   * admin token and an app's resolver included, not only `fw.auth.*`).
+   */
   async resolve(req: IncomingMessage, url: URL, socket = false): Promise<Principal | undefined> {
-    return this.options.authenticator ? await this.options.authenticator(req, url, { socket }) : undefined;
+    if (!this.options.authenticator) return undefined;
+    const principal = await this.options.authenticator(req, url, { socket });
+    if (principal && this.options.isRevoked?.(principal)) throw new AuthenticationError('the credential was revoked');
+    return principal;
   }
 
   async check(req: IncomingMessage, url: URL, options: CheckOptions | boolean = {}): Promise<GateResult> {

@@ -19,6 +19,10 @@ export {
   AuditLog,
   AuditUnavailableError,
   AUDIT_OUTCOMES,
+  AUDIT_CLASSES,
+  auditClassOf,
+  type AuditClass,
+  type AuditLimits,
   type AuditEntry,
   type AuditOutcome,
   type AuditQuery,
@@ -27,7 +31,16 @@ export {
   type AuditSource,
   type AuditStatus,
 } from './audit.js';
-export { FileAuditSink, type FileSinkOptions } from './audit-file.js';
+export { FileAuditSink, refusalFileOf, type FileSinkOptions } from './audit-file.js';
+export {
+  DEFAULT_REFUSAL_LIMITS,
+  MANY_ADDRESSES,
+  RefusalWindows,
+  type RefusalLimits,
+  type RefusalSummary,
+  type Tally,
+  type TallyKind,
+} from './audit-refusals.js';
 export { mountAdminMcp, type AdminMcpOptions } from './mcp-tools.js';
 export { ControlPlane, type ControlCaller, type Permission } from './control.js';
 export { EventStream, EVENTS_HANDLER_PATH, type EventStreamStats } from './event-stream.js';

@@ -3,6 +3,7 @@ import type { McpContext, ParamSpec, ToolDefinition, ToolRegistry } from '@fw/mc
 import { REQUIRED_ROLE, type ControlAction } from './authorizer.js';
 import type { AdminService } from './service.js';
 import { overview } from './overview.js';
+import { credentialEnd } from './credential-state.js';
 
 type McpModule = typeof import('@fw/mcp');
 type McpParamSpec = ParamSpec;
@@ -92,6 +93,22 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
   const fail = (text: string): unknown => mcp.McpToolResult.error(text);
   /** The gate again, per call: a session on a user's server, or one whose role changed. */
   const admitted = (admin: AdminService, ctx: McpContext): boolean => admin.gate.admits(ctx.principal, ctx.session.clientAddress);
+  /**
+   * A session is authenticated once, when it opens: every call checks that its credential has
+   * not expired or been revoked since. One that has is refused, and its session ended once the
+   * answer is out (the transport closes the socket or streams).
+   */
+  const ended = (ctx: McpContext): string | undefined => {
+    const why = credentialEnd(ctx.fw, ctx.principal);
+    if (!why) return undefined;
+    setImmediate(() =>
+      mcp
+        .mountedServers(ctx.fw)
+        .find((m) => m.endpoint.path === ctx.session.server)
+        ?.endpoint.end(ctx.session.id, `credential_${why}`),
+    );
+    return why === 'expired' ? 'the credential expired' : 'the credential was revoked';
+  };
 
   const read = (
     name: string,
@@ -106,6 +123,8 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
     handler: (args, ctx) => {
       const admin = ctx.fw.services.get('admin');
       if (!admin) return fail('unavailable: the admin plane is not installed on this framework');
+      const gone = ended(ctx);
+      if (gone) return fail(`unauthorized: ${gone}`);
       if (!admitted(admin, ctx))
         return fail(
           admin.authRequired
@@ -133,6 +152,11 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
       const admin = ctx.fw.services.get('admin');
       if (!admin?.mcpWriteTools) return fail(`unavailable: ${name} is not enabled (fw.admin.mcp-write-tools)`);
       const caller = { principal: ctx.principal, source: 'mcp' as const, address: ctx.session.clientAddress };
+      const gone = ended(ctx);
+      if (gone) {
+        await admin.control.refuse(action, target(args), caller, 'refused', gone);
+        return fail(`unauthorized: ${gone}`);
+      }
       if (!admitted(admin, ctx)) {
         await admin.control.refuse(action, target(args), caller, 'refused', 'not admitted by the admin gate');
         return fail('unauthorized: the admin plane requires authentication');
@@ -297,6 +321,18 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         [req('broadcasterId', 'Broadcaster id')],
         (a, args, principal, address) => a.control.destroy(str(args, 'broadcasterId') ?? '', { principal, source: 'mcp', address }),
         (args) => str(args, 'broadcasterId') ?? '(missing)',
+      ),
+      write(
+        'fw_revoke_credentials',
+        'revoke',
+        'Cuts a principal off everywhere: its credentials are refused and its open sockets and streams close',
+        [req('principal', 'Principal id (as the audit log and GET session name it)')],
+        (a, args, principal, address) => {
+          const id = str(args, 'principal');
+          if (!id) throw new FwError('bad_request', "'principal' must be a non-empty string", 400);
+          return a.control.revoke(id, { principal, source: 'mcp', address });
+        },
+        (args) => str(args, 'principal') ?? '(missing)',
       ),
       write(
         'fw_cancel_task',

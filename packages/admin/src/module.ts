@@ -10,12 +10,13 @@ import {
 } from '@fw/runtime';
 import { mountRoutes } from './api/router.js';
 import { adminRoutes } from './api/routes.js';
-import { AuditLog, type AuditSink } from './audit.js';
+import { AuditLog, REFUSAL_LOG, type AuditSink } from './audit.js';
 import { FileAuditSink } from './audit-file.js';
 import { storeAuditSinkFor } from './audit-store.js';
 import { ALLOW_ALL, type ControlAuthorizer } from './authorizer.js';
 import { ADMIN_CONFIG } from './config.js';
 import { ControlPlane } from './control.js';
+import { registerClusterControl } from './cluster-control.js';
 import { DASHBOARD_DIR, mountDashboard } from './dashboard.js';
 import { EventStream } from './event-stream.js';
 import { AdminGate } from './gate.js';
@@ -47,6 +48,11 @@ export interface AdminOptions {
    * (needs @fw/store), else audit.jsonl in fw.data-dir (memory only when that is empty too).
    */
   auditSink?: AuditSink;
+}
+
+/** Where the REST API is reached: fw.public-url (its origin and path) plus the base, or the relative base when unset. */
+export function serverUrlOf(publicUrl: URL | undefined): string {
+  return publicUrl ? `${publicUrl.href.replace(/\/+$/, '')}${ADMIN_API_BASE}` : ADMIN_API_BASE;
 }
 
 /** The admin MCP endpoint, under the framework path: `/fw/admin/mcp`. */
@@ -91,6 +97,7 @@ export class AdminModule implements FrameworkModule {
       authenticator: chain.length === 0 ? undefined : chain.length === 1 ? chain[0] : chainAuthenticators(chain),
       allowRemoteUnauthenticated: get('fw.admin.allow-remote-unauthenticated'),
       clientAddress,
+      isRevoked: (principal) => fw.credentials.isRevoked(principal),
     });
     if (!gate.authRequired && get('fw.admin.allow-remote-unauthenticated')) {
       log.warn(
@@ -99,8 +106,33 @@ export class AdminModule implements FrameworkModule {
       );
     }
 
-    const audit = await new AuditLog(get('fw.admin.audit.max-entries'), await this.auditSink(fw, log), log).open();
+    const audit = await new AuditLog(
+      {
+        maxEntries: get('fw.admin.audit.max-entries'),
+        refusals: {
+          maxEntries: get('fw.admin.audit.refusals.max-entries'),
+          windowMs: get('fw.admin.audit.refusals.window'),
+          maxOpen: get('fw.admin.audit.refusals.max-open'),
+          maxDistinct: get('fw.admin.audit.refusals.max-distinct'),
+          maxValueLength: get('fw.admin.audit.refusals.max-value-length'),
+        },
+      },
+      await this.auditSink(fw, log),
+      log,
+    ).open();
     this.audit = audit;
+    // Cluster mode: a refusal record joins the shared log when its window closes (an action
+    // record is appended by the control plane as it happens), in a list of its own so refusals
+    // never trim action records out of the shared log either.
+    this.cleanups.push(
+      audit.onSealed(
+        (entry) =>
+          void fw.services
+            .get('cluster')
+            ?.append(REFUSAL_LOG, entry)
+            .catch(() => false),
+      ),
+    );
     // Not ready while the sink cannot be written: this node refuses admin writes (fail closed), so a
     // balancer should send its traffic elsewhere. The state is the last write's; each later record
     // tries the sink again (refusals and reads of the log are recorded too), so it recovers by itself.
@@ -111,6 +143,10 @@ export class AdminModule implements FrameworkModule {
     );
     const views = new Views(fw);
     const control = new ControlPlane(views, audit, fw.events, authorizer, () => gate.authRequired, log);
+    // Cluster mode: writes routed here by other nodes pass this node's own rules before they act.
+    fw.services.whenProvided('cluster', (cluster) => {
+      if (this.audit === audit) this.cleanups.push(registerClusterControl(cluster, control, views));
+    });
     const events = new EventStream(
       fw as RealtimeFramework,
       gate,
@@ -166,6 +202,7 @@ export class AdminModule implements FrameworkModule {
           pageDefault,
           pageMax,
           metrics: fw.metrics,
+          serverUrl: serverUrlOf(fw.security.publicUrl),
         }),
         { gate, control, audit, maxBody: get('fw.admin.max-body'), dashboardPrefixes: () => dashboardPrefixes },
       ),
@@ -193,6 +230,11 @@ export class AdminModule implements FrameworkModule {
       },
     };
     fw.services.provide('admin', service);
+    // With authentication configured, /fw/metrics accepts the admin plane's credentials too (its
+    // token, its resolver, fw.auth.*) and no longer answers a credential-less loopback caller.
+    if (gate.authRequired && !fw.services.get('metrics.authenticator')) {
+      fw.services.provide('metrics.authenticator', (req, url, context) => gate.resolve(req, url, context?.socket ?? false));
+    }
     // MCP sessions (and any other module) resolve their principal the way the admin plane does,
     // so the admin MCP tools see the same principal as REST. An app's own resolver service wins.
     if (!fw.services.get('principal-resolver')) {
@@ -215,7 +257,10 @@ export class AdminModule implements FrameworkModule {
     const configured = fw.config.get('fw.admin.audit.file');
     if (!configured) {
       // Production on PostgreSQL: the audit log lives in the same database as tasks and sessions.
-      const store = await storeAuditSinkFor(fw, fw.config.get('fw.admin.audit.store-max-entries'));
+      const store = await storeAuditSinkFor(fw, {
+        maxEntries: fw.config.get('fw.admin.audit.store-max-entries'),
+        maxRefusals: fw.config.get('fw.admin.audit.refusals.store-max-entries'),
+      });
       if (store) {
         this.releaseAuditStore = store.release;
         return store.sink;
@@ -227,6 +272,10 @@ export class AdminModule implements FrameworkModule {
     return new FileAuditSink(file, {
       maxBytes: fw.config.get('fw.admin.audit.max-file-bytes'),
       maxFiles: fw.config.get('fw.admin.audit.max-files'),
+      refusals: {
+        maxBytes: fw.config.get('fw.admin.audit.refusals.max-file-bytes'),
+        maxFiles: fw.config.get('fw.admin.audit.refusals.max-files'),
+      },
       log,
     });
   }

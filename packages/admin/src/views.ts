@@ -50,6 +50,11 @@ export class Views {
     return this.fw.services.get('agent') ?? EMPTY_AGENT;
   }
 
+  /** Expiry and revocation of the credentials open sockets hold (`fw.credentials`). */
+  get credentials(): Framework['credentials'] {
+    return this.fw.credentials;
+  }
+
   /** The cluster service in cluster mode, looked up now; undefined on a single node. */
   get cluster(): ClusterService | undefined {
     return this.fw.services.get('cluster');

@@ -33,6 +33,7 @@ function fakeCluster() {
   // A double: only what the admin plane calls, with the fields its answers use.
   const double = {
     nodeId: 'a',
+    handle: () => () => undefined,
     nodes: async () => [
       { id: 'a', self: true },
       { id: 'b', self: false },
@@ -70,67 +71,85 @@ function fakeCluster() {
       calls.push(`broadcast:${id}`);
       return { bid: 7 };
     },
+    // The admin plane's routed methods: `admin.permit` (the target node's rules) then `admin.control` (the action).
     route: async <T>(method: string, args: Record<string, unknown>) => {
-      calls.push(`${method}:${String(args.taskId)}`);
-      return (
-        args.taskId === 'remote-task'
-          ? { outcome: 'done', node: 'b', missing: [], result: { taskId: 'remote-task', state: 'canceled' } }
-          : { outcome: 'not_found', node: null, missing: [] }
-      ) as ClusterOutcome<T>;
-    },
-    gather: async <T>() => ({
-      answers: [
-        {
+      const target = String(args.target);
+      if (method === 'admin.control')
+        calls.push(`${String(args.action)}:${target}${args.reason !== undefined ? `:${String(args.reason)}` : ''}`);
+      if (target === 'remote-task')
+        return {
+          outcome: 'done',
           node: 'b',
-          result: [
-            { seq: 1, coordinationId: 'k', kind: 'dispatch', timestamp: new Date(1000).toISOString(), coordinator: 'lead', agent: 'x' },
-          ] as T,
-        },
-      ],
-      missing: ['c'],
-    }),
+          missing: [],
+          result: { taskId: 'remote-task', state: 'canceled' },
+        } as unknown as ClusterOutcome<T>;
+      return routed(target) as ClusterOutcome<T>;
+    },
+    gather: async <T>(method: string) =>
+      method === 'admin.permit'
+        ? { answers: [{ node: 'b', result: { holds: true } as T }], missing: [] }
+        : {
+            answers: [
+              {
+                node: 'b',
+                result: [
+                  {
+                    seq: 1,
+                    coordinationId: 'k',
+                    kind: 'dispatch',
+                    timestamp: new Date(1000).toISOString(),
+                    coordinator: 'lead',
+                    agent: 'x',
+                  },
+                ] as T,
+              },
+            ],
+            missing: ['c'],
+          },
     append: async (_name: string, entry: object) => {
       audit.unshift(entry);
       return true;
     },
     log: (name: string) => ({
       list: async () =>
-        name === 'journal'
-          ? [
-              {
-                seq: 2,
-                coordinationId: 'k',
-                kind: 'completion',
-                timestamp: new Date(2000).toISOString(),
-                coordinator: 'lead',
-                agent: 'x',
-                node: 'c',
-              },
-              {
-                seq: 1,
-                coordinationId: 'k',
-                kind: 'dispatch',
-                timestamp: new Date(1000).toISOString(),
-                coordinator: 'lead',
-                agent: 'x',
-                node: 'b',
-              },
-            ]
-          : [
-              ...audit,
-              {
-                seq: 9,
-                timestamp: new Date().toISOString(),
-                action: 'broadcast',
-                target: '/fw/elsewhere',
-                principal: null,
-                success: true,
-                outcome: 'allowed',
-                reason: null,
-                source: 'rest',
-                node: 'b',
-              },
-            ],
+        name === 'audit-refusals'
+          ? []
+          : name === 'journal'
+            ? [
+                {
+                  seq: 2,
+                  coordinationId: 'k',
+                  kind: 'completion',
+                  timestamp: new Date(2000).toISOString(),
+                  coordinator: 'lead',
+                  agent: 'x',
+                  node: 'c',
+                },
+                {
+                  seq: 1,
+                  coordinationId: 'k',
+                  kind: 'dispatch',
+                  timestamp: new Date(1000).toISOString(),
+                  coordinator: 'lead',
+                  agent: 'x',
+                  node: 'b',
+                },
+              ]
+            : [
+                ...audit,
+                {
+                  seq: 9,
+                  timestamp: new Date().toISOString(),
+                  action: 'broadcast',
+                  target: '/fw/elsewhere',
+                  principal: null,
+                  success: true,
+                  outcome: 'allowed',
+                  reason: null,
+                  source: 'rest',
+                  node: 'b',
+                },
+              ],
     }),
   };
   return { cluster: double as unknown as ClusterService, calls, audit };
@@ -211,7 +230,7 @@ test('cluster mode: control is routed to the owning node and reports the real ou
     assert.equal((await h.send('POST', `${API}/broadcasters/broadcast`, { broadcasterId: '/fw/nowhere', message: 'x' })).status, 404);
     const cancel = await h.send('POST', `${API}/tasks/remote-task/cancel`);
     assert.equal(cancel.status, 200);
-    assert.ok(calls.includes('agent.cancel-task:remote-task'));
+    assert.ok(calls.includes('cancel:remote-task:canceled by the administrator'));
     // Every attempt went to the shared audit log, and the audit endpoint reads it (with other nodes' entries).
     await new Promise((r) => setTimeout(r, 20));
     assert.ok(audit.length >= 4);

@@ -274,16 +274,21 @@ test('writes act, say what happened, and are audited and announced', async () =>
       'destroy nope failed false',
       'cancel nope allowed true',
       'cancel nope failed false',
-      'broadcast (missing) invalid false',
-      'broadcast /fw/chat/lobby invalid false',
-      'broadcast (missing) invalid false',
-      'broadcast (missing) invalid false',
+      // The five malformed writes of one caller are one refusal record (aggregated per caller and window).
       'broadcast (missing) invalid false',
     ]);
+    const invalid = audit.at(-1)!;
+    assert.equal(invalid.class, 'refusal');
+    assert.equal(invalid.refusals?.count, 5);
+    assert.deepEqual(invalid.refusals?.targets, [
+      { value: '(missing)', count: 4 },
+      { value: '/fw/chat/lobby', count: 1 },
+    ]);
+    assert.equal(invalid.refusals?.reasons.length, 5, 'each distinct reason is named');
     assert.ok(audit.every((e) => e.principal === null && e.source === 'rest' && e.address === '127.0.0.1'));
-    // Announced once each: after the action (allowed) or when it failed or was refused.
+    // Announced once each attempt: after the action (allowed) or when it failed or was refused.
     const announced = h.events.filter((e) => e.type === 'ControlActionExecuted');
-    assert.equal(announced.length, summary.length - 6);
+    assert.equal(announced.length, 12 + 5);
     assert.deepEqual(announced[0], {
       type: 'ControlActionExecuted',
       timestamp: announced[0]!.timestamp,
@@ -296,7 +301,9 @@ test('writes act, say what happened, and are audited and announced', async () =>
 
     // filters
     assert.equal(((await (await h.get(`${API}/audit?outcome=failed`)).json()) as unknown[]).length, 6);
-    assert.equal(((await (await h.get(`${API}/audit?outcome=invalid`)).json()) as unknown[]).length, 5);
+    assert.equal(((await (await h.get(`${API}/audit?outcome=invalid`)).json()) as unknown[]).length, 1);
+    assert.equal(((await (await h.get(`${API}/audit?class=refusal`)).json()) as unknown[]).length, 1);
+    assert.equal(((await (await h.get(`${API}/audit?class=action`)).json()) as unknown[]).length, 18);
     assert.equal(((await (await h.get(`${API}/audit?action=cancel`)).json()) as unknown[]).length, 5);
     const recent = (await (await h.get(`${API}/events/recent?limit=2`)).json()) as { type: string }[];
     assert.deepEqual(
@@ -334,22 +341,20 @@ test('with a token every REST call needs it; the authorizer refuses with 403; bo
         authenticated: true,
         authRequired: true,
         address: '127.0.0.1',
-        permissions: { broadcast: false, unicast: false, disconnect: false, destroy: false, cancel: false },
+        permissions: { broadcast: false, unicast: false, disconnect: false, destroy: false, cancel: false, revoke: false },
         audit: undefined,
       },
     );
 
-    // Refused reads are audited too (action `read`, the path as target).
+    // Refused reads are audited too (action `read`, the path as target), aggregated per caller,
+    // action and outcome: the four refused reads are one record with a count.
     const audit = (await (await h.get(`${API}/audit`, auth)).json()) as AuditEntry[];
     assert.deepEqual(
-      audit.map((e) => [e.action, e.target, e.principal, e.outcome]),
+      audit.map((e) => [e.action, e.target, e.principal, e.outcome, e.refusals?.count]),
       [
-        ['disconnect', 'u1', 'admin', 'refused'],
-        ['disconnect', 'u1', null, 'refused'],
-        ['read', `${API}/overview`, null, 'refused'],
-        ['read', `${API}/overview`, null, 'refused'],
-        ['read', `${API}/overview`, null, 'refused'],
-        ['read', `${API}/overview`, null, 'refused'],
+        ['disconnect', 'u1', 'admin', 'refused', 1],
+        ['disconnect', 'u1', null, 'refused', 1],
+        ['read', `${API}/overview`, null, 'refused', 4],
       ],
     );
     assert.equal(h.events.filter((e) => e.type === 'ControlActionExecuted' && !e.success).length, 2);
@@ -448,7 +453,9 @@ test('with a token the dashboard page still loads (it shows a sign-in form) but 
       [['cancel', 't1', 'refused', 'dashboard']],
     );
     const reads = (await (await h.get(`${API}/audit?action=read&limit=1000`, { authorization: 'Bearer tok' })).json()) as AuditEntry[];
-    assert.equal(reads.length, 6, 'each refused read is audited');
+    assert.equal(reads.length, 1, 'the refused reads of one caller are one record');
+    assert.equal(reads[0]?.refusals?.count, 6, 'each refused read is counted');
+    assert.equal(reads[0]?.refusals?.targets.length, 6, 'and its path named');
     assert.ok(reads.every((e) => e.outcome === 'refused' && e.source === 'dashboard'));
   } finally {
     await h.close();
@@ -486,20 +493,21 @@ test('the audit JSON Lines file is complete after a restart of the app', async (
     const second = await startHarness({ 'fw.admin.audit.file': file });
     try {
       const after = (await (await second.get(`${API}/audit`)).json()) as AuditEntry[];
-      assert.deepEqual(after, before);
+      // The refusal record was still collecting before the restart; closing the app wrote it.
+      const closed = before.map((e) => (e.refusals ? { ...e, refusals: { ...e.refusals, open: false } } : e));
+      assert.deepEqual(after, closed);
       assert.deepEqual(
         after.map((e) => `${e.action}:${e.outcome}`),
         ['disconnect:failed', 'disconnect:allowed', 'destroy:refused', 'broadcast:allowed'],
       );
       await second.send('POST', `${API}/tasks/t1/cancel`);
-      const lines = readFileSync(file, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as AuditEntry);
-      assert.deepEqual(
-        lines.map((e) => e.seq),
-        [1, 2, 3, 4, 5],
-      );
+      const seqs = (path: string) =>
+        readFileSync(path, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as AuditEntry).seq);
+      assert.deepEqual(seqs(file), [1, 3, 4, 5], 'write records in audit.jsonl');
+      assert.deepEqual(seqs(join(dir, 'audit.refusals.jsonl')), [2], 'refusal records in a file of their own');
     } finally {
       await second.close();
     }
@@ -544,6 +552,7 @@ test('GET nodes answers for the cluster when the cluster service is there', asyn
     assert.equal(alone.length, 1);
     assert.equal(alone[0]!.self, true);
     h.fw.services.provide('cluster', {
+      handle: () => () => undefined,
       nodes: async () => [
         { id: 'a', self: true },
         { id: 'b', self: false },

@@ -1,5 +1,6 @@
 import {
   FwError,
+  LimitExceededError,
   NotFoundError,
   type BroadcasterInfo,
   type Page,
@@ -22,6 +23,7 @@ import type {
   Stamped,
 } from '@fw/runtime/adapter';
 import type { ClusterBroadcast } from './cluster-broadcast.js';
+import { NodeUnreachableError } from './errors.js';
 import type { RedisLink } from './link.js';
 import type { Presence } from './presence.js';
 import type { Rpc, RpcHandler } from './rpc.js';
@@ -61,7 +63,13 @@ export class Cluster implements ClusterService {
       return true;
     });
     p.rpc.handle('node.unicast', (a) => {
-      rt.unicast(String(a.uuid), a.message as string | object);
+      const uuid = String(a.uuid);
+      // This node's own rule, whoever routed the call here: the members of an internal
+      // broadcaster (the admin event stream) take no message from outside.
+      const resource = rt.getResource(uuid);
+      if (resource?.broadcasters.some((id) => rt.getBroadcaster(id)?.internal === true))
+        throw new FwError('internal_broadcaster', 'internal broadcasters are read-only', 403);
+      rt.unicast(uuid, a.message as string | object);
       return true;
     });
   }
@@ -208,19 +216,23 @@ export class Cluster implements ClusterService {
     const others = (await this.liveIds()).filter((id) => id !== this.nodeId);
     const missing: string[] = [];
     // The first node that holds the target wins; the others answer not_found.
-    const found = await new Promise<ControlResult<T> | undefined>((resolve) => {
+    const found = await new Promise<ControlResult<T> | { refused: FwError } | undefined>((resolve) => {
       let open = others.length;
       if (open === 0) resolve(undefined);
       for (const id of others) {
         this.p.rpc.call<T>(id, method, args).then(
           (result) => resolve({ outcome: 'done', node: id, missing: [], result }),
           (err: unknown) => {
-            if (!isNotFound(err)) missing.push(id);
+            // The node holds the target and refused (403) or could not do it (409, 400…): that is
+            // the answer, as it would be from that node directly, not a node that did not answer.
+            if (isTargetAnswer(err)) resolve({ refused: err });
+            else if (!isNotFound(err)) missing.push(id);
             if (--open === 0) resolve(undefined);
           },
         );
       }
     });
+    if (found && 'refused' in found) throw found.refused;
     if (found) return found;
     if (!this.p.link.up) for (const id of this.p.knownNodes()) if (id !== this.nodeId && !missing.includes(id)) missing.push(id);
     return { outcome: missing.length > 0 ? 'node_unreachable' : 'not_found', node: null, missing };
@@ -245,4 +257,16 @@ export class Cluster implements ClusterService {
 
 function isNotFound(err: unknown): boolean {
   return err instanceof FwError && (err.code === 'not_found' || err.status === 404);
+}
+
+/** A node's own answer about a target it holds (a 4xx other than 404), as opposed to no answer (a timeout, a limit of this node). */
+function isTargetAnswer(err: unknown): err is FwError {
+  return (
+    err instanceof FwError &&
+    !(err instanceof NodeUnreachableError) &&
+    !(err instanceof LimitExceededError) &&
+    err.status >= 400 &&
+    err.status < 500 &&
+    !isNotFound(err)
+  );
 }

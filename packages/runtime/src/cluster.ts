@@ -24,7 +24,11 @@ export interface ClusterService {
    * its result, or throws NotFoundError when this node does not hold the target.
    */
   handle(method: string, handler: ClusterMethod): () => void;
-  /** Runs `method` on whichever node holds the target: this one first, then all others at once. */
+  /**
+   * Runs `method` on whichever node holds the target: this one first, then all others at once.
+   * A node that holds it and answers with an error of its own (a 4xx other than 404: a refusal,
+   * a conflict) makes the call reject with that error, as a call on that node would.
+   */
   route<T = unknown>(method: string, args: Record<string, unknown>): Promise<ControlResult<T>>;
   /** Calls `method` on every live node; answers per node plus the ones that did not answer. */
   gather<T = unknown>(

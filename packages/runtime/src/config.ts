@@ -126,6 +126,16 @@ export class Config {
     return undefined;
   }
 
+  /**
+   * Whether the key was given a value (an option, the environment or fw.config.json) rather than
+   * left at its default: for a default that depends on other settings (`fw.metrics.allow-loopback`).
+   */
+  isSet(key: keyof FwConfigKeys): boolean {
+    const def = this.schema.get(key);
+    if (!def) throw new ConfigError(`configuration key '${key}' was never declared`);
+    return key in this.explicit || this.fromEnv(key, def) !== undefined || key in this.file;
+  }
+
   /** Explicit option values that are not fw.* keys (objects such as authorizers). */
   option<K extends Exclude<keyof FrameworkOptions, keyof ConfigOptions>>(key: K): FrameworkOptions[K] | undefined {
     return this.explicit[key as string] as FrameworkOptions[K] | undefined;

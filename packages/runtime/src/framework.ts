@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { Config, type ConfigOptions, type ConfigSource } from './config.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { Credentials } from './auth/credentials.js';
+import { frameworkAuthenticator } from './auth/config.js';
 import { EventBus } from './events.js';
 import { Services } from './services.js';
 import { sendError, sendProblem } from './http/problem.js';
@@ -96,7 +97,8 @@ export class Framework {
     });
     mountClientAssets(this);
     mountProbes(this);
-    mountMetrics(this);
+    // A credential works on the metrics endpoint too; with authentication configured, loopback needs one.
+    mountMetrics(this, () => this.services.get('metrics.authenticator') ?? frameworkAuthenticator(this));
     this.probes = new Set(Object.values(probePaths(this.path)));
     this.onClose(() => this.runtime.close());
   }

@@ -39,8 +39,12 @@ export interface Resource {
   readonly closed: boolean;
   /** Sends one message to this resource only. Returns false when it was dropped (closed, slow consumer). */
   write(message: string | object): boolean;
-  /** Closes the connection; an fw client receives `reason` in the close frame and does not reconnect. */
-  close(reason?: string): void;
+  /**
+   * Closes the connection; an fw client receives `reason` in the close frame and does not
+   * reconnect. `code` is the WebSocket close code (default 4000; 1008 for a policy end such as an
+   * expired credential).
+   */
+  close(reason?: string, code?: number): void;
   /** Messages this client sends (text). Returns an unsubscribe function. */
   onMessage(listener: (data: string) => void): () => void;
   /**

@@ -132,13 +132,14 @@ export const RUNTIME_CONFIG = defineConfig({
     type: 'string',
     default: '',
     description:
-      'Bearer token a non-loopback Prometheus scraper must send to `<fw.path>/metrics` (separate from every admin credential); empty: loopback scrapers only',
+      'Bearer token a Prometheus scraper sends to `<fw.path>/metrics` (separate from every admin credential); a credential with the `viewer` role works too',
   },
   'fw.metrics.allow-loopback': {
     type: 'boolean',
     default: true,
+    shownDefault: 'true without authentication, false with',
     description:
-      'Let loopback scrapers read `<fw.path>/metrics` without the token; switch off when a reverse proxy on the same host forwards it',
+      'Let loopback scrapers read `<fw.path>/metrics` without a token or credential. Unset, it is true only while no authentication is configured (`fw.auth.*`, an authenticator, the admin token); switch it off when a reverse proxy on the same host forwards the endpoint',
   },
   'fw.log.level': {
     type: 'string',

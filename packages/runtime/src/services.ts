@@ -21,6 +21,14 @@ export interface FwServices {
    * publishes its gate's chain (admin token, the app's resolver, `fw.auth.*`) unless the app provides its own.
    */
   'principal-resolver': Authenticator;
+  /**
+   * Who may read `<fw.path>/metrics` with a credential, when a module authenticates more than
+   * `fw.auth.*` does: the admin plane publishes its gate's chain (its `fw.admin.auth.token`, its
+   * principal resolver, `fw.auth.*`) while it requires authentication. Provided, or with
+   * `fw.auth.*` configured, loopback scrapers need a credential too (unless
+   * `fw.metrics.allow-loopback` says otherwise).
+   */
+  'metrics.authenticator': Authenticator;
   /** The client's address of a request; default the runtime's (`clientAddress`, trusted-proxy aware). */
   'client-address': (req: IncomingMessage) => string | undefined;
   /** Cluster mode (provided by a scaling module such as the Redis cluster package); absent on a single node. */

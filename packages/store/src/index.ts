@@ -22,5 +22,5 @@ export { TaskRecords, type TaskRow, type TaskFilter } from './tasks.js';
 export { SessionRecords, type SessionRow, type SessionMessageRow } from './sessions.js';
 export { RunRecords, type RunRow } from './runs.js';
 export { JournalRecords, type JournalRow, type JournalFilter, type JournalPageRequest, type JournalRowPage } from './journal.js';
-export { AuditRecords, type AuditRow } from './audit.js';
+export { AuditRecords, type AuditRow, type NewAuditRow } from './audit.js';
 export type * from './schema.js';

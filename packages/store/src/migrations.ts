@@ -130,11 +130,29 @@ const adminAudit: Migration = {
   },
 };
 
+/**
+ * Audit retention classes (issue 24): refusals are aggregated records kept apart from the write,
+ * credential and configuration records, each class pruned to its own cap, so a flood of refusals
+ * never deletes a write record. Earlier rows are classified by their outcome.
+ */
+const auditClasses: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .alterTable('fw_admin_audit')
+      .addColumn('class', 'text', (c) => c.notNull().defaultTo('action'))
+      .execute();
+    await sql`UPDATE fw_admin_audit SET class = 'refusal' WHERE outcome NOT IN ('allowed', 'failed')`.execute(db);
+    // Loading and pruning now walk one class by time.
+    await db.schema.createIndex('fw_admin_audit_class_at').on('fw_admin_audit').columns(['class', 'at', 'seq']).execute();
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
   '0002-journal-parties': journalParties,
   '0003-admin-audit': adminAudit,
+  '0006-audit-classes': auditClasses,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -92,6 +92,8 @@ export interface AdminAuditTable {
   action: string;
   principal: string | null;
   outcome: string;
+  /** Retention class: `action` (writes, credentials, configuration) or `refusal` (aggregated refusals); each is pruned to its own cap. Default `action`. */
+  class: Generated<string>;
   /** The whole audit entry as JSON. */
   body: string;
 }

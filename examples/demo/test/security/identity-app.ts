@@ -85,4 +85,6 @@ export interface Audited {
   outcome: string;
   source: string;
   reason: string | null;
+  /** Refusal records: how many attempts the record stands for (they are aggregated per caller and window). */
+  refusals?: { count: number; open: boolean; sources: { value: string; count: number }[] };
 }

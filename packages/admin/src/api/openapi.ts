@@ -3,7 +3,7 @@ import type { AdminRoute } from './router.js';
 import type { JsonSchema } from './route-doc.js';
 
 export interface OpenApiOptions {
-  /** The REST base the routes are mounted under, e.g. `/api/admin`. */
+  /** `servers[0].url`: where the routes are reached, e.g. `/api/admin` or `https://admin.example.com/api/admin`. */
   base: string;
   version: string;
 }

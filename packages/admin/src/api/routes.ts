@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { FwError, highestRole, NotFoundError, type TransportName } from '@fw/runtime';
 import { CONTROL_ACTIONS, type ControlAction } from '../authorizer.js';
-import { AUDIT_OUTCOMES, filterAudit, type AuditEntry, type AuditLog } from '../audit.js';
+import { ACTION_LOG, AUDIT_CLASSES, AUDIT_OUTCOMES, filterAudit, REFUSAL_LOG, type AuditEntry, type AuditLog } from '../audit.js';
 import { settled } from '../cluster.js';
 import type { ControlPlane } from '../control.js';
 import type { EventStream } from '../event-stream.js';
@@ -25,6 +25,8 @@ export interface RouteDeps {
   gate: AdminGate;
   pageDefault: number;
   pageMax: number;
+  /** `servers[0].url` of the OpenAPI document: fw.public-url plus the REST base, or the relative base. */
+  serverUrl: string;
   /** The framework's Prometheus registry (the one `/fw/metrics` serves). */
   metrics: { scrape(): Promise<string>; readonly contentType: string };
 }
@@ -601,6 +603,29 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       handle: (r) => paged(r, views.mcp.pendingBridgeCalls()),
     },
 
+    // --- credentials -------------------------------------------------------------------------
+    {
+      method: 'POST',
+      path: '/credentials/revoke',
+      doc: {
+        tag: 'credentials',
+        reply: 'object',
+        summary:
+          'Cut a principal off everywhere: its credentials are refused from now on (a JWT issued later is good again) and its open sockets and streams close; every node in cluster mode',
+        body: {
+          required: true,
+          schema: { type: 'object', required: ['principal'], properties: { principal: { type: 'string', minLength: 1, maxLength: 1024 } } },
+        },
+      },
+      write: { action: 'revoke', target: { body: 'principal' }, body: 'required' },
+      handle: async (r) => {
+        const principal = requireString(r.body, 'principal');
+        if (principal.length > 1024)
+          throw new FwError('bad_request', "body member 'principal' must be at most 1024 characters", 400, { field: 'principal' });
+        return json(await control.revoke(principal, caller(r)));
+      },
+    },
+
     // --- audit -------------------------------------------------------------------------------
     {
       method: 'GET',
@@ -611,6 +636,11 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
         paged: true,
         summary: 'The audit log of every attempt on the admin plane',
         query: {
+          class: {
+            description:
+              'One retention class: `action` (writes, credentials, configuration) or `refusal` (refusals, aggregated per caller and window)',
+            schema: { enum: [...AUDIT_CLASSES] },
+          },
           action: { description: 'One action (a control action, or `read` for refused reads)', schema: { type: 'string' } },
           principal: { description: 'One principal', schema: { type: 'string' } },
           outcome: { description: 'One outcome', schema: { enum: [...AUDIT_OUTCOMES] } },
@@ -619,38 +649,47 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
         },
       },
       handle: async (r) => {
+        const cls = enumParam(r.url, 'class', AUDIT_CLASSES);
         const action = strParam(r.url, 'action');
         const principal = strParam(r.url, 'principal');
         const outcome = enumParam(r.url, 'outcome', AUDIT_OUTCOMES);
         const from = timeParam(r.url, 'from');
         const to = timeParam(r.url, 'to');
         const query = {
+          ...(cls ? { class: cls } : {}),
           ...(action ? { action } : {}),
           ...(principal ? { principal } : {}),
           ...(outcome ? { outcome } : {}),
           ...(from !== undefined ? { from } : {}),
           ...(to !== undefined ? { to } : {}),
         };
-        // Cluster mode: the shared audit log (every node's entries, each with its node); this
-        // node's own log when Redis cannot be read.
-        const shared = await views.cluster
-          ?.log<AuditEntry>('audit')
-          .list(Number.MAX_SAFE_INTEGER)
-          .catch(() => undefined); // all it keeps
-        return paged(r, shared ? filterAudit(shared, query) : d.audit.query(query));
+        // Cluster mode: the shared audit logs (every node's entries, each with its node), with this
+        // node's refusal records still collecting; this node's own log when Redis cannot be read.
+        const cluster = views.cluster;
+        const shared = cluster
+          ? await Promise.all([
+              cluster.log<AuditEntry>(ACTION_LOG).list(Number.MAX_SAFE_INTEGER),
+              cluster.log<AuditEntry>(REFUSAL_LOG).list(Number.MAX_SAFE_INTEGER),
+            ]).catch(() => undefined) // all they keep
+          : undefined;
+        if (!shared) return paged(r, d.audit.query(query));
+        const open = d.audit.openRefusals().map((e) => ({ ...e, node: cluster!.nodeId }));
+        const all = [...shared[0], ...shared[1], ...open].sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp));
+        return paged(r, filterAudit(all, query));
       },
     },
   ];
-  // The API's own description, generated from this table (itself included); the base is the
-  // mount point, read from the request path.
-  let document: Record<string, unknown> | undefined;
-  routes.push({
+  // The API's own description, generated from this table (itself included), once, from the
+  // configuration: `servers[0].url` is fw.public-url's origin and path plus the base, or the
+  // relative base. Never from a request (its path or Host would then be everyone's document).
+  const route: AdminRoute = {
     method: 'GET',
     path: '/openapi.json',
     doc: { tag: 'overview', reply: 'object', public: true, summary: 'This document: the OpenAPI 3.1 description of the admin API' },
-    handle: (r) =>
-      json((document ??= openApiDocument(routes, { base: r.url.pathname.replace(/\/openapi\.json$/, ''), version: FW_VERSION }))),
-  });
+    handle: () => json(document),
+  };
+  routes.push(route);
+  const document = openApiDocument(routes, { base: d.serverUrl, version: FW_VERSION });
   return routes;
 }
 

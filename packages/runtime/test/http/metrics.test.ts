@@ -157,6 +157,34 @@ test('/fw/metrics access: a scrape credential of its own; without it only loopba
   }
 });
 
+test('/fw/metrics with fw.auth.tokens configured: a credential-less loopback caller is refused; the scrape token or a viewer credential reads', async () => {
+  const viewer = 'metrics-viewer-0123456789';
+  const app = await startFw({
+    'fw.auth.tokens': `vic:viewer:${viewer},nob:none:metrics-nobody-0123456789`,
+    'fw.metrics.token': 'scrape-0123456789',
+  });
+  try {
+    const none = await fetch(`${app.base}/fw/metrics`);
+    assert.equal(none.status, 401);
+    assert.equal(((await none.json()) as { code: string }).code, 'metrics_unauthorized');
+    assert.equal((await fetch(`${app.base}/fw/metrics`, { headers: { authorization: 'Bearer scrape-0123456789' } })).status, 200);
+    assert.equal((await fetch(`${app.base}/fw/metrics`, { headers: { authorization: `Bearer ${viewer}` } })).status, 200);
+    const roleless = await fetch(`${app.base}/fw/metrics`, { headers: { authorization: 'Bearer metrics-nobody-0123456789' } });
+    assert.equal(roleless.status, 403, 'a principal without the viewer role');
+    assert.equal(((await roleless.json()) as { code: string }).code, 'metrics_forbidden');
+    assert.equal((await fetch(`${app.base}/fw/metrics`, { headers: { authorization: 'Bearer wrong-0123456789' } })).status, 401);
+  } finally {
+    await app.close();
+  }
+  // Set explicitly, loopback stays open (a documented choice).
+  const open = await startFw({ 'fw.auth.tokens': `vic:viewer:${viewer}`, 'fw.metrics.allow-loopback': true });
+  try {
+    assert.equal((await fetch(`${open.base}/fw/metrics`)).status, 200);
+  } finally {
+    await open.close();
+  }
+});
+
 test('fw.metrics.enabled=false: no endpoint, nothing observed', async () => {
   const app = await startFw({ 'fw.metrics.enabled': false });
   try {
