@@ -13,6 +13,18 @@ export const AGENT_CONFIG = defineConfig({
     default: 1000,
     description: 'A2A tasks kept in the task store (oldest terminal tasks are evicted first)',
   },
+  'fw.agent.tasks.max-per-principal': {
+    type: 'number',
+    default: 100,
+    description:
+      'Live (unfinished) A2A tasks one authenticated principal may hold, a share of fw.agent.tasks.max so that no caller takes the whole store (0 = no share cap)',
+  },
+  'fw.agent.tasks.max-per-address': {
+    type: 'number',
+    default: 200,
+    description:
+      'Live (unfinished) A2A tasks one anonymous client address (IPv6: its /64) may hold; larger than the per-principal share because one address may be a NAT or proxy in front of several people (0 = no share cap)',
+  },
   'fw.agent.tasks.terminal-ttl': { type: 'duration', default: 600_000, description: 'How long a finished A2A task stays readable' },
   'fw.agent.journal.max-events': {
     type: 'number',
@@ -32,6 +44,28 @@ export const AGENT_CONFIG = defineConfig({
       "`auto`: A2A, AG-UI, per-agent MCP and chat sessions need a principal when an authenticator is configured (fw.auth.*, or the agent module's own); `none`: they stay public",
   },
   'fw.agent.agui.max-runs': { type: 'number', default: 100, description: 'Concurrent AG-UI runs (all agents)' },
+  'fw.agent.agui.max-runs-per-principal': {
+    type: 'number',
+    default: 10,
+    description: 'Concurrent AG-UI runs one authenticated principal may hold, a share of fw.agent.agui.max-runs (0 = no share cap)',
+  },
+  'fw.agent.agui.max-runs-per-address': {
+    type: 'number',
+    default: 20,
+    description:
+      'Concurrent AG-UI runs one anonymous client address (IPv6: its /64) may hold; larger than the per-principal share because one address may be a NAT or proxy in front of several people (0 = no share cap)',
+  },
+  'fw.agent.prompts.per-minute': {
+    type: 'number',
+    default: 60,
+    description:
+      'Prompts (chat turns, A2A sends, AG-UI runs) one caller may start a minute, refilled continuously: a principal, or an anonymous client address (0 = no rate limit)',
+  },
+  'fw.agent.prompts.burst': {
+    type: 'number',
+    default: 30,
+    description: 'Prompts one caller may start at once before fw.agent.prompts.per-minute paces it',
+  },
   'fw.ai.auto': {
     type: 'boolean',
     default: true,
