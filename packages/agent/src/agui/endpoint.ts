@@ -100,12 +100,11 @@ async function run(
   const caller = callerOf(req, principal);
   host.limits.prompts.take(caller);
   const lease = host.limits.runs.acquire(caller);
-  const registered = aguiRuns(host).start(agent.name, input.runId, input.threadId, principal, lease);
-  if (!registered) {
+  const runRecord = aguiRuns(host).start(agent.name, input.runId, input.threadId, principal, lease);
+  if (!runRecord) {
     lease.release();
     throw new BadRequestError(`run '${input.runId}' is already in progress`);
   }
-  const runRecord = registered;
   const ac = runRecord.abort;
   const onClose = (): void => {
     if (!res.writableFinished) ac.abort(new RunCancelledError('client disconnected'));
@@ -114,12 +113,6 @@ async function run(
   // A principal whose credential expires or is revoked mid-run loses the run with its stream.
   const stopWatching = host.fw.credentials.watch(principal, (reason) => ac.abort(new RunCancelledError(`the credential was ${reason}`)));
 
-  res.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
   const send = (event: BaseEvent & Record<string, unknown>): void => {
     if (!res.writableEnded && !res.destroyed) res.write(`data: ${JSON.stringify({ ...event, timestamp: Date.now() })}\n\n`);
   };
@@ -162,13 +155,20 @@ async function run(
     }
   };
 
-  send({
-    type: EventType.RUN_STARTED,
-    threadId,
-    runId,
-    ...(runRecord.ownerKey ? { metadata: { [RUN_KEY_METADATA]: runRecord.ownerKey } } : {}),
-  });
+  // From here on the run is registered: whatever happens, the finally below releases it.
   try {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    send({
+      type: EventType.RUN_STARTED,
+      threadId,
+      runId,
+      ...(runRecord.ownerKey ? { metadata: { [RUN_KEY_METADATA]: runRecord.ownerKey } } : {}),
+    });
     const text = await host.run(
       agent.name,
       {

@@ -19,6 +19,7 @@ import { publicError, RunCancelledError } from '../errors.js';
 
 const SESSION = 'fw.agent.session';
 const OPENING = 'fw.agent.session.opening';
+const UNWATCH = 'fw.agent.session.unwatch';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A resumed session when `?session=` names one this client may continue, else a new one. */
@@ -39,6 +40,12 @@ async function openSession(host: AgentHost, agent: MountedAgent, resource: Resou
 export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): () => void {
   const handler: Handler = {
     open(resource) {
+      // A principal whose credential expires or is revoked loses the conversation with it (a
+      // prompt in flight is cancelled when the session ends).
+      resource.attributes.set(
+        UNWATCH,
+        host.fw.credentials.watch(resource.principal, (reason) => resource.close(`the credential was ${reason}`)),
+      );
       const opened = openSession(host, agent, resource).then(
         (session) => {
           if (resource.closed) {
@@ -62,6 +69,7 @@ export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): 
       });
     },
     close(resource) {
+      (resource.attributes.get(UNWATCH) as (() => void) | undefined)?.();
       const opening = resource.attributes.get(OPENING) as Promise<AgentSession | undefined> | undefined;
       void opening?.then((session) => {
         if (session) host.sessions.end(session);
