@@ -83,6 +83,8 @@ export class AgentModule implements FrameworkModule {
       this.db.tasks,
     );
     this.store.log = log;
+    // A task the store could not keep is failed there; its run must not go on for nobody.
+    this.store.onLost = (taskId, agentName) => this.a2a.get(agentName)?.executor.abort(taskId, 'the agent store is unavailable');
     // Before any endpoint exists: settle what a crashed predecessor left in flight.
     const recovery = await this.host.recover();
     const tasks = await this.store.restore(INTERRUPTED);

@@ -164,6 +164,14 @@ export class FwAgentExecutor implements AgentExecutor {
     );
   }
 
+  /**
+   * Stops a task's run without publishing anything: the task store has already failed the task
+   * (it could not store a transition, see BoundedTaskStore.onLost).
+   */
+  abort(taskId: string, reason: string): void {
+    this.running.get(taskId)?.ac.abort(new RunCancelledError(reason));
+  }
+
   /** Tasks whose run is in flight. */
   get inFlight(): number {
     return this.running.size;

@@ -169,11 +169,42 @@ export class BoundedTaskStore {
     } catch (err) {
       // The driver's message names internal addresses: logged here, the caller gets a plain refusal.
       this.log.error({ error: errorSummary(err), task: task.id }, 'writing an A2A task to the store failed');
+      this.lose(task.id);
       throw new StoreUnavailableError();
     } finally {
       if (this.writing.get(task.id) === write) this.writing.delete(task.id);
     }
     if (oldState !== newState) this.bus.emit('TaskStateChanged', { taskId: task.id, agentName, oldState, newState });
+  }
+
+  /** Told the id of a task whose run must stop because the task was lost (see `lose`); the agent module aborts the run. */
+  onLost: ((taskId: string, agentName: string) => void) | undefined;
+
+  /**
+   * A task whose transition could not be stored is lost to the protocol: the SDK stops processing
+   * its events and the client got the store's refusal. Left as it was, it would stay live in the
+   * cache forever, holding its caller's share, while its run went on for nobody. It is failed
+   * here, in memory (the store may be back for the next save), its share given back, its run stopped.
+   */
+  private lose(id: string): void {
+    const e = this.entries.get(id);
+    if (!e || isTerminal(e.task.status?.state)) return;
+    const t = this.now();
+    const oldState = stateName(e.task.status?.state);
+    e.task = {
+      ...e.task,
+      status: {
+        state: TaskState.TASK_STATE_FAILED,
+        message: agentMessage(id, e.task.contextId, new StoreUnavailableError().message),
+        timestamp: new Date(t).toISOString(),
+      },
+    };
+    e.updatedAt = t;
+    e.expiresAt = t + this.limits().terminalTtlMs;
+    e.lease?.release();
+    e.lease = undefined;
+    this.bus.emit('TaskStateChanged', { taskId: id, agentName: e.agentName, oldState, newState: 'failed' });
+    this.onLost?.(id, e.agentName);
   }
 
   /** The owner of a task (undefined when unknown or stored before owners existed). */

@@ -119,6 +119,15 @@ describe('the agents’ PostgreSQL goes away under a running server', () => {
     const logged = JSON.stringify(logger.entries);
     assert.match(logged, /ECONNREFUSED|Connection terminated|connect/);
     assert.equal(answers.length, 7);
+    // The failed sends and runs gave their shares back.
+    const limits = app.module.host.limits;
+    await waitFor('every share given back', () => limits.runs.inUse() === 0 && limits.tasks.inUse() === 0);
+    // No task stays live for nobody, and no run goes on for it.
+    await waitFor('no run in flight', () => app.module.a2a.get('plain')!.executor.inFlight === 0);
+    assert.deepEqual(
+      app.module.view.tasks().filter((t) => t.state === 'submitted' || t.state === 'working'),
+      [],
+    );
   });
 });
 

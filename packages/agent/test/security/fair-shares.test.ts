@@ -74,6 +74,7 @@ for (const config of CONFIGURATIONS) {
         await cancelRun(app, 'worker', r.runId, { token: config.token(r.who), runKey: await r.stream.runKey() });
         await r.stream.finished();
       }
+      assert.equal(app.module.host.limits.runs.inUse(), 0, 'a run that ended still holds its slot');
     });
 
     test(`A2A live tasks: a ${share} holds its share (2), the next send is a -32000 with data and Retry-After and never runs; a full cap is capacity_exhausted`, async () => {
@@ -138,6 +139,7 @@ for (const config of CONFIGURATIONS) {
       assert.equal((cancel.body.result as { status: { state: string } }).status.state, 'TASK_STATE_CANCELED', cancel.text);
       await accepted('alice', 'slow t8');
       for (const t of live.slice(1)) await app.module.view.cancelTask(t.id);
+      assert.equal(app.module.host.limits.tasks.inUse(), 0, 'a task that ended (or a refused send) still holds its share');
     });
   });
 }

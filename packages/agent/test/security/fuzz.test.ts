@@ -11,7 +11,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent as HttpAgent, request } from 'node:http';
-import { JsonFuzzer, type Json } from '@fw/testing';
+import { JsonFuzzer, waitFor, type Json } from '@fw/testing';
 import { Agent, OnPrompt } from '../../dist/index.js';
 import { startApp, type TestApp } from '../helpers.js';
 import { CONFIGURATIONS, INTERNALS, rpc } from './helpers.js';
@@ -248,6 +248,9 @@ for (const config of CONFIGURATIONS) {
           close();
         }
         assert.deepEqual(failures, [], failures.join('\n'));
+        // Nothing held on: every run and every live task of the cases gave its share back.
+        const limits = app.module.host.limits;
+        await waitFor('every share given back', () => limits.runs.inUse() === 0 && limits.tasks.inUse() === 0, 20_000);
       });
     }
   });
