@@ -7,6 +7,17 @@ export const AGENT_CONFIG = defineConfig({
   'fw.agent.max-message-chars': { type: 'number', default: 32_768, description: 'Largest chat message accepted (characters)' },
   'fw.agent.max-tool-steps': { type: 'number', default: 5, description: 'Model turns per prompt when the model keeps calling tools' },
   'fw.agent.sessions.max': { type: 'number', default: 10_000, description: 'Concurrent agent chat sessions (all agents)' },
+  'fw.agent.sessions.max-per-principal': {
+    type: 'number',
+    default: 1000,
+    description: 'Concurrent chat sessions one authenticated principal may hold, a share of fw.agent.sessions.max (0 = no share cap)',
+  },
+  'fw.agent.sessions.max-per-address': {
+    type: 'number',
+    default: 2000,
+    description:
+      'Concurrent chat sessions one anonymous client address (IPv6: its /64) may hold; larger than the per-principal share because one address may be a NAT or proxy in front of several people (0 = no share cap)',
+  },
   'fw.agent.sessions.history': { type: 'number', default: 20, description: 'Earlier messages of a chat session sent to the model' },
   'fw.agent.tasks.max': {
     type: 'number',

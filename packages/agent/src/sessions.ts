@@ -5,7 +5,7 @@
  * order, without making the conversation wait), so its history outlives the process.
  */
 import { randomUUID } from 'node:crypto';
-import { errorSummary, fallbackLogger, LimitExceededError, type EventBus, type Logger, type Principal } from '@fw/runtime';
+import { errorSummary, fallbackLogger, LimitExceededError, type EventBus, type Lease, type Logger, type Principal } from '@fw/runtime';
 import type { FwStore, SessionMessageRow, SessionRow } from '@fw/store';
 import type { AgentSessionInfo } from './admin-view.js';
 import type { AiMessage } from './runtime/port.js';
@@ -30,6 +30,8 @@ export interface AgentSession {
   storedMessages: number;
   /** The run in flight, if any. */
   running: AbortController | undefined;
+  /** The caller's share of `fw.agent.sessions.max` (the chat endpoint's), given back when the session ends. */
+  lease?: Lease;
 }
 
 export class SessionTracker {
@@ -136,6 +138,7 @@ export class SessionTracker {
   }
 
   end(s: AgentSession): void {
+    s.lease?.release();
     if (!this.sessions.delete(s.id)) return;
     s.running?.abort();
     this.persist(s, 'closed');

@@ -22,12 +22,25 @@ const OPENING = 'fw.agent.session.opening';
 const UNWATCH = 'fw.agent.session.unwatch';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A resumed session when `?session=` names one this client may continue, else a new one. */
+/**
+ * A resumed session when `?session=` names one this client may continue, else a new one; either
+ * takes one of the caller's share of the sessions (refused past it: the connection is closed with
+ * the reason).
+ */
 async function openSession(host: AgentHost, agent: MountedAgent, resource: Resource): Promise<AgentSession> {
   const asked = resource.query.get('session');
   const principal = resource.principal;
-  const resumed = asked && UUID.test(asked) ? await host.sessions.resume(asked, agent.name, resource.uuid, principal) : undefined;
-  const session = resumed ?? host.sessions.start(agent.name, resource.uuid, ownerOf(principal));
+  const lease = host.limits.sessions.acquire({ principal, address: resource.remoteAddress });
+  let session: AgentSession;
+  let resumed: AgentSession | undefined;
+  try {
+    resumed = asked && UUID.test(asked) ? await host.sessions.resume(asked, agent.name, resource.uuid, principal) : undefined;
+    session = resumed ?? host.sessions.start(agent.name, resource.uuid, ownerOf(principal));
+  } catch (err) {
+    lease.release();
+    throw err;
+  }
+  session.lease = lease;
   resource.write({
     type: 'session',
     id: session.id,

@@ -1,9 +1,10 @@
 /**
  * The agent layer's per-caller limits, so that one client never takes what all share: fair shares
- * of the concurrent AG-UI runs and of the live A2A tasks (a principal, or an anonymous client
- * address, holds at most its share of each cap), and a prompt rate per caller for everything
- * that runs the model (chat turns, A2A sends, AG-UI runs). Read from the configuration on every
- * use, so a changed setting applies at once. Defaults and why: docs/agents.md, *Limits per caller*.
+ * of the concurrent AG-UI runs, of the live A2A tasks and of the chat sessions (a principal, or an
+ * anonymous client address, holds at most its share of each cap), and a prompt rate per caller
+ * for everything that runs the model (chat turns, A2A sends, AG-UI runs). Read from the
+ * configuration on every use, so a changed setting applies at once. Defaults and why:
+ * docs/agents.md, *Ownership and limits per caller*.
  */
 import { FairShare, RateLimiter, type Framework } from '@fw/runtime';
 
@@ -12,6 +13,8 @@ export class AgentLimits {
   readonly runs: FairShare;
   /** Live (unfinished) A2A tasks (all agents): `fw.agent.tasks.max` and its shares. */
   readonly tasks: FairShare;
+  /** Concurrent chat sessions (all agents): `fw.agent.sessions.max` and its shares. */
+  readonly sessions: FairShare;
   /** Prompts started per caller: `fw.agent.prompts.per-minute`, `fw.agent.prompts.burst`. */
   readonly prompts: RateLimiter;
 
@@ -26,6 +29,11 @@ export class AgentLimits {
       max: get('fw.agent.tasks.max'),
       perPrincipal: Math.max(0, get('fw.agent.tasks.max-per-principal')),
       perAddress: Math.max(0, get('fw.agent.tasks.max-per-address')),
+    }));
+    this.sessions = new FairShare('fw.agent.sessions.max', () => ({
+      max: get('fw.agent.sessions.max'),
+      perPrincipal: Math.max(0, get('fw.agent.sessions.max-per-principal')),
+      perAddress: Math.max(0, get('fw.agent.sessions.max-per-address')),
     }));
     this.prompts = new RateLimiter('fw.agent.prompts.per-minute', () => ({
       perMinute: Math.max(0, get('fw.agent.prompts.per-minute')),

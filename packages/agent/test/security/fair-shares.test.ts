@@ -1,20 +1,25 @@
 /**
  * Attack: one client takes a whole global limit (issue 24: all 100 AG-UI run slots, 429 for
  * everyone on every agent; the A2A task store filled with 1,000 live tasks, "task store is full"
- * for all). Each caller (a principal; anonymous: its address, IPv6 by /64) holds at most its
- * share of `fw.agent.agui.max-runs` and `fw.agent.tasks.max`: at the share it passes, one more is
- * refused (429, or a JSON-RPC -32000 with `data`, and Retry-After) while the others still get in;
- * the whole capacity in use is a 503 `capacity_exhausted`. Anonymous callers come from three
- * loopback addresses; alice, bob and carol all come from one (a NAT: principals count apart).
+ * for all; likewise all chat sessions). Each caller (a principal; anonymous: its address, IPv6 by
+ * /64) holds at most its share of `fw.agent.agui.max-runs`, `fw.agent.tasks.max` and
+ * `fw.agent.sessions.max`: at the share it passes, one more is refused (429, a JSON-RPC -32000 with
+ * `data`, or a chat closed with the reason; with Retry-After) while the others still get in; the
+ * whole capacity in use is a 503 `capacity_exhausted`. Anonymous callers come from three loopback
+ * addresses; alice, bob and carol all come from one (a NAT: principals count apart).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from '../../dist/index.js';
 import { ProbeRuntime, startApp, type TestApp } from '../helpers.js';
-import { AguiStream, cancelRun, CONFIGURATIONS, rpc, runInput } from './helpers.js';
+import { waitFor } from '@fw/testing';
+import { AguiStream, cancelRun, ChatClient, CONFIGURATIONS, rpc, runInput } from './helpers.js';
 
 @Agent({ name: 'worker', headless: true })
 class Worker {}
+
+@Agent({ name: 'lounge' })
+class Lounge {}
 
 const LIMITS = {
   'fw.agent.agui.max-runs': 5,
@@ -23,6 +28,9 @@ const LIMITS = {
   'fw.agent.tasks.max': 5,
   'fw.agent.tasks.max-per-principal': 2,
   'fw.agent.tasks.max-per-address': 2,
+  'fw.agent.sessions.max': 5,
+  'fw.agent.sessions.max-per-principal': 2,
+  'fw.agent.sessions.max-per-address': 2,
 };
 
 const ADDRESSES = { alice: '127.0.0.2', bob: '127.0.0.3', carol: '127.0.0.4' } as const;
@@ -37,7 +45,14 @@ for (const config of CONFIGURATIONS) {
     const probe = new ProbeRuntime();
     let app: TestApp;
     before(async () => {
-      app = await startApp((m) => m.mount(Worker), { ...config.options, ...LIMITS }, [probe]);
+      app = await startApp(
+        (m) => {
+          m.mount(Worker);
+          m.mount(Lounge);
+        },
+        { ...config.options, ...LIMITS },
+        [probe],
+      );
     });
     after(() => app.close());
 
@@ -140,6 +155,37 @@ for (const config of CONFIGURATIONS) {
       await accepted('alice', 'slow t8');
       for (const t of live.slice(1)) await app.module.view.cancelTask(t.id);
       assert.equal(app.module.host.limits.tasks.inUse(), 0, 'a task that ended (or a refused send) still holds its share');
+    });
+
+    test(`chat sessions: a ${share} holds its share (2), the next connection is closed saying why; others still chat; a full cap is refused too`, async () => {
+      const open: ChatClient[] = [];
+      /** Opens a chat; resolves with its session frame, or the reason it was closed with. */
+      const connect = async (who: 'alice' | 'bob' | 'carol'): Promise<{ session?: string; closed?: string }> => {
+        const c = await ChatClient.connect(app, 'lounge', as(who));
+        let closed: string | undefined;
+        c.ws.once('close', (_code, reason) => {
+          closed = String(reason);
+        });
+        const outcome = await waitFor('a session or a close', () =>
+          c.frames.find((f) => f.type === 'session') ? { session: c.frames[0]!.id } : closed !== undefined ? { closed } : undefined,
+        );
+        if (outcome.session) open.push(c);
+        return outcome;
+      };
+      assert.ok((await connect('alice')).session);
+      assert.ok((await connect('alice')).session);
+      const over = await connect('alice');
+      assert.match(over.closed ?? '', /fw\.agent\.sessions\.max: this (principal|client address) already holds its share \(2\)/);
+      assert.ok((await connect('bob')).session);
+      assert.ok((await connect('bob')).session);
+      assert.ok((await connect('carol')).session);
+      assert.match((await connect('carol')).closed ?? '', /fw\.agent\.sessions\.max: all 5 are in use/);
+      // A session that ends gives its share back.
+      await open[0]!.close();
+      await waitFor('alice’s share freed', () => app.module.host.limits.sessions.inUse() === 4);
+      assert.ok((await connect('alice')).session);
+      for (const c of open.slice(1)) await c.close();
+      await waitFor('every session share given back', () => app.module.host.limits.sessions.inUse() === 0);
     });
   });
 }
