@@ -159,6 +159,10 @@ async function run(agentName, text) {
     }
     for await (const ev of sseEvents(res.body)) {
       switch (ev.type) {
+        case 'RUN_STARTED':
+          // An anonymous run's owner key: Stop must present it (a principal's run needs none).
+          run.runKey = ev.metadata?.['fw.runKey'];
+          break;
         case 'TEXT_MESSAGE_START':
           answerLine = entry('', 'assistant');
           break;
@@ -244,7 +248,7 @@ $('agent-stop').addEventListener('click', async () => {
     const res = await fetch(`${agents.get(run.agent).agui}/runs/${encodeURIComponent(run.runId)}/cancel`, {
       method: 'POST',
       headers: headers({ 'content-type': 'application/json' }),
-      body: '{}',
+      body: JSON.stringify(run.runKey ? { runKey: run.runKey } : {}),
     });
     if (!res.ok && res.status !== 404) entry(`stop refused: HTTP ${res.status}`, 'error');
   } catch (err) {

@@ -23,6 +23,8 @@ export interface AgentSessionInfo {
   id: string;
   agentName: string;
   resourceUuid: string | null;
+  /** Who owns it: `principal:<id>`, `anonymous` (the key itself is never shown), null for sessions before owners existed. */
+  owner?: string | null;
   startedAt: string;
   lastActivityAt: string;
   messageCount: number;
@@ -102,6 +104,8 @@ export interface AgentRunInfo {
   startedAt: string;
   endedAt: string | null;
   error: string | null;
+  /** Who started it: `principal:<id>`, `anonymous` (the key itself is never shown), null for runs before owners existed. */
+  owner?: string | null;
 }
 
 export interface CoordinationGraph {
@@ -129,6 +133,8 @@ export interface TaskInfo {
   message?: string;
   /** `agui` for an AG-UI run in flight (listed and cancellable beside the A2A tasks); absent for A2A. */
   protocol?: 'a2a' | 'agui';
+  /** Who created it: `principal:<id>`, `anonymous` (the key itself is never shown), null for tasks before owners existed. */
+  owner?: string | null;
 }
 
 export interface RuntimeInfo {

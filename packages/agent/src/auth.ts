@@ -111,14 +111,26 @@ export const AGENT_CHALLENGE = { 'www-authenticate': 'Bearer realm="fw-agent"' }
  * and returns false. The body is drained so the connection stays usable.
  */
 export async function admitAgentCall(auth: AgentAuth | undefined, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-  if (!auth?.required) return true;
+  return (await admitAgentCaller(auth, req, res)) !== undefined;
+}
+
+/**
+ * `admitAgentCall` that also says who was admitted: `{ principal }` (undefined when agents are
+ * public), or undefined after answering the refusal. Every per-caller decision (the owner of the
+ * work, its share of a cap, its prompt rate) starts from this principal.
+ */
+export async function admitAgentCaller(
+  auth: AgentAuth | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<{ principal: Principal | undefined } | undefined> {
+  if (!auth?.required) return { principal: undefined };
   try {
-    await auth.check(req);
-    return true;
+    return { principal: await auth.check(req) };
   } catch (err) {
     req.resume();
     const e = err instanceof FwError ? err : new AuthenticationError('the credential could not be verified');
     sendProblem(res, e.status, e.code, e.message, undefined, e.status === 401 ? AGENT_CHALLENGE : undefined);
-    return false;
+    return undefined;
   }
 }

@@ -7,11 +7,34 @@ export const AGENT_CONFIG = defineConfig({
   'fw.agent.max-message-chars': { type: 'number', default: 32_768, description: 'Largest chat message accepted (characters)' },
   'fw.agent.max-tool-steps': { type: 'number', default: 5, description: 'Model turns per prompt when the model keeps calling tools' },
   'fw.agent.sessions.max': { type: 'number', default: 10_000, description: 'Concurrent agent chat sessions (all agents)' },
+  'fw.agent.sessions.max-per-principal': {
+    type: 'number',
+    default: 1000,
+    description: 'Concurrent chat sessions one authenticated principal may hold, a share of fw.agent.sessions.max (0 = no share cap)',
+  },
+  'fw.agent.sessions.max-per-address': {
+    type: 'number',
+    default: 2000,
+    description:
+      'Concurrent chat sessions one anonymous client address (IPv6: its /64) may hold; larger than the per-principal share because one address may be a NAT or proxy in front of several people (0 = no share cap)',
+  },
   'fw.agent.sessions.history': { type: 'number', default: 20, description: 'Earlier messages of a chat session sent to the model' },
   'fw.agent.tasks.max': {
     type: 'number',
     default: 1000,
     description: 'A2A tasks kept in the task store (oldest terminal tasks are evicted first)',
+  },
+  'fw.agent.tasks.max-per-principal': {
+    type: 'number',
+    default: 100,
+    description:
+      'Live (unfinished) A2A tasks one authenticated principal may hold, a share of fw.agent.tasks.max so that no caller takes the whole store (0 = no share cap)',
+  },
+  'fw.agent.tasks.max-per-address': {
+    type: 'number',
+    default: 200,
+    description:
+      'Live (unfinished) A2A tasks one anonymous client address (IPv6: its /64) may hold; larger than the per-principal share because one address may be a NAT or proxy in front of several people (0 = no share cap)',
   },
   'fw.agent.tasks.terminal-ttl': { type: 'duration', default: 600_000, description: 'How long a finished A2A task stays readable' },
   'fw.agent.journal.max-events': {
@@ -32,6 +55,28 @@ export const AGENT_CONFIG = defineConfig({
       "`auto`: A2A, AG-UI, per-agent MCP and chat sessions need a principal when an authenticator is configured (fw.auth.*, or the agent module's own); `none`: they stay public",
   },
   'fw.agent.agui.max-runs': { type: 'number', default: 100, description: 'Concurrent AG-UI runs (all agents)' },
+  'fw.agent.agui.max-runs-per-principal': {
+    type: 'number',
+    default: 10,
+    description: 'Concurrent AG-UI runs one authenticated principal may hold, a share of fw.agent.agui.max-runs (0 = no share cap)',
+  },
+  'fw.agent.agui.max-runs-per-address': {
+    type: 'number',
+    default: 20,
+    description:
+      'Concurrent AG-UI runs one anonymous client address (IPv6: its /64) may hold; larger than the per-principal share because one address may be a NAT or proxy in front of several people (0 = no share cap)',
+  },
+  'fw.agent.prompts.per-minute': {
+    type: 'number',
+    default: 60,
+    description:
+      'Prompts (chat turns, A2A sends, AG-UI runs) one caller may start a minute, refilled continuously: a principal, or an anonymous client address (0 = no rate limit)',
+  },
+  'fw.agent.prompts.burst': {
+    type: 'number',
+    default: 30,
+    description: 'Prompts one caller may start at once before fw.agent.prompts.per-minute paces it',
+  },
   'fw.ai.auto': {
     type: 'boolean',
     default: true,

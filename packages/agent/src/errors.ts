@@ -1,4 +1,5 @@
-import { FwError } from '@fw/runtime';
+import { randomBytes } from 'node:crypto';
+import { errorSummary, FwError, type Logger } from '@fw/runtime';
 
 /** No AI runtime is available to answer. */
 export class NoRuntimeError extends FwError {
@@ -49,4 +50,34 @@ export class ToolStepLimitError extends FwError {
   constructor(maxSteps: number) {
     super('tool_step_limit', `the model was still calling tools after fw.agent.max-tool-steps (${maxSteps}) turns`, 422, { maxSteps });
   }
+}
+
+/**
+ * The agent store could not be read or written (a PostgreSQL that went away, a full disk). The
+ * driver's own message names internal addresses and paths (`connect ECONNREFUSED 10.0.0.5:5432`):
+ * it is logged where the store was called, and this is what the client reads.
+ */
+export class StoreUnavailableError extends FwError {
+  constructor() {
+    super('store_unavailable', 'the agent store is unavailable; try again later', 503, undefined, { 'retry-after': '5' });
+  }
+}
+
+/**
+ * What a client may read of a failure. An FwError was thrown on purpose and says what it means
+ * (an agent that wants its user to read a message throws one). Anything else can carry what a
+ * client must never see: a driver's `connect ECONNREFUSED 10.0.0.5:5432`, a file path, a model
+ * backend's URL. It is logged here with a reference, and the client gets the reference only, so
+ * an operator can still find the cause.
+ */
+export function publicError(
+  err: unknown,
+  log: Logger,
+  fields: Record<string, unknown>,
+  fallbackCode = 'internal_error',
+): { code: string; message: string } {
+  if (err instanceof FwError) return { code: err.code, message: err.message };
+  const ref = randomBytes(6).toString('hex');
+  log.error({ ...fields, ref, error: errorSummary(err) }, 'agent request failed');
+  return { code: fallbackCode, message: `internal error (ref ${ref}); the server log has the cause` };
 }

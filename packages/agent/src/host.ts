@@ -21,12 +21,14 @@ import type { AgentProtocol, AgentRunInfo } from './admin-view.js';
 import type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
 import { definitionOf, type AgentClass, type AgentDefinition, type AgentToolDefinition, type PromptResult } from './decorators.js';
 import { checkToolArguments, InvalidSchemaError } from '@fw/mcp';
-import { NoRuntimeError, NotInFleetError, ToolStepLimitError } from './errors.js';
+import { NoRuntimeError, NotInFleetError, StoreUnavailableError, ToolStepLimitError } from './errors.js';
 import { CoordinationJournal } from './journal.js';
 import type { RunListener } from './run-event.js';
 import { ProviderRegistry } from './runtime/registry.js';
 import type { AiMessage, ModelProvider, AiToolCall, AiToolSpec } from './runtime/port.js';
 import { SessionTracker } from './sessions.js';
+import { AgentLimits } from './tenancy/limits.js';
+import { ownerLabel } from './tenancy/ownership.js';
 
 export interface MountedAgent {
   readonly def: AgentDefinition;
@@ -49,6 +51,8 @@ export interface RunInput {
   protocol?: AgentRunInfo['protocol'];
   /** The protocol's id of the run (A2A task id, AG-UI run id, chat session id). */
   ref?: string;
+  /** Who started the run (`principal:<id>`, `anonymous:<key>`): recorded with it in the store. */
+  owner?: string;
   /** Messages after the prompt (assistant tool calls and their tool results, AG-UI's frontend-tool round trip). */
   continuation?: readonly AiMessage[];
   /** The client's shared state (AG-UI `RunAgentInput.state`): on the context and every runtime request. */
@@ -81,15 +85,18 @@ export class AgentHost {
   remoteCaller: RemoteCaller | undefined;
   /** Who may call the agents (set by the agent module at install); public until then. */
   auth: AgentAuth | undefined;
+  /** Per-caller shares of the run and task caps, and the prompt rate (tenancy/limits.ts). */
+  readonly limits: AgentLimits;
   /** Aborted on close: every run in flight stops with it. */
   private readonly root = new AbortController();
-  private readonly log: Logger;
+  readonly log: Logger;
 
   constructor(
     readonly fw: Framework,
     readonly store: FwStore,
   ) {
     this.log = fw.logger.child({ module: 'agent' });
+    this.limits = new AgentLimits(fw);
     this.journal = new CoordinationJournal(store, () => ({
       maxEvents: fw.config.get('fw.agent.journal.max-events'),
       maxAgeMs: fw.config.get('fw.agent.journal.max-age'),
@@ -154,6 +161,7 @@ export class AgentHost {
       startedAt: new Date(r.started_at).toISOString(),
       endedAt: r.ended_at === null ? null : new Date(r.ended_at).toISOString(),
       error: r.error,
+      owner: ownerLabel(r.owner),
     }));
   }
 
@@ -247,17 +255,27 @@ export class AgentHost {
     if (!input.protocol) return this.runAgent(agent, input, signal, listener, coordinationId);
     // Recorded before it starts, so a crash at any later point leaves a row that says so.
     const runId = randomUUID();
-    await this.store.runs.start({
-      id: runId,
-      agent: agent.name,
-      protocol: input.protocol,
-      ref: input.ref ?? null,
-      coordination_id: coordinationId ?? null,
-      state: 'running',
-      started_at: Date.now(),
-      ended_at: null,
-      error: null,
-    });
+    try {
+      await this.store.runs.start({
+        id: runId,
+        agent: agent.name,
+        protocol: input.protocol,
+        ref: input.ref ?? null,
+        coordination_id: coordinationId ?? null,
+        state: 'running',
+        started_at: Date.now(),
+        ended_at: null,
+        error: null,
+        owner: input.owner ?? null,
+      });
+    } catch (err) {
+      // The driver's message names internal addresses: logged here, the client reads a plain refusal.
+      this.log.error(
+        { agent: agent.name, protocol: input.protocol, error: errorSummary(err) },
+        'recording an agent run in the store failed',
+      );
+      throw new StoreUnavailableError();
+    }
     const finish = (state: AgentRunInfo['state'], error: string | null): void => {
       const at = Date.now();
       this.store.writes.defer(() => this.store.runs.finish(runId, state, at, error));

@@ -9,7 +9,8 @@ import { A2AEndpoint } from './a2a/endpoint.js';
 import { a2aRemoteCaller } from './a2a/remote-agent.js';
 import { BoundedTaskStore } from './a2a/task-store.js';
 import type { AgentAdminView } from './admin-view.js';
-import { aguiRuns, mountAgui } from './agui/endpoint.js';
+import { mountAgui } from './agui/endpoint.js';
+import { aguiRuns } from './agui/runs.js';
 import { mountChat } from './chat/endpoint.js';
 import { mountMcp } from './mcp/endpoint.js';
 import { AGENT_CONFIG } from './config.js';
@@ -64,6 +65,7 @@ export class AgentModule implements FrameworkModule {
     }
     this.db = await useStore(fw);
     this.host = new AgentHost(fw, this.db);
+    this.host.sessions.log = log;
     this.host.auth = new AgentAuth(fw, this.options.authenticator);
     this.host.remoteCaller = a2aRemoteCaller();
     this.host.providers.add(new OfflineProvider());
@@ -81,6 +83,8 @@ export class AgentModule implements FrameworkModule {
       this.db.tasks,
     );
     this.store.log = log;
+    // A task the store could not keep is failed there; its run must not go on for nobody.
+    this.store.onLost = (taskId, agentName) => this.a2a.get(agentName)?.executor.abort(taskId, 'the agent store is unavailable');
     // Before any endpoint exists: settle what a crashed predecessor left in flight.
     const recovery = await this.host.recover();
     const tasks = await this.store.restore(INTERRUPTED);
@@ -154,7 +158,7 @@ export class AgentModule implements FrameworkModule {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.pruneTimer);
-    for (const ac of aguiRuns(this.host).values()) ac.abort(new RunCancelledError('the framework is closing'));
+    for (const run of aguiRuns(this.host).all()) run.abort.abort(new RunCancelledError('the framework is closing'));
     this.host.close();
     for (const off of this.unmounts.splice(0)) off();
     await this.store.close('the framework is closing');

@@ -5,16 +5,21 @@
  * order, without making the conversation wait), so its history outlives the process.
  */
 import { randomUUID } from 'node:crypto';
-import { LimitExceededError, type EventBus } from '@fw/runtime';
-import type { FwStore, SessionRow } from '@fw/store';
+import { errorSummary, fallbackLogger, LimitExceededError, type EventBus, type Lease, type Logger, type Principal } from '@fw/runtime';
+import type { FwStore, SessionMessageRow, SessionRow } from '@fw/store';
 import type { AgentSessionInfo } from './admin-view.js';
 import type { AiMessage } from './runtime/port.js';
+import { StoreUnavailableError } from './errors.js';
+import { ownerLabel, reachableBy } from './tenancy/ownership.js';
 
 export interface AgentSession {
   readonly id: string;
   readonly agentName: string;
   readonly resourceUuid: string | null;
-  /** The authenticated principal of the client (only it may resume the session later). */
+  /**
+   * Who owns it: `principal:<id>` (only that principal resumes it) or `anonymous:<key>` (resumed
+   * by whoever presents the session id); null for a session stored before owners existed.
+   */
   readonly owner: string | null;
   readonly startedAt: number;
   lastActivityAt: number;
@@ -25,10 +30,14 @@ export interface AgentSession {
   storedMessages: number;
   /** The run in flight, if any. */
   running: AbortController | undefined;
+  /** The caller's share of `fw.agent.sessions.max` (the chat endpoint's), given back when the session ends. */
+  lease?: Lease;
 }
 
 export class SessionTracker {
   private readonly sessions = new Map<string, AgentSession>();
+  /** Where store failures are reported (the agent module sets fw's logger). */
+  log: Logger = fallbackLogger();
 
   constructor(
     private readonly bus: EventBus,
@@ -62,24 +71,40 @@ export class SessionTracker {
   /**
    * Continues a stored session on a new connection (a page reloaded, a server restarted): its
    * recent turns become the history again. Undefined when the store does not know the session,
-   * it belongs to another agent or owner, or it is live on another connection.
+   * it belongs to another agent, the caller may not reach it (another principal's; for an
+   * anonymous caller, a principal's or one stored before owners existed), or it is live on
+   * another connection: all answered alike, with a new session.
    */
-  async resume(id: string, agentName: string, resourceUuid: string | null, owner: string | null): Promise<AgentSession | undefined> {
+  async resume(
+    id: string,
+    agentName: string,
+    resourceUuid: string | null,
+    principal: Principal | undefined,
+  ): Promise<AgentSession | undefined> {
     if (this.sessions.has(id)) return undefined;
-    await this.store.writes.flush();
-    const row = await this.store.sessions.get(id);
-    if (!row || row.agent !== agentName || (row.owner ?? null) !== owner) return undefined;
-    if (this.sessions.has(id)) return undefined;
-    if (this.sessions.size >= this.max()) throw new LimitExceededError('fw.agent.sessions.max', this.max());
-    const keep = this.historyKeep();
-    const [messages, lastSeq] = await Promise.all([this.store.sessions.messages(id, keep), this.store.sessions.lastSeq(id)]);
+    let row: SessionRow | undefined;
+    let messages: SessionMessageRow[];
+    let lastSeq: number;
+    try {
+      await this.store.writes.flush();
+      row = await this.store.sessions.get(id);
+      if (!row || row.agent !== agentName || !reachableBy(row.owner, principal)) return undefined;
+      if (this.sessions.has(id)) return undefined;
+      if (this.sessions.size >= this.max()) throw new LimitExceededError('fw.agent.sessions.max', this.max());
+      [messages, lastSeq] = await Promise.all([this.store.sessions.messages(id, this.historyKeep()), this.store.sessions.lastSeq(id)]);
+    } catch (err) {
+      if (err instanceof LimitExceededError) throw err;
+      // The driver's message names internal addresses: logged here, the client reads a plain refusal.
+      this.log.error({ error: errorSummary(err), session: id }, 'reading an agent session from the store failed');
+      throw new StoreUnavailableError();
+    }
     if (this.sessions.has(id)) return undefined;
     const t = this.now();
     const s: AgentSession = {
       id,
       agentName,
       resourceUuid,
-      owner,
+      owner: row.owner,
       startedAt: row.started_at,
       lastActivityAt: t,
       messageCount: row.message_count,
@@ -113,6 +138,7 @@ export class SessionTracker {
   }
 
   end(s: AgentSession): void {
+    s.lease?.release();
     if (!this.sessions.delete(s.id)) return;
     s.running?.abort();
     this.persist(s, 'closed');
@@ -142,6 +168,7 @@ export class SessionTracker {
         id: s.id,
         agentName: s.agentName,
         resourceUuid: s.resourceUuid,
+        owner: ownerLabel(s.owner),
         startedAt: new Date(s.startedAt).toISOString(),
         lastActivityAt: new Date(s.lastActivityAt).toISOString(),
         messageCount: s.messageCount,
@@ -193,6 +220,7 @@ function info(r: SessionRow): AgentSessionInfo & { endedAt: string | null; endRe
     id: r.id,
     agentName: r.agent,
     resourceUuid: r.resource_uuid,
+    owner: ownerLabel(r.owner),
     startedAt: new Date(r.started_at).toISOString(),
     lastActivityAt: new Date(r.last_activity_at).toISOString(),
     messageCount: r.message_count,

@@ -4,7 +4,8 @@ import type { AgentAdminView, AgentInfo, CoordinatorInfo, RuntimeInfo, TaskInfo 
 import type { A2AEndpoint } from './a2a/endpoint.js';
 import type { BoundedTaskStore } from './a2a/task-store.js';
 import type { AgentHost, MountedAgent } from './host.js';
-import { aguiRunInfos, aguiRuns, type AguiRunInfo } from './agui/endpoint.js';
+import { aguiRuns, type AguiRun } from './agui/runs.js';
+import { ownerLabel } from './tenancy/ownership.js';
 import { RunCancelledError } from './errors.js';
 import type { ModelProvider } from './runtime/port.js';
 
@@ -56,23 +57,24 @@ export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: M
       // AG-UI runs in flight are listed beside the A2A tasks (as `working`, protocol `agui`).
       const runs =
         !query.state || query.state === 'working'
-          ? [...aguiRunInfos(host).values()].filter((r) => !query.agentName || r.agentName === query.agentName).map((r) => aguiTask(r))
+          ? aguiRuns(host)
+              .all()
+              .filter((r) => !query.agentName || r.agentName === query.agentName)
+              .map((r) => aguiTask(r))
           : [];
       const all = [...runs.reverse(), ...store.infos(query)];
       return query.limit !== undefined ? all.slice(0, query.limit) : all;
     },
     task: (id) => {
-      const run = id.startsWith(AGUI_PREFIX) ? aguiRunInfos(host).get(id.slice(AGUI_PREFIX.length)) : undefined;
+      const run = id.startsWith(AGUI_PREFIX) ? aguiRuns(host).get(id.slice(AGUI_PREFIX.length)) : undefined;
       return run ? aguiTask(run) : store.info(id);
     },
     cancelTask: async (id, reason): Promise<TaskInfo> => {
       if (id.startsWith(AGUI_PREFIX)) {
         // The same abort as POST …/agui/runs/{runId}/cancel: the run ends with outcome `cancelled`.
-        const key = id.slice(AGUI_PREFIX.length);
-        const run = aguiRunInfos(host).get(key);
-        const ac = aguiRuns(host).get(key);
-        if (!run || !ac) throw new NotFoundError('task', id);
-        ac.abort(new RunCancelledError(reason ?? 'cancelled by the administrator'));
+        const run = aguiRuns(host).get(id.slice(AGUI_PREFIX.length));
+        if (!run) throw new NotFoundError('task', id);
+        run.abort.abort(new RunCancelledError(reason ?? 'cancelled by the administrator'));
         return { ...aguiTask(run), state: 'canceled', updatedAt: new Date().toISOString(), ...(reason ? { message: reason } : {}) };
       }
       const agentName = store.agentOf(id);
@@ -97,19 +99,23 @@ export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: M
   };
 }
 
-/** Admin ids of AG-UI runs: `agui:{agent}:{runId}` (an A2A task id is a UUID, never this). */
+/**
+ * Admin ids of AG-UI runs: `agui:{agent}:{runId}`, or `agui:{agent}:{runId}~{n}` while another
+ * owner's run of the agent has the same run id (an A2A task id is a UUID, never this).
+ */
 const AGUI_PREFIX = 'agui:';
 
-function aguiTask(r: AguiRunInfo): TaskInfo {
+function aguiTask(r: AguiRun): TaskInfo {
   const at = new Date(r.startedAt).toISOString();
   return {
-    id: `${AGUI_PREFIX}${r.agentName}:${r.runId}`,
+    id: `${AGUI_PREFIX}${r.key}`,
     contextId: r.threadId,
     agentName: r.agentName,
     state: 'working',
     createdAt: at,
     updatedAt: at,
     protocol: 'agui',
+    owner: ownerLabel(r.owner),
   };
 }
 

@@ -7,6 +7,7 @@ import { LegacyJsonRpcTransport, isLegacyAgentCard, parseLegacyAgentCard } from 
 import { Agent, OnPrompt, type AgentContext } from '../dist/index.js';
 import { ProbeRuntime, startApp, type TestApp } from './helpers.js';
 import { waitFor } from '@fw/testing';
+import { FwError, MemoryLogger } from '@fw/runtime';
 
 @Agent({ name: 'echo', description: 'Echoes through the model', headless: true })
 class EchoAgent {}
@@ -19,7 +20,16 @@ class BrokenAgent {
   }
 }
 
+@Agent({ name: 'polite', headless: true })
+class PoliteAgent {
+  @OnPrompt()
+  prompt(_m: string, _ctx: AgentContext): string {
+    throw new FwError('refused', 'I cannot help with that', 422);
+  }
+}
+
 const probe = new ProbeRuntime();
+const logger = new MemoryLogger();
 let app: TestApp;
 
 before(async () => {
@@ -27,8 +37,9 @@ before(async () => {
     (m) => {
       m.mount(EchoAgent);
       m.mount(BrokenAgent);
+      m.mount(PoliteAgent);
     },
-    {},
+    { logger },
     [probe],
   );
 });
@@ -81,9 +92,10 @@ test('A2A 1.0 with the official client: card, send, stream, get, list, cancel (a
   const got = await client.getTask({ tenant: '', id: taskId, historyLength: undefined });
   assert.equal(got.status?.state, TaskState.TASK_STATE_COMPLETED);
 
+  // An anonymous client lists the tasks of a context it names (its capability; see security/).
   const listed = await client.listTasks({
     tenant: '',
-    contextId: '',
+    contextId: got.contextId,
     status: TaskState.TASK_STATE_UNSPECIFIED,
     pageSize: 10,
     pageToken: '',
@@ -209,15 +221,24 @@ test('malformed JSON-RPC gets the right codes', async () => {
   );
 });
 
-test('a runtime error fails the task with its message; the admin cancel path refuses finished tasks', async () => {
+test('a runtime error fails the task with a logged reference, not its message; the admin cancel path refuses finished tasks', async () => {
   const client = await new ClientFactory().createFromUrl(`${app.base}/fw/agent/broken/a2a`);
   const task = (await client.sendMessage(send('hi'))) as Task;
   assert.equal(task.status?.state, TaskState.TASK_STATE_FAILED);
-  assert.equal(statusText(task), 'tool chain failed: boom');
+  // A plain Error can carry addresses and paths: the client reads a reference, the log the cause.
+  const ref = /^internal error \(ref ([0-9a-f]{12})\)/.exec(statusText(task))?.[1];
+  assert.ok(ref, statusText(task));
+  const line = logger.entries.find((e) => e.fields.ref === ref);
+  assert.equal((line?.fields.error as { message?: string } | undefined)?.message, 'tool chain failed: boom');
   const echo = await new ClientFactory().createFromUrl(`${app.base}/fw/agent/echo/a2a`);
   const exploded = (await echo.sendMessage(send('explode'))) as Task;
   assert.equal(exploded.status?.state, TaskState.TASK_STATE_FAILED);
-  assert.equal(statusText(exploded), 'the model exploded');
+  assert.match(statusText(exploded), /^internal error \(ref [0-9a-f]{12}\)/);
+  assert.ok(!statusText(exploded).includes('exploded'));
+  // An FwError is thrown on purpose: its message is for the client.
+  const polite = await new ClientFactory().createFromUrl(`${app.base}/fw/agent/polite/a2a`);
+  const refused = (await polite.sendMessage(send('hi'))) as Task;
+  assert.equal(statusText(refused), 'I cannot help with that');
 
   const view = app.module.view;
   assert.equal(view.task(task.id)?.state, 'failed');

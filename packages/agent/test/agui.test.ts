@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { Agent, AgentTool, Coordinator, OnPrompt, type AgentContext, type CoordinatorContext } from '../dist/index.js';
 import { sleep } from '../dist/runtime/offline.js';
-import { aguiRuns } from '../dist/agui/endpoint.js';
+import { aguiRuns } from '../dist/agui/runs.js';
 import { startApp, type TestApp } from './helpers.js';
 import { waitFor } from '@fw/testing';
 
@@ -125,24 +125,34 @@ test('cancelling a run ends it with the cancelled outcome', async () => {
   agent.messages = [{ id: 'm1', role: 'user', content: 'go' }];
   const events: BaseEvent[] = [];
   let cancelStatus = 0;
+  // An anonymous run is cancelled with the owner key its RUN_STARTED carried.
+  const cancel = (runKey: string | undefined) =>
+    fetch(`${app.base}/fw/agent/slowpoke/agui/runs/${runId}/cancel`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ runKey }),
+    });
+  let runKey: string | undefined;
   await agent.runAgent(
     { runId },
     {
       onEvent: async ({ event }) => {
         events.push(event);
+        if (event.type === 'RUN_STARTED') runKey = (event.metadata as Record<string, string> | undefined)?.['fw.runKey'];
         if (event.type === 'TEXT_MESSAGE_CONTENT' && !cancelled) {
           cancelled = true;
-          cancelStatus = (await fetch(`${app.base}/fw/agent/slowpoke/agui/runs/${runId}/cancel`, { method: 'POST' })).status;
+          cancelStatus = (await cancel(runKey)).status;
         }
       },
     },
   );
+  assert.match(runKey ?? '', /^[\w-]{22}$/);
   assert.equal(cancelStatus, 202);
   const last = events.at(-1) as BaseEvent & { outcome?: { type: string } };
   assert.equal(last.type, 'RUN_FINISHED');
   assert.deepEqual(last.outcome, { type: 'cancelled' });
   assert.ok(events.some((e) => e.type === 'TEXT_MESSAGE_END'));
-  assert.equal((await fetch(`${app.base}/fw/agent/slowpoke/agui/runs/${runId}/cancel`, { method: 'POST' })).status, 404);
+  assert.equal((await cancel(runKey)).status, 404);
 });
 
 test('a bad RunAgentInput gets 400 problem+json; the server keeps serving', async () => {
@@ -180,7 +190,7 @@ test('a client that disconnects cancels its run (the agent sees the abort)', asy
   while (!seen.includes('TEXT_MESSAGE_CONTENT')) seen += new TextDecoder().decode((await reader.read()).value);
   const runs = aguiRuns(app.module.host);
   const run = runs.get('slowpoke:gone')!;
-  assert.ok(run && !run.signal.aborted);
+  assert.ok(run && !run.abort.signal.aborted);
   ac.abort();
-  await waitFor("run.signal.aborted && !runs.has('slowpoke:gone')", () => run.signal.aborted && !runs.has('slowpoke:gone'));
+  await waitFor("run.abort.signal.aborted && !runs.get('slowpoke:gone')", () => run.abort.signal.aborted && !runs.get('slowpoke:gone'));
 });

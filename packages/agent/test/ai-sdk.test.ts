@@ -297,8 +297,8 @@ test('OpenAI-compatible server: every cancel path aborts the provider HTTP reque
     await waitFor('server.aborted() === 1', () => server.aborted() === 1);
     await stream;
 
-    // AG-UI: POST …/agui/runs/{runId}/cancel.
-    const run = fetch(`${app.base}/fw/agent/tooled/agui`, {
+    // AG-UI: POST …/agui/runs/{runId}/cancel, with the owner key RUN_STARTED gave this anonymous client.
+    const started = await fetch(`${app.base}/fw/agent/tooled/agui`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -310,12 +310,23 @@ test('OpenAI-compatible server: every cancel path aborts the provider HTTP reque
         state: {},
         forwardedProps: {},
       }),
-    }).then((r) => r.text());
+    });
+    const reader = started.body!.getReader();
+    let seen = '';
+    while (!seen.includes('\n\n')) seen += new TextDecoder().decode((await reader.read()).value);
+    const runKey = (JSON.parse(seen.slice(seen.indexOf('{'), seen.indexOf('\n\n'))) as { metadata: Record<string, string> }).metadata[
+      'fw.runKey'
+    ];
     await waitFor('server.requests.length === 2', () => server.requests.length === 2);
-    const res = await fetch(`${app.base}/fw/agent/tooled/agui/runs/r1/cancel`, { method: 'POST' });
+    const res = await fetch(`${app.base}/fw/agent/tooled/agui/runs/r1/cancel`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ runKey }),
+    });
     assert.equal(res.status, 202);
     await waitFor('server.aborted() === 2', () => server.aborted() === 2);
-    assert.match(await run, /"outcome":\{"type":"cancelled"\}/);
+    for (let r = await reader.read(); !r.done; r = await reader.read()) seen += new TextDecoder().decode(r.value);
+    assert.match(seen, /"outcome":\{"type":"cancelled"\}/);
     const runs = await app.module.view.runs!({ protocol: 'agui' });
     assert.deepEqual(
       runs.map((r) => [r.ref, r.state]),

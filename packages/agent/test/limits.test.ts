@@ -88,21 +88,21 @@ test('the model gets at most fw.agent.max-tool-steps turns when it keeps calling
   }
 });
 
-test('AG-UI runs are capped at fw.agent.agui.max-runs (429) and the slot frees when a run ends', async () => {
+test('AG-UI runs are capped at fw.agent.agui.max-runs (503 capacity_exhausted) and the slot frees when a run ends', async () => {
   const app = await startApp((m) => m.mount(Sleepy), { 'fw.agent.agui.max-runs': 1 });
   try {
     const agent = new HttpAgent({ url: `${app.base}/fw/agent/sleepy/agui` });
     agent.messages = [{ id: 'm', role: 'user', content: 'zzz' }];
-    let started = false;
+    let runKey: string | undefined;
     const running = agent.runAgent(
       { runId: 'one' },
       {
-        onRunStartedEvent: () => {
-          started = true;
+        onRunStartedEvent: ({ event }) => {
+          runKey = (event.metadata as Record<string, string>)['fw.runKey'];
         },
       },
     );
-    await waitFor('started', () => started);
+    await waitFor('started', () => runKey);
     const input = {
       threadId: 't',
       runId: 'two',
@@ -112,25 +112,37 @@ test('AG-UI runs are capped at fw.agent.agui.max-runs (429) and the slot frees w
       state: {},
       forwardedProps: {},
     };
-    const second = await fetch(`${app.base}/fw/agent/sleepy/agui`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(input),
-    });
-    assert.equal(second.status, 429);
-    assert.equal(((await second.json()) as { code: string }).code, 'limit_exceeded');
-    assert.equal((await fetch(`${app.base}/fw/agent/sleepy/agui/runs/one/cancel`, { method: 'POST' })).status, 202);
+    const post = (body: object) =>
+      fetch(`${app.base}/fw/agent/sleepy/agui`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const cancel = (runId: string, key: string | undefined) =>
+      fetch(`${app.base}/fw/agent/sleepy/agui/runs/${runId}/cancel`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ runKey: key }),
+      });
+    // The whole capacity in use (this caller's share, 20, is larger than the cap here).
+    const second = await post(input);
+    assert.equal(second.status, 503);
+    assert.equal(second.headers.get('retry-after'), '1');
+    assert.equal(((await second.json()) as { code: string }).code, 'capacity_exhausted');
+    assert.equal((await cancel('one', runKey)).status, 202);
     await running;
-    const third = await fetch(`${app.base}/fw/agent/sleepy/agui/runs/none/cancel`, { method: 'POST' });
-    assert.equal(third.status, 404);
-    const again = await fetch(`${app.base}/fw/agent/sleepy/agui`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...input, runId: 'three' }),
-    });
+    assert.equal((await cancel('none', runKey)).status, 404);
+    const again = await post({ ...input, runId: 'three' });
     assert.equal(again.status, 200);
-    await fetch(`${app.base}/fw/agent/sleepy/agui/runs/three/cancel`, { method: 'POST' });
-    assert.match(await again.text(), /"outcome":\{"type":"cancelled"\}/);
+    const reader = again.body!.getReader();
+    let seen = '';
+    while (!seen.includes('\n\n')) seen += new TextDecoder().decode((await reader.read()).value);
+    const key = (JSON.parse(seen.slice(seen.indexOf('{'), seen.indexOf('\n\n'))) as { metadata: Record<string, string> }).metadata[
+      'fw.runKey'
+    ];
+    assert.equal((await cancel('three', key)).status, 202);
+    for (let r = await reader.read(); !r.done; r = await reader.read()) seen += new TextDecoder().decode(r.value);
+    assert.match(seen, /"outcome":\{"type":"cancelled"\}/);
   } finally {
     await app.close();
   }
@@ -153,8 +165,9 @@ test('the task store refuses a new task past fw.agent.tasks.max live tasks; the 
         body: a2a('hello'),
       })
     ).json()) as { error?: { code: number; data?: { code: string } } };
-    assert.equal(refused.error?.code, -32603);
-    assert.equal(refused.error?.data?.code, 'limit_exceeded');
+    // The whole store is live: 'capacity_exhausted' (this caller's share is larger than the cap here).
+    assert.equal(refused.error?.code, -32000);
+    assert.equal(refused.error?.data?.code, 'capacity_exhausted');
     assert.equal(probe.requests.length, 1, 'the refused task never ran');
     assert.equal(app.module.view.tasks().length, 1);
     const id = app.module.view.tasks()[0]!.id;

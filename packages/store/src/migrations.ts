@@ -131,6 +131,25 @@ const adminAudit: Migration = {
 };
 
 /**
+ * Owners of agent work (issue 24): every A2A task and agent run records who created it, so that
+ * every list, read and cancel can be filtered by it (`principal:<id>`, or `anonymous:<key>`).
+ * Rows written before have none and belong to nobody (only operators see them). Sessions had an
+ * owner column already, holding the bare principal id: it gets the same `principal:` form. An
+ * anonymous session's owner was null and stays null, so an old anonymous session id no longer
+ * resumes anything (the client gets a new session), which is the safe reading of "no owner".
+ */
+const owners: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema.alterTable('fw_a2a_tasks').addColumn('owner', 'text').execute();
+    await db.schema.alterTable('fw_agent_runs').addColumn('owner', 'text').execute();
+    await db.schema.createIndex('fw_a2a_tasks_owner').on('fw_a2a_tasks').columns(['owner', 'updated_at']).execute();
+    await db.schema.createIndex('fw_agent_runs_owner').on('fw_agent_runs').columns(['owner', 'started_at']).execute();
+    await sql`UPDATE fw_agent_sessions SET owner = 'principal:' || owner
+      WHERE owner IS NOT NULL AND owner NOT LIKE 'principal:%' AND owner NOT LIKE 'anonymous:%'`.execute(db);
+  },
+};
+
+/**
  * Audit retention classes (issue 24): refusals are aggregated records kept apart from the write,
  * credential and configuration records, each class pruned to its own cap, so a flood of refusals
  * never deletes a write record. Earlier rows are classified by their outcome.
@@ -152,6 +171,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
   '0002-journal-parties': journalParties,
   '0003-admin-audit': adminAudit,
+  '0004-owners': owners,
   '0006-audit-classes': auditClasses,
 };
 

@@ -33,8 +33,9 @@ export class RunRecords {
   }
 
   /** Newest first. */
-  async list(filter: { agent?: string; protocol?: string; state?: string } = {}, limit = 100): Promise<RunRow[]> {
+  async list(filter: { agent?: string; protocol?: string; state?: string; owner?: string } = {}, limit = 100): Promise<RunRow[]> {
     let q = this.db.selectFrom('fw_agent_runs').selectAll();
+    if (filter.owner) q = q.where('owner', '=', filter.owner);
     if (filter.agent) q = q.where('agent', '=', filter.agent);
     if (filter.protocol) q = q.where('protocol', '=', filter.protocol);
     if (filter.state) q = q.where('state', '=', filter.state);

@@ -17,13 +17,22 @@ export interface A2aTaskTable {
   expires_at: number | null;
   /** The whole A2A Task (status, history, artifacts) as JSON. */
   body: string;
+  /**
+   * Who created it (migration 0004): `principal:<id>`, or `anonymous:<key>` (the key bound to its
+   * context); null for a task stored before owners existed, which no caller owns.
+   */
+  owner: string | null;
 }
 
 export interface AgentSessionTable {
   id: string;
   agent: string;
   resource_uuid: string | null;
-  /** The authenticated principal that owns the conversation; only it may resume the session. */
+  /**
+   * Who owns the conversation: `principal:<id>` (only that principal resumes it) or
+   * `anonymous:<key>` (resumed by whoever presents the session id, the anonymous client's
+   * capability). Before migration 0004 this was the bare principal id; null: nobody.
+   */
   owner: string | null;
   started_at: number;
   last_activity_at: number;
@@ -79,6 +88,8 @@ export interface AgentRunTable {
   started_at: number;
   ended_at: number | null;
   error: string | null;
+  /** Who started it (migration 0004): `principal:<id>` or `anonymous:<key>`; null before owners existed. */
+  owner: string | null;
 }
 
 /** One admin audit record; the whole entry (as @fw/admin writes it) is in `body`. */

@@ -77,6 +77,15 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
       },
     });
     pool.on('error', (err) => log.error({ store: redact(options.postgresUrl ?? ''), error: errorSummary(err) }, 'store connection error'));
+    // The pool listens for errors on idle clients only. A connection that drops while a client is
+    // checked out (between Kysely's acquire and its query, in a transaction) emits 'error' on the
+    // client with no listener: an uncaught exception that ended the process. The query in flight
+    // gets the error anyway; here it is only logged.
+    pool.on('connect', (client) =>
+      client.on('error', (err) =>
+        log.error({ store: redact(options.postgresUrl ?? ''), error: errorSummary(err) }, 'store connection lost while in use'),
+      ),
+    );
     db = new Kysely<StoreSchema>({ dialect: new PostgresDialect({ pool }) });
   } else {
     kind = options.file ? 'sqlite' : 'memory';

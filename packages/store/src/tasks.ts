@@ -10,6 +10,8 @@ export interface TaskFilter {
   state?: string;
   /** Only tasks updated at or after this time (epoch ms). */
   updatedAfter?: number;
+  /** Only tasks of this owner (`principal:<id>`, `anonymous:<key>`). */
+  owner?: string;
 }
 
 export class TaskRecords {
@@ -28,6 +30,7 @@ export class TaskRecords {
           updated_at: row.updated_at,
           expires_at: row.expires_at,
           body: row.body,
+          owner: row.owner,
         }),
       )
       .execute();
@@ -48,6 +51,7 @@ export class TaskRecords {
     if (filter.contextId) q = q.where('context_id', '=', filter.contextId);
     if (filter.state) q = q.where('state', '=', filter.state);
     if (filter.updatedAfter !== undefined) q = q.where('updated_at', '>=', filter.updatedAfter);
+    if (filter.owner) q = q.where('owner', '=', filter.owner);
     return q.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   }
 

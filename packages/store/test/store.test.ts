@@ -39,6 +39,7 @@ for (const backend of backends) {
           updated_at: 2,
           expires_at: null,
           body: '{"id":"t1"}',
+          owner: 'principal:alice',
         });
         await a.close();
         // Two opens at once: the migration lock makes one wait, neither fails.
@@ -178,6 +179,7 @@ for (const backend of backends) {
           started_at: 1,
           ended_at: null,
           error: null,
+          owner: 'principal:alice',
         });
         await store.runs.start({
           id: 'r2',
@@ -189,6 +191,7 @@ for (const backend of backends) {
           started_at: 2,
           ended_at: null,
           error: null,
+          owner: null,
         });
         await store.runs.finish('r2', 'completed', 3);
         const cut = await store.runs.interruptRunning(10, 'interrupted');
@@ -228,7 +231,17 @@ for (const backend of backends) {
 test('in memory: nothing outlives the store', async () => {
   const a = await openStore({});
   assert.equal(a.kind, 'memory');
-  await a.tasks.put({ id: 't', agent: 'x', context_id: 'c', state: 'working', created_at: 1, updated_at: 1, expires_at: null, body: '{}' });
+  await a.tasks.put({
+    id: 't',
+    agent: 'x',
+    context_id: 'c',
+    state: 'working',
+    created_at: 1,
+    updated_at: 1,
+    expires_at: null,
+    body: '{}',
+    owner: null,
+  });
   await a.close();
   const b = await openStore({});
   assert.equal(await b.tasks.get('t'), undefined);
@@ -262,7 +275,7 @@ test('migration 0002 brings a journal written under 0001 along: its events are f
   await db.destroy();
   const store = await openStore({ file });
   try {
-    assert.deepEqual(store.migrated, ['0002-journal-parties', '0003-admin-audit', '0006-audit-classes']);
+    assert.deepEqual(store.migrated, ['0002-journal-parties', '0003-admin-audit', '0004-owners', '0006-audit-classes']);
     assert.deepEqual(
       (await store.journal.page({ agent: 'a', limit: 10 })).rows.map((r) => r.id),
       [2, 1],
@@ -276,3 +289,84 @@ test('migration 0002 brings a journal written under 0001 along: its events are f
     await store.close();
   }
 });
+
+for (const backend of backends) {
+  test(`migration 0004 on ${backend.name}: tasks and runs get an owner column (null: nobody's), session owners take the principal: form`, async () => {
+    const { Kysely, Migrator, PostgresDialect, sql } = await import('kysely');
+    const { options, cleanup } = await backend.options();
+    let db: InstanceType<typeof Kysely<unknown>>;
+    if (options.postgresUrl) {
+      const pg = (await import('pg')).default;
+      db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: options.postgresUrl, max: 1 }) }) });
+    } else {
+      const { createClient } = await import('@libsql/client');
+      const { LibsqlDialect } = await import('../dist/index.js');
+      db = new Kysely<unknown>({ dialect: new LibsqlDialect(createClient({ url: `file:${options.file}` })) });
+    }
+    try {
+      const migrator = new Migrator({
+        db,
+        provider: { getMigrations: async () => ({ ...MIGRATIONS }) },
+        migrationTableName: 'fw_migrations',
+        migrationLockTableName: 'fw_migrations_lock',
+      });
+      assert.equal((await migrator.migrateTo('0003-admin-audit')).error, undefined);
+      await sql`INSERT INTO fw_a2a_tasks (id, agent, context_id, state, created_at, updated_at, expires_at, body) VALUES ('t-old', 'a', 'c', 'completed', 1, 1, NULL, '{}')`.execute(
+        db,
+      );
+      await sql`INSERT INTO fw_agent_runs (id, agent, protocol, ref, coordination_id, state, started_at, ended_at, error) VALUES ('r-old', 'a', 'agui', 'x', NULL, 'completed', 1, 2, NULL)`.execute(
+        db,
+      );
+      await sql`INSERT INTO fw_agent_sessions (id, agent, resource_uuid, owner, started_at, last_activity_at, ended_at, end_reason, message_count)
+        VALUES ('s-alice', 'a', NULL, 'alice', 1, 1, 2, 'closed', 0), ('s-anon', 'a', NULL, NULL, 1, 1, 2, 'closed', 0)`.execute(db);
+    } finally {
+      await db.destroy();
+    }
+    const store = await openStore(options);
+    try {
+      assert.deepEqual(store.migrated, ['0004-owners']);
+      assert.equal((await store.tasks.get('t-old'))?.owner, null, 'a task from before owners belongs to nobody');
+      assert.equal((await store.runs.get('r-old'))?.owner, null);
+      assert.equal((await store.sessions.get('s-alice'))?.owner, 'principal:alice');
+      assert.equal((await store.sessions.get('s-anon'))?.owner, null);
+      await store.tasks.put({
+        id: 't-bob',
+        agent: 'a',
+        context_id: 'c',
+        state: 'working',
+        created_at: 2,
+        updated_at: 2,
+        expires_at: null,
+        body: '{}',
+        owner: 'principal:bob',
+      });
+      await store.runs.start({
+        id: 'r-bob',
+        agent: 'a',
+        protocol: 'a2a',
+        ref: 't-bob',
+        coordination_id: null,
+        state: 'running',
+        started_at: 3,
+        ended_at: null,
+        error: null,
+        owner: 'principal:bob',
+      });
+      assert.deepEqual(
+        (await store.tasks.list({ owner: 'principal:bob' })).map((t) => t.id),
+        ['t-bob'],
+      );
+      assert.deepEqual(
+        (await store.runs.list({ owner: 'principal:bob' })).map((r) => r.id),
+        ['r-bob'],
+      );
+      assert.deepEqual(
+        (await store.tasks.list({ owner: 'principal:alice' })).map((t) => t.id),
+        [],
+      );
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
+}

@@ -9,10 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { Role, TaskState, type Task } from '@a2a-js/sdk';
-import { failSpan, SpanKind, traced, type Span } from '@fw/runtime';
+import { failSpan, SpanKind, traced, type Owner, type Span } from '@fw/runtime';
 import type { AgentHost } from '../host.js';
 import type { AiMessage } from '../runtime/port.js';
-import { RunCancelledError } from '../errors.js';
+import { publicError, RunCancelledError } from '../errors.js';
+import { scopeOf } from './call-scope.js';
 import { agentMessage, textOf, textPart } from './messages.js';
 import type { BoundedTaskStore } from './task-store.js';
 
@@ -47,6 +48,9 @@ export class FwAgentExecutor implements AgentExecutor {
 
   private async executeTask(ctx: RequestContext, bus: ExecutionEventBus, span: Span): Promise<void> {
     const { taskId, contextId } = ctx;
+    // A task continued by id keeps its owner; a new one gets the owner the endpoint decided.
+    const scope = scopeOf(ctx.context);
+    const owner = ctx.task ? this.tasks?.ownerOf(taskId) : scope && !scope.operator ? scope.owner : undefined;
     const ac = new AbortController();
     this.running.set(taskId, { ac, contextId });
     const status = (state: TaskState, text?: string): void => {
@@ -100,9 +104,10 @@ export class FwAgentExecutor implements AgentExecutor {
         this.agentName,
         {
           message: textOf(ctx.userMessage.parts),
-          history: this.contextHistory(taskId, contextId),
+          history: this.contextHistory(taskId, contextId, owner),
           protocol: 'a2a',
           ref: taskId,
+          ...(owner ? { owner } : {}),
         },
         ac.signal,
         (ev) => {
@@ -118,22 +123,23 @@ export class FwAgentExecutor implements AgentExecutor {
       if (held !== undefined) chunk(held, true);
       status(TaskState.TASK_STATE_COMPLETED, text);
     } catch (err) {
-      // A cancelled run was already settled by cancelTask; anything else fails the task with its message.
+      // A cancelled run was already settled by cancelTask; anything else fails the task with what
+      // a client may read of the error (an FwError's message; otherwise a logged reference).
       if (ac.signal.aborted) span.setAttribute('a2a.task.state', TaskState[TaskState.TASK_STATE_CANCELED]);
       else {
         failSpan(span, err);
-        status(TaskState.TASK_STATE_FAILED, (err as Error)?.message ?? String(err));
+        status(TaskState.TASK_STATE_FAILED, publicError(err, this.host.log, { agent: this.agentName, task: taskId }).message);
       }
     } finally {
       this.running.delete(taskId);
     }
   }
 
-  /** The earlier turns of a context: each earlier task's user messages and final answer. */
-  private contextHistory(taskId: string, contextId: string): AiMessage[] {
+  /** The earlier turns of the owner's context: each earlier task's user messages and final answer. */
+  private contextHistory(taskId: string, contextId: string, owner: Owner | undefined): AiMessage[] {
     if (!this.tasks || !contextId) return [];
     const out: AiMessage[] = [];
-    for (const task of this.tasks.inContext(this.agentName, contextId)) {
+    for (const task of this.tasks.inContext(this.agentName, contextId, owner)) {
       if (task.id === taskId) continue;
       out.push(...turnsOf(task));
     }
@@ -156,6 +162,14 @@ export class FwAgentExecutor implements AgentExecutor {
         },
       }),
     );
+  }
+
+  /**
+   * Stops a task's run without publishing anything: the task store has already failed the task
+   * (it could not store a transition, see BoundedTaskStore.onLost).
+   */
+  abort(taskId: string, reason: string): void {
+    this.running.get(taskId)?.ac.abort(new RunCancelledError(reason));
   }
 
   /** Tasks whose run is in flight. */

@@ -6,19 +6,34 @@
  * is written to the store before the request handler goes on, and every save that changes a
  * task's state announces `TaskStateChanged`: the request handler saves on every transition, so
  * this is the one place that sees them all.
+ *
+ * Every task records its owner, and the SDK-facing store of an agent (`forAgent`) answers each
+ * call for the caller the call is made for (call-scope.ts): a principal loads, lists and cancels
+ * its own tasks only; an anonymous caller reaches an anonymous task by its id (server-generated,
+ * handed to that caller only) and lists only the tasks of a context it names. A task the caller
+ * may not reach is answered exactly like a task that does not exist (the SDK's TaskNotFound), so
+ * its existence does not leak. Contexts are per owner: a message naming another owner's context
+ * starts the sender's own conversation under that id, and sees none of the other's.
  */
 import { TaskState, type ListTasksRequest, type ListTasksResponse, type Task } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import { errorSummary, fallbackLogger, LimitExceededError, type EventBus, type Logger } from '@fw/runtime';
+import { errorSummary, fallbackLogger, LimitExceededError, type EventBus, type Lease, type Logger, type Owner } from '@fw/runtime';
 import type { TaskRecords, TaskRow } from '@fw/store';
 import type { TaskInfo } from '../admin-view.js';
+import { StoreUnavailableError } from '../errors.js';
+import { isAnonymousOwner, ownerLabel, reachableBy } from '../tenancy/ownership.js';
+import { scopeOf, takeLease, type CallScope } from './call-scope.js';
 import { agentMessage } from './messages.js';
 import { isTerminal, stateName } from './task-state.js';
 
 interface Entry {
   task: Task;
   agentName: string;
+  /** Who created it; undefined for a task stored before owners existed (no caller reaches it). */
+  owner: Owner | undefined;
+  /** The creator's share of the live tasks (`fw.agent.tasks.max-per-*`), released when the task ends. */
+  lease: Lease | undefined;
   createdAt: number;
   updatedAt: number;
   /** When a terminal task stops being readable. */
@@ -65,6 +80,8 @@ export class BoundedTaskStore {
       this.entries.set(row.id, {
         task,
         agentName: row.agent,
+        owner: row.owner ?? undefined,
+        lease: undefined,
         createdAt: row.created_at,
         updatedAt: row.updated_at,
         expiresAt: row.expires_at ?? undefined,
@@ -89,28 +106,38 @@ export class BoundedTaskStore {
     const t = new Date(this.now()).toISOString();
     for (const e of [...this.entries.values()]) {
       if (isTerminal(e.task.status?.state)) continue;
+      // A store that is gone must not stop the close: the failure is logged by save, and the
+      // task is failed in memory (its share given back) all the same.
       await this.save(e.agentName, {
         ...e.task,
         status: { state: TaskState.TASK_STATE_FAILED, message: agentMessage(e.task.id, e.task.contextId, reason), timestamp: t },
-      });
+      }).catch(() => undefined);
     }
     this.closed = true;
     await Promise.allSettled([...this.writing.values()]);
   }
 
-  /** The SDK-facing store of one agent: saves are tagged with the agent, reads see only its tasks. */
+  /**
+   * The SDK-facing store of one agent: saves are tagged with the agent and, for a new task, with
+   * the owner and the lease of the call's scope; loads and lists see only the agent's tasks that
+   * the call's caller may reach.
+   */
   forAgent(agentName: string): TaskStore {
     return {
-      save: async (task: Task, _ctx: ServerCallContext) => this.save(agentName, task),
-      load: async (id: string, _ctx: ServerCallContext) => {
+      save: async (task: Task, ctx: ServerCallContext) => this.save(agentName, task, scopeOf(ctx)),
+      load: async (id: string, ctx: ServerCallContext) => {
         const e = this.entry(id);
-        return e && e.agentName === agentName ? structuredClone(e.task) : undefined;
+        return e && e.agentName === agentName && visible(e, scopeOf(ctx)) ? structuredClone(e.task) : undefined;
       },
-      list: async (params: ListTasksRequest, _ctx: ServerCallContext) => this.list(agentName, params),
+      list: async (params: ListTasksRequest, ctx: ServerCallContext) => this.list(agentName, params, scopeOf(ctx)),
     };
   }
 
-  async save(agentName: string, task: Task): Promise<void> {
+  /**
+   * Saves a task. A new task gets the owner the scope decided and takes the scope's lease of the
+   * live tasks; a known task keeps its owner. A task that ends gives its lease back.
+   */
+  async save(agentName: string, task: Task, scope?: CallScope): Promise<void> {
     if (this.closed) return;
     this.sweep();
     const t = this.now();
@@ -119,23 +146,83 @@ export class BoundedTaskStore {
     const oldState = prev ? stateName(prev.task.status?.state) : null;
     const newState = stateName(task.status?.state);
     const ttl = this.limits().terminalTtlMs;
+    const terminal = isTerminal(task.status?.state);
     const entry: Entry = {
       task: structuredClone(task),
       agentName,
+      owner: prev ? prev.owner : scope && !scope.operator ? scope.owner : undefined,
+      lease: prev ? prev.lease : takeLease(scope),
       createdAt: prev?.createdAt ?? t,
       updatedAt: t,
-      expiresAt: isTerminal(task.status?.state) ? t + ttl : undefined,
+      expiresAt: terminal ? t + ttl : undefined,
     };
+    if (terminal && entry.lease) {
+      entry.lease.release();
+      entry.lease = undefined;
+    }
     this.entries.set(task.id, entry);
     const row = toRow(task.id, entry);
     const write = (this.writing.get(task.id) ?? Promise.resolve()).catch(() => undefined).then(() => this.records.put(row));
     this.writing.set(task.id, write);
     try {
       await write;
+    } catch (err) {
+      // The driver's message names internal addresses: logged here, the caller gets a plain refusal.
+      this.log.error({ error: errorSummary(err), task: task.id }, 'writing an A2A task to the store failed');
+      this.lose(task.id);
+      throw new StoreUnavailableError();
     } finally {
       if (this.writing.get(task.id) === write) this.writing.delete(task.id);
     }
     if (oldState !== newState) this.bus.emit('TaskStateChanged', { taskId: task.id, agentName, oldState, newState });
+  }
+
+  /** Told the id of a task whose run must stop because the task was lost (see `lose`); the agent module aborts the run. */
+  onLost: ((taskId: string, agentName: string) => void) | undefined;
+
+  /**
+   * A task whose transition could not be stored is lost to the protocol: the SDK stops processing
+   * its events and the client got the store's refusal. Left as it was, it would stay live in the
+   * cache forever, holding its caller's share, while its run went on for nobody. It is failed
+   * here, in memory (the store may be back for the next save), its share given back, its run stopped.
+   */
+  private lose(id: string): void {
+    const e = this.entries.get(id);
+    if (!e || isTerminal(e.task.status?.state)) return;
+    const t = this.now();
+    const oldState = stateName(e.task.status?.state);
+    e.task = {
+      ...e.task,
+      status: {
+        state: TaskState.TASK_STATE_FAILED,
+        message: agentMessage(id, e.task.contextId, new StoreUnavailableError().message),
+        timestamp: new Date(t).toISOString(),
+      },
+    };
+    e.updatedAt = t;
+    e.expiresAt = t + this.limits().terminalTtlMs;
+    e.lease?.release();
+    e.lease = undefined;
+    this.bus.emit('TaskStateChanged', { taskId: id, agentName: e.agentName, oldState, newState: 'failed' });
+    this.onLost?.(id, e.agentName);
+  }
+
+  /** The owner of a task (undefined when unknown or stored before owners existed). */
+  ownerOf(id: string): Owner | undefined {
+    return this.entry(id)?.owner;
+  }
+
+  /**
+   * The anonymous owner of an agent's context, if anonymous tasks live in it: an anonymous caller
+   * that names the context (its capability) continues that owner's conversation.
+   */
+  anonymousOwnerOf(agentName: string, contextId: string): Owner | undefined {
+    if (!contextId) return undefined;
+    this.sweep();
+    for (const e of this.entries.values()) {
+      if (e.agentName === agentName && e.task.contextId === contextId && isAnonymousOwner(e.owner)) return e.owner;
+    }
+    return undefined;
   }
 
   agentOf(id: string): string | undefined {
@@ -147,11 +234,15 @@ export class BoundedTaskStore {
     return e ? structuredClone(e.task) : undefined;
   }
 
-  /** Tasks of one agent's context, oldest first (the conversation a new message continues). */
-  inContext(agentName: string, contextId: string): Task[] {
+  /**
+   * Tasks of one owner's context of an agent, oldest first (the conversation a new message
+   * continues). Another owner's tasks under the same context id are another conversation.
+   */
+  inContext(agentName: string, contextId: string, owner: Owner | undefined): Task[] {
+    if (owner === undefined) return [];
     this.sweep();
     return [...this.entries.values()]
-      .filter((e) => e.agentName === agentName && e.task.contextId === contextId)
+      .filter((e) => e.agentName === agentName && e.task.contextId === contextId && e.owner === owner)
       .sort((a, b) => a.createdAt - b.createdAt)
       .map((e) => e.task);
   }
@@ -190,13 +281,17 @@ export class BoundedTaskStore {
    * ListTasks (A2A 1.0 §"List Tasks"): newest status first; `contextId`, `status` and
    * `statusTimestampAfter` filters; artifacts only with `includeArtifacts`; `historyLength` is
    * applied by the SDK's request handler. The page token is opaque and checked: one this store did
-   * not issue is InvalidParams, never silently page one.
+   * not issue is InvalidParams, never silently page one. Only the tasks the caller may reach: its
+   * own for a principal; for an anonymous caller, the anonymous tasks of the context it names
+   * (none without a context: it has no identity that could list "its" tasks).
    */
-  private list(agentName: string, params: ListTasksRequest): ListTasksResponse {
+  private list(agentName: string, params: ListTasksRequest, scope: CallScope | undefined): ListTasksResponse {
     this.sweep();
     const after = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
+    const anonymous = scope !== undefined && !scope.operator && scope.principal === undefined;
     const all = [...this.entries.values()]
       .filter((e) => e.agentName === agentName)
+      .filter((e) => visible(e, scope) && (!anonymous || (params.contextId !== '' && e.task.contextId === params.contextId)))
       .filter((e) => !params.contextId || e.task.contextId === params.contextId)
       .filter((e) => !params.status || e.task.status?.state === params.status)
       .filter((e) => after === undefined || (e.task.status?.timestamp !== undefined && Date.parse(e.task.status.timestamp) >= after))
@@ -266,8 +361,15 @@ function decodePageToken(token: string): number {
   return Number(m[1]);
 }
 
+/** May the call's caller reach this task? An operator reaches all; a context fw did not make, none. */
+function visible(e: Entry, scope: CallScope | undefined): boolean {
+  if (!scope) return false;
+  return scope.operator || reachableBy(e.owner, scope.principal);
+}
+
 function toRow(id: string, e: Entry): TaskRow {
   return {
+    owner: e.owner ?? null,
     id,
     agent: e.agentName,
     context_id: e.task.contextId,
@@ -291,6 +393,7 @@ function toInfo(e: Entry): TaskInfo {
     state: stateName(e.task.status?.state),
     createdAt: new Date(e.createdAt).toISOString(),
     updatedAt: new Date(e.updatedAt).toISOString(),
+    owner: ownerLabel(e.owner),
     ...(text ? { message: text } : {}),
   };
 }

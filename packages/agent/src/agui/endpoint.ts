@@ -6,6 +6,11 @@
  * or `cancelled` when the run was cancelled) or RUN_ERROR. `POST …/agui/runs/{runId}/cancel`
  * cancels a run; a client that disconnects cancels its run too.
  *
+ * Runs belong to their caller (runs.ts): a principal cancels its own runs only; an anonymous run's
+ * RUN_STARTED carries `metadata["fw.runKey"]`, the owner key its cancel must send
+ * (`{"runKey": "…"}`). Each caller holds at most its share of the concurrent runs, and a new run
+ * takes one of its prompts (`fw.agent.prompts.*`).
+ *
  * `state` and `forwardedProps` reach the agent's context and every runtime request. Frontend tools
  * (`RunAgentInput.tools`) are offered to the model beside the agent's own; a call of one is
  * streamed as TOOL_CALL_START/ARGS/END (no TOOL_CALL_RESULT) and the run finishes: the client
@@ -18,62 +23,69 @@ import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import {
   BadRequestError,
-  LimitExceededError,
+  callerOf,
   NotFoundError,
   readJson,
   requireJsonContentType,
   sendError,
   sendJson,
   type Framework,
+  type Principal,
 } from '@fw/runtime';
-import { admitAgentCall } from '../auth.js';
+import { admitAgentCaller } from '../auth.js';
 import type { AgentHost, MountedAgent } from '../host.js';
 import type { AiMessage, AiToolCall, AiToolSpec } from '../runtime/port.js';
 import type { RunEvent } from '../run-event.js';
-import { RunCancelledError } from '../errors.js';
+import { publicError, RunCancelledError } from '../errors.js';
+import { aguiRuns } from './runs.js';
 
-/** Runs in flight across all agents (bounded by `fw.agent.agui.max-runs`). */
-const runs = new WeakMap<AgentHost, Map<string, AbortController>>();
-
-export function aguiRuns(host: AgentHost): Map<string, AbortController> {
-  let m = runs.get(host);
-  if (!m) runs.set(host, (m = new Map()));
-  return m;
-}
-
-/** What the admin plane shows of an AG-UI run in flight (same keys as `aguiRuns`). */
-export interface AguiRunInfo {
-  agentName: string;
-  runId: string;
-  threadId: string;
-  startedAt: number;
-}
-const infos = new WeakMap<AgentHost, Map<string, AguiRunInfo>>();
-
-export function aguiRunInfos(host: AgentHost): Map<string, AguiRunInfo> {
-  let m = infos.get(host);
-  if (!m) infos.set(host, (m = new Map()));
-  return m;
-}
+/** Where RUN_STARTED carries an anonymous run's owner key (`metadata` is open; the `ag-ui` key is the protocol's). */
+export const RUN_KEY_METADATA = 'fw.runKey';
 
 export function mountAgui(fw: Framework, host: AgentHost, agent: MountedAgent): (() => void)[] {
   const path = `${agent.path}/agui`;
   return [
     fw.route('POST', path, async (req, res) => {
-      if (await admitAgentCall(host.auth, req, res)) await run(host, agent, req, res);
+      const admitted = await admitAgentCaller(host.auth, req, res);
+      if (admitted) await run(host, agent, req, res, admitted.principal);
     }),
     fw.route('POST', `${path}/runs/{runId}/cancel`, async (req, res, ctx) => {
-      if (!(await admitAgentCall(host.auth, req, res))) return;
-      requireJsonContentType(req);
-      const ac = aguiRuns(host).get(`${agent.name}:${ctx.params.runId}`);
-      if (!ac) return sendError(res, new NotFoundError('run', ctx.params.runId ?? ''));
-      ac.abort(new RunCancelledError('run cancelled by the client'));
-      sendJson(res, 202, { runId: ctx.params.runId, cancelled: true });
+      const admitted = await admitAgentCaller(host.auth, req, res);
+      if (!admitted) return;
+      const runId = ctx.params.runId ?? '';
+      const presentedKey = await cancelKey(req, host);
+      const found = aguiRuns(host).find(agent.name, runId, admitted.principal, presentedKey);
+      // Another owner's run is answered exactly like a run that does not exist.
+      if (!found) return sendError(res, new NotFoundError('run', runId));
+      found.abort.abort(new RunCancelledError('run cancelled by the client'));
+      sendJson(res, 202, { runId, cancelled: true });
     }),
   ];
 }
 
-async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/**
+ * The owner key a cancel presents: `{"runKey": "…"}` in a JSON body (optional: a principal's
+ * cancel needs none, and a bodiless POST stays valid). A body of another shape is a 400.
+ */
+async function cancelKey(req: IncomingMessage, host: AgentHost): Promise<string | undefined> {
+  requireJsonContentType(req);
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return undefined;
+  const body = await readJson(req, host.fw.config.get('fw.agent.max-body-bytes'));
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('the cancel body must be a JSON object');
+  const key = (body as { runKey?: unknown }).runKey;
+  if (key === undefined || key === null) return undefined;
+  if (typeof key !== 'string') throw new BadRequestError('runKey must be a string');
+  return key;
+}
+
+async function run(
+  host: AgentHost,
+  agent: MountedAgent,
+  req: IncomingMessage,
+  res: ServerResponse,
+  principal: Principal | undefined,
+): Promise<void> {
   // JSON only (415 for a form or text/plain POST), size, and depth (400 json_too_deep) before parsing.
   const body = await readJson(req, host.fw.config.get('fw.agent.max-body-bytes'));
   const parsed = RunAgentInputSchema.safeParse(body);
@@ -84,25 +96,23 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
   }
   const input = parsed.data as RunAgentInput;
   const { message, history, continuation } = conversation(input);
-  const active = aguiRuns(host);
-  const max = host.fw.config.get('fw.agent.agui.max-runs');
-  if (active.size >= max) throw new LimitExceededError('fw.agent.agui.max-runs', max);
-  const key = `${agent.name}:${input.runId}`;
-  if (active.has(key)) throw new BadRequestError(`run '${input.runId}' is already in progress`);
-  const ac = new AbortController();
-  active.set(key, ac);
-  aguiRunInfos(host).set(key, { agentName: agent.name, runId: input.runId, threadId: input.threadId, startedAt: Date.now() });
+  // Per caller: its prompt rate, then its share of the concurrent runs (429, or 503 when all are in use).
+  const caller = callerOf(req, principal);
+  host.limits.prompts.take(caller);
+  const lease = host.limits.runs.acquire(caller);
+  const runRecord = aguiRuns(host).start(agent.name, input.runId, input.threadId, principal, lease);
+  if (!runRecord) {
+    lease.release();
+    throw new BadRequestError(`run '${input.runId}' is already in progress`);
+  }
+  const ac = runRecord.abort;
   const onClose = (): void => {
     if (!res.writableFinished) ac.abort(new RunCancelledError('client disconnected'));
   };
   res.on('close', onClose);
+  // A principal whose credential expires or is revoked mid-run loses the run with its stream.
+  const stopWatching = host.fw.credentials.watch(principal, (reason) => ac.abort(new RunCancelledError(`the credential was ${reason}`)));
 
-  res.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
   const send = (event: BaseEvent & Record<string, unknown>): void => {
     if (!res.writableEnded && !res.destroyed) res.write(`data: ${JSON.stringify({ ...event, timestamp: Date.now() })}\n\n`);
   };
@@ -145,8 +155,20 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
     }
   };
 
-  send({ type: EventType.RUN_STARTED, threadId, runId });
+  // From here on the run is registered: whatever happens, the finally below releases it.
   try {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    send({
+      type: EventType.RUN_STARTED,
+      threadId,
+      runId,
+      ...(runRecord.ownerKey ? { metadata: { [RUN_KEY_METADATA]: runRecord.ownerKey } } : {}),
+    });
     const text = await host.run(
       agent.name,
       {
@@ -155,6 +177,7 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
         continuation,
         protocol: 'agui',
         ref: runId,
+        owner: runRecord.owner,
         state: input.state,
         forwardedProps: input.forwardedProps,
         clientTools: clientTools(input),
@@ -169,15 +192,13 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
     if (ac.signal.aborted) {
       send({ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'cancelled' } });
     } else {
-      send({
-        type: EventType.RUN_ERROR,
-        message: (err as Error)?.message ?? String(err),
-        code: (err as { code?: string }).code ?? 'run_failed',
-      });
+      // What a client may read: an FwError's message, else a reference to the logged cause.
+      const { code, message: text } = publicError(err, host.log, { agent: agent.name, run: runId }, 'run_failed');
+      send({ type: EventType.RUN_ERROR, message: text, code });
     }
   } finally {
-    active.delete(key);
-    aguiRunInfos(host).delete(key);
+    stopWatching();
+    aguiRuns(host).end(runRecord);
     res.off('close', onClose);
     if (!res.writableEnded) res.end();
   }

@@ -7,23 +7,40 @@
  *
  * Sessions are kept in the store: a client that reconnects with `?session=<id>` (a reloaded page,
  * a restarted server) continues that conversation and gets its recent turns back in `history`.
- * The id is the conversation's secret; with authentication on, only the same principal resumes it.
+ * Each session records its owner: with authentication on, only the same principal resumes it; an
+ * anonymous session is resumed by whoever presents its id (server-generated, sent to that client
+ * only: the id is the conversation's secret). Each prompt takes one of the caller's prompts
+ * (`fw.agent.prompts.*`).
  */
-import type { Framework, Handler, Interceptor, Resource } from '@fw/runtime';
+import { ownerOf, type Framework, type Handler, type Interceptor, type Resource } from '@fw/runtime';
 import type { AgentHost, MountedAgent } from '../host.js';
 import type { AgentSession } from '../sessions.js';
-import { RunCancelledError } from '../errors.js';
+import { publicError, RunCancelledError } from '../errors.js';
 
 const SESSION = 'fw.agent.session';
 const OPENING = 'fw.agent.session.opening';
+const UNWATCH = 'fw.agent.session.unwatch';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A resumed session when `?session=` names one this client may continue, else a new one. */
+/**
+ * A resumed session when `?session=` names one this client may continue, else a new one; either
+ * takes one of the caller's share of the sessions (refused past it: the connection is closed with
+ * the reason).
+ */
 async function openSession(host: AgentHost, agent: MountedAgent, resource: Resource): Promise<AgentSession> {
   const asked = resource.query.get('session');
-  const owner = resource.principal?.id ?? null;
-  const resumed = asked && UUID.test(asked) ? await host.sessions.resume(asked, agent.name, resource.uuid, owner) : undefined;
-  const session = resumed ?? host.sessions.start(agent.name, resource.uuid, owner);
+  const principal = resource.principal;
+  const lease = host.limits.sessions.acquire({ principal, address: resource.remoteAddress });
+  let session: AgentSession;
+  let resumed: AgentSession | undefined;
+  try {
+    resumed = asked && UUID.test(asked) ? await host.sessions.resume(asked, agent.name, resource.uuid, principal) : undefined;
+    session = resumed ?? host.sessions.start(agent.name, resource.uuid, ownerOf(principal));
+  } catch (err) {
+    lease.release();
+    throw err;
+  }
+  session.lease = lease;
   resource.write({
     type: 'session',
     id: session.id,
@@ -36,6 +53,12 @@ async function openSession(host: AgentHost, agent: MountedAgent, resource: Resou
 export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): () => void {
   const handler: Handler = {
     open(resource) {
+      // A principal whose credential expires or is revoked loses the conversation with it (a
+      // prompt in flight is cancelled when the session ends).
+      resource.attributes.set(
+        UNWATCH,
+        host.fw.credentials.watch(resource.principal, (reason) => resource.close(`the credential was ${reason}`)),
+      );
       const opened = openSession(host, agent, resource).then(
         (session) => {
           if (resource.closed) {
@@ -45,8 +68,8 @@ export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): 
           resource.attributes.set(SESSION, session);
           return session;
         },
-        (err: Error) => {
-          resource.close(err.message);
+        (err: unknown) => {
+          resource.close(publicError(err, host.log, { agent: agent.name, session: 'opening' }).message);
           return undefined;
         },
       );
@@ -59,6 +82,7 @@ export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): 
       });
     },
     close(resource) {
+      (resource.attributes.get(UNWATCH) as (() => void) | undefined)?.();
       const opening = resource.attributes.get(OPENING) as Promise<AgentSession | undefined> | undefined;
       void opening?.then((session) => {
         if (session) host.sessions.end(session);
@@ -98,12 +122,30 @@ async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, 
     resource.write({ type: 'error', code: 'busy', message: 'the previous prompt is still being answered' });
     return;
   }
+  const wait = host.limits.prompts.tryTake({ principal: resource.principal, address: resource.remoteAddress });
+  if (wait > 0) {
+    const retryAfter = Math.max(1, Math.ceil(wait / 1000));
+    resource.write({
+      type: 'error',
+      code: 'rate_limited',
+      message: `fw.agent.prompts.per-minute: too many prompts from this caller; retry in ${retryAfter} s`,
+      retryAfter,
+    });
+    return;
+  }
   const ac = new AbortController();
   session.running = ac;
   try {
     const answer = await host.run(
       agent.name,
-      { message: text, history: [...session.history], sessionId: session.id, protocol: 'chat', ref: session.id },
+      {
+        message: text,
+        history: [...session.history],
+        sessionId: session.id,
+        protocol: 'chat',
+        ref: session.id,
+        ...(session.owner ? { owner: session.owner } : {}),
+      },
       ac.signal,
       (ev) => {
         if (ev.type === 'text' && !ev.subagentRunId) resource.write({ type: 'token', delta: ev.delta });
@@ -113,11 +155,8 @@ async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, 
     resource.write({ type: 'done', text: answer });
   } catch (err) {
     if (!ac.signal.aborted || !(ac.signal.reason instanceof RunCancelledError)) {
-      resource.write({
-        type: 'error',
-        code: (err as { code?: string }).code ?? 'run_failed',
-        message: (err as Error)?.message ?? String(err),
-      });
+      // What a client may read: an FwError's message, else a reference to the logged cause.
+      resource.write({ type: 'error', ...publicError(err, host.log, { agent: agent.name, session: session.id }, 'run_failed') });
     }
   } finally {
     session.running = undefined;
