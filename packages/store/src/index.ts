@@ -13,6 +13,7 @@ export {
   type FwStore,
   type StoreKind,
   type StoreOptions,
+  type StoreRetentionOptions,
 } from './store.js';
 export { STORE_CONFIG } from './config.js';
 export { MIGRATIONS, migrate } from './migrations.js';
@@ -23,4 +24,11 @@ export { SessionRecords, type SessionRow, type SessionMessageRow } from './sessi
 export { RunRecords, type RunRow } from './runs.js';
 export { JournalRecords, type JournalRow, type JournalFilter, type JournalPageRequest, type JournalRowPage } from './journal.js';
 export { AuditRecords, type AuditRow } from './audit.js';
+export { StorageBudget, StorageBudgetExceededError, type BudgetLimit, type BudgetState } from './retention/budget.js';
+export { Retention, type PassReport } from './retention/retention.js';
+export { PruneCounters } from './retention/counters.js';
+export { RETENTION_CONFIG } from './retention/config.js';
+export type { StoreSize } from './retention/measure.js';
+export type { BudgetSettings, RetentionSettings, TableLimits, RetainedTable } from './retention/settings.js';
+export { PRUNED_TABLES, type PrunedTable } from './retention/tables.js';
 export type * from './schema.js';

@@ -130,11 +130,26 @@ const adminAudit: Migration = {
   },
 };
 
+/**
+ * Retention (issue 24) deletes the oldest finished rows of each table in batches: each batch is
+ * one walk down an index on the time it orders by, never a scan and sort of the table. Sessions
+ * already have theirs (`fw_agent_sessions_open`, on `ended_at`); the journal walks its ids.
+ */
+const retention: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema.createIndex('fw_agent_runs_ended').on('fw_agent_runs').column('ended_at').execute();
+    await db.schema.createIndex('fw_agent_session_messages_at').on('fw_agent_session_messages').column('at').execute();
+    await db.schema.createIndex('fw_a2a_tasks_expires').on('fw_a2a_tasks').column('expires_at').execute();
+    await db.schema.createIndex('fw_a2a_tasks_updated').on('fw_a2a_tasks').column('updated_at').execute();
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
   '0002-journal-parties': journalParties,
   '0003-admin-audit': adminAudit,
+  '0005-retention': retention,
 };
 
 class StaticProvider implements MigrationProvider {

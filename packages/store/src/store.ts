@@ -27,6 +27,14 @@ import type { StoreSchema } from './schema.js';
 import { SessionRecords } from './sessions.js';
 import { TaskRecords } from './tasks.js';
 import { WriteQueue } from './write-queue.js';
+import { StorageBudget } from './retention/budget.js';
+import { PruneCounters } from './retention/counters.js';
+import { fileStoreMeasure, memoryStoreMeasure, postgresMeasure } from './retention/measure.js';
+import { storeMetrics } from './retention/metrics.js';
+import { Retention } from './retention/retention.js';
+import { configuredSettings, defaultSettings, type BudgetSettings, type RetentionSettings } from './retention/settings.js';
+import { prepareSqliteSpace } from './retention/sqlite-space.js';
+import { PRUNED_TABLES } from './retention/tables.js';
 
 export type StoreKind = 'sqlite' | 'memory' | 'postgres';
 
@@ -38,6 +46,21 @@ export interface StoreOptions {
   file?: string;
   /** Where failed writes and lost connections are logged (default: fw's default logger). */
   logger?: Logger;
+  /**
+   * Retention and the storage budget, read at every pass: when given, passes run at open and on
+   * their interval and the budget is measured on its own; without, the declared defaults apply
+   * to `store.retention.run()` and the budget is measured only when asked (`store.retention.measure()`).
+   */
+  retention?: StoreRetentionOptions;
+}
+
+export interface StoreRetentionOptions {
+  settings: () => RetentionSettings;
+  budget: () => BudgetSettings;
+  /** The data directory the embedded store's budget counts (every file in it). */
+  dataDir?: string;
+  /** `PRAGMA journal_size_limit` of the embedded store (bytes). */
+  walLimit?: number;
 }
 
 export interface FwStore {
@@ -56,6 +79,10 @@ export interface FwStore {
   readonly writes: WriteQueue;
   /** The query builder itself, for repositories that later migrations add. */
   readonly db: Kysely<StoreSchema>;
+  /** The storage budget: `admit()` where new work starts (throws 503 storage_budget_exceeded). */
+  readonly budget: StorageBudget;
+  /** Retention passes (scheduled when opened with `retention`), their counters and last report. */
+  readonly retention: Retention;
   close(): Promise<void>;
 }
 
@@ -64,6 +91,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
   let db: Kysely<StoreSchema>;
   let kind: StoreKind;
   let location: string;
+  let client: ReturnType<typeof createClient> | undefined;
   if (options.postgresUrl) {
     kind = 'postgres';
     location = redact(options.postgresUrl);
@@ -81,8 +109,11 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
   } else {
     kind = options.file ? 'sqlite' : 'memory';
     location = options.file ?? ':memory:';
-    const client = createClient({ url: options.file ? `file:${options.file}` : ':memory:', intMode: 'number' });
+    client = createClient({ url: options.file ? `file:${options.file}` : ':memory:', intMode: 'number' });
     if (options.file) {
+      // Deleted space goes back to the filesystem (retention/sqlite-space.ts); first, since a new
+      // file's auto-vacuum mode is fixed once WAL mode writes its header.
+      await prepareSqliteSpace(client, options.retention?.walLimit ?? DEFAULT_WAL_LIMIT, log);
       // WAL: readers do not block the writer; NORMAL sync is durable across a process crash
       // (only an OS crash can lose the last transactions).
       await client.execute('PRAGMA journal_mode = WAL');
@@ -100,6 +131,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     throw new FwError('store_unavailable', `the store at ${location} could not be opened: ${(err as Error).message}`, 503);
   }
   const writes = new WriteQueue(log);
+  const { retention, budget } = await startRetention(db, kind, client, options, log);
   let closed: Promise<void> | undefined;
   return {
     kind,
@@ -108,25 +140,71 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     tasks: new TaskRecords(db),
     sessions: new SessionRecords(db),
     runs: new RunRecords(db),
-    journal: new JournalRecords(db),
+    journal: new JournalRecords(db, { counters: retention.counters, batch: () => retention.batch() }),
     audit: new AuditRecords(db),
     writes,
     db,
-    close: () => (closed ??= writes.flush().then(() => db.destroy())),
+    budget,
+    retention,
+    close: () => (closed ??= retention.close().then(() => writes.flush().then(() => db.destroy()))),
   };
+}
+
+const DEFAULT_WAL_LIMIT = 16_777_216;
+
+/** The budget measured once before the store is handed out, and the passes scheduled when asked. */
+async function startRetention(
+  db: Kysely<StoreSchema>,
+  kind: StoreKind,
+  client: ReturnType<typeof createClient> | undefined,
+  options: StoreOptions,
+  log: Logger,
+): Promise<{ retention: Retention; budget: StorageBudget }> {
+  const defaults = defaultSettings();
+  const settings = options.retention?.settings ?? (() => defaults.retention);
+  const budget = new StorageBudget(options.retention?.budget ?? (() => defaults.budget), log);
+  const measure =
+    kind === 'postgres'
+      ? postgresMeasure(db)
+      : options.file
+        ? fileStoreMeasure(db, options.file, options.retention?.dataDir)
+        : memoryStoreMeasure(db);
+  const retention = new Retention({
+    db,
+    kind,
+    ...(client ? { client } : {}),
+    measure,
+    settings,
+    budget,
+    counters: new PruneCounters(PRUNED_TABLES),
+    log,
+  });
+  try {
+    await retention.measure();
+  } catch (err) {
+    log.warn({ error: errorSummary(err) }, 'store size could not be measured');
+  }
+  if (options.retention) retention.start();
+  return { retention, budget };
 }
 
 /** The store options `fw`'s configuration asks for. */
 export function storeOptions(fw: Framework): StoreOptions {
   fw.config.declare(STORE_CONFIG);
   const logger = fw.logger.child({ module: 'store' });
+  const configured = configuredSettings(fw);
+  const retention: StoreRetentionOptions = {
+    settings: configured.retention,
+    budget: configured.budget,
+    walLimit: fw.config.get('fw.store.wal-limit'),
+  };
   const postgresUrl = fw.config.get('fw.store.postgres-url');
-  if (postgresUrl) return { postgresUrl, postgresPool: fw.config.get('fw.store.postgres-pool'), logger };
+  if (postgresUrl) return { postgresUrl, postgresPool: fw.config.get('fw.store.postgres-pool'), logger, retention };
   const dir = dataDir(fw);
-  if (!dir) return { logger };
+  if (!dir) return { logger, retention };
   const abs = resolve(dir);
   mkdirSync(abs, { recursive: true, mode: 0o700 });
-  return { file: resolve(abs, fw.config.get('fw.store.file')), logger };
+  return { file: resolve(abs, fw.config.get('fw.store.file')), logger, retention: { ...retention, dataDir: abs } };
 }
 
 /** `fw.data-dir`: where the embedded SQLite file lives; empty keeps the store in memory. */
@@ -137,6 +215,8 @@ export function dataDir(fw: Framework): string {
 interface Shared {
   store: Promise<FwStore>;
   users: number;
+  /** Removes the store's metrics from fw's registry (at the last release). */
+  unregister?: () => void;
 }
 const shared = new WeakMap<Framework, Shared>();
 
@@ -148,9 +228,13 @@ export function useStore(fw: Framework): Promise<FwStore> {
   let s = shared.get(fw);
   if (!s) {
     const store = openStore(storeOptions(fw));
-    shared.set(fw, (s = { store, users: 0 }));
+    const entry: Shared = { store, users: 0 };
+    shared.set(fw, (s = entry));
     store.then(
-      (st) => fw.services.provide('store', st),
+      (st) => {
+        fw.services.provide('store', st);
+        entry.unregister = storeMetrics(fw, st.budget, st.retention.counters);
+      },
       () => shared.delete(fw),
     );
   }
@@ -162,6 +246,7 @@ export async function releaseStore(fw: Framework): Promise<void> {
   const s = shared.get(fw);
   if (!s || --s.users > 0) return;
   shared.delete(fw);
+  s.unregister?.();
   await (await s.store).close();
 }
 
