@@ -92,6 +92,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
   let kind: StoreKind;
   let location: string;
   let client: ReturnType<typeof createClient> | undefined;
+  let reclaims = false;
   if (options.postgresUrl) {
     kind = 'postgres';
     location = redact(options.postgresUrl);
@@ -113,7 +114,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     if (options.file) {
       // Deleted space goes back to the filesystem (retention/sqlite-space.ts); first, since a new
       // file's auto-vacuum mode is fixed once WAL mode writes its header.
-      await prepareSqliteSpace(client, options.retention?.walLimit ?? DEFAULT_WAL_LIMIT, log);
+      reclaims = await prepareSqliteSpace(client, options.retention?.walLimit ?? DEFAULT_WAL_LIMIT, log);
       // WAL: readers do not block the writer; NORMAL sync is durable across a process crash
       // (only an OS crash can lose the last transactions).
       await client.execute('PRAGMA journal_mode = WAL');
@@ -131,7 +132,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     throw new FwError('store_unavailable', `the store at ${location} could not be opened: ${(err as Error).message}`, 503);
   }
   const writes = new WriteQueue(log);
-  const { retention, budget } = await startRetention(db, kind, client, options, log);
+  const { retention, budget } = await startRetention(db, kind, client, reclaims, options, log);
   let closed: Promise<void> | undefined;
   return {
     kind,
@@ -157,6 +158,7 @@ async function startRetention(
   db: Kysely<StoreSchema>,
   kind: StoreKind,
   client: ReturnType<typeof createClient> | undefined,
+  reclaims: boolean,
   options: StoreOptions,
   log: Logger,
 ): Promise<{ retention: Retention; budget: StorageBudget }> {
@@ -167,12 +169,12 @@ async function startRetention(
     kind === 'postgres'
       ? postgresMeasure(db)
       : options.file
-        ? fileStoreMeasure(db, options.file, options.retention?.dataDir)
+        ? fileStoreMeasure(db, options.file, options.retention?.dataDir, reclaims)
         : memoryStoreMeasure(db);
   const retention = new Retention({
     db,
     kind,
-    ...(client ? { client } : {}),
+    ...(client ? { client, reclaims } : {}),
     measure,
     settings,
     budget,

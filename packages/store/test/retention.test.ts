@@ -220,6 +220,11 @@ for (const backend of backends) {
         k.retention.limits.runs.maxRows = 5;
         assert.deepEqual((await store.retention.run()).pruned, { fw_agent_runs: 5 });
         assert.deepEqual(await ids(store, 'fw_agent_runs'), ['r0', 'r6', 'r7', 'r8', 'r9']);
+        // A limit below the live rows: every finished one goes, the live ones stay.
+        await store.runs.start(run('r-live', null));
+        k.retention.limits.runs.maxRows = 1;
+        assert.deepEqual((await store.retention.run()).pruned, { fw_agent_runs: 4 });
+        assert.deepEqual(await ids(store, 'fw_agent_runs'), ['r-live', 'r0']);
         k.retention.limits.runs.maxRows = 0;
 
         // sessions: the oldest is open; ended ones go with their messages.
@@ -229,6 +234,10 @@ for (const backend of backends) {
         assert.deepEqual((await store.retention.run()).pruned, { fw_agent_sessions: 3, fw_agent_session_messages: 3 });
         assert.deepEqual(await ids(store, 'fw_agent_sessions'), ['s0', 's4', 's5']);
         assert.deepEqual(await messageKeys(store), ['s0:1', 's4:1', 's5:1']);
+        await session(store, 's-open', null, [{ at: t0 + 50 }]);
+        k.retention.limits.sessions.maxRows = 1;
+        assert.deepEqual((await store.retention.run()).pruned, { fw_agent_sessions: 2, fw_agent_session_messages: 2 });
+        assert.deepEqual(await ids(store, 'fw_agent_sessions'), ['s-open', 's0']);
         k.retention.limits.sessions.maxRows = 0;
 
         // messages: an open session's messages are the oldest; only the ended session's go.
@@ -244,19 +253,17 @@ for (const backend of backends) {
           t0 + 300,
           [1, 2, 3, 4, 5, 6, 7, 8].map((i) => ({ at: t0 + 200 + i })),
         );
-        const before = (await messageKeys(store)).length; // 3 + 4 + 8
+        const before = (await messageKeys(store)).length; // 2 + 4 + 8
         k.retention.limits.messages.maxRows = before - 6;
         assert.deepEqual((await store.retention.run()).pruned, { fw_agent_session_messages: 6 });
-        const left = await messageKeys(store);
-        assert.ok(
-          ['open:1', 'open:2', 'open:3', 'open:4', 's0:1'].every((m) => left.includes(m)),
-          'messages of open sessions stay',
+        assert.deepEqual(
+          await messageKeys(store),
+          ['done:7', 'done:8', 'open:1', 'open:2', 'open:3', 'open:4', 's-open:1', 's0:1'],
+          'the oldest messages of the ended session went; those of open sessions stay',
         );
-        assert.ok(
-          !left.includes('s4:1') && !left.includes('s5:1') && !left.includes('done:4'),
-          `the oldest of ended sessions went: ${left}`,
-        );
-        assert.ok(left.includes('done:5') && left.includes('done:8'));
+        k.retention.limits.messages.maxRows = 1;
+        assert.deepEqual((await store.retention.run()).pruned, { fw_agent_session_messages: 2 });
+        assert.deepEqual(await messageKeys(store), ['open:1', 'open:2', 'open:3', 'open:4', 's-open:1', 's0:1']);
         k.retention.limits.messages.maxRows = 0;
 
         // tasks: the oldest is live.
@@ -265,6 +272,10 @@ for (const backend of backends) {
         k.retention.limits.tasks.maxRows = 3;
         assert.deepEqual((await store.retention.run()).pruned, { fw_a2a_tasks: 3 });
         assert.deepEqual(await ids(store, 'fw_a2a_tasks'), ['t0', 't4', 't5']);
+        await store.tasks.put(task('t-live', t0 + 10, null));
+        k.retention.limits.tasks.maxRows = 1;
+        assert.deepEqual((await store.retention.run()).pruned, { fw_a2a_tasks: 2 });
+        assert.deepEqual(await ids(store, 'fw_a2a_tasks'), ['t-live', 't0']);
 
         // journal: all but the newest `keep`, in batches of 3.
         await store.journal.append(

@@ -142,6 +142,7 @@ export class A2AEndpoint {
     if (SENDS.has(envelope.method) && !hasPrompt(envelope.params)) {
       return rpcError(res, id, JSONRPC.INVALID_PARAMS, 'Invalid params: the message has no content (an empty prompt)');
     }
+    if (SENDS.has(envelope.method)) this.host.store.budget.admit(); // 503 storage_budget_exceeded (store retention)
     if (SENDS.has(envelope.method) && this.store.isFull()) {
       // Refused before the agent starts: a task that cannot be stored must not run.
       return rpcError(res, id, JSONRPC.INTERNAL_ERROR, 'the task store is full (fw.agent.tasks.max live tasks); try again later', {

@@ -84,6 +84,7 @@ async function run(host: AgentHost, agent: MountedAgent, req: IncomingMessage, r
   }
   const input = parsed.data as RunAgentInput;
   const { message, history, continuation } = conversation(input);
+  host.store.budget.admit(); // 503 storage_budget_exceeded (store retention)
   const active = aguiRuns(host);
   const max = host.fw.config.get('fw.agent.agui.max-runs');
   if (active.size >= max) throw new LimitExceededError('fw.agent.agui.max-runs', max);

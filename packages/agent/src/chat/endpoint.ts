@@ -20,6 +20,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A resumed session when `?session=` names one this client may continue, else a new one. */
 async function openSession(host: AgentHost, agent: MountedAgent, resource: Resource): Promise<AgentSession> {
+  host.store.budget.admit(); // storage_budget_exceeded closes the connection (store retention)
   const asked = resource.query.get('session');
   const owner = resource.principal?.id ?? null;
   const resumed = asked && UUID.test(asked) ? await host.sessions.resume(asked, agent.name, resource.uuid, owner) : undefined;
@@ -101,6 +102,7 @@ async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, 
   const ac = new AbortController();
   session.running = ac;
   try {
+    host.store.budget.admit(); // an error frame storage_budget_exceeded (store retention)
     const answer = await host.run(
       agent.name,
       { message: text, history: [...session.history], sessionId: session.id, protocol: 'chat', ref: session.id },

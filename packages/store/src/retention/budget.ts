@@ -5,8 +5,10 @@
  * `admit()` is what the agent layer calls where new work starts (an A2A send, an AG-UI run, a chat
  * session and each chat turn). It is synchronous and cheap: it reads the last measurement (taken
  * every `fw.store.budget-check-interval`, and at once when an admission finds it older) and throws
- * {@link StorageBudgetExceededError} while the store is at or over `fw.store.budget-refuse-at` of
- * `fw.store.budget`, or the data directory's disk is below `fw.store.min-free-disk`.
+ * {@link StorageBudgetExceededError} from the time the store reaches `fw.store.budget-refuse-at`
+ * of `fw.store.budget` until it is back below `fw.store.budget-prune-at`, and while the data
+ * directory's disk is below `fw.store.min-free-disk`. The headroom between refuse-at and the
+ * budget must hold what is written between two measurements plus the work in flight.
  *
  * 503 with Retry-After, not 507: the condition is the server's and it passes by itself (retention
  * deletes old records and runs at once under pressure), which is what 503 + Retry-After tells
@@ -89,9 +91,13 @@ export class StorageBudget {
   update(size: StoreSize, at = Date.now()): void {
     this.size = size;
     this.measuredAt = at;
-    const { bytes, refuseAt, minFreeDisk } = this.settings();
+    const { bytes, refuseAt, pruneAt, minFreeDisk } = this.settings();
+    // High and low water: refused from refuse-at, accepted again only below prune-at (where
+    // pressure pruning stops), so a store hovering at the mark does not let work in and out
+    // between two measurements while it is filled faster than it is measured.
+    const low = this.refusingBy === 'fw.store.budget' ? pruneAt : refuseAt;
     const next: BudgetLimit | undefined =
-      bytes > 0 && size.usedBytes >= bytes * refuseAt
+      bytes > 0 && size.usedBytes >= bytes * low
         ? 'fw.store.budget'
         : minFreeDisk > 0 && size.freeDiskBytes !== undefined && size.freeDiskBytes < minFreeDisk
           ? 'fw.store.min-free-disk'

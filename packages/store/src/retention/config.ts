@@ -77,11 +77,11 @@ export const RETENTION_CONFIG = defineConfig({
     type: 'number',
     default: 0.9,
     description:
-      'Fraction of fw.store.budget from which new work (A2A sends, AG-UI runs, chat sessions and turns) is refused with 503 storage_budget_exceeded; the rest is headroom for work in flight',
+      'Fraction of fw.store.budget from which new work (A2A sends, AG-UI runs, chat sessions and turns) is refused with 503 storage_budget_exceeded, until the store is back below fw.store.budget-prune-at; the rest is headroom for work in flight',
   },
   'fw.store.budget-check-interval': {
     type: 'duration',
-    default: '2s',
+    default: '1s',
     description: 'How often the size of the store is measured for the budget',
   },
   'fw.store.min-free-disk': {

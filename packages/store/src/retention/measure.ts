@@ -45,10 +45,12 @@ export const STORE_TABLES = [
 const MAX_FILES = 10_000;
 
 /**
- * `usedBytes` leaves out the pages on SQLite's free list: the file reuses them before it grows, so
- * they cannot fill the disk (normally none are left after a pass: sqlite-space.ts gives them back).
+ * `usedBytes` is what is on disk: free pages inside the file go back to the filesystem after each
+ * pass (sqlite-space.ts), and until then the budget counts them, so no new work is let in while the
+ * disk still holds them. Only a file that cannot give space back (its conversion failed) has its
+ * free pages left out: it reuses them before it grows, and would otherwise refuse forever.
  */
-export function fileStoreMeasure(db: Kysely<StoreSchema>, file: string, dataDir: string | undefined): Measure {
+export function fileStoreMeasure(db: Kysely<StoreSchema>, file: string, dataDir: string | undefined, reclaims: boolean): Measure {
   const own = [file, `${file}-wal`, `${file}-shm`];
   return async () => {
     const seen = new Set<string>();
@@ -62,7 +64,7 @@ export function fileStoreMeasure(db: Kysely<StoreSchema>, file: string, dataDir:
     if (dataDir) await walk(dataDir, add, seen);
     for (const f of own) await add(f);
     const fs = await statfs(dataDir ?? dirname(file)).catch(() => undefined);
-    const free = await freePageBytes(db);
+    const free = reclaims ? 0 : await freePageBytes(db);
     return { bytes, usedBytes: Math.max(0, bytes - free), ...(fs ? { freeDiskBytes: fs.bavail * fs.bsize } : {}) };
   };
 }

@@ -56,6 +56,8 @@ export interface RetentionDeps {
   kind: 'sqlite' | 'memory' | 'postgres';
   /** The embedded store's connection (for the vacuum, which Kysely cannot run to the end). */
   client?: Client;
+  /** The embedded file is in incremental auto-vacuum mode (it can give space back). */
+  reclaims?: boolean;
   measure: Measure;
   settings: () => RetentionSettings;
   budget: StorageBudget;
@@ -278,7 +280,7 @@ export class Retention {
     const { counters, kind, db, client } = this.deps;
     const lost = [...counters.pruned].filter(([t, n]) => n > (before.get(t) ?? 0)).map(([t]) => t);
     if (lost.length === 0 || this.closed) return;
-    if (kind === 'sqlite' && client) {
+    if (kind === 'sqlite' && client && this.deps.reclaims) {
       const size = await this.deps.measure(false);
       await reclaimSqliteSpace(db as Kysely<unknown>, client, () => this.closed);
       const after = await this.deps.measure(false);
