@@ -10,11 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createClient } from '@libsql/client';
-import { Framework } from '@fw/runtime';
+import { Framework, MemoryLogger } from '@fw/runtime';
 import { createTestDatabase, waitFor } from '@fw/testing';
 import {
   openStore,
   releaseStore,
+  StorageBudget,
   StorageBudgetExceededError,
   useStore,
   type BudgetSettings,
@@ -504,4 +505,70 @@ test('metrics: pruned rows per table, bytes, budget and refusals on fw.metrics.r
     await fw.close();
   }
   assert.doesNotMatch(await fw.metrics.scrape(), /fw_store_bytes/, 'removed with the store');
+});
+
+test('budget edges: refused at refuse-at, not one byte below; accepted again only below prune-at; the free-disk floor at its edge', () => {
+  const settings: BudgetSettings = { bytes: 1000, pruneAt: 0.8, refuseAt: 0.9, checkIntervalMs: 60_000, minFreeDisk: 500 };
+  const log = new MemoryLogger();
+  const budget = new StorageBudget(() => settings, log);
+  const refused = (): string | undefined => {
+    try {
+      budget.admit();
+      return undefined;
+    } catch (err) {
+      assert.ok(err instanceof StorageBudgetExceededError);
+      return (err.details as { limit: string }).limit;
+    }
+  };
+  const at = (usedBytes: number, freeDiskBytes = 10_000): string | undefined => {
+    budget.update({ bytes: usedBytes, usedBytes, freeDiskBytes });
+    return refused();
+  };
+  assert.equal(at(899), undefined, 'one byte under refuse-at: admitted');
+  assert.equal(at(900), 'fw.store.budget', 'at refuse-at: refused');
+  assert.equal(at(850), 'fw.store.budget', 'between prune-at and refuse-at: still refused (low water is prune-at)');
+  assert.equal(at(800), 'fw.store.budget', 'at prune-at: still refused');
+  assert.equal(at(799), undefined, 'under prune-at: admitted again');
+  assert.equal(at(850), undefined, 'rising again: admitted until refuse-at');
+  assert.equal(at(100, 500), undefined, 'free disk at the floor: admitted');
+  assert.equal(at(100, 499), 'fw.store.min-free-disk', 'one byte under the floor: refused');
+  assert.equal(at(100, 500), undefined);
+  assert.deepEqual(
+    log.entries.map((e) => [e.level, e.message, (e.fields as { limit?: string }).limit]),
+    [
+      ['warn', 'store: new work is refused (storage budget)', 'fw.store.budget'],
+      ['info', 'store: back under its storage budget; new work is accepted again', undefined],
+      ['warn', 'store: new work is refused (storage budget)', 'fw.store.min-free-disk'],
+      ['info', 'store: back under its storage budget; new work is accepted again', undefined],
+    ],
+    'one log line per change, with the limit',
+  );
+  assert.equal(budget.refusals, 4);
+  settings.bytes = 0;
+  settings.minFreeDisk = 0;
+  assert.equal(at(10 ** 12, 0), undefined, '0 turns both checks off');
+});
+
+test('count and age limits at their edge: at the limit nothing goes, one over and the oldest goes', async () => {
+  const k = knobs();
+  const store = await openStore({ retention: k.options });
+  try {
+    const now = Date.now();
+    for (let i = 0; i < 5; i++) await store.runs.start(run(`r${i}`, now - HOUR + i));
+    k.retention.limits.runs.maxRows = 5;
+    assert.deepEqual((await store.retention.run()).pruned, {}, '5 rows at max-rows 5');
+    await store.runs.start(run('r5', now - HOUR + 5));
+    assert.deepEqual((await store.retention.run()).pruned, { fw_agent_runs: 1 }, 'one over');
+    assert.deepEqual(await ids(store, 'fw_agent_runs'), ['r1', 'r2', 'r3', 'r4', 'r5']);
+    k.retention.limits.runs.maxRows = 0;
+    // max-age 1 h: a run that ended a minute short of it stays; one that ended a minute past it goes.
+    await store.runs.start(run('young', Date.now() - HOUR + 60_000));
+    await store.runs.start(run('old', Date.now() - HOUR - 60_000));
+    k.retention.limits.runs.maxAgeMs = HOUR;
+    await store.retention.run();
+    assert.ok((await ids(store, 'fw_agent_runs')).includes('young'));
+    assert.ok(!(await ids(store, 'fw_agent_runs')).includes('old'));
+  } finally {
+    await store.close();
+  }
 });

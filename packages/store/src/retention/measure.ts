@@ -41,6 +41,9 @@ export const STORE_TABLES = [
   'fw_migrations_lock',
 ] as const;
 
+/** How long a PostgreSQL table's sampled average row size is used before it is sampled again. */
+const ROW_SAMPLE_MS = 60_000;
+
 /** Files walked at most in the data directory (a directory someone filled with other things). */
 const MAX_FILES = 10_000;
 
@@ -108,6 +111,16 @@ interface RelationRow {
  * collector may not have caught up yet); otherwise its `n_live_tup` is used.
  */
 export function postgresMeasure(db: Kysely<StoreSchema>): Measure {
+  // A table's average row changes slowly: sampled at most once a minute per table, so that the
+  // measurement every second is the one query above.
+  const rowBytes = new Map<string, { bytes: number | undefined; at: number }>();
+  const averageRow = async (table: string, pages: number): Promise<number | undefined> => {
+    const known = rowBytes.get(table);
+    if (known && Date.now() - known.at < ROW_SAMPLE_MS) return known.bytes;
+    const bytes = await sampledRowBytes(db, table, pages);
+    rowBytes.set(table, { bytes, at: Date.now() });
+    return bytes;
+  };
   return async (exact) => {
     const r = await sql<RelationRow>`
       SELECT c.relname,
@@ -125,9 +138,9 @@ export function postgresMeasure(db: Kysely<StoreSchema>): Measure {
       if (rel.heap <= 0 || rel.total <= 0) continue;
       const live = exact ? await exactCount(db, rel.relname) : rel.live;
       if (live === 0) continue;
-      const rowBytes = await sampledRowBytes(db, rel.relname, rel.pages);
+      const row = await averageRow(rel.relname, rel.pages);
       // A heap tuple carries a 24-byte header and a 4-byte line pointer beside its data.
-      const fill = rowBytes === undefined ? 1 : Math.min(1, (live * (rowBytes + 28)) / rel.heap);
+      const fill = row === undefined ? 1 : Math.min(1, (live * (row + 28)) / rel.heap);
       usedBytes += rel.total * fill;
     }
     return { bytes, usedBytes: Math.round(usedBytes) };

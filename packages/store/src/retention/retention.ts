@@ -214,6 +214,7 @@ export class Retention {
       }
     }
     await this.reclaim(before);
+    if (this.closed) return this.report(started, before, 0, budget.state().size ?? { bytes: 0, usedBytes: 0 });
     let size = await this.measure(this.deps.kind === 'postgres');
 
     let rounds = 0;
@@ -226,8 +227,9 @@ export class Retention {
           const n = await table.count();
           if (n > 0) deleted += await del(Math.ceil(n * PRESSURE_SHARE), table.older());
         }
-        if (deleted === 0) break;
+        if (deleted === 0 || this.closed) break;
         await this.reclaim(roundBefore);
+        if (this.closed) break;
         size = await this.measure(this.deps.kind === 'postgres');
       }
       this.pressureExhausted = budget.underPressure(size);
@@ -245,7 +247,11 @@ export class Retention {
       this.pressureExhausted = false;
     }
     if (s.intervalMs > 0) this.nextPassAt = Date.now() + s.intervalMs;
+    return this.report(started, before, rounds, size);
+  }
 
+  private report(started: number, before: ReadonlyMap<string, number>, rounds: number, size: StoreSize): PassReport {
+    const { counters } = this.deps;
     const pruned: Partial<Record<PrunedTable, number>> = {};
     for (const [table, n] of counters.pruned) {
       const d = n - (before.get(table) ?? 0);
