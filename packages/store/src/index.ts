@@ -27,6 +27,7 @@ export { AuditRecords, type AuditRow } from './audit.js';
 export { StorageBudget, StorageBudgetExceededError, type BudgetLimit, type BudgetState } from './retention/budget.js';
 export { Retention, type PassReport } from './retention/retention.js';
 export { PruneCounters } from './retention/counters.js';
+export { BatchDeleter, type BatchDelete, type BatchLimits } from './retention/batches.js';
 export { RETENTION_CONFIG } from './retention/config.js';
 export type { StoreSize } from './retention/measure.js';
 export type { BudgetSettings, RetentionSettings, TableLimits, RetainedTable } from './retention/settings.js';

@@ -8,7 +8,7 @@
  * Retention deletes by age and by count (`prune`).
  */
 import type { Kysely, Selectable } from 'kysely';
-import { deleteInBatches } from './retention/batches.js';
+import { BatchDeleter } from './retention/batches.js';
 import { PruneCounters } from './retention/counters.js';
 import { journalPrunable, PRUNED_TABLES } from './retention/tables.js';
 import type { AgentJournalTable, StoreSchema } from './schema.js';
@@ -48,11 +48,11 @@ const INSERT_CHUNK = 500;
 export class JournalRecords {
   constructor(
     private readonly db: Kysely<StoreSchema>,
-    /** Where pruned rows are counted, and the batch size (the store's retention). */
-    private readonly retention: { counters: PruneCounters; batch: () => number } = {
-      counters: new PruneCounters(PRUNED_TABLES),
-      batch: () => 500,
-    },
+    /** The store's deleter: retention's batches, limits and counters. */
+    private readonly deleter: BatchDeleter = new BatchDeleter(db, new PruneCounters(PRUNED_TABLES), () => ({
+      batch: 500,
+      maxTransactionMs: 25,
+    })),
   ) {}
 
   /** One transaction per call: a batch is in the journal whole or not at all, with one commit. */
@@ -203,17 +203,16 @@ export class JournalRecords {
 
   /**
    * Retention: deletes events older than `olderThan` (epoch ms) and all but the newest `keep`, in
-   * batches of the store's `fw.store.retention.batch` (each a short transaction, the event loop
-   * free between them), counted in `fw_store_pruned_rows_total`. Returns how many events went.
+   * the store's retention batches (each a short transaction, the event loop free between them),
+   * counted in `fw_store_pruned_rows_total`. Returns how many events went.
    */
   async prune(olderThan: number | undefined, keep: number | undefined): Promise<number> {
     const journal = journalPrunable(this.db);
-    const { counters, batch } = this.retention;
     let n = 0;
-    if (olderThan !== undefined) n += await deleteInBatches(this.db, counters, batch(), Infinity, journal.older(olderThan));
+    if (olderThan !== undefined) n += await this.deleter.run(journal.table, Infinity, journal.older(olderThan));
     if (keep !== undefined && keep >= 0) {
       const upTo = (await this.maxId()) - keep;
-      if (upTo > 0) n += await deleteInBatches(this.db, counters, batch(), Infinity, journal.upTo(upTo));
+      if (upTo > 0) n += await this.deleter.run(journal.table, Infinity, journal.upTo(upTo));
     }
     return n;
   }

@@ -141,7 +141,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     tasks: new TaskRecords(db),
     sessions: new SessionRecords(db),
     runs: new RunRecords(db),
-    journal: new JournalRecords(db, { counters: retention.counters, batch: () => retention.batch() }),
+    journal: new JournalRecords(db, retention.deleter),
     audit: new AuditRecords(db),
     writes,
     db,

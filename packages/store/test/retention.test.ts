@@ -62,6 +62,8 @@ function knobs(): { retention: RetentionSettings; budget: BudgetSettings; option
     retention: {
       intervalMs: 0,
       batch: 50,
+      // Fixed batches unless a test says otherwise (the adaptation has its own test).
+      maxTransactionMs: 60_000,
       limits: { runs: { ...none }, sessions: { ...none }, messages: { ...none }, tasks: { ...none } },
     } as RetentionSettings,
     budget: { bytes: 0, pruneAt: 0.8, refuseAt: 0.9, checkIntervalMs: 60_000, minFreeDisk: 0 } as BudgetSettings,
@@ -568,6 +570,34 @@ test('count and age limits at their edge: at the limit nothing goes, one over an
     await store.retention.run();
     assert.ok((await ids(store, 'fw_agent_runs')).includes('young'));
     assert.ok(!(await ids(store, 'fw_agent_runs')).includes('old'));
+  } finally {
+    await store.close();
+  }
+});
+
+test('batches adapt per table: halved after a transaction over fw.store.retention.max-transaction, doubled back under a quarter of it', async () => {
+  const k = knobs();
+  const store = await openStore({ retention: k.options });
+  try {
+    const old = Date.now() - 3 * DAY;
+    const rows = Array.from({ length: 64 }, (_, i) => run(`r${String(i).padStart(3, '0')}`, old + i));
+    await store.db.insertInto('fw_agent_runs').values(rows).execute();
+    k.retention.batch = 32;
+    k.retention.maxTransactionMs = 1e-6; // every transaction is "too long"
+    k.retention.limits.runs.maxAgeMs = DAY;
+    const transactions = store.retention.counters.transactions;
+    assert.equal((await store.retention.run()).pruned.fw_agent_runs, 64);
+    // 32, 16, 8, 4, 2, 1 (63 rows), then 1.
+    assert.equal(store.retention.counters.transactions - transactions, 7);
+    assert.equal(store.retention.deleter.sizeOf('fw_agent_runs'), 1, 'the size learnt is kept for the next pass');
+    assert.equal(store.retention.deleter.sizeOf('fw_agent_journal'), 32, 'per table');
+
+    await store.db.insertInto('fw_agent_runs').values(rows).execute();
+    k.retention.maxTransactionMs = 60_000; // every transaction is quick: 1, 2, 4, 8, 16, 32 (63 rows), then 1
+    const again = store.retention.counters.transactions;
+    assert.equal((await store.retention.run()).pruned.fw_agent_runs, 64);
+    assert.equal(store.retention.counters.transactions - again, 7);
+    assert.equal(store.retention.deleter.sizeOf('fw_agent_runs'), 32);
   } finally {
     await store.close();
   }

@@ -18,7 +18,13 @@ export const RETENTION_CONFIG = defineConfig({
     type: 'number',
     default: 500,
     description:
-      'Rows retention deletes per transaction: small batches, with the event loop free between them, never hold the write lock long',
+      'Rows retention deletes per transaction at most: small batches, with the event loop free between them, never hold the write lock long (see fw.store.retention.max-transaction)',
+  },
+  'fw.store.retention.max-transaction': {
+    type: 'duration',
+    default: '25ms',
+    description:
+      'How long one retention delete transaction should hold the write lock: a table whose batches take longer halves them (down to one row), and doubles them back to fw.store.retention.batch while they take under a quarter of it',
   },
   'fw.store.retention.runs.max-age': {
     type: 'duration',

@@ -10,6 +10,8 @@ export class PruneCounters {
   lastPassLongestTransactionMs = 0;
   /** Bytes the embedded store gave back to the filesystem (incremental vacuum, WAL truncation). */
   reclaimedBytes = 0;
+  /** The longest step of giving space back (one vacuum chunk and its checkpoint), in ms. */
+  longestReclaimStepMs = 0;
   /** Delete transactions so far (one per batch). */
   transactions = 0;
   passes = 0;

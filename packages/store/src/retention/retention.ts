@@ -20,7 +20,7 @@ import type { Client } from '@libsql/client';
 import { sql, type Kysely } from 'kysely';
 import { errorSummary, type Logger } from '@fw/runtime';
 import type { StoreSchema } from '../schema.js';
-import { deleteInBatches } from './batches.js';
+import { BatchDeleter } from './batches.js';
 import type { StorageBudget } from './budget.js';
 import type { PruneCounters } from './counters.js';
 import type { Measure, StoreSize } from './measure.js';
@@ -82,9 +82,17 @@ export class Retention {
   private started = false;
   /** The last pass's report (undefined before the first ends). */
   last: PassReport | undefined;
+  /** Every delete of the store goes through it (the journal's retention too): batches that adapt per table. */
+  readonly deleter: BatchDeleter;
 
   constructor(private readonly deps: RetentionDeps) {
     const { db } = deps;
+    this.deleter = new BatchDeleter(
+      db,
+      deps.counters,
+      () => deps.settings(),
+      () => this.closed,
+    );
     this.tasks = tasksPrunable(db);
     this.tables = { runs: runsPrunable(db), sessions: sessionsPrunable(db), messages: messagesPrunable(db), tasks: this.tasks };
     this.journal = journalPrunable(db);
@@ -119,11 +127,6 @@ export class Retention {
   /** Rows deleted per table, the longest transaction, … (shared with the journal's retention). */
   get counters(): PruneCounters {
     return this.deps.counters;
-  }
-
-  /** Rows per delete transaction (`fw.store.retention.batch`). */
-  batch(): number {
-    return this.deps.settings().batch;
   }
 
   /**
@@ -199,18 +202,17 @@ export class Retention {
     const now = Date.now();
     const before = new Map(counters.pruned);
     counters.lastPassLongestTransactionMs = 0;
-    const stopped = (): boolean => this.closed;
-    const del = (max: number, op: ReturnType<Prunable['older']>): Promise<number> =>
-      deleteInBatches(this.deps.db, counters, s.batch, max, op, stopped);
+    const del = (table: Prunable, max: number, op: ReturnType<Prunable['older']>): Promise<number> =>
+      this.deleter.run(table.table, max, op);
 
-    await del(Infinity, this.tasks.expired(now));
+    await del(this.tasks, Infinity, this.tasks.expired(now));
     for (const name of ['runs', 'sessions', 'messages', 'tasks'] as const) {
       const { maxAgeMs, maxRows } = s.limits[name];
       const table = this.tables[name];
-      if (maxAgeMs > 0) await del(Infinity, table.older(now - maxAgeMs));
+      if (maxAgeMs > 0) await del(table, Infinity, table.older(now - maxAgeMs));
       if (maxRows > 0) {
         const n = await table.count();
-        if (n > maxRows) await del(n - maxRows, table.older());
+        if (n > maxRows) await del(table, n - maxRows, table.older());
       }
     }
     await this.reclaim(before);
@@ -225,7 +227,7 @@ export class Retention {
         let deleted = 0;
         for (const table of [this.tables.messages, this.tables.sessions, this.tables.runs, this.tables.tasks, this.journal]) {
           const n = await table.count();
-          if (n > 0) deleted += await del(Math.ceil(n * PRESSURE_SHARE), table.older());
+          if (n > 0) deleted += await del(table, Math.ceil(n * PRESSURE_SHARE), table.older());
         }
         if (deleted === 0 || this.closed) break;
         await this.reclaim(roundBefore);
@@ -288,7 +290,12 @@ export class Retention {
     if (lost.length === 0 || this.closed) return;
     if (kind === 'sqlite' && client && this.deps.reclaims) {
       const size = await this.deps.measure(false);
-      await reclaimSqliteSpace(db as Kysely<unknown>, client, () => this.closed);
+      await reclaimSqliteSpace(
+        db as Kysely<unknown>,
+        client,
+        () => this.closed,
+        (ms) => (counters.longestReclaimStepMs = Math.max(counters.longestReclaimStepMs, ms)),
+      );
       const after = await this.deps.measure(false);
       counters.reclaimedBytes += Math.max(0, size.bytes - after.bytes);
     } else if (kind === 'postgres') {

@@ -17,8 +17,10 @@ export type RetainedTable = 'runs' | 'sessions' | 'messages' | 'tasks';
 export interface RetentionSettings {
   /** Between scheduled passes; 0: only the pass at start. */
   intervalMs: number;
-  /** Rows per delete transaction. */
+  /** Rows per delete transaction, at most. */
   batch: number;
+  /** The longest a delete transaction should take: batches halve beyond it. */
+  maxTransactionMs: number;
   limits: Record<RetainedTable, TableLimits>;
 }
 
@@ -45,6 +47,7 @@ function build(read: Read): { retention: RetentionSettings; budget: BudgetSettin
     retention: {
       intervalMs: read('fw.store.retention.interval'),
       batch: Math.max(1, Math.floor(read('fw.store.retention.batch'))),
+      maxTransactionMs: Math.max(1, read('fw.store.retention.max-transaction')),
       limits: { runs: limits('runs'), sessions: limits('sessions'), messages: limits('messages'), tasks: limits('tasks') },
     },
     budget: {

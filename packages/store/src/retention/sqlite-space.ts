@@ -57,17 +57,25 @@ export async function prepareSqliteSpace(client: Client, walLimit: number, log: 
  * chunk and after each: the data directory never holds more than one chunk (1 MiB) above what it
  * held before the pass. Returns the free pages left.
  */
-export async function reclaimSqliteSpace(db: Kysely<unknown>, client: Client, stopped: () => boolean): Promise<number> {
+export async function reclaimSqliteSpace(
+  db: Kysely<unknown>,
+  client: Client,
+  stopped: () => boolean,
+  onStep: (ms: number) => void = () => {},
+): Promise<number> {
   const freePages = async (): Promise<number> => Number((await client.execute('PRAGMA freelist_count')).rows[0]?.[0] ?? 0);
   // The WAL emptied first: the moved pages then never sit on top of what it already held.
   await db.connection().execute(() => client.execute('PRAGMA wal_checkpoint(TRUNCATE)'));
   let left = Number.POSITIVE_INFINITY;
   for (;;) {
     const [before, after] = await db.connection().execute(async () => {
+      const started = performance.now();
       const was = await freePages();
       if (was > 0) await client.executeMultiple(`PRAGMA incremental_vacuum(${VACUUM_CHUNK_PAGES});`);
       await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
-      return [was, await freePages()];
+      const left = await freePages();
+      onStep(performance.now() - started);
+      return [was, left];
     });
     // Done, stopped, or nothing moved (a file without incremental auto-vacuum frees nothing).
     if (after === 0 || after >= before || after >= left || stopped()) return after;
