@@ -300,7 +300,11 @@ for (const backend of backends) {
           (await store.journal.page({ limit: 10, order: 'asc' })).rows.map((r) => r.id),
           [7, 8, 9, 10],
         );
-        assert.equal(store.retention.counters.transactions - transactions, 2, 'six events in two transactions of three');
+        assert.equal(
+          store.retention.counters.transactions - transactions,
+          3,
+          'six events in batches of 1, 2, 3 (a slow start up to the batch of 3)',
+        );
       } finally {
         await store.close();
         await cleanup();
@@ -575,7 +579,7 @@ test('count and age limits at their edge: at the limit nothing goes, one over an
   }
 });
 
-test('batches adapt per table: halved after a transaction over fw.store.retention.max-transaction, doubled back under a quarter of it', async () => {
+test('batches adapt per table: a slow start, halved after a transaction over fw.store.retention.max-transaction, doubled back under a quarter of it', async () => {
   const k = knobs();
   const store = await openStore({ retention: k.options });
   try {
@@ -583,22 +587,48 @@ test('batches adapt per table: halved after a transaction over fw.store.retentio
     const rows = Array.from({ length: 64 }, (_, i) => run(`r${String(i).padStart(3, '0')}`, old + i));
     await store.db.insertInto('fw_agent_runs').values(rows).execute();
     k.retention.batch = 32;
-    k.retention.maxTransactionMs = 1e-6; // every transaction is "too long"
     k.retention.limits.runs.maxAgeMs = DAY;
-    const transactions = store.retention.counters.transactions;
+    assert.equal(store.retention.deleter.sizeOf('fw_agent_runs'), 2, 'a table not seen yet starts at a sixteenth');
+    // Every transaction is quick: 2, 4, 8, 16, 32 (62 rows), then the 2 left.
+    let transactions = store.retention.counters.transactions;
     assert.equal((await store.retention.run()).pruned.fw_agent_runs, 64);
-    // 32, 16, 8, 4, 2, 1 (63 rows), then 1.
-    assert.equal(store.retention.counters.transactions - transactions, 7);
-    assert.equal(store.retention.deleter.sizeOf('fw_agent_runs'), 1, 'the size learnt is kept for the next pass');
-    assert.equal(store.retention.deleter.sizeOf('fw_agent_journal'), 32, 'per table');
+    assert.equal(store.retention.counters.transactions - transactions, 6);
+    assert.equal(store.retention.deleter.sizeOf('fw_agent_runs'), 32);
 
     await store.db.insertInto('fw_agent_runs').values(rows).execute();
-    k.retention.maxTransactionMs = 60_000; // every transaction is quick: 1, 2, 4, 8, 16, 32 (63 rows), then 1
-    const again = store.retention.counters.transactions;
+    k.retention.maxTransactionMs = 1e-6; // every transaction is "too long": 32, 16, 8, 4, 2, 1 (63 rows), then 1
+    transactions = store.retention.counters.transactions;
     assert.equal((await store.retention.run()).pruned.fw_agent_runs, 64);
-    assert.equal(store.retention.counters.transactions - again, 7);
-    assert.equal(store.retention.deleter.sizeOf('fw_agent_runs'), 32);
+    assert.equal(store.retention.counters.transactions - transactions, 7);
+    assert.equal(store.retention.deleter.sizeOf('fw_agent_runs'), 1, 'the size learnt is kept for the next pass');
+    assert.equal(store.retention.deleter.sizeOf('fw_agent_journal'), 2, 'per table');
   } finally {
     await store.close();
   }
 });
+
+test('embedded: each admission reads the present size of the SQLite file and WAL, not only the last measurement', async () => {
+  const dir = mkdtempSync(join(root, 'quick-'));
+  const k = knobs();
+  const store = await openStore({ file: join(dir, 'fw.db'), retention: { ...k.options, dataDir: dir } });
+  try {
+    const start = (await store.retention.measure()).bytes;
+    k.budget.bytes = start * 4;
+    store.budget.admit();
+    const measuredAt = store.budget.state().measuredAt;
+    // Written after the last measurement, which the next one (a minute away) has not seen.
+    const old = Date.now() - DAY;
+    const text = randomText(4 * start);
+    await store.runs.start(run('big', old, text));
+    assert.throws(() => store.budget.admit(), StorageBudgetExceededError);
+    assert.equal(store.budget.state().measuredAt, measuredAt, 'no full measurement was taken');
+  } finally {
+    await store.close();
+  }
+});
+
+function randomText(n: number): string {
+  let s = '';
+  while (s.length < n) s += Math.random().toString(36).slice(2);
+  return s.slice(0, n);
+}

@@ -10,7 +10,8 @@
  * bound on time (measured in bench/soak: 500 rows of 32 KB messages held the lock 300 ms on a
  * loaded machine). Each table's batch therefore adapts: it halves (down to one row) after a
  * transaction longer than `fw.store.retention.max-transaction`, and doubles back towards
- * `fw.store.retention.batch` after one under a quarter of it. The size learnt is kept per table.
+ * `fw.store.retention.batch` after one under a quarter of it. A table starts at a sixteenth of the
+ * batch, so its first transaction is short whatever its rows; the size learnt is kept per table.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { StoreSchema } from '../schema.js';
@@ -55,7 +56,8 @@ export class BatchDeleter {
     let deleted = 0;
     while (deleted < max && !this.stopped()) {
       const { batch, maxTransactionMs } = this.limits();
-      const size = Math.min(batch, this.sizes.get(table) ?? batch);
+      // A table not seen yet starts at a sixteenth (slow start): its rows may be large.
+      const size = Math.min(batch, this.sizes.get(table) ?? Math.ceil(batch / 16));
       const n = Math.min(size, max - deleted);
       const keys = await op.select(n);
       if (keys.length === 0) break;
@@ -77,6 +79,7 @@ export class BatchDeleter {
 
   /** The batch size this table is at now (tests, benchmarks). */
   sizeOf(table: string): number {
-    return Math.min(this.limits().batch, this.sizes.get(table) ?? this.limits().batch);
+    const { batch } = this.limits();
+    return Math.min(batch, this.sizes.get(table) ?? Math.ceil(batch / 16));
   }
 }

@@ -4,7 +4,8 @@
  *
  * `admit()` is what the agent layer calls where new work starts (an A2A send, an AG-UI run, a chat
  * session and each chat turn). It is synchronous and cheap: it reads the last measurement (taken
- * every `fw.store.budget-check-interval`, and at once when an admission finds it older) and throws
+ * every `fw.store.budget-check-interval`, and at once when an admission finds it older; on the
+ * embedded store the SQLite file and WAL are also read at each admission, three stat calls) and throws
  * {@link StorageBudgetExceededError} from the time the store reaches `fw.store.budget-refuse-at`
  * of `fw.store.budget` until it is back below `fw.store.budget-prune-at`, and while the data
  * directory's disk is below `fw.store.min-free-disk`. The headroom between refuse-at and the
@@ -58,6 +59,8 @@ export class StorageBudget {
   refusals = 0;
   /** Set by retention: measures again (deduplicated) and runs a pass under pressure. */
   refresh: () => void = () => {};
+  /** Set by retention where the store has one: the present size, read synchronously at each admission. */
+  quick: (() => StoreSize | undefined) | undefined;
   /** Seconds a refused client is told to wait (until the next retention pass). */
   retryAfterSeconds: () => number = () => 60;
 
@@ -68,6 +71,8 @@ export class StorageBudget {
 
   /** Throws {@link StorageBudgetExceededError} when new work must wait. */
   admit(): void {
+    const present = this.quick?.();
+    if (present) this.decide(present);
     if (Date.now() - this.measuredAt > this.settings().checkIntervalMs) this.refresh();
     if (this.refusingBy) {
       this.refusals++;
@@ -87,10 +92,14 @@ export class StorageBudget {
     return bytes * pruneAt;
   }
 
-  /** Takes a new measurement: decides whether new work is refused, and logs each change. */
+  /** Takes a new (full) measurement: decides whether new work is refused, and logs each change. */
   update(size: StoreSize, at = Date.now()): void {
-    this.size = size;
     this.measuredAt = at;
+    this.decide(size);
+  }
+
+  private decide(size: StoreSize): void {
+    this.size = size;
     const { bytes, refuseAt, pruneAt, minFreeDisk } = this.settings();
     // High and low water: refused from refuse-at, accepted again only below prune-at (where
     // pressure pruning stops), so a store hovering at the mark does not let work in and out

@@ -97,6 +97,7 @@ export class Retention {
     this.tables = { runs: runsPrunable(db), sessions: sessionsPrunable(db), messages: messagesPrunable(db), tasks: this.tasks };
     this.journal = journalPrunable(db);
     deps.budget.refresh = () => void this.sample();
+    deps.budget.quick = deps.measure.quick;
     deps.budget.retryAfterSeconds = () => {
       const check = this.deps.budget.checkIntervalMs() / 1000;
       return this.pressureExhausted ? Math.max(check, (this.nextPassAt - Date.now()) / 1000) : check;
@@ -134,6 +135,7 @@ export class Retention {
    * meanwhile share that next pass). Never rejects: a failed pass is logged and counted.
    */
   run(): Promise<PassReport> {
+    if (this.closed) return Promise.resolve(this.empty());
     if (this.pass) {
       this.next ??= this.pass.then(() => {
         this.next = undefined;
@@ -145,19 +147,24 @@ export class Retention {
       .catch((err: unknown): PassReport => {
         this.deps.counters.failures++;
         this.deps.log.error({ error: errorSummary(err) }, 'store retention failed');
-        return {
-          pruned: {},
-          pressureRounds: 0,
-          size: this.deps.budget.state().size ?? { bytes: 0, usedBytes: 0 },
-          ms: 0,
-          longestTransactionMs: 0,
-        };
+        return this.empty();
       })
       .finally(() => {
         if (this.pass === pass) this.pass = undefined;
       });
     this.pass = pass;
     return pass;
+  }
+
+  /** The report of a pass that did nothing (failed, or asked for after close). */
+  private empty(): PassReport {
+    return {
+      pruned: {},
+      pressureRounds: 0,
+      size: this.deps.budget.state().size ?? { bytes: 0, usedBytes: 0 },
+      ms: 0,
+      longestTransactionMs: 0,
+    };
   }
 
   /** Measures the store and tells the budget (one measurement at a time). */

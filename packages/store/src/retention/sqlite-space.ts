@@ -51,11 +51,16 @@ export async function prepareSqliteSpace(client: Client, walLimit: number, log: 
   return (await mode()) === 2;
 }
 
+/** Chunks between two WAL checkpoints while space is given back (4 MiB, about one automatic checkpoint's worth). */
+const CHUNKS_PER_CHECKPOINT = 4;
+
 /**
- * Gives the free pages back and empties the WAL, holding the one connection only for a chunk at
- * a time. The pages a chunk moves pass through the WAL, so the WAL is emptied before the first
- * chunk and after each: the data directory never holds more than one chunk (1 MiB) above what it
- * held before the pass. Returns the free pages left.
+ * Gives the free pages back and empties the WAL. Every step holds the one connection briefly and
+ * the event loop gets a turn between two steps: a step is either one chunk of `incremental_vacuum`
+ * or one TRUNCATE checkpoint (its fsync is the slower of the two). The pages a chunk moves pass
+ * through the WAL, so the WAL is emptied before the first chunk, after every
+ * `CHUNKS_PER_CHECKPOINT` chunks and at the end: the data directory never holds more than 4 MiB
+ * above what it held before. Returns the free pages left.
  */
 export async function reclaimSqliteSpace(
   db: Kysely<unknown>,
@@ -63,23 +68,31 @@ export async function reclaimSqliteSpace(
   stopped: () => boolean,
   onStep: (ms: number) => void = () => {},
 ): Promise<number> {
-  const freePages = async (): Promise<number> => Number((await client.execute('PRAGMA freelist_count')).rows[0]?.[0] ?? 0);
-  // The WAL emptied first: the moved pages then never sit on top of what it already held.
-  await db.connection().execute(() => client.execute('PRAGMA wal_checkpoint(TRUNCATE)'));
-  let left = Number.POSITIVE_INFINITY;
-  for (;;) {
-    const [before, after] = await db.connection().execute(async () => {
+  const step = async <T>(work: () => Promise<T>): Promise<T> => {
+    const result = await db.connection().execute(async () => {
       const started = performance.now();
-      const was = await freePages();
-      if (was > 0) await client.executeMultiple(`PRAGMA incremental_vacuum(${VACUUM_CHUNK_PAGES});`);
-      await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
-      const left = await freePages();
+      const r = await work();
       onStep(performance.now() - started);
-      return [was, left];
+      return r;
     });
-    // Done, stopped, or nothing moved (a file without incremental auto-vacuum frees nothing).
-    if (after === 0 || after >= before || after >= left || stopped()) return after;
-    left = after;
     await yieldToLoop();
+    return result;
+  };
+  const freePages = async (): Promise<number> => Number((await client.execute('PRAGMA freelist_count')).rows[0]?.[0] ?? 0);
+  const checkpoint = (): Promise<unknown> => step(() => client.execute('PRAGMA wal_checkpoint(TRUNCATE)'));
+  // The WAL emptied first: the moved pages then never sit on top of what it already held.
+  await checkpoint();
+  let left = await step(freePages);
+  for (let chunk = 1; left > 0 && !stopped(); chunk++) {
+    const after = await step(async () => {
+      await client.executeMultiple(`PRAGMA incremental_vacuum(${VACUUM_CHUNK_PAGES});`);
+      return freePages();
+    });
+    if (chunk % CHUNKS_PER_CHECKPOINT === 0) await checkpoint();
+    // Nothing moved: a file without incremental auto-vacuum frees nothing.
+    if (after >= left) break;
+    left = after;
   }
+  await checkpoint();
+  return left;
 }
