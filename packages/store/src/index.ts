@@ -13,8 +13,8 @@ export {
   type FwStore,
   type StoreKind,
   type StoreOptions,
-  type StoreRetentionOptions,
 } from './store.js';
+export type { StoreRetentionOptions } from './retention/open.js';
 export { STORE_CONFIG } from './config.js';
 export { MIGRATIONS, migrate } from './migrations.js';
 export { LibsqlDialect } from './libsql-dialect.js';

@@ -27,14 +27,12 @@ import type { StoreSchema } from './schema.js';
 import { SessionRecords } from './sessions.js';
 import { TaskRecords } from './tasks.js';
 import { WriteQueue } from './write-queue.js';
-import { StorageBudget } from './retention/budget.js';
-import { PruneCounters } from './retention/counters.js';
-import { fileStoreMeasure, memoryStoreMeasure, postgresMeasure } from './retention/measure.js';
+import type { StorageBudget } from './retention/budget.js';
 import { storeMetrics } from './retention/metrics.js';
-import { Retention } from './retention/retention.js';
-import { configuredSettings, defaultSettings, type BudgetSettings, type RetentionSettings } from './retention/settings.js';
+import { DEFAULT_WAL_LIMIT, openRetention, type StoreRetentionOptions } from './retention/open.js';
+import type { Retention } from './retention/retention.js';
+import { configuredSettings } from './retention/settings.js';
 import { prepareSqliteSpace } from './retention/sqlite-space.js';
-import { PRUNED_TABLES } from './retention/tables.js';
 
 export type StoreKind = 'sqlite' | 'memory' | 'postgres';
 
@@ -52,15 +50,6 @@ export interface StoreOptions {
    * to `store.retention.run()` and the budget is measured only when asked (`store.retention.measure()`).
    */
   retention?: StoreRetentionOptions;
-}
-
-export interface StoreRetentionOptions {
-  settings: () => RetentionSettings;
-  budget: () => BudgetSettings;
-  /** The data directory the embedded store's budget counts (every file in it). */
-  dataDir?: string;
-  /** `PRAGMA journal_size_limit` of the embedded store (bytes). */
-  walLimit?: number;
 }
 
 export interface FwStore {
@@ -132,7 +121,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     throw new FwError('store_unavailable', `the store at ${location} could not be opened: ${(err as Error).message}`, 503);
   }
   const writes = new WriteQueue(log);
-  const { retention, budget } = await startRetention(db, kind, client, reclaims, options, log);
+  const { retention, budget } = await openRetention({ db, kind, client, reclaims, file: options.file, options: options.retention, log });
   let closed: Promise<void> | undefined;
   return {
     kind,
@@ -149,45 +138,6 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     retention,
     close: () => (closed ??= retention.close().then(() => writes.flush().then(() => db.destroy()))),
   };
-}
-
-const DEFAULT_WAL_LIMIT = 16_777_216;
-
-/** The budget measured once before the store is handed out, and the passes scheduled when asked. */
-async function startRetention(
-  db: Kysely<StoreSchema>,
-  kind: StoreKind,
-  client: ReturnType<typeof createClient> | undefined,
-  reclaims: boolean,
-  options: StoreOptions,
-  log: Logger,
-): Promise<{ retention: Retention; budget: StorageBudget }> {
-  const defaults = defaultSettings();
-  const settings = options.retention?.settings ?? (() => defaults.retention);
-  const budget = new StorageBudget(options.retention?.budget ?? (() => defaults.budget), log);
-  const measure =
-    kind === 'postgres'
-      ? postgresMeasure(db)
-      : options.file
-        ? fileStoreMeasure(db, options.file, options.retention?.dataDir, reclaims)
-        : memoryStoreMeasure(db);
-  const retention = new Retention({
-    db,
-    kind,
-    ...(client ? { client, reclaims } : {}),
-    measure,
-    settings,
-    budget,
-    counters: new PruneCounters(PRUNED_TABLES),
-    log,
-  });
-  try {
-    await retention.measure();
-  } catch (err) {
-    log.warn({ error: errorSummary(err) }, 'store size could not be measured');
-  }
-  if (options.retention) retention.start();
-  return { retention, budget };
 }
 
 /** The store options `fw`'s configuration asks for. */
