@@ -14,6 +14,7 @@ export {
   type StoreKind,
   type StoreOptions,
 } from './store.js';
+export type { StoreRetentionOptions } from './retention/open.js';
 export { STORE_CONFIG } from './config.js';
 export { MIGRATIONS, migrate } from './migrations.js';
 export { LibsqlDialect } from './libsql-dialect.js';
@@ -23,4 +24,12 @@ export { SessionRecords, type SessionRow, type SessionMessageRow } from './sessi
 export { RunRecords, type RunRow } from './runs.js';
 export { JournalRecords, type JournalRow, type JournalFilter, type JournalPageRequest, type JournalRowPage } from './journal.js';
 export { AuditRecords, type AuditRow, type NewAuditRow } from './audit.js';
+export { StorageBudget, StorageBudgetExceededError, type BudgetLimit, type BudgetState } from './retention/budget.js';
+export { Retention, type PassReport } from './retention/retention.js';
+export { PruneCounters } from './retention/counters.js';
+export { BatchDeleter, type BatchDelete, type BatchLimits } from './retention/batches.js';
+export { RETENTION_CONFIG } from './retention/config.js';
+export type { StoreSize } from './retention/measure.js';
+export type { BudgetSettings, RetentionSettings, TableLimits, RetainedTable } from './retention/settings.js';
+export { PRUNED_TABLES, type PrunedTable } from './retention/tables.js';
 export type * from './schema.js';

@@ -7,7 +7,10 @@
  * `(at, id)`. So a page costs the same at 1 M events as at 100 (bench/journal).
  * Retention deletes by age and by count (`prune`).
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import { BatchDeleter } from './retention/batches.js';
+import { PruneCounters } from './retention/counters.js';
+import { journalPrunable, PRUNED_TABLES } from './retention/tables.js';
 import type { AgentJournalTable, StoreSchema } from './schema.js';
 
 export type JournalRow = Selectable<AgentJournalTable>;
@@ -43,7 +46,14 @@ export interface JournalRowPage {
 const INSERT_CHUNK = 500;
 
 export class JournalRecords {
-  constructor(private readonly db: Kysely<StoreSchema>) {}
+  constructor(
+    private readonly db: Kysely<StoreSchema>,
+    /** The store's deleter: retention's batches, limits and counters. */
+    private readonly deleter: BatchDeleter = new BatchDeleter(db, new PruneCounters(PRUNED_TABLES), () => ({
+      batch: 500,
+      maxTransactionMs: 25,
+    })),
+  ) {}
 
   /** One transaction per call: a batch is in the journal whole or not at all, with one commit. */
   async append(rows: readonly JournalRow[]): Promise<void> {
@@ -191,26 +201,19 @@ export class JournalRecords {
     return query;
   }
 
-  /** Retention: deletes events older than `olderThan` (epoch ms) and all but the newest `keep`. */
+  /**
+   * Retention: deletes events older than `olderThan` (epoch ms) and all but the newest `keep`, in
+   * the store's retention batches (each a short transaction, the event loop free between them),
+   * counted in `fw_store_pruned_rows_total`. Returns how many events went.
+   */
   async prune(olderThan: number | undefined, keep: number | undefined): Promise<number> {
-    let upTo = 0;
-    if (olderThan !== undefined) {
-      const r = await this.db
-        .selectFrom('fw_agent_journal')
-        .select('id')
-        .where('at', '<', olderThan)
-        .orderBy('at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      upTo = Number(r?.id ?? 0);
+    const journal = journalPrunable(this.db);
+    let n = 0;
+    if (olderThan !== undefined) n += await this.deleter.run(journal.table, Infinity, journal.older(olderThan));
+    if (keep !== undefined && keep >= 0) {
+      const upTo = (await this.maxId()) - keep;
+      if (upTo > 0) n += await this.deleter.run(journal.table, Infinity, journal.upTo(upTo));
     }
-    if (keep !== undefined && keep >= 0) upTo = Math.max(upTo, (await this.maxId()) - keep);
-    if (upTo <= 0) return 0;
-    return this.db.transaction().execute(async (tx) => {
-      await tx.deleteFrom('fw_agent_journal_parties').where('id', '<=', sql<number>`${upTo}`).execute();
-      const r = await tx.deleteFrom('fw_agent_journal').where('id', '<=', sql<number>`${upTo}`).executeTakeFirst();
-      return Number(r.numDeletedRows);
-    });
+    return n;
   }
 }

@@ -150,6 +150,20 @@ const owners: Migration = {
 };
 
 /**
+ * Retention (issue 24) deletes the oldest finished rows of each table in batches: each batch is
+ * one walk down an index on the time it orders by, never a scan and sort of the table. Sessions
+ * already have theirs (`fw_agent_sessions_open`, on `ended_at`); the journal walks its ids.
+ */
+const retention: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema.createIndex('fw_agent_runs_ended').on('fw_agent_runs').column('ended_at').execute();
+    await db.schema.createIndex('fw_agent_session_messages_at').on('fw_agent_session_messages').column('at').execute();
+    await db.schema.createIndex('fw_a2a_tasks_expires').on('fw_a2a_tasks').column('expires_at').execute();
+    await db.schema.createIndex('fw_a2a_tasks_updated').on('fw_a2a_tasks').column('updated_at').execute();
+  },
+};
+
+/**
  * Audit retention classes (issue 24): refusals are aggregated records kept apart from the write,
  * credential and configuration records, each class pruned to its own cap, so a flood of refusals
  * never deletes a write record. Earlier rows are classified by their outcome.
@@ -172,6 +186,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0002-journal-parties': journalParties,
   '0003-admin-audit': adminAudit,
   '0004-owners': owners,
+  '0005-retention': retention,
   '0006-audit-classes': auditClasses,
 };
 

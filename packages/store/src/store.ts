@@ -27,6 +27,12 @@ import type { StoreSchema } from './schema.js';
 import { SessionRecords } from './sessions.js';
 import { TaskRecords } from './tasks.js';
 import { WriteQueue } from './write-queue.js';
+import type { StorageBudget } from './retention/budget.js';
+import { storeMetrics } from './retention/metrics.js';
+import { DEFAULT_WAL_LIMIT, openRetention, type StoreRetentionOptions } from './retention/open.js';
+import type { Retention } from './retention/retention.js';
+import { configuredSettings } from './retention/settings.js';
+import { prepareSqliteSpace } from './retention/sqlite-space.js';
 
 export type StoreKind = 'sqlite' | 'memory' | 'postgres';
 
@@ -38,6 +44,12 @@ export interface StoreOptions {
   file?: string;
   /** Where failed writes and lost connections are logged (default: fw's default logger). */
   logger?: Logger;
+  /**
+   * Retention and the storage budget, read at every pass: when given, passes run at open and on
+   * their interval and the budget is measured on its own; without, the declared defaults apply
+   * to `store.retention.run()` and the budget is measured only when asked (`store.retention.measure()`).
+   */
+  retention?: StoreRetentionOptions;
 }
 
 export interface FwStore {
@@ -56,6 +68,10 @@ export interface FwStore {
   readonly writes: WriteQueue;
   /** The query builder itself, for repositories that later migrations add. */
   readonly db: Kysely<StoreSchema>;
+  /** The storage budget: `admit()` where new work starts (throws 503 storage_budget_exceeded). */
+  readonly budget: StorageBudget;
+  /** Retention passes (scheduled when opened with `retention`), their counters and last report. */
+  readonly retention: Retention;
   close(): Promise<void>;
 }
 
@@ -64,6 +80,8 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
   let db: Kysely<StoreSchema>;
   let kind: StoreKind;
   let location: string;
+  let client: ReturnType<typeof createClient> | undefined;
+  let reclaims = false;
   if (options.postgresUrl) {
     kind = 'postgres';
     location = redact(options.postgresUrl);
@@ -90,8 +108,11 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
   } else {
     kind = options.file ? 'sqlite' : 'memory';
     location = options.file ?? ':memory:';
-    const client = createClient({ url: options.file ? `file:${options.file}` : ':memory:', intMode: 'number' });
+    client = createClient({ url: options.file ? `file:${options.file}` : ':memory:', intMode: 'number' });
     if (options.file) {
+      // Deleted space goes back to the filesystem (retention/sqlite-space.ts); first, since a new
+      // file's auto-vacuum mode is fixed once WAL mode writes its header.
+      reclaims = await prepareSqliteSpace(client, options.retention?.walLimit ?? DEFAULT_WAL_LIMIT, log);
       // WAL: readers do not block the writer; NORMAL sync is durable across a process crash
       // (only an OS crash can lose the last transactions).
       await client.execute('PRAGMA journal_mode = WAL');
@@ -109,6 +130,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     throw new FwError('store_unavailable', `the store at ${location} could not be opened: ${(err as Error).message}`, 503);
   }
   const writes = new WriteQueue(log);
+  const { retention, budget } = await openRetention({ db, kind, client, reclaims, file: options.file, options: options.retention, log });
   let closed: Promise<void> | undefined;
   return {
     kind,
@@ -117,11 +139,13 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     tasks: new TaskRecords(db),
     sessions: new SessionRecords(db),
     runs: new RunRecords(db),
-    journal: new JournalRecords(db),
+    journal: new JournalRecords(db, retention.deleter),
     audit: new AuditRecords(db),
     writes,
     db,
-    close: () => (closed ??= writes.flush().then(() => db.destroy())),
+    budget,
+    retention,
+    close: () => (closed ??= retention.close().then(() => writes.flush().then(() => db.destroy()))),
   };
 }
 
@@ -129,13 +153,19 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
 export function storeOptions(fw: Framework): StoreOptions {
   fw.config.declare(STORE_CONFIG);
   const logger = fw.logger.child({ module: 'store' });
+  const configured = configuredSettings(fw);
+  const retention: StoreRetentionOptions = {
+    settings: configured.retention,
+    budget: configured.budget,
+    walLimit: fw.config.get('fw.store.wal-limit'),
+  };
   const postgresUrl = fw.config.get('fw.store.postgres-url');
-  if (postgresUrl) return { postgresUrl, postgresPool: fw.config.get('fw.store.postgres-pool'), logger };
+  if (postgresUrl) return { postgresUrl, postgresPool: fw.config.get('fw.store.postgres-pool'), logger, retention };
   const dir = dataDir(fw);
-  if (!dir) return { logger };
+  if (!dir) return { logger, retention };
   const abs = resolve(dir);
   mkdirSync(abs, { recursive: true, mode: 0o700 });
-  return { file: resolve(abs, fw.config.get('fw.store.file')), logger };
+  return { file: resolve(abs, fw.config.get('fw.store.file')), logger, retention: { ...retention, dataDir: abs } };
 }
 
 /** `fw.data-dir`: where the embedded SQLite file lives; empty keeps the store in memory. */
@@ -146,6 +176,8 @@ export function dataDir(fw: Framework): string {
 interface Shared {
   store: Promise<FwStore>;
   users: number;
+  /** Removes the store's metrics from fw's registry (at the last release). */
+  unregister?: () => void;
 }
 const shared = new WeakMap<Framework, Shared>();
 
@@ -157,9 +189,13 @@ export function useStore(fw: Framework): Promise<FwStore> {
   let s = shared.get(fw);
   if (!s) {
     const store = openStore(storeOptions(fw));
-    shared.set(fw, (s = { store, users: 0 }));
+    const entry: Shared = { store, users: 0 };
+    shared.set(fw, (s = entry));
     store.then(
-      (st) => fw.services.provide('store', st),
+      (st) => {
+        fw.services.provide('store', st);
+        entry.unregister = storeMetrics(fw, st.budget, st.retention.counters);
+      },
       () => shared.delete(fw),
     );
   }
@@ -171,6 +207,7 @@ export async function releaseStore(fw: Framework): Promise<void> {
   const s = shared.get(fw);
   if (!s || --s.users > 0) return;
   shared.delete(fw);
+  s.unregister?.();
   await (await s.store).close();
 }
 

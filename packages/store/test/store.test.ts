@@ -275,7 +275,7 @@ test('migration 0002 brings a journal written under 0001 along: its events are f
   await db.destroy();
   const store = await openStore({ file });
   try {
-    assert.deepEqual(store.migrated, ['0002-journal-parties', '0003-admin-audit', '0004-owners', '0006-audit-classes']);
+    assert.deepEqual(store.migrated, Object.keys(MIGRATIONS).slice(1));
     assert.deepEqual(
       (await store.journal.page({ agent: 'a', limit: 10 })).rows.map((r) => r.id),
       [2, 1],

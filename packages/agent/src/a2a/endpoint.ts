@@ -177,6 +177,7 @@ export class A2AEndpoint {
         return rpcError(res, id, JSONRPC.INVALID_PARAMS, 'Invalid params: the message has no content (an empty prompt)');
       }
       try {
+        this.host.store.budget.admit(); // 503 storage_budget_exceeded before the disk fills (store retention)
         this.admitSend(scope, req, principal, params);
       } catch (err) {
         return rpcRefusal(res, id, err);

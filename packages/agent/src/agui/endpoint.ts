@@ -96,6 +96,7 @@ async function run(
   }
   const input = parsed.data as RunAgentInput;
   const { message, history, continuation } = conversation(input);
+  host.store.budget.admit(); // 503 storage_budget_exceeded before the disk fills (store retention)
   // Per caller: its prompt rate, then its share of the concurrent runs (429, or 503 when all are in use).
   const caller = callerOf(req, principal);
   host.limits.prompts.take(caller);

@@ -28,6 +28,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * the reason).
  */
 async function openSession(host: AgentHost, agent: MountedAgent, resource: Resource): Promise<AgentSession> {
+  host.store.budget.admit(); // storage_budget_exceeded closes the connection (store retention)
   const asked = resource.query.get('session');
   const principal = resource.principal;
   const lease = host.limits.sessions.acquire({ principal, address: resource.remoteAddress });
@@ -136,6 +137,7 @@ async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, 
   const ac = new AbortController();
   session.running = ac;
   try {
+    host.store.budget.admit(); // an error frame storage_budget_exceeded (store retention)
     const answer = await host.run(
       agent.name,
       {

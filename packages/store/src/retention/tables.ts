@@ -1,0 +1,227 @@
+/**
+ * What may be deleted from each table, oldest first, and how: the one place that knows what
+ * "live" means per table, so no deleter can take live work.
+ *
+ * - runs: only finished ones (`ended_at` set; a `running` row is live);
+ * - sessions: only ended ones (`ended_at` set), with their messages in the same transaction;
+ * - messages: only those whose session is not open (ended, or gone);
+ * - tasks: only finished ones (`expires_at` set; a live task has none);
+ * - journal: every event (the record of what happened, nothing in it is live), with its parties.
+ *
+ * Each `remove` checks the condition again in the DELETE itself, so a row that became live
+ * between the read of its key and the delete (a session resumed) stays.
+ */
+import type { Kysely } from 'kysely';
+import type { StoreSchema } from '../schema.js';
+import type { BatchDelete } from './batches.js';
+
+export type PrunedTable =
+  | 'fw_agent_runs'
+  | 'fw_agent_sessions'
+  | 'fw_agent_session_messages'
+  | 'fw_a2a_tasks'
+  | 'fw_agent_journal'
+  | 'fw_agent_journal_parties';
+
+/** Every table retention deletes from (the metrics show each, at 0 until something goes). */
+export const PRUNED_TABLES: readonly PrunedTable[] = [
+  'fw_agent_runs',
+  'fw_agent_sessions',
+  'fw_agent_session_messages',
+  'fw_a2a_tasks',
+  'fw_agent_journal',
+  'fw_agent_journal_parties',
+];
+
+/** One table as retention sees it. */
+export interface Prunable {
+  readonly table: PrunedTable;
+  /** Rows in the table, live ones included (a count limit counts them; they are never deleted). */
+  count(): Promise<number>;
+  /** Deletable rows older than `before` (epoch ms; undefined: any age), oldest first. */
+  older(before?: number): BatchDelete<unknown>;
+}
+
+async function countOf(db: Kysely<StoreSchema>, table: PrunedTable): Promise<number> {
+  const r = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
+export function runsPrunable(db: Kysely<StoreSchema>): Prunable {
+  const table = 'fw_agent_runs';
+  return {
+    table,
+    count: () => countOf(db, table),
+    older: (before) => ({
+      async select(n) {
+        let q = db.selectFrom(table).select('id').where('ended_at', 'is not', null);
+        if (before !== undefined) q = q.where('ended_at', '<', before);
+        return (await q.orderBy('ended_at').limit(n).execute()).map((r) => r.id);
+      },
+      async remove(tx, ids) {
+        const r = await tx
+          .deleteFrom(table)
+          .where('id', 'in', ids as string[])
+          .where('ended_at', 'is not', null)
+          .executeTakeFirst();
+        return { [table]: Number(r.numDeletedRows) };
+      },
+    }),
+  };
+}
+
+export function sessionsPrunable(db: Kysely<StoreSchema>): Prunable {
+  const table = 'fw_agent_sessions';
+  return {
+    table,
+    count: () => countOf(db, table),
+    older: (before) => ({
+      async select(n) {
+        let q = db.selectFrom(table).select('id').where('ended_at', 'is not', null);
+        if (before !== undefined) q = q.where('ended_at', '<', before);
+        return (await q.orderBy('ended_at').limit(n).execute()).map((r) => r.id);
+      },
+      async remove(tx, ids) {
+        // Only sessions still ended go, and only their messages with them.
+        const gone = (
+          await tx
+            .deleteFrom(table)
+            .where('id', 'in', ids as string[])
+            .where('ended_at', 'is not', null)
+            .returning('id')
+            .execute()
+        ).map((r) => r.id);
+        let messages = 0;
+        if (gone.length > 0) {
+          const m = await tx.deleteFrom('fw_agent_session_messages').where('session_id', 'in', gone).executeTakeFirst();
+          messages = Number(m.numDeletedRows);
+        }
+        return { [table]: gone.length, fw_agent_session_messages: messages };
+      },
+    }),
+  };
+}
+
+export function messagesPrunable(db: Kysely<StoreSchema>): Prunable {
+  const table = 'fw_agent_session_messages';
+  return {
+    table,
+    count: () => countOf(db, table),
+    older: (before) => ({
+      async select(n) {
+        let q = db
+          .selectFrom(`${table} as m`)
+          .select(['m.session_id', 'm.seq'])
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('fw_agent_sessions as s').select('s.id').whereRef('s.id', '=', 'm.session_id').where('s.ended_at', 'is', null),
+              ),
+            ),
+          );
+        if (before !== undefined) q = q.where('m.at', '<', before);
+        return q.orderBy('m.at').orderBy('m.seq').limit(n).execute();
+      },
+      async remove(tx, keys) {
+        // Oldest first, so what was read of one session is a prefix of it by seq (a session's
+        // messages are numbered in time order): one range per session, on the primary key.
+        const upTo = new Map<string, number>();
+        for (const k of keys as { session_id: string; seq: number }[]) upTo.set(k.session_id, Math.max(upTo.get(k.session_id) ?? 0, k.seq));
+        const r = await tx
+          .deleteFrom(table)
+          .where((eb) => eb.or([...upTo].map(([id, seq]) => eb.and([eb('session_id', '=', id), eb('seq', '<=', seq)]))))
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('fw_agent_sessions as s')
+                  .select('s.id')
+                  .whereRef('s.id', '=', `${table}.session_id`)
+                  .where('s.ended_at', 'is', null),
+              ),
+            ),
+          )
+          .executeTakeFirst();
+        return { [table]: Number(r.numDeletedRows) };
+      },
+    }),
+  };
+}
+
+/** Finished tasks; `expired(now)` deletes those whose readable time is over, whatever the limits. */
+export function tasksPrunable(db: Kysely<StoreSchema>): Prunable & { expired(now: number): BatchDelete<unknown> } {
+  const table = 'fw_a2a_tasks';
+  const remove: BatchDelete<unknown>['remove'] = async (tx, ids) => {
+    const r = await tx
+      .deleteFrom(table)
+      .where('id', 'in', ids as string[])
+      .where('expires_at', 'is not', null)
+      .executeTakeFirst();
+    return { [table]: Number(r.numDeletedRows) };
+  };
+  return {
+    table,
+    count: () => countOf(db, table),
+    older: (before) => ({
+      async select(n) {
+        let q = db.selectFrom(table).select('id').where('expires_at', 'is not', null);
+        if (before !== undefined) q = q.where('updated_at', '<', before);
+        return (await q.orderBy('updated_at').limit(n).execute()).map((r) => r.id);
+      },
+      remove,
+    }),
+    expired: (now) => ({
+      async select(n) {
+        const rows = await db
+          .selectFrom(table)
+          .select('id')
+          .where('expires_at', 'is not', null)
+          .where('expires_at', '<=', now)
+          .orderBy('expires_at')
+          .limit(n)
+          .execute();
+        return rows.map((r) => r.id);
+      },
+      remove,
+    }),
+  };
+}
+
+/** Journal events by id (ids grow with time), each with its party rows. */
+export function journalPrunable(db: Kysely<StoreSchema>): Prunable & { upTo(id: number): BatchDelete<unknown> } {
+  const table = 'fw_agent_journal';
+  const range = (last: number | undefined): BatchDelete<unknown> => ({
+    async select(n) {
+      let q = db.selectFrom(table).select('id');
+      if (last !== undefined) q = q.where('id', '<=', last);
+      return (await q.orderBy('id').limit(n).execute()).map((r) => Number(r.id));
+    },
+    async remove(tx, ids) {
+      const list = ids as number[];
+      const lo = list[0]!;
+      const hi = list[list.length - 1]!;
+      // A contiguous id range on both primary keys' order (`id` is indexed on the parties too).
+      const p = await tx.deleteFrom('fw_agent_journal_parties').where('id', '>=', lo).where('id', '<=', hi).executeTakeFirst();
+      const j = await tx.deleteFrom(table).where('id', '>=', lo).where('id', '<=', hi).executeTakeFirst();
+      return { [table]: Number(j.numDeletedRows), fw_agent_journal_parties: Number(p.numDeletedRows) };
+    },
+  });
+  return {
+    table,
+    count: () => countOf(db, table),
+    older: (before) => {
+      if (before === undefined) return range(undefined);
+      // Timestamps never go backwards in the journal: "older than" is an id bound.
+      return {
+        async select(n) {
+          const rows = await db.selectFrom(table).select('id').where('at', '<', before).orderBy('at').orderBy('id').limit(n).execute();
+          return rows.map((r) => Number(r.id));
+        },
+        remove: range(undefined).remove,
+      };
+    },
+    upTo: (id) => range(id),
+  };
+}
