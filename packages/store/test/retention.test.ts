@@ -84,6 +84,7 @@ function run(id: string, endedAt: number | null, error: string | null = null): R
     started_at: (endedAt ?? Date.now()) - 1000,
     ended_at: endedAt,
     error,
+    owner: null,
   };
 }
 
@@ -91,6 +92,7 @@ function task(id: string, updatedAt: number, expiresAt: number | null): TaskRow 
   return {
     id,
     agent: 'a',
+    owner: null,
     context_id: 'c',
     state: expiresAt === null ? 'working' : 'completed',
     created_at: updatedAt - 1000,
