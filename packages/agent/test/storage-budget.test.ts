@@ -267,6 +267,12 @@ test('growth attack: one anonymous client creating tasks, runs and sessions as f
       'fw.store.budget-refuse-at': 0.7,
       'fw.store.budget-prune-at': 0.5,
       'fw.agent.max-message-chars': 32_768,
+      // The budget is what is under test: the per-caller prompt rate and shares (which on their
+      // own keep one client far from any budget) are lifted, as if many callers shared the load.
+      'fw.agent.prompts.per-minute': 0,
+      'fw.agent.agui.max-runs-per-address': 0,
+      'fw.agent.tasks.max-per-address': 0,
+      'fw.agent.sessions.max-per-address': 0,
     },
     [gate],
   );
