@@ -33,6 +33,7 @@ export {
   type RequestSource,
 } from './security/request-source.js';
 export { jsonDepthExceeds } from './security/json-depth.js';
+export { websocketMaxFragments } from './transport/websocket-limits.js';
 export {
   readJson,
   readJsonBody,

@@ -63,6 +63,12 @@ export const RUNTIME_CONFIG = defineConfig({
     default: 65536,
     description: 'Largest client message in bytes: a bigger WebSocket frame closes with 1009, a bigger POST gets 413',
   },
+  'fw.websocket.max-fragments': {
+    type: 'number',
+    default: 128,
+    description:
+      'Most frames one client WebSocket message may be split into, on every fw WebSocket endpoint (real-time and MCP); one more closes with 1008, so a flood of tiny fragments cannot pile up in memory (`ws` alone allows 16,384)',
+  },
   'fw.resume.buffer': {
     type: 'number',
     default: 1024,
