@@ -4,6 +4,7 @@ export {
   Config,
   ConfigError,
   defineConfig,
+  describeOrigin,
   envName,
   parseDuration,
   type ConfigKey,
@@ -14,6 +15,7 @@ export {
   type ConfigInput,
   type ConfigOptions,
   type FwConfigKeys,
+  type ConfigOrigin,
 } from './config.js';
 export { EventBus, type FwEvent, type FwEventMap, type FwEventType, type Listener, type AnyListener } from './events.js';
 export { Services, type FwServices, type ServiceName } from './services.js';
