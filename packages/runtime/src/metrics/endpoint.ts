@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config.js';
+import { tokenFromConfig } from '../auth/token-strength.js';
 import { sendProblem } from '../http/problem.js';
 import { isLoopback } from '../security/loopback.js';
 import { clientAddress } from '../security/request-source.js';
@@ -22,6 +23,8 @@ export interface MetricsHost {
  */
 export function mountMetrics(host: MetricsHost): void {
   if (!host.metrics.enabled) return;
+  // The token rule every bearer secret follows, checked once at start (the value is fixed by then).
+  tokenFromConfig(host.config, 'fw.metrics.token');
   host.route('GET', `${host.path}/metrics`, async (req, res) => {
     const denied = checkAccess(req, host.config);
     if (denied) {
