@@ -173,6 +173,8 @@ export class AdminModule implements FrameworkModule {
       ),
     );
     this.cleanups.push(mountDashboard(fw, `${fw.path}/admin`, dashboardDir));
+    // Logged with the other fw URLs when the server starts listening.
+    this.cleanups.push(fw.endpoints.add('dashboard', `${fw.path}/admin/`), fw.endpoints.add('admin API', `${ADMIN_API_BASE}/`));
 
     const mcpWriteTools = get('fw.admin.mcp-write-tools');
     const service: AdminService = {

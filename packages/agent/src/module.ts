@@ -158,6 +158,8 @@ export class AgentModule implements FrameworkModule {
     const endpoint = new A2AEndpoint(this.host, agent, this.store);
     this.a2a.set(agent.name, endpoint);
     this.unmounts.push(...endpoint.mount(this.fw));
+    // Logged with the other fw URLs when the server starts listening: the card A2A clients start from.
+    this.unmounts.push(this.fw.endpoints.add(`agent ${agent.name}`, `${endpoint.path}/.well-known/agent-card.json`));
     agent.protocols.add('a2a');
     this.unmounts.push(...mountAgui(this.fw, this.host, agent));
     agent.protocols.add('agui');
