@@ -13,7 +13,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-export const PUBLISHED = ['protocol', 'runtime', 'client', 'store', 'mcp', 'agent', 'admin', 'redis'];
+export const PUBLISHED = ['protocol', 'runtime', 'client', 'store', 'mcp', 'agent', 'admin', 'redis', 'app'];
 
 /** `@scope/name/sub/path` → `@scope/name`; `name/sub` → `name`. */
 function packageName(specifier) {

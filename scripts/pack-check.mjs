@@ -245,7 +245,7 @@ async function runQuickStarts(app, env) {
   const address = /http:\/\/127\.0\.0\.1:(\d+)/;
   const file = (pkg) => join(app, `quickstart-${pkg}.${quickStart(pkg).lang === 'ts' ? 'js' : 'mjs'}`);
   try {
-    const servers = ['runtime', 'admin', 'mcp', 'agent', 'redis'];
+    const servers = ['runtime', 'admin', 'mcp', 'agent', 'redis', 'app'];
     const envOf = (pkg) =>
       pkg === 'redis' ? { ...env, FW_CLUSTER_REDIS_URL: env.PACK_CHECK_REDIS_URL, FW_CLUSTER_PREFIX: `${redisPrefix}-quickstart` } : env;
     const origins = Object.fromEntries(

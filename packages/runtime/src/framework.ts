@@ -13,6 +13,7 @@ import { RUNTIME_CONFIG } from './runtime-config.js';
 import { rejectUpgrade } from './http/reject-upgrade.js';
 import { mountClientAssets } from './http/client-assets.js';
 import { Endpoints } from './http/endpoints.js';
+import { liveFrameworks, trackFramework } from './live-frameworks.js';
 import { listenFailure, logListening } from './http/listening.js';
 import { Runtime } from './runtime.js';
 import { Readiness } from './health/readiness.js';
@@ -106,6 +107,18 @@ export class Framework {
     mountMetrics(this);
     this.probes = new Set(Object.values(probePaths(this.path)));
     this.onClose(() => this.runtime.close());
+    this.untrack = trackFramework(this);
+  }
+
+  private readonly untrack: () => void;
+
+  /**
+   * The frameworks of this process that are not closed, oldest first. One app has one; a
+   * process-wide API (`McpRegistry.get()`) uses it when there is exactly one and asks for the
+   * framework by name otherwise.
+   */
+  static live(): Framework[] {
+    return liveFrameworks();
   }
 
   /** The application's logger (or fw's default); modules log through `logger.child({ module })`. */
@@ -404,6 +417,7 @@ export class Framework {
       );
       this.ownServers.clear();
       this.closed = true;
+      this.untrack();
     })();
     return this.closing;
   }
