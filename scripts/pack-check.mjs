@@ -2,7 +2,8 @@
 // The pack-and-install check: do the published packages work outside this monorepo?
 //
 //  1. `npm pack` each publishable package (after `tsc -b`; `npm run pack-check` builds first);
-//     each tarball must hold its package.json, README.md, LICENSE and built sources, no tests.
+//     each tarball must hold its package.json, README.md, LICENSE and built sources, no tests,
+//     and every source map it ships must point to sources it ships (or carry them).
 //  2. A scratch app in a temporary directory outside the repository installs the tarballs alone
 //     (plus their declared registry dependencies and @types/node); no workspace links.
 //     The MCP SDK client is installed in a folder of its own (mcp-client/), so its dependencies
@@ -19,11 +20,11 @@
 //
 // Usage: npm run pack-check, or after `npm run build`: node scripts/pack-check.mjs [--keep]   (--keep leaves the scratch directory for a look)
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PUBLISHED } from './check-imports.mjs';
 
@@ -289,6 +290,24 @@ function checkTarball(file, entries, declared) {
   if (tests.length > 0) throw new Error(`${file} ships tests: ${tests.slice(0, 3).join(', ')}`);
 }
 
+/**
+ * Every source map a tarball ships must lead somewhere: each of its `sources` is in the tarball
+ * too (tsc's maps point to ../src/*.ts, so the packages ship src/), or the map carries the text
+ * itself (`sourcesContent`, as the client's browser bundles do). A map into nothing makes stack
+ * traces and "go to definition" worse than no map at all.
+ */
+function checkSourceMaps(file, entries, packageDir) {
+  const shipped = new Set(entries);
+  for (const map of entries.filter((e) => e.endsWith('.map'))) {
+    const { sources = [], sourcesContent = [] } = readJson(join(packageDir, map));
+    sources.forEach((source, i) => {
+      if (typeof sourcesContent[i] === 'string') return;
+      const target = posix.normalize(posix.join(posix.dirname(map), source));
+      if (!shipped.has(target)) throw new Error(`${file}: ${map} points to ${source}, which is not in the package`);
+    });
+  }
+}
+
 async function main() {
   for (const name of PUBLISHED) {
     if (!existsSync(join(root, 'packages', name, 'dist', 'index.js')))
@@ -318,6 +337,11 @@ async function main() {
         p.filename,
         p.files.map((f) => f.path),
         readJson(join(root, 'packages', dir, 'package.json')).files ?? [],
+      );
+      checkSourceMaps(
+        p.filename,
+        p.files.map((f) => f.path),
+        join(root, 'packages', dir),
       );
     }
 
@@ -360,7 +384,8 @@ async function main() {
     ]);
     for (const name of Object.keys(files)) {
       const installed = join(app, 'node_modules', name);
-      if (!existsSync(join(installed, 'package.json')) || existsSync(join(installed, 'src')))
+      // A workspace link would be a symlink into the repository; a tarball install is a directory.
+      if (!existsSync(join(installed, 'package.json')) || lstatSync(installed).isSymbolicLink())
         throw new Error(`${name} is not installed from its tarball`);
     }
 
