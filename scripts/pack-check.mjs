@@ -25,33 +25,16 @@ import { randomBytes } from 'node:crypto';
 import { connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PUBLISHED } from './check-imports.mjs';
+import { assertIsolated, installedVersion, packPackages, readJson, root, run as runCommand } from './lib/packing.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const here = join(root, 'scripts', 'pack-check');
 const keep = process.argv.includes('--keep');
 const started = Date.now();
 const timings = [];
 
-function run(command, args, options = {}) {
-  const t0 = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const limit = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 180_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(limit);
-      timings.push(`${options.label ?? command} ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      if (code === 0) resolve(out);
-      else reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`})\n${out}${err}`));
-    });
-  });
-}
+/** `run` of ./lib/packing.mjs, timed into this check's summary. */
+const run = (command, args, options = {}) => runCommand(command, args, { timings, ...options });
 
 const redisUrl = new URL(process.env.FW_PACK_CHECK_REDIS_URL ?? 'redis://127.0.0.1:6379');
 /** Every Redis key and channel of this run starts with it; they are deleted at the end. */
@@ -69,18 +52,6 @@ function deleteRedisKeys() {
     socket.on('error', () => resolve());
     socket.on('close', () => resolve());
   });
-}
-
-const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
-const installedVersion = (name) => readJson(join(root, 'node_modules', name, 'package.json')).version;
-
-/** Node resolves bare imports up the directory tree: a node_modules above the app would leak in. */
-function assertIsolated(dir) {
-  for (let d = dirname(dir); ; d = dirname(d)) {
-    if (existsSync(join(d, 'node_modules')))
-      throw new Error(`${join(d, 'node_modules')} exists above the scratch app: it would leak into resolution`);
-    if (d === dirname(d)) return;
-  }
 }
 
 /** The first ```ts block under the README's "A 20-line app" heading, listening on port 0. */
@@ -324,12 +295,7 @@ async function main() {
     mkdirSync(mcpClient, { recursive: true });
 
     // 1. Pack.
-    const packed = JSON.parse(
-      await run('npm', ['pack', '--json', '--pack-destination', tarballs, ...PUBLISHED.flatMap((p) => ['-w', `packages/${p}`])], {
-        cwd: root,
-        label: 'npm pack',
-      }),
-    );
+    const packed = await packPackages(PUBLISHED, tarballs, { timings });
     const files = Object.fromEntries(packed.map((p) => [p.name, p.filename]));
     for (const p of packed) {
       const dir = PUBLISHED.find((d) => readJson(join(root, 'packages', d, 'package.json')).name === p.name);
