@@ -161,10 +161,15 @@ test('--from reads the packages out of real tarballs, lists every @fw package th
   }
 });
 
-test('the tsconfig is the one the docs state (docs/mcp.md), and every combination of parts compiles against fw', async () => {
-  const stated = /<!-- pack-check: tsconfig -->\s*```json\n([\s\S]*?)```/.exec(readFileSync(join(repo, 'docs/mcp.md'), 'utf8'))?.[1];
-  assert.ok(stated, 'docs/mcp.md states the tsconfig');
-  assert.deepEqual((JSON.parse(stated) as { compilerOptions: unknown }).compilerOptions, COMPILER_OPTIONS);
+test('the tsconfig is the one the docs state (getting-started.md, mcp.md), and every combination of parts compiles against fw', async () => {
+  const stated = [
+    /<!-- pack-check: tsconfig -->\s*```json\n([\s\S]*?)```/.exec(readFileSync(join(repo, 'docs/mcp.md'), 'utf8'))?.[1],
+    /## The tsconfig[\s\S]*?```json\n([\s\S]*?)```/.exec(readFileSync(join(repo, 'docs/getting-started.md'), 'utf8'))?.[1],
+  ];
+  for (const json of stated) {
+    assert.ok(json, 'the docs state the tsconfig');
+    assert.deepEqual((JSON.parse(json) as { compilerOptions: unknown }).compilerOptions, COMPILER_OPTIONS);
+  }
 
   // All 32 apps in one compilation, inside this repository so that @fw/* resolve to the workspace.
   const dir = join(here, 'combinations');

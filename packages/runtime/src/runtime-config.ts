@@ -7,7 +7,7 @@ export const RUNTIME_CONFIG = defineConfig({
   'fw.port': {
     type: 'number',
     default: 8080,
-    description: 'Port used by fw.listen() when none is given; `PORT` is read when `FW_PORT` is not set',
+    description: 'Port used by fw.listen() when none is given (a port given to listen() is used as is); `PORT` is read when `FW_PORT` is not set',
     envAliases: ['PORT'],
   },
   'fw.host': {
@@ -138,7 +138,7 @@ export const RUNTIME_CONFIG = defineConfig({
     type: 'string',
     default: '',
     description:
-      'Bearer token a non-loopback Prometheus scraper must send to `<fw.path>/metrics` (separate from every admin credential); empty: loopback scrapers only',
+      'Bearer token a non-loopback Prometheus scraper must send to `<fw.path>/metrics` (separate from every admin credential; at least 16 characters); empty: loopback scrapers only',
   },
   'fw.metrics.allow-loopback': {
     type: 'boolean',
