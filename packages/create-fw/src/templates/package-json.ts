@@ -33,7 +33,8 @@ export function packageJson(name: string, parts: ReadonlySet<Part>, source: Pack
     scripts: {
       build: 'tsc -p .',
       start: 'npm run build --silent && node dist/src/main.js',
-      test: 'npm run build --silent && node --test dist/test/',
+      // The shell expands the glob: Node 20 reads a directory after --test, Node 22 and 24 only files or globs.
+      test: 'npm run build --silent && node --test dist/test/*.test.js',
     },
     dependencies: Object.fromEntries(prod.sort().map((p) => [p, spec(p)])),
     devDependencies: Object.fromEntries([...dev.map((p) => [p, spec(p)] as const), ...Object.entries(TOOL_VERSIONS)].sort()),
