@@ -48,7 +48,7 @@ test('McpRegistry.get() is the one framework’s registry: what it registers is 
       const shouted = await client.callTool({ name: 'shout', arguments: { text: 'hi' } });
       assert.deepEqual(shouted.content, [{ type: 'text', text: 'HI' }]);
       const prompt = await client.getPrompt({ name: 'greet', arguments: { who: 'ada' } });
-      assert.equal((prompt.messages[0]?.content as { text: string }).text, 'Hello ada');
+      assert.deepEqual(prompt.messages[0]?.content, { type: 'text', text: 'Hello ada' });
     } finally {
       await client.close();
     }

@@ -7,7 +7,8 @@ export const RUNTIME_CONFIG = defineConfig({
   'fw.port': {
     type: 'number',
     default: 8080,
-    description: 'Port used by fw.listen() when none is given (a port given to listen() is used as is); `PORT` is read when `FW_PORT` is not set',
+    description:
+      'Port used by fw.listen() when none is given (a port given to listen() is used as is); `PORT` is read when `FW_PORT` is not set',
     envAliases: ['PORT'],
   },
   'fw.host': {

@@ -12,6 +12,19 @@ export function readmeMd(name: string, parts: ReadonlySet<Part>): string {
     where.push('| `http://127.0.0.1:8080/fw/agent/greeter/a2a` | the Greeter agent over A2A (src/greeter.ts); also AG-UI and MCP |');
   if (parts.has('admin')) where.push('| `http://127.0.0.1:8080/fw/admin/` | the dashboard; the REST API is under `/api/admin/` |');
   const docs = 'https://github.com/fw-contributors/fw/blob/main/docs';
+  const notes: string[] = [];
+  if (parts.has('admin')) {
+    notes.push(
+      `The admin plane answers loopback clients only until a credential is set: \`FW_ADMIN_AUTH_TOKEN=$(openssl rand -hex 24) npm start\`, then \`Authorization: Bearer <token>\` ([security](${docs}/security.md)).\n\n`,
+    );
+  }
+  if (parts.has('cluster')) {
+    notes.push(`Cluster mode: \`FW_CLUSTER_REDIS_URL=redis://127.0.0.1:6379 npm start\` on each node ([cluster](${docs}/cluster.md)).\n\n`);
+  }
+  const reading = [`[runtime](${docs}/runtime.md)`];
+  if (parts.has('mcp')) reading.push(`[MCP](${docs}/mcp.md)`);
+  if (parts.has('agents')) reading.push(`[agents](${docs}/agents.md)`);
+  if (parts.has('admin')) reading.push(`[admin](${docs}/admin.md)`);
   return `# ${name}
 
 An [fw](https://github.com/fw-contributors/fw) app, made by \`create-fw\`.
@@ -30,7 +43,7 @@ in \`fw.config.json\` or as an \`FW_*\` variable ([configuration](${docs}/config
 |---|---|
 ${where.join('\n')}
 
-${parts.has('admin') ? 'The admin plane answers loopback clients only until a credential is set: `FW_ADMIN_AUTH_TOKEN=$(openssl rand -hex 24) npm start`, then `Authorization: Bearer <token>` ([security](' + docs + '/security.md)).\n\n' : ''}${parts.has('cluster') ? 'Cluster mode: `FW_CLUSTER_REDIS_URL=redis://127.0.0.1:6379 npm start` on each node ([cluster](' + docs + '/cluster.md)).\n\n' : ''}Read on: [runtime](${docs}/runtime.md)${parts.has('mcp') ? `, [MCP](${docs}/mcp.md)` : ''}${parts.has('agents') ? `, [agents](${docs}/agents.md)` : ''}${parts.has('admin') ? `, [admin](${docs}/admin.md)` : ''}.
+${notes.join('')}Read on: ${reading.join(', ')}.
 `;
 }
 
