@@ -13,7 +13,9 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-export const PUBLISHED = ['protocol', 'runtime', 'client', 'store', 'mcp', 'agent', 'admin', 'redis'];
+export const PUBLISHED = ['protocol', 'runtime', 'client', 'store', 'mcp', 'agent', 'admin', 'redis', 'app'];
+/** Published too, but a tool rather than a library: packed and checked, not installed into an app. */
+export const SCAFFOLDER = 'create-fw';
 
 /** `@scope/name/sub/path` → `@scope/name`; `name/sub` → `name`. */
 function packageName(specifier) {
@@ -114,7 +116,7 @@ export function checkPackage(dir) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   let failed = false;
-  for (const name of PUBLISHED) {
+  for (const name of [...PUBLISHED, SCAFFOLDER]) {
     const dir = join(root, 'packages', name);
     if (!existsSync(join(dir, 'dist', 'index.js'))) {
       console.error(`packages/${name}: dist is missing; run \`npx tsc -b\` first`);

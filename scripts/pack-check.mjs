@@ -2,7 +2,8 @@
 // The pack-and-install check: do the published packages work outside this monorepo?
 //
 //  1. `npm pack` each publishable package (after `tsc -b`; `npm run pack-check` builds first);
-//     each tarball must hold its package.json, README.md, LICENSE and built sources, no tests.
+//     each tarball must hold its package.json, README.md, LICENSE and built sources, no tests,
+//     and every source map it ships must point to sources it ships (or carry them).
 //  2. A scratch app in a temporary directory outside the repository installs the tarballs alone
 //     (plus their declared registry dependencies and @types/node); no workspace links.
 //     The MCP SDK client is installed in a folder of its own (mcp-client/), so its dependencies
@@ -19,38 +20,21 @@
 //
 // Usage: npm run pack-check, or after `npm run build`: node scripts/pack-check.mjs [--keep]   (--keep leaves the scratch directory for a look)
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, posix } from 'node:path';
 import { PUBLISHED } from './check-imports.mjs';
+import { assertIsolated, installedVersion, packPackages, readJson, root, run as runCommand } from './lib/packing.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const here = join(root, 'scripts', 'pack-check');
 const keep = process.argv.includes('--keep');
 const started = Date.now();
 const timings = [];
 
-function run(command, args, options = {}) {
-  const t0 = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const limit = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 180_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(limit);
-      timings.push(`${options.label ?? command} ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      if (code === 0) resolve(out);
-      else reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`})\n${out}${err}`));
-    });
-  });
-}
+/** `run` of ./lib/packing.mjs, timed into this check's summary. */
+const run = (command, args, options = {}) => runCommand(command, args, { timings, ...options });
 
 const redisUrl = new URL(process.env.FW_PACK_CHECK_REDIS_URL ?? 'redis://127.0.0.1:6379');
 /** Every Redis key and channel of this run starts with it; they are deleted at the end. */
@@ -68,18 +52,6 @@ function deleteRedisKeys() {
     socket.on('error', () => resolve());
     socket.on('close', () => resolve());
   });
-}
-
-const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
-const installedVersion = (name) => readJson(join(root, 'node_modules', name, 'package.json')).version;
-
-/** Node resolves bare imports up the directory tree: a node_modules above the app would leak in. */
-function assertIsolated(dir) {
-  for (let d = dirname(dir); ; d = dirname(d)) {
-    if (existsSync(join(d, 'node_modules')))
-      throw new Error(`${join(d, 'node_modules')} exists above the scratch app: it would leak into resolution`);
-    if (d === dirname(d)) return;
-  }
 }
 
 /** The first ```ts block under the README's "A 20-line app" heading, listening on port 0. */
@@ -245,7 +217,7 @@ async function runQuickStarts(app, env) {
   const address = /http:\/\/127\.0\.0\.1:(\d+)/;
   const file = (pkg) => join(app, `quickstart-${pkg}.${quickStart(pkg).lang === 'ts' ? 'js' : 'mjs'}`);
   try {
-    const servers = ['runtime', 'admin', 'mcp', 'agent', 'redis'];
+    const servers = ['runtime', 'admin', 'mcp', 'agent', 'redis', 'app'];
     const envOf = (pkg) =>
       pkg === 'redis' ? { ...env, FW_CLUSTER_REDIS_URL: env.PACK_CHECK_REDIS_URL, FW_CLUSTER_PREFIX: `${redisPrefix}-quickstart` } : env;
     const origins = Object.fromEntries(
@@ -289,6 +261,24 @@ function checkTarball(file, entries, declared) {
   if (tests.length > 0) throw new Error(`${file} ships tests: ${tests.slice(0, 3).join(', ')}`);
 }
 
+/**
+ * Every source map a tarball ships must lead somewhere: each of its `sources` is in the tarball
+ * too (tsc's maps point to ../src/*.ts, so the packages ship src/), or the map carries the text
+ * itself (`sourcesContent`, as the client's browser bundles do). A map into nothing makes stack
+ * traces and "go to definition" worse than no map at all.
+ */
+function checkSourceMaps(file, entries, packageDir) {
+  const shipped = new Set(entries);
+  for (const map of entries.filter((e) => e.endsWith('.map'))) {
+    const { sources = [], sourcesContent = [] } = readJson(join(packageDir, map));
+    sources.forEach((source, i) => {
+      if (typeof sourcesContent[i] === 'string') return;
+      const target = posix.normalize(posix.join(posix.dirname(map), source));
+      if (!shipped.has(target)) throw new Error(`${file}: ${map} points to ${source}, which is not in the package`);
+    });
+  }
+}
+
 async function main() {
   for (const name of PUBLISHED) {
     if (!existsSync(join(root, 'packages', name, 'dist', 'index.js')))
@@ -305,12 +295,7 @@ async function main() {
     mkdirSync(mcpClient, { recursive: true });
 
     // 1. Pack.
-    const packed = JSON.parse(
-      await run('npm', ['pack', '--json', '--pack-destination', tarballs, ...PUBLISHED.flatMap((p) => ['-w', `packages/${p}`])], {
-        cwd: root,
-        label: 'npm pack',
-      }),
-    );
+    const packed = await packPackages(PUBLISHED, tarballs, { timings });
     const files = Object.fromEntries(packed.map((p) => [p.name, p.filename]));
     for (const p of packed) {
       const dir = PUBLISHED.find((d) => readJson(join(root, 'packages', d, 'package.json')).name === p.name);
@@ -318,6 +303,11 @@ async function main() {
         p.filename,
         p.files.map((f) => f.path),
         readJson(join(root, 'packages', dir, 'package.json')).files ?? [],
+      );
+      checkSourceMaps(
+        p.filename,
+        p.files.map((f) => f.path),
+        join(root, 'packages', dir),
       );
     }
 
@@ -360,7 +350,8 @@ async function main() {
     ]);
     for (const name of Object.keys(files)) {
       const installed = join(app, 'node_modules', name);
-      if (!existsSync(join(installed, 'package.json')) || existsSync(join(installed, 'src')))
+      // A workspace link would be a symlink into the repository; a tarball install is a directory.
+      if (!existsSync(join(installed, 'package.json')) || lstatSync(installed).isSymbolicLink())
         throw new Error(`${name} is not installed from its tarball`);
     }
 

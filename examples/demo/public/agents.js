@@ -3,7 +3,7 @@
 // appended as they arrive, tool calls and sub-agent dispatches are shown as they happen, and Stop
 // cancels the run on the server (POST …/agui/runs/{runId}/cancel). The run's outcome is whatever
 // the server reports in RUN_FINISHED — so a cancel from the dashboard or the admin MCP tool shows
-// here as "cancelled" too. Everything from the network is rendered with textContent.
+// here as "canceled" too (the dashboard's word, A2A's). Everything from the network is rendered with textContent.
 // With authentication configured (fw.auth.*), the agents answer 401: the panel then asks for a
 // token and sends it as `Authorization: Bearer` (kept in sessionStorage, like the dashboard's).
 
@@ -212,8 +212,9 @@ async function run(agentName, text) {
       thread.messages.push(userMessage, { id: newId(), role: 'assistant', content: run.answer });
       setRunState('finished');
     } else if (run.outcome === 'cancelled') {
-      entry('run cancelled', 'system');
-      setRunState('cancelled');
+      // AG-UI reports the outcome as "cancelled"; the page says "canceled", as the dashboard does.
+      entry('run canceled', 'system');
+      setRunState('canceled');
     } else if (run.outcome === 'error') {
       setRunState('error');
     } else {
@@ -238,8 +239,8 @@ $('agent-form').addEventListener('submit', (e) => {
   void run($('agent-choice').value, text);
 });
 
-// Stop asks the server to cancel; the stream then ends with RUN_FINISHED "cancelled", which is
-// what the page shows (it does not pretend: a run that finished first stays finished).
+// Stop asks the server to cancel; the stream then ends with RUN_FINISHED "cancelled", shown as
+// "canceled", which is what the page shows (it does not pretend: a run that finished first stays finished).
 $('agent-stop').addEventListener('click', async () => {
   const run = current;
   if (!run) return;

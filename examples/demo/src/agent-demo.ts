@@ -106,8 +106,9 @@ export async function installAgentDemo(fw: Framework): Promise<void> {
 
 /**
  * After the agent module started: the offline model again, but pausing `demo.token-delay` between
- * tokens so answers stream at a reading pace (priority 1: above the instant offline runtime, below
- * a real model's 10 when a key is set); and the slow agent's duration.
+ * tokens so answers stream at a reading pace. It has the same name, so it replaces the instant
+ * offline runtime (the admin plane lists one `offline`); priority 1, below a real model's 10 when
+ * a key is set. And the slow agent's duration.
  */
 export function configureAgentDemo(fw: Framework): void {
   const module = agentModuleOf(fw);

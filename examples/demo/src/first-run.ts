@@ -4,6 +4,8 @@
  * endpoints are, each agent card, who may open the admin plane, the exact configuration that
  * connects a desktop MCP client through the stdio bridge, and what the simulation is doing.
  */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Framework } from '@fw/runtime';
 import type { SimulationStatus } from './simulation/simulation.js';
 
@@ -48,17 +50,18 @@ export function firstRunText({ url, fw, store, simulation }: FirstRunFacts): str
   }
   if (admin) {
     // Both MCP endpoints: the app's tools (rooms, posting) and the admin tools (overview, cancel, …).
+    const { command, args } = bridgeCommand();
     const bridge = {
       mcpServers: {
-        'fw-demo': { command: 'npx', args: ['fw-mcp-stdio-bridge', at('/mcp')] },
+        'fw-demo': { command, args: [...args, at('/mcp')] },
         'fw-admin': {
-          command: 'npx',
-          args: ['fw-mcp-stdio-bridge', at('/fw/admin/mcp')],
+          command,
+          args: [...args, at('/fw/admin/mcp')],
           ...(admin.authRequired ? { env: { FW_MCP_BRIDGE_TOKEN: '<your admin token>' } } : {}),
         },
       },
     };
-    lines.push('', '  Desktop MCP client (e.g. Claude Desktop, claude_desktop_config.json), through the stdio bridge:');
+    lines.push('', '  Desktop MCP client (e.g. Claude Desktop, claude_desktop_config.json), through the stdio bridge installed here:');
     lines.push(`    ${JSON.stringify(bridge)}`);
   }
   lines.push('');
@@ -75,9 +78,20 @@ export function firstRunText({ url, fw, store, simulation }: FirstRunFacts): str
   }
   const slowSeconds = Math.round(fw.config.get('demo.slow-agent.duration') / 100) / 10;
   lines.push(
-    `  slow agent     "slow" works ${slowSeconds} s (demo.slow-agent.duration): start it on the chat page, cancel it there, in the dashboard (Tasks) or with fw_cancel_task`,
+    `  slow agent     "slow" works ${slowSeconds} s (demo.slow-agent.duration): start it on the chat page, cancel it there, in the dashboard (Control tab, Tasks) or with fw_cancel_task`,
     '',
     'Press Ctrl+C to stop.',
   );
   return lines.join('\n');
+}
+
+/**
+ * The stdio bridge as installed with this demo: this Node and the absolute path of @fw/mcp's
+ * `fw-mcp-stdio-bridge` bin, so the line works from a clone today, whatever directory the desktop
+ * client starts it in (no `npx` lookup of an unpublished, or worse, unscoped name). Once @fw/mcp
+ * is on the registry, `npx -p @fw/mcp fw-mcp-stdio-bridge <url>` does the same (docs/mcp.md).
+ */
+export function bridgeCommand(): { command: string; args: string[] } {
+  const mcpDir = dirname(fileURLToPath(import.meta.resolve('@fw/mcp/package.json')));
+  return { command: process.execPath, args: [join(mcpDir, 'bin', 'fw-mcp-stdio-bridge.js')] };
 }

@@ -3,6 +3,7 @@ import { relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, Framework, envName, type FrameworkOptions } from '@fw/runtime';
 import { configureAgentDemo, installAgentDemo } from './agent-demo.js';
+import { parseDemoArgs, USAGE, UsageError } from './cli.js';
 import { installAgentsRoute } from './agents-route.js';
 import { installChat } from './chat/index.js';
 import { installChatPage } from './chat/page.js';
@@ -117,17 +118,18 @@ function storeLocation(fw: Framework): string {
     : store.location;
 }
 
-function portFromArgs(argv: readonly string[]): number | undefined {
-  const i = argv.findIndex((a) => a === '--port' || a.startsWith('--port='));
-  if (i < 0) return undefined;
-  const raw = argv[i]!.includes('=') ? argv[i]!.slice('--port='.length) : argv[i + 1];
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port needs a port number, got '${raw}'`);
-  return port;
-}
-
 async function main(): Promise<void> {
-  const demo = await startDemo({ port: portFromArgs(process.argv.slice(2)), simulation: true, config: cliConfig() });
+  const args = parseDemoArgs(process.argv.slice(2));
+  if (args.help) {
+    console.log(USAGE);
+    return;
+  }
+  const demo = await startDemo({
+    ...(args.port !== undefined ? { port: args.port } : {}),
+    ...(args.host !== undefined ? { host: args.host } : {}),
+    simulation: true,
+    config: cliConfig(),
+  });
   // For people: plain text on stdout, once. For log pipelines: one structured line.
   console.log(firstRunText({ url: demo.url, fw: demo.fw, store: storeLocation(demo.fw), simulation: demo.simulation.status() }));
   demo.fw.logger.child({ module: 'demo' }).info({ url: demo.url, simulation: demo.simulation.running }, 'demo started');
@@ -146,7 +148,14 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((err: unknown) => {
-    console.error(err);
+    // A mistake in the command line or the configuration (a busy port, a bad value) is one line
+    // that says what to do; anything else is a bug and keeps its stack.
+    if (err instanceof UsageError) {
+      console.error(`fw demo: ${err.message}\nTry --help for the options.`);
+      process.exit(2);
+    }
+    const code = (err as { code?: unknown }).code;
+    console.error(typeof code === 'string' && err instanceof Error ? `fw demo: ${err.message}` : err);
     process.exit(1);
   });
 }

@@ -71,9 +71,10 @@ async function startSlowRun(page: Page): Promise<string> {
 
 /** Waits for "cancelled" on the page; returns how long after `since` (ms, Date.now clock) the page showed it. */
 async function cancelledAfter(page: Page, since: number): Promise<number> {
-  await page.waitForFunction(() => document.getElementById('agent-status')?.dataset.state === 'cancelled', undefined, { timeout: 10_000 });
+  await page.waitForFunction(() => document.getElementById('agent-status')?.dataset.state === 'canceled', undefined, { timeout: 10_000 });
   const at = Number(await page.getAttribute('#agent-status', 'data-at'));
-  assert.equal(await page.textContent('#agent-status'), 'cancelled');
+  // The dashboard's word (A2A's): "canceled", on the page too.
+  assert.equal(await page.textContent('#agent-status'), 'canceled');
   return at - since;
 }
 
@@ -181,7 +182,7 @@ test('cancelled from the dashboard itself (its Control tab, clicked in Chromium)
     await form.locator('.confirm').getByRole('button', { name: 'Cancel task', exact: true }).click();
     await form.locator('.result', { hasText: 'is now' }).waitFor({ timeout: 10_000 });
     const answered = Date.now();
-    assert.match((await form.locator('.result').textContent()) ?? '', /is now cancell?ed/, 'the dashboard says the run is cancelled');
+    assert.match((await form.locator('.result').textContent()) ?? '', /is now canceled\./, 'the dashboard says the run is cancelled');
     const shownAfter = await cancelledAfter(page, answered);
     assert.ok(shownAfter < CANCEL_SHOWN_WITHIN_MS, `the page showed "cancelled" ${shownAfter} ms after the dashboard said so`);
     console.log(`# dashboard Control tab cancel → page shows cancelled: ${shownAfter} ms after the dashboard's answer`);
@@ -275,7 +276,7 @@ test('with fw.auth.tokens set, the agents panel asks for a token on 401 and then
     await page.click('#agent-send');
     await page.waitForFunction(() => document.getElementById('agent-transcript')?.textContent?.includes('Working on "a long job"'));
     await page.click('#agent-stop');
-    await state('cancelled');
+    await state('canceled');
     assert.deepEqual(errors, []);
   } finally {
     await page.close();

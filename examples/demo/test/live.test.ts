@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -29,7 +30,7 @@ const ARGS = [
   '--disable-sync',
 ];
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
-const BRIDGE = fileURLToPath(new URL('../../../../packages/mcp/dist/bin/stdio-bridge.js', import.meta.url));
+const BRIDGE_BIN = fileURLToPath(new URL('../../../../packages/mcp/bin/fw-mcp-stdio-bridge.js', import.meta.url));
 
 async function json<T>(url: string, init?: RequestInit): Promise<{ status: number; body: T; headers: Headers }> {
   const res = await fetch(url, init);
@@ -228,11 +229,12 @@ test('npm start prints the URLs, the admin access and a stdio-bridge line that r
       mcpServers: Record<string, { command: string; args: string[] }>;
     };
     const server = snippet.mcpServers['fw-admin']!;
-    assert.equal(server.command, 'npx');
-    assert.deepEqual(server.args, ['fw-mcp-stdio-bridge', `${url}fw/admin/mcp`]);
-    assert.deepEqual(snippet.mcpServers['fw-demo'], { command: 'npx', args: ['fw-mcp-stdio-bridge', `${url}mcp`] });
-    // `npx fw-mcp-stdio-bridge` runs this file (the package's bin); started directly, no npm in between.
-    const bridge = spawn(process.execPath, [BRIDGE, ...server.args.slice(1)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // The installed bin, by absolute path: resolvable from any directory, no npx lookup of a name.
+    assert.equal(server.command, process.execPath);
+    assert.deepEqual(server.args, [BRIDGE_BIN, `${url}fw/admin/mcp`]);
+    assert.deepEqual(snippet.mcpServers['fw-demo'], { command: process.execPath, args: [BRIDGE_BIN, `${url}mcp`] });
+    // The printed command itself, started from another directory as a desktop client would.
+    const bridge = spawn(server.command, server.args, { cwd: tmpdir(), stdio: ['pipe', 'pipe', 'pipe'] });
     try {
       const answer = new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('the bridge did not answer within 30 s')), 30_000);

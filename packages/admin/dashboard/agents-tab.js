@@ -122,7 +122,7 @@ export function createAgentsTab(ctx) {
         { key: 'description', label: 'Description', wrap: true },
         { key: 'params', label: 'Parameters', value: (t) => Object.keys(t.inputSchema?.properties ?? {}).join(', '), wrap: true },
         { key: 'origin', label: 'Origin' },
-        { key: 'server', label: 'Server', value: (t) => t.server ?? 'all' },
+        { key: 'server', label: 'Server', value: (t) => t.server ?? 'all servers' },
       ],
     },
     resources: {
@@ -135,7 +135,7 @@ export function createAgentsTab(ctx) {
         { key: 'name', label: 'Name' },
         { key: 'description', label: 'Description', wrap: true },
         { key: 'mimeType', label: 'MIME type' },
-        { key: 'server', label: 'Server', value: (r) => r.server ?? 'all' },
+        { key: 'server', label: 'Server', value: (r) => r.server ?? 'all servers' },
       ],
     },
     prompts: {
@@ -153,7 +153,7 @@ export function createAgentsTab(ctx) {
           wrap: true,
         },
         { key: 'origin', label: 'Origin' },
-        { key: 'server', label: 'Server', value: (p) => p.server ?? 'all' },
+        { key: 'server', label: 'Server', value: (p) => p.server ?? 'all servers' },
       ],
     },
     sessions: {

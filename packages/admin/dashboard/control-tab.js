@@ -7,7 +7,7 @@
 import { ApiError, get, request, seg } from './api.js';
 import { createTable } from './data-table.js';
 import { $, h, replace, setText } from './dom.js';
-import { ago, dateTime, localInputToIso, num, shortId } from './format.js';
+import { ago, dateTime, localInputToIso, num, shortId, stateLabel } from './format.js';
 import { throttled } from './schedule.js';
 
 const TERMINAL = new Set(['completed', 'canceled', 'cancelled', 'failed', 'rejected']);
@@ -144,7 +144,7 @@ export function createControlTab(ctx) {
     result(f, 'pending', 'Canceling…');
     try {
       const { data } = await request(`tasks/${seg(taskId)}/cancel`, { method: 'POST' });
-      result(f, 'success', `Task ${taskId} is now ${data?.state ?? 'canceled'}.`);
+      result(f, 'success', `Task ${taskId} is now ${stateLabel(data?.state ?? 'canceled')}.`);
       refreshTasks.trigger();
     } catch (err) {
       failure(f, err, 'task');
@@ -191,7 +191,11 @@ export function createControlTab(ctx) {
       { key: 'id', label: 'Task', render: (t) => h('code', { text: shortId(t.id, 13) }), title: (t) => t.id },
       { key: 'agentName', label: 'Agent' },
       { key: 'protocol', label: 'Protocol', render: (t) => t.protocol ?? 'a2a', sig: (t) => t.protocol ?? 'a2a' },
-      { key: 'state', label: 'State', render: (t) => h('span', { class: `badge ${stateClass(t.state)}`.trim(), text: t.state }) },
+      {
+        key: 'state',
+        label: 'State',
+        render: (t) => h('span', { class: `badge ${stateClass(t.state)}`.trim(), text: stateLabel(t.state) }),
+      },
       {
         key: 'createdAt',
         label: 'Created',

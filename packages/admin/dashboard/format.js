@@ -2,6 +2,14 @@
 
 const nf = new Intl.NumberFormat('en-US');
 
+/**
+ * A task or run state as shown: one spelling of "canceled" everywhere (A2A's and MCP's, and the
+ * demo's chat page), whichever the record carries (agent runs and AG-UI say "cancelled").
+ */
+export function stateLabel(state) {
+  return state === 'cancelled' ? 'canceled' : state;
+}
+
 export function num(n) {
   return typeof n === 'number' && Number.isFinite(n) ? nf.format(n) : '—';
 }

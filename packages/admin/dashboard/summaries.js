@@ -2,7 +2,7 @@
 // and names (shown monospace), `{ ok }` / `{ bad }` for outcomes. The feed renders every part as
 // text, so whatever the data plane put in a field stays text.
 
-import { duration, num } from './format.js';
+import { duration, num, stateLabel } from './format.js';
 
 export const EVENT_TYPES = [
   'ResourceConnected',
@@ -101,7 +101,7 @@ const SUMMARIES = {
 };
 
 function stateOutcome(state) {
-  const s = String(state ?? '?');
+  const s = stateLabel(String(state ?? '?'));
   if (/^(completed|succeeded)$/i.test(s)) return { ok: s };
   if (/^(failed|canceled|cancelled|rejected)$/i.test(s)) return { bad: s };
   return s;

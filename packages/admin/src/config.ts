@@ -27,7 +27,7 @@ export const ADMIN_CONFIG = defineConfig({
     type: 'string',
     default: '',
     description:
-      'Bearer token of the built-in `admin` principal (REST: Authorization header; sockets: ?access_token=); `fw.auth.tokens` names more principals',
+      'Bearer token of the built-in `admin` principal (REST: Authorization header; sockets: ?access_token=); at least 16 characters, like every fw token; `fw.auth.tokens` names more principals',
   },
   'fw.admin.allow-remote-unauthenticated': {
     type: 'boolean',

@@ -3,6 +3,7 @@ import {
   chainAuthenticators,
   clientAddress as runtimeClientAddress,
   frameworkAuthenticator,
+  tokenFromConfig,
   type Authenticator,
   type Framework,
   type FrameworkModule,
@@ -87,7 +88,8 @@ export class AdminModule implements FrameworkModule {
     // The chain: the app's resolver, the admin token (the `admin` principal), then fw.auth.* (tokens, JWT, custom).
     const chain: Authenticator[] = [];
     if (typeof resolver === 'function') chain.push(resolver);
-    const token = get('fw.admin.auth.token');
+    // The same token rule as fw.auth.tokens and fw.metrics.token (16+ characters); an error names where the value came from.
+    const token = tokenFromConfig(fw.config, 'fw.admin.auth.token');
     if (token) chain.push(adminTokenAuthenticator(token));
     const shared = frameworkAuthenticator(fw);
     if (shared) chain.push(shared);
@@ -208,6 +210,8 @@ export class AdminModule implements FrameworkModule {
       ),
     );
     this.cleanups.push(mountDashboard(fw, `${fw.path}/admin`, dashboardDir));
+    // Logged with the other fw URLs when the server starts listening.
+    this.cleanups.push(fw.endpoints.add('dashboard', `${fw.path}/admin/`), fw.endpoints.add('admin API', `${ADMIN_API_BASE}/`));
 
     const mcpWriteTools = get('fw.admin.mcp-write-tools');
     const service: AdminService = {

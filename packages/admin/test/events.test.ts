@@ -105,13 +105,13 @@ test("a plain WebSocket client sees runtime and control events as JSON, never th
 });
 
 test('the event stream requires the token (header or ?access_token=) and checks Origin', async () => {
-  const { fw, ws } = await startFw({ 'fw.admin.auth.token': 'tok' });
+  const { fw, ws } = await startFw({ 'fw.admin.auth.token': 'admin-token-0123456789' });
   try {
     assert.equal(await refusedStatus(`${ws}/fw/admin/events`), 401);
     assert.equal(await refusedStatus(`${ws}/fw/admin/events?access_token=nope`), 401);
-    assert.equal(await refusedStatus(`${ws}/fw/admin/events?access_token=tok`, { origin: 'https://evil.example' }), 403);
-    const byQuery = await consumer(`${ws}/fw/admin/events?access_token=tok`);
-    const byHeader = await consumer(`${ws}/fw/admin/events`, { authorization: 'Bearer tok' });
+    assert.equal(await refusedStatus(`${ws}/fw/admin/events?access_token=admin-token-0123456789`, { origin: 'https://evil.example' }), 403);
+    const byQuery = await consumer(`${ws}/fw/admin/events?access_token=admin-token-0123456789`);
+    const byHeader = await consumer(`${ws}/fw/admin/events`, { authorization: 'Bearer admin-token-0123456789' });
     byQuery.socket.close();
     byHeader.socket.close();
     await Promise.all([once(byQuery.socket, 'close'), once(byHeader.socket, 'close')]);

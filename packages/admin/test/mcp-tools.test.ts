@@ -151,12 +151,12 @@ test('write tools act through the control plane; a deny-all authorizer gives isE
 
 test('with a token the admin MCP endpoint refuses a client without it, and serves one with it', async () => {
   const { fw, port } = await start({
-    'fw.admin.auth.token': 'tok',
+    'fw.admin.auth.token': 'admin-token-0123456789',
     'fw.admin.mcp-write-tools': true,
     'fw.admin.mcp-tools-on-user-server': true,
   });
   await assert.rejects(connect(port), /401|nauthorized/);
-  const authed = await connect(port, { authorization: 'Bearer tok' });
+  const authed = await connect(port, { authorization: 'Bearer admin-token-0123456789' });
   // On the user's server (opted in) a client without the token sees no fw_* tool and can call none.
   const anonUser = await connect(port, {}, '/mcp');
   try {
@@ -169,7 +169,7 @@ test('with a token the admin MCP endpoint refuses a client without it, and serve
     assert.notEqual(ok.isError, true);
     assert.equal((JSON.parse(textOf(ok)) as { state: string }).state, 'canceled');
     const audit = (await (
-      await fetch(`http://127.0.0.1:${port}/api/admin/audit`, { headers: { authorization: 'Bearer tok' } })
+      await fetch(`http://127.0.0.1:${port}/api/admin/audit`, { headers: { authorization: 'Bearer admin-token-0123456789' } })
     ).json()) as AuditEntry[];
     assert.deepEqual(
       audit.map((e) => [e.action, e.principal, e.outcome]),

@@ -316,15 +316,15 @@ test('writes act, say what happened, and are audited and announced', async () =>
 });
 
 test('with a token every REST call needs it; the authorizer refuses with 403; both are audited', async () => {
-  const h = await startHarness({ 'fw.admin.auth.token': 's3cret' }, { authorizer: requireRole('operator') });
+  const h = await startHarness({ 'fw.admin.auth.token': 'admin-s3cret-0123456789' }, { authorizer: requireRole('operator') });
   try {
     h.runtime.addResource('u1', '/fw/chat/lobby');
     const unauth = await problem(await h.get(`${API}/overview`), 401, 'unauthorized');
     assert.ok(unauth.detail);
     assert.equal((await h.get(`${API}/overview`)).headers.get('www-authenticate'), 'Bearer realm="fw-admin"');
     await problem(await h.get(`${API}/overview`, { authorization: 'Bearer wrong' }), 401, 'unauthorized');
-    await problem(await h.get(`${API}/overview?access_token=s3cret`), 401, 'unauthorized'); // query tokens are for sockets only
-    const auth = { authorization: 'Bearer s3cret' };
+    await problem(await h.get(`${API}/overview?access_token=admin-s3cret-0123456789`), 401, 'unauthorized'); // query tokens are for sockets only
+    const auth = { authorization: 'Bearer admin-s3cret-0123456789' };
     assert.equal((await h.get(`${API}/overview`, auth)).status, 200);
 
     await problem(await h.send('DELETE', `${API}/resources/u1`), 401, 'unauthorized');
@@ -409,7 +409,7 @@ test('a write from a foreign Origin is refused (no CSRF against a loopback admin
 });
 
 test('the dashboard is served with a strict CSP, without traversal', async () => {
-  const h = await startHarness({ 'fw.admin.auth.token': 't' });
+  const h = await startHarness({ 'fw.admin.auth.token': 'admin-token-0123456789' });
   try {
     const page = await h.get('/fw/admin/');
     assert.equal(page.status, 200);
@@ -437,22 +437,24 @@ test('the dashboard is served with a strict CSP, without traversal', async () =>
 });
 
 test('with a token the dashboard page still loads (it shows a sign-in form) but its data does not', async () => {
-  const h = await startHarness({ 'fw.admin.auth.token': 'tok' });
+  const h = await startHarness({ 'fw.admin.auth.token': 'admin-token-0123456789' });
   try {
     assert.equal((await h.get('/fw/admin/')).status, 200);
     const dash = { 'x-fw-admin-client': 'dashboard', referer: `${h.base}/fw/admin/` };
     for (const path of ['/overview', '/resources', '/events/recent', '/session', '/audit', '/metrics']) {
       await problem(await h.get(API + path, dash), 401, 'unauthorized');
-      assert.equal((await h.get(API + path, { ...dash, authorization: 'Bearer tok' })).status, 200, path);
+      assert.equal((await h.get(API + path, { ...dash, authorization: 'Bearer admin-token-0123456789' })).status, 200, path);
     }
     await problem(await h.send('POST', `${API}/tasks/t1/cancel`, undefined, dash), 401, 'unauthorized');
     assert.equal(h.agent.taskList[0]!.state, 'working');
-    const audit = (await (await h.get(`${API}/audit?action=cancel`, { authorization: 'Bearer tok' })).json()) as AuditEntry[];
+    const audit = (await (
+      await h.get(`${API}/audit?action=cancel`, { authorization: 'Bearer admin-token-0123456789' })
+    ).json()) as AuditEntry[];
     assert.deepEqual(
       audit.map((e) => [e.action, e.target, e.outcome, e.source]),
       [['cancel', 't1', 'refused', 'dashboard']],
     );
-    const reads = (await (await h.get(`${API}/audit?action=read&limit=1000`, { authorization: 'Bearer tok' })).json()) as AuditEntry[];
+    const reads = (await (await h.get(`${API}/audit?action=read&limit=1000`, { authorization: 'Bearer admin-token-0123456789' })).json()) as AuditEntry[];
     assert.equal(reads.length, 1, 'the refused reads of one caller are one record');
     assert.equal(reads[0]?.refusals?.count, 6, 'each refused read is counted');
     assert.equal(reads[0]?.refusals?.targets.length, 6, 'and its path named');
@@ -520,7 +522,11 @@ test('opting into remote unauthenticated access warns at startup', async () => {
   const logger = new MemoryLogger();
   const h = await startHarness({ 'fw.admin.allow-remote-unauthenticated': true, logger });
   await h.close();
-  const quiet = await startHarness({ 'fw.admin.allow-remote-unauthenticated': true, 'fw.admin.auth.token': 't', logger });
+  const quiet = await startHarness({
+    'fw.admin.allow-remote-unauthenticated': true,
+    'fw.admin.auth.token': 'admin-token-0123456789',
+    logger,
+  });
   await quiet.close();
   const seen = logger.entries.filter((e) => e.level === 'warn' && e.fields.key === 'fw.admin.allow-remote-unauthenticated');
   assert.equal(seen.length, 1);

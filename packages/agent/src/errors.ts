@@ -28,10 +28,19 @@ export class TaskNotCancelableError extends FwError {
   }
 }
 
-/** An optional peer dependency (`ai`, `@ai-sdk/openai`) is needed for what was asked and is not installed. */
+/**
+ * An optional peer dependency (`ai`, `@ai-sdk/openai`) is needed for what was asked and is not
+ * installed. `alsoMissing` are the other packages the same feature needs and lacks, so that the
+ * command in the message installs everything at once (not one package per failed attempt).
+ */
 export class MissingPeerError extends FwError {
-  constructor(peer: string, purpose: string) {
-    super('peer_missing', `${purpose} needs the package '${peer}', which is not installed: npm install ${peer}`, 503, { peer });
+  constructor(peer: string, purpose: string, alsoMissing: readonly string[] = []) {
+    const all = [peer, ...alsoMissing.filter((p) => p !== peer)];
+    const named =
+      all.length === 1
+        ? `the package '${peer}', which is not installed`
+        : `the packages ${all.map((p) => `'${p}'`).join(', ')}, which are not installed`;
+    super('peer_missing', `${purpose} needs ${named}: npm install ${all.join(' ')}`, 503, { peer, missing: all });
   }
 }
 
@@ -39,10 +48,10 @@ export class MissingPeerError extends FwError {
  * What a failed `import(peer)` should throw: a MissingPeerError when the peer itself is not
  * installed, otherwise the original error (a broken install must not be reported as an absent one).
  */
-export function missingPeer(err: unknown, peer: string, purpose: string): unknown {
+export function missingPeer(err: unknown, peer: string, purpose: string, alsoMissing: readonly string[] = []): unknown {
   const e = err as { code?: string; message?: string };
   const notFound = e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND';
-  return notFound && (e.message ?? '').includes(`'${peer}'`) ? new MissingPeerError(peer, purpose) : err;
+  return notFound && (e.message ?? '').includes(`'${peer}'`) ? new MissingPeerError(peer, purpose, alsoMissing) : err;
 }
 
 /** The model kept calling tools past `fw.agent.max-tool-steps` turns: the run fails with this reason. */

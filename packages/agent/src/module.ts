@@ -2,7 +2,15 @@
  * The agent module, installed with `await fw.use(agents())` (nothing when `fw.agent.enabled=false`). It mounts the decorated agents and those given to
  * `mountAgent`, registers the runtimes and publishes the admin view as the service `'agent'`.
  */
-import { errorSummary, NotFoundError, type Authenticator, type Framework, type FrameworkModule, type Logger } from '@fw/runtime';
+import {
+  describeOrigin,
+  errorSummary,
+  NotFoundError,
+  type Authenticator,
+  type Framework,
+  type FrameworkModule,
+  type Logger,
+} from '@fw/runtime';
 import { releaseStore, useStore, type FwStore } from '@fw/store';
 import { AgentAuth } from './auth.js';
 import { A2AEndpoint } from './a2a/endpoint.js';
@@ -17,7 +25,8 @@ import { AGENT_CONFIG } from './config.js';
 import type { AgentClass } from './decorators.js';
 import { RunCancelledError } from './errors.js';
 import { AgentHost, INTERRUPTED, type MountedAgent } from './host.js';
-import { openAiProvider } from './runtime/ai-sdk.js';
+import { AiSdkProvider, openAiProvider } from './runtime/ai-sdk.js';
+import { installCommand, missingPeers } from './runtime/peers.js';
 import { OfflineProvider } from './runtime/offline.js';
 import type { ModelProvider } from './runtime/port.js';
 import { countAgentEvents } from './seams.js';
@@ -55,6 +64,25 @@ export class AgentModule implements FrameworkModule {
     this.extraMounts.push(...(options.mounts ?? []));
   }
 
+  /**
+   * Says at start, once, which AI SDK runtime cannot run because its optional packages are not
+   * installed, with the one command that installs all of them; otherwise the first run would fail,
+   * and then fail again for the next missing package. `auto` is the runtime fw set up itself
+   * because `autoReason` (fw.ai.base-url's source, or OPENAI_API_KEY) is set.
+   */
+  private reportMissingPeers(auto: AiSdkProvider | undefined, autoReason: string): void {
+    for (const provider of this.host.providers.all()) {
+      if (!(provider instanceof AiSdkProvider)) continue;
+      const missing = missingPeers(provider.peers);
+      if (missing.length === 0) continue;
+      const why = provider === auto ? ` (set up because ${autoReason} is set)` : '';
+      this.log.warn(
+        { runtime: provider.name, missing, install: installCommand(missing) },
+        `the AI runtime '${provider.name}'${why} needs ${missing.join(' and ')}, not installed: ${installCommand(missing)}`,
+      );
+    }
+  }
+
   async install(fw: Framework): Promise<void> {
     this.fw = fw;
     const log = (this.log = fw.logger.child({ module: 'agent' }));
@@ -70,10 +98,13 @@ export class AgentModule implements FrameworkModule {
     this.host.remoteCaller = a2aRemoteCaller();
     this.host.providers.add(new OfflineProvider());
     const baseURL = fw.config.get('fw.ai.base-url');
+    let auto: AiSdkProvider | undefined;
     if (fw.config.get('fw.ai.auto') && (baseURL || process.env.OPENAI_API_KEY)) {
-      this.host.providers.add(openAiProvider({ model: fw.config.get('fw.ai.model'), ...(baseURL ? { baseURL } : {}) }));
+      auto = openAiProvider({ model: fw.config.get('fw.ai.model'), ...(baseURL ? { baseURL } : {}) });
+      this.host.providers.add(auto);
     }
     for (const r of this.options.providers ?? []) this.host.providers.add(r);
+    this.reportMissingPeers(auto, baseURL ? describeOrigin('fw.ai.base-url', fw.config.origin('fw.ai.base-url')) : 'OPENAI_API_KEY');
     this.store = new BoundedTaskStore(
       fw.events,
       () => ({
@@ -131,6 +162,8 @@ export class AgentModule implements FrameworkModule {
     const endpoint = new A2AEndpoint(this.host, agent, this.store);
     this.a2a.set(agent.name, endpoint);
     this.unmounts.push(...endpoint.mount(this.fw));
+    // Logged with the other fw URLs when the server starts listening: the card A2A clients start from.
+    this.unmounts.push(this.fw.endpoints.add(`agent ${agent.name}`, `${endpoint.path}/.well-known/agent-card.json`));
     agent.protocols.add('a2a');
     this.unmounts.push(...mountAgui(this.fw, this.host, agent));
     agent.protocols.add('agui');

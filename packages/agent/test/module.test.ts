@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Framework } from '@fw/runtime';
-import { Agent, agents, agentModuleOf, mountAgent, type ModelProvider } from '../dist/index.js';
+import { Agent, agents, agentModuleOf, mountAgent, OfflineProvider, type ModelProvider } from '../dist/index.js';
 
 @Agent({ name: 'auto', description: 'mounted by the module' })
 class Auto {}
@@ -79,6 +79,26 @@ test("agents({ runtimes }): the module with the app's own runtimes", async () =>
       ['mine', 'offline'],
     );
     assert.equal(view.activeRuntime()?.name, 'mine');
+  } finally {
+    await fw.close();
+  }
+});
+
+test('a runtime with a name already registered replaces that one: the admin plane lists each name once', async () => {
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '' });
+  try {
+    const module = agents();
+    await fw.use(module);
+    const paced = new OfflineProvider({ tokenDelayMs: 5, priority: 1 });
+    const remove = module.addProvider(paced);
+    const view = fw.services.get('agent')!;
+    assert.deepEqual(
+      view.runtimes().map((r) => r.name),
+      ['offline'],
+    );
+    assert.equal(view.activeRuntime()?.priority, 1, 'the replacement is the one in use');
+    remove();
+    assert.deepEqual(view.runtimes(), []);
   } finally {
     await fw.close();
   }

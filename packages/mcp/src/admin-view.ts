@@ -14,7 +14,7 @@ export interface McpToolInfo {
   inputSchema: Record<string, unknown>;
   /** `decorated` (from an @McpServer class) or `programmatic` (McpRegistry.of(fw).registerTool, the framework's registry). */
   origin: 'decorated' | 'programmatic';
-  /** Path of the MCP server it is served on; null for the process-wide registry (all servers). */
+  /** Path of the MCP server it is served on; null for the framework's registry (McpRegistry.of(fw)), which every server serves. */
   server: string | null;
 }
 
@@ -99,7 +99,11 @@ export interface McpAdminView {
 /** The live view published as the service `'mcp'`. */
 export function createAdminView(fw: Framework): McpAdminView {
   const mounts = () => mountedServers(fw);
-  const serverOf = (origin: 'decorated' | 'programmatic', path: string): string | null => (origin === 'decorated' ? path : null);
+  // Null ("every server") only for what the framework's own registry holds, which every endpoint
+  // serves; anything else (a decorated class, a registry given to one mount, such as the admin
+  // tools of /fw/admin/mcp) is served on its mount's path only.
+  const shared = () => fw.services.get('mcp.registry');
+  const serverOf = (inShared: boolean, path: string): string | null => (inShared ? null : path);
   return {
     servers: () =>
       mounts().map((m) => ({
@@ -117,7 +121,7 @@ export function createAdminView(fw: Framework): McpAdminView {
               description: t.description,
               inputSchema: t.inputSchema,
               origin: t.origin,
-              server: serverOf(t.origin, m.endpoint.path),
+              server: serverOf(shared()?.findTool(t.name) === t, m.endpoint.path),
             }),
           ),
         ),
@@ -134,7 +138,7 @@ export function createAdminView(fw: Framework): McpAdminView {
               mimeType: r.mimeType,
               template: r.template !== undefined,
               origin: r.origin,
-              server: serverOf(r.origin, m.endpoint.path),
+              server: serverOf(shared()?.resourceByUri(r.uri) === r, m.endpoint.path),
             }),
           ),
         ),
@@ -149,7 +153,7 @@ export function createAdminView(fw: Framework): McpAdminView {
               description: p.description,
               arguments: p.params.map((a) => ({ name: a.name, description: a.description, required: a.required })),
               origin: p.origin,
-              server: serverOf(p.origin, m.endpoint.path),
+              server: serverOf(shared()?.prompt(p.name) === p, m.endpoint.path),
             }),
           ),
         ),

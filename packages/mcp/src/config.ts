@@ -1,4 +1,4 @@
-import { type Config, defineConfig, type ConfigTypes } from '@fw/runtime';
+import { type Config, defineConfig, type ConfigTypes, websocketMaxFragments } from '@fw/runtime';
 import type { TaskLimits } from './modern/tasks.js';
 
 /** Every limit and switch of the MCP module, with its default. Documented in docs/mcp.md. */
@@ -207,6 +207,8 @@ export interface McpLimits {
   evictWhenFull: boolean;
   idleTimeoutMs: number;
   maxBody: number;
+  /** `fw.websocket.max-fragments` (the runtime's key): frames one WebSocket message may span. */
+  maxFragments: number;
   /** `fw.limits.json-depth` (the runtime's key): deeper messages are a -32600 before parsing. */
   jsonDepth: number;
   keepAliveMs: number;
@@ -242,6 +244,7 @@ export function readLimits(config: Config): McpLimits {
     evictWhenFull: get('fw.mcp.evict-when-full'),
     idleTimeoutMs: get('fw.mcp.session-idle-timeout'),
     maxBody: get('fw.mcp.max-body'),
+    maxFragments: websocketMaxFragments(config),
     jsonDepth: get('fw.limits.json-depth'),
     keepAliveMs: get('fw.mcp.keep-alive-interval'),
     replayBuffer: Math.max(0, get('fw.mcp.replay-buffer')),

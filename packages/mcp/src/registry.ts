@@ -1,4 +1,4 @@
-import { Framework } from '@fw/runtime';
+import { Framework, FwError } from '@fw/runtime';
 import type { McpContext } from './context.js';
 import { McpRegistrationError } from './errors.js';
 import type { McpMessage } from './message.js';
@@ -310,6 +310,30 @@ export class ToolRegistry {
 export class McpRegistry extends ToolRegistry {
   private constructor() {
     super('programmatic');
+  }
+
+  /**
+   * The process's registry (spec §2.4, "a process-wide registry obtained by `McpRegistry.get()`"):
+   * the registry of the one framework this process runs. A process with several frameworks has
+   * no single registry, and one with none has nothing to serve it: both are an error that names
+   * `McpRegistry.of(fw)`, which is always unambiguous (docs/mcp.md, *Programmatic registration*).
+   */
+  static get(): McpRegistry {
+    const live = Framework.live();
+    if (live.length === 1) return McpRegistry.of(live[0]!);
+    if (live.length === 0) {
+      throw new FwError(
+        'no_framework',
+        'McpRegistry.get(): no Framework is running in this process yet; create it first (new Framework()), or use McpRegistry.of(fw)',
+        500,
+      );
+    }
+    throw new FwError(
+      'several_frameworks',
+      `McpRegistry.get(): ${live.length} frameworks are running in this process, so there is no one process registry; use McpRegistry.of(fw) with the framework you mean`,
+      500,
+      { frameworks: live.length },
+    );
   }
 
   /** The registry of `fw`, created on first use. */

@@ -95,6 +95,8 @@ export function mountMcpServer(
   const offHttp = fw.route('*', identity.path, http.handle);
   const offWs = fw.upgrade(identity.path, ws.handleUpgrade);
   const offMetadata = resource ? mountResourceMetadata(fw, resource, identity.path === '/mcp') : undefined;
+  // Logged with the other fw URLs when the server starts listening (Streamable HTTP and WebSocket share it).
+  const offAnnounce = fw.endpoints.add(`MCP ${identity.name}`, identity.path);
   let closed = false;
   const mounted: MountedServer = {
     endpoint,
@@ -105,6 +107,7 @@ export function mountMcpServer(
       offHttp();
       offWs();
       offMetadata?.();
+      offAnnounce();
       http.close();
       endpoint.close();
       ws.close();

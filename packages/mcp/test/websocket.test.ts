@@ -105,6 +105,32 @@ test('WebSocket: a message over fw.mcp.max-body closes the socket with 1009; the
   }
 });
 
+test('WebSocket: a message in fw.websocket.max-fragments frames is answered; one frame more closes with 1008', async () => {
+  const { fw, port, mounted } = await startEdge({ 'fw.websocket.max-fragments': 4 });
+  try {
+    const c = await open(port);
+    const send = (text: string, frames: number): void => {
+      const size = Math.ceil(text.length / frames);
+      for (let i = 0; i < frames; i++) c.ws.send(text.slice(i * size, (i + 1) * size), { fin: i === frames - 1 });
+    };
+    send(initBody('2025-06-18', 1), 4);
+    assert.equal(Array.isArray(await c.next()), false);
+    const code = new Promise<number>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error('the server did not close the socket within 10 s')), 10_000);
+      c.ws.on('close', (cc) => {
+        clearTimeout(t);
+        resolve(cc);
+      });
+    });
+    send(rpc('tools/list', {}, 2), 5);
+    assert.equal(await code, 1008);
+    for (let i = 0; i < 200 && mounted.endpoint.stats().sessions > 0; i++) await sleep(10);
+    assert.equal(mounted.endpoint.stats().sessions, 0);
+  } finally {
+    await fw.close();
+  }
+});
+
 test('WebSocket: the principal resolver sees the upgrade request', async () => {
   const { fw, port } = await startEdge(
     {},

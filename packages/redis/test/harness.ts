@@ -86,10 +86,18 @@ export async function startNode(redisUrl: string, prefix: string, id: string, ex
     const timer = setTimeout(() => reject(new Error(`node ${id} did not start: ${err}`)), 15_000);
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line) {
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { port: number }).port);
+      // The fixture's `{"port":…,"node":…}` line; fw's own log lines (JSON too) come and go around it.
+      for (const line of out.split('\n').slice(0, -1)) {
+        let port: unknown;
+        try {
+          port = (JSON.parse(line) as { port?: unknown }).port;
+        } catch {
+          continue;
+        }
+        if (typeof port === 'number') {
+          clearTimeout(timer);
+          resolve(port);
+        }
       }
     });
     proc.once('exit', (code) => {

@@ -1,7 +1,11 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { ConfigError } from './config-error.js';
+import { readConfigFile, type TextPosition } from './config-file.js';
 import type { FrameworkOptions } from './framework.js';
 import { fallbackLogger } from './logging/default-logger.js';
+
+export { ConfigError };
 
 /**
  * Typed configuration. Every module declares its keys (`fw.admin.enabled`, …) with a type, a
@@ -67,9 +71,36 @@ type ConfigKeyOf<E> = E extends { type: infer T extends ConfigType } ? ConfigKey
 
 export type ConfigSource = Record<string, unknown>;
 
-export class ConfigError extends Error {
-  readonly code = 'invalid_config';
+/**
+ * Where a key's effective value came from, so that an error about the value can say where to fix
+ * it: an option of `new Framework()`, an environment variable, `fw.config.json` (with the value's
+ * line and column), or the declared default.
+ */
+export type ConfigOrigin =
+  | { kind: 'option' }
+  | { kind: 'environment'; variable: string }
+  | { kind: 'file'; file: string; line: number; column: number }
+  | { kind: 'default' };
+
+/** `the environment variable FW_PORT`, `fw.config.json, line 3, column 13`, … */
+export function describeOrigin(key: string, origin: ConfigOrigin): string {
+  switch (origin.kind) {
+    case 'option':
+      return `the option '${key}' given to new Framework()`;
+    case 'environment':
+      return `the environment variable ${origin.variable}`;
+    case 'file':
+      return `${origin.file}, line ${origin.line}, column ${origin.column}`;
+    case 'default':
+      return 'its default';
+  }
 }
+
+/**
+ * Variables that start with `FW_` but are not configuration keys, read by fw's own tools: the
+ * stdio bridge (`fw-mcp-stdio-bridge`) runs in a shell that often starts the server too.
+ */
+const NOT_CONFIGURATION = new Set(['FW_MCP_BRIDGE_TOKEN', 'FW_MCP_BRIDGE_HEADERS']);
 
 /** `fw.admin.mcp-write-tools` → `FW_ADMIN_MCP_WRITE_TOOLS` */
 export function envName(key: string): string {
@@ -82,6 +113,9 @@ export class Config {
   /** Option keys given as `undefined`: not values, but still checked for misspellings. */
   private readonly unset: string[] = [];
   private readonly file: ConfigSource;
+  /** Where each flattened key of `fw.config.json` has its value, and the file's name as shown. */
+  private readonly fileLocations = new Map<string, TextPosition>();
+  private fileShown = 'fw.config.json';
   private readonly env: NodeJS.ProcessEnv;
   private readonly warned = new Set<string>();
   warn: (message: string) => void = (m) => fallbackLogger().warn({}, m);
@@ -90,7 +124,12 @@ export class Config {
     this.explicit = flatten(options, '', this.unset);
     this.env = opts.env ?? process.env;
     const file = opts.configFile === false ? undefined : resolve(opts.configFile ?? 'fw.config.json');
-    this.file = file && existsSync(file) ? flatten(JSON.parse(readFileSync(file, 'utf8')) as ConfigSource) : {};
+    this.file = {};
+    if (file && existsSync(file)) {
+      const contents = readConfigFile(file);
+      this.fileShown = contents.shown;
+      this.file = flatten(contents.root, '', [], { positions: contents.positions, out: this.fileLocations });
+    }
   }
 
   /** Declares keys; a module calls this before reading them. Re-declaring the same key is allowed. */
@@ -109,21 +148,46 @@ export class Config {
   }
 
   private read(key: string): unknown {
-    const def = this.schema.get(key);
-    if (!def) throw new ConfigError(`configuration key '${key}' was never declared`);
-    const fromEnv = this.fromEnv(key, def);
-    const raw =
-      key in this.explicit ? this.explicit[key] : fromEnv !== undefined ? fromEnv : key in this.file ? this.file[key] : def.default;
-    return coerce(key, def.type, raw);
+    const { raw, origin, def } = this.lookup(key);
+    const value = coerce(def.type, raw);
+    if (value === INVALID) {
+      throw new ConfigError(
+        `configuration key '${key}' must be a ${def.type}, got ${JSON.stringify(raw)} (from ${describeOrigin(key, origin)})`,
+      );
+    }
+    return value;
   }
 
-  /** The key's own variable wins over its aliases (`FW_PORT` over `PORT`). */
-  private fromEnv(key: string, def: ConfigKey): string | undefined {
-    for (const name of [envName(key), ...(def.envAliases ?? [])]) {
-      const value = this.env[name];
-      if (value !== undefined) return value;
+  /** The raw value of a declared key and where it came from (option > environment > file > default). */
+  private lookup(key: string): { raw: unknown; origin: ConfigOrigin; def: ConfigKey } {
+    const def = this.schema.get(key);
+    if (!def) throw new ConfigError(`configuration key '${key}' was never declared`);
+    if (key in this.explicit) return { raw: this.explicit[key], origin: { kind: 'option' }, def };
+    const variable = this.envVariable(key, def);
+    if (variable !== undefined) return { raw: this.env[variable], origin: { kind: 'environment', variable }, def };
+    if (key in this.file) {
+      const at = this.fileLocations.get(key) ?? { line: 1, column: 1 };
+      return { raw: this.file[key], origin: { kind: 'file', file: this.fileShown, ...at }, def };
     }
-    return undefined;
+    return { raw: def.default, origin: { kind: 'default' }, def };
+  }
+
+  /** The variable that sets the key: its own wins over its aliases (`FW_PORT` over `PORT`). */
+  private envVariable(key: string, def: ConfigKey): string | undefined {
+    return [envName(key), ...(def.envAliases ?? [])].find((name) => this.env[name] !== undefined);
+  }
+
+  /** Where the effective value of a declared key came from. */
+  origin(key: keyof FwConfigKeys | (string & {})): ConfigOrigin {
+    return this.lookup(key).origin;
+  }
+
+  /**
+   * An error about a declared key's value that says where the value came from, for checks beyond
+   * its type: `config.invalid('fw.admin.auth.token', 'must be at least 16 characters')`.
+   */
+  invalid(key: keyof FwConfigKeys | (string & {}), problem: string): ConfigError {
+    return new ConfigError(`${key} ${problem} (from ${describeOrigin(key, this.origin(key))})`);
   }
 
   /**
@@ -141,16 +205,39 @@ export class Config {
     return this.explicit[key as string] as FrameworkOptions[K] | undefined;
   }
 
-  /** Warns once per unknown `fw.*` key seen in options or the config file. */
+  /**
+   * Warns once per unknown `fw.*` key seen in the options or the config file, and per `FW_*`
+   * environment variable that no declared key reads, with the closest declared name when one is
+   * near (a misspelling). Returns what it warned about.
+   */
   warnUnknown(): string[] {
-    const unknown = [...Object.keys(this.explicit), ...this.unset, ...Object.keys(this.file)].filter(
+    const declared = [...this.schema.keys()];
+    const fileKeys = new Set(Object.keys(this.file));
+    const unknown = [...Object.keys(this.explicit), ...this.unset, ...fileKeys].filter(
       (k) => k.startsWith('fw.') && !this.schema.has(k) && !this.warned.has(k),
     );
-    for (const k of unknown) {
+    for (const k of new Set(unknown)) {
       this.warned.add(k);
-      this.warn(`unknown configuration key '${k}' (ignored)`);
+      const at = this.fileLocations.get(k);
+      const where =
+        !(k in this.explicit) && !this.unset.includes(k) && at ? ` in ${this.fileShown}, line ${at.line}, column ${at.column}` : '';
+      this.warn(`unknown configuration key '${k}'${where} (ignored${didYouMean(k, declared, (d) => `'${d}'`)})`);
     }
-    return unknown;
+    const variables = new Set(declared.flatMap((k) => [envName(k), ...(this.schema.get(k)?.envAliases ?? [])]));
+    const unknownEnv = Object.keys(this.env).filter(
+      (name) => name.startsWith('FW_') && !variables.has(name) && !NOT_CONFIGURATION.has(name) && !this.warned.has(name),
+    );
+    for (const name of unknownEnv) {
+      this.warned.add(name);
+      this.warn(
+        `unknown environment variable '${name}' (ignored${didYouMean(
+          name,
+          [...variables].filter((v) => v.startsWith('FW_')),
+          (d) => d,
+        )})`,
+      );
+    }
+    return [...new Set(unknown), ...unknownEnv];
   }
 
   /** Every declared key with its effective value, for docs and the admin plane. */
@@ -165,14 +252,49 @@ export class Config {
   }
 }
 
+/** `; did you mean 'fw.port'?` when a declared name is one or two edits away, else nothing. */
+function didYouMean(name: string, candidates: readonly string[], show: (candidate: string) => string): string {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const c of candidates) {
+    if (Math.abs(c.length - name.length) >= bestDistance) continue;
+    const d = editDistance(name, c);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best === undefined ? '' : `; did you mean ${show(best)}?`;
+}
+
+/** Levenshtein distance (the names are short: two rows of at most ~60 cells). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
+}
+
 /**
  * Accepts both flat (`{'fw.admin.enabled': true}`) and nested (`{fw: {admin: {enabled: true}}}`) forms.
  * An option whose value is `undefined` is left out, so `{ 'fw.admin.auth.token': process.env.X }`
  * with X unset falls through to the environment, the config file and the default instead of
- * overriding them with nothing.
+ * overriding them with nothing. For the config file, `located` maps each flattened key to the
+ * position of its value.
  */
-function flatten(source: ConfigSource, prefix = '', unset: string[] = []): ConfigSource {
+function flatten(
+  source: ConfigSource,
+  prefix = '',
+  unset: string[] = [],
+  located?: { positions: WeakMap<object, Map<string, TextPosition>>; out: Map<string, TextPosition> },
+): ConfigSource {
   const out: ConfigSource = {};
+  const here = located?.positions.get(source);
   for (const [k, v] of Object.entries(source)) {
     const key = prefix ? `${prefix}.${k}` : k;
     if (v === undefined) {
@@ -186,15 +308,20 @@ function flatten(source: ConfigSource, prefix = '', unset: string[] = []): Confi
       !Array.isArray(v) &&
       Object.getPrototypeOf(v) === Object.prototype
     ) {
-      Object.assign(out, flatten(v as ConfigSource, key, unset));
+      Object.assign(out, flatten(v as ConfigSource, key, unset, located));
     } else {
       out[key] = v;
+      const at = here?.get(k);
+      if (at) located?.out.set(key, at);
     }
   }
   return out;
 }
 
-function coerce(key: string, type: ConfigType, raw: unknown): unknown {
+/** What `coerce` returns for a value that does not fit the key's type. */
+const INVALID = Symbol('invalid');
+
+function coerce(type: ConfigType, raw: unknown): unknown {
   switch (type) {
     case 'boolean':
       if (typeof raw === 'boolean') return raw;
@@ -216,7 +343,7 @@ function coerce(key: string, type: ConfigType, raw: unknown): unknown {
       break;
     }
   }
-  throw new ConfigError(`configuration key '${key}' must be a ${type}, got ${JSON.stringify(raw)}`);
+  return INVALID;
 }
 
 /** Durations in milliseconds: a number, or a string like `250ms`, `30s`, `5m`, `1h`. */

@@ -13,6 +13,9 @@ import type { FrameworkModule } from './module.js';
 import { RUNTIME_CONFIG } from './runtime-config.js';
 import { rejectUpgrade } from './http/reject-upgrade.js';
 import { mountClientAssets } from './http/client-assets.js';
+import { Endpoints } from './http/endpoints.js';
+import { liveFrameworks, trackFramework } from './live-frameworks.js';
+import { listenFailure, logListening } from './http/listening.js';
 import { Runtime } from './runtime.js';
 import { Readiness } from './health/readiness.js';
 import { mountProbes, probePaths, type LifecyclePhase } from './health/probes.js';
@@ -68,6 +71,11 @@ export class Framework {
   readonly credentials = new Credentials();
   /** The readiness seam: modules register contributors that `GET <fw>/ready` asks (see docs/operations.md). */
   readonly readiness = new Readiness();
+  /**
+   * The URLs modules serve that a person wants to know (dashboard, MCP, agents): logged once,
+   * with the app's origin, when a server fw serves on starts listening (docs/runtime.md).
+   */
+  readonly endpoints = new Endpoints();
   readonly httpRoutes = new RouteTable<HttpRouteHandler>();
   readonly upgradeRoutes = new RouteTable<UpgradeRouteHandler>();
   private readonly modules: FrameworkModule[] = [];
@@ -101,6 +109,18 @@ export class Framework {
     mountMetrics(this, () => this.services.get('metrics.authenticator') ?? frameworkAuthenticator(this));
     this.probes = new Set(Object.values(probePaths(this.path)));
     this.onClose(() => this.runtime.close());
+    this.untrack = trackFramework(this);
+  }
+
+  private readonly untrack: () => void;
+
+  /**
+   * The frameworks of this process that are not closed, oldest first. One app has one; a
+   * process-wide API (`McpRegistry.get()`) uses it when there is exactly one and asks for the
+   * framework by name otherwise.
+   */
+  static live(): Framework[] {
+    return liveFrameworks();
   }
 
   /** The application's logger (or fw's default); modules log through `logger.child({ module })`. */
@@ -295,7 +315,15 @@ export class Framework {
 
     server.on('request', onRequest);
     server.on('upgrade', onUpgrade);
+    // Say where fw is, once, when the server listens (now, if it already does).
+    const announce = (): void => {
+      const address = server.address();
+      if (address && typeof address === 'object') logListening(this.log, address, this.security.publicUrl, this.endpoints);
+    };
+    if (server.listening) announce();
+    else server.once('listening', announce);
     this.detachers.push(() => {
+      server.off('listening', announce);
       server.off('request', onRequest);
       server.off('upgrade', onUpgrade);
       for (const l of appRequest) server.on('request', l);
@@ -322,17 +350,26 @@ export class Framework {
     this.security.refused(req, url, refusal);
   }
 
-  /** Creates a server, attaches, and listens (default port `fw.port`, host `fw.host`). */
+  /**
+   * Creates a server, attaches, and listens. Without a port, the port is `fw.port`: `FW_PORT`,
+   * else `PORT`, else fw.config.json, else 8080; a port given here is used as is and the
+   * environment is not read. Host likewise (`fw.host`, 127.0.0.1). Logs every fw URL it serves
+   * once; a port in use or forbidden is a `ListenError` whose message says how to fix it.
+   */
   async listen(port?: number, host?: string): Promise<AddressInfo> {
     await this.start();
     const server = createServer();
-    this.attach(server);
     const p = port ?? this.config.get('fw.port');
     const h = host ?? this.config.get('fw.host');
+    this.attach(server);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      const fail = (err: unknown): void => {
+        for (const d of this.detachers.splice(this.detachers.length - 1)) d();
+        reject(listenFailure(err, p, h, this.config, port !== undefined));
+      };
+      server.once('error', fail);
       server.listen(p, h, () => {
-        server.off('error', reject);
+        server.off('error', fail);
         resolve();
       });
     });
@@ -382,6 +419,7 @@ export class Framework {
       );
       this.ownServers.clear();
       this.closed = true;
+      this.untrack();
     })();
     return this.closing;
   }

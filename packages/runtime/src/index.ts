@@ -1,9 +1,12 @@
 export { Framework, rejectUpgrade, type FrameworkOptions } from './framework.js';
+export { Endpoints, type AnnouncedEndpoint } from './http/endpoints.js';
+export { ListenError, listeningOrigin } from './http/listening.js';
 export type { FrameworkModule } from './module.js';
 export {
   Config,
   ConfigError,
   defineConfig,
+  describeOrigin,
   envName,
   parseDuration,
   type ConfigKey,
@@ -14,6 +17,7 @@ export {
   type ConfigInput,
   type ConfigOptions,
   type FwConfigKeys,
+  type ConfigOrigin,
 } from './config.js';
 export { EventBus, type FwEvent, type FwEventMap, type FwEventType, type Listener, type AnyListener } from './events.js';
 export { Services, type FwServices, type ServiceName } from './services.js';
@@ -33,6 +37,7 @@ export {
   type RequestSource,
 } from './security/request-source.js';
 export { jsonDepthExceeds } from './security/json-depth.js';
+export { websocketMaxFragments } from './transport/websocket-limits.js';
 export {
   readJson,
   readJsonBody,

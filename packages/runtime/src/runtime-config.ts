@@ -7,7 +7,8 @@ export const RUNTIME_CONFIG = defineConfig({
   'fw.port': {
     type: 'number',
     default: 8080,
-    description: 'Port used by fw.listen() when none is given; `PORT` is read when `FW_PORT` is not set',
+    description:
+      'Port used by fw.listen() when none is given (a port given to listen() is used as is); `PORT` is read when `FW_PORT` is not set',
     envAliases: ['PORT'],
   },
   'fw.host': {
@@ -62,6 +63,12 @@ export const RUNTIME_CONFIG = defineConfig({
     type: 'number',
     default: 65536,
     description: 'Largest client message in bytes: a bigger WebSocket frame closes with 1009, a bigger POST gets 413',
+  },
+  'fw.websocket.max-fragments': {
+    type: 'number',
+    default: 128,
+    description:
+      'Most frames one client WebSocket message may be split into, on every fw WebSocket endpoint (real-time and MCP); one more closes with 1008, so a flood of tiny fragments cannot pile up in memory (`ws` alone allows 16,384)',
   },
   'fw.resume.buffer': {
     type: 'number',
@@ -132,7 +139,7 @@ export const RUNTIME_CONFIG = defineConfig({
     type: 'string',
     default: '',
     description:
-      'Bearer token a Prometheus scraper sends to `<fw.path>/metrics` (separate from every admin credential); a credential with the `viewer` role works too',
+      'Bearer token a Prometheus scraper sends to `<fw.path>/metrics` (separate from every admin credential; at least 16 characters); a credential with the `viewer` role works too',
   },
   'fw.metrics.allow-loopback': {
     type: 'boolean',

@@ -30,12 +30,15 @@ import type { FwResource } from './resource/resource.js';
 import { Timers } from './timers.js';
 import { HandlerTransports } from './transport/endpoint.js';
 import { WebSocketConnection } from './transport/websocket.js';
+import { websocketMaxFragments } from './transport/websocket-limits.js';
 import type { Logger } from './logging/logger.js';
 import type { Services } from './services.js';
 
 /** The runtime's configuration, read once when the framework is created. */
 export interface RuntimeSettings {
   maxPayload: number;
+  /** Frames one inbound WebSocket message may span (`fw.websocket.max-fragments`). */
+  maxFragments: number;
   resumeBuffer: number;
   grace: number;
   replayCache: number;
@@ -64,6 +67,7 @@ export function readSettings(config: Config): RuntimeSettings {
   }
   return {
     maxPayload: config.get('fw.websocket.max-payload'),
+    maxFragments: websocketMaxFragments(config),
     resumeBuffer: config.get('fw.resume.buffer'),
     grace: config.get('fw.resume.grace'),
     replayCache: config.get('fw.broadcaster.replay-cache'),
@@ -208,6 +212,7 @@ export class Runtime implements RuntimeView {
     return (this.server ??= new WebSocketServer({
       noServer: true,
       maxPayload: this.settings.maxPayload,
+      maxFragments: this.settings.maxFragments,
       perMessageDeflate: false,
       clientTracking: false,
       WebSocket: WebSocketConnection,

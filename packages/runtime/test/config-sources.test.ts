@@ -46,7 +46,7 @@ test('a misspelled key given as undefined is still warned about', async () => {
   const warnings: string[] = [];
   fw.config.warn = (m) => warnings.push(m);
   await fw.start();
-  assert.deepEqual(warnings, ["unknown configuration key 'fw.pth' (ignored)"]);
+  assert.deepEqual(warnings, ["unknown configuration key 'fw.pth' (ignored; did you mean 'fw.path'?)"]);
   await fw.close();
 });
 

@@ -6,6 +6,7 @@
  */
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import { missingPeer } from '../errors.js';
+import { AI_SDK_PEERS, missingPeers, OPENAI_PEERS } from './peers.js';
 import type { AiMessage, AiRequest, ModelProvider, AiStreamPart } from './port.js';
 
 /**
@@ -27,6 +28,11 @@ export interface AiSdkProviderOptions {
   available?: () => boolean;
   /** The provider's name in traces (`gen_ai.provider.name`: `openai`, `anthropic`, …); default this provider's `name`. */
   providerName?: string;
+  /**
+   * Every optional package this runtime loads (default `['ai']`): when one is missing, the error
+   * names all that are, with one install command.
+   */
+  peers?: readonly string[];
 }
 
 export class AiSdkProvider implements ModelProvider {
@@ -38,6 +44,8 @@ export class AiSdkProvider implements ModelProvider {
   private readonly available: () => boolean;
   private readonly modelSource: AiSdkProviderOptions['model'];
   private model: Promise<AiSdkModel> | undefined;
+  /** The optional packages this runtime loads (`ai`, and a provider package such as `@ai-sdk/openai`). */
+  readonly peers: readonly string[];
 
   constructor(options: AiSdkProviderOptions) {
     this.name = options.name ?? 'ai-sdk';
@@ -47,6 +55,7 @@ export class AiSdkProvider implements ModelProvider {
     this.available = options.available ?? (() => true);
     this.modelSource = options.model;
     this.providerName = options.providerName;
+    this.peers = options.peers ?? AI_SDK_PEERS;
   }
 
   isAvailable(): boolean {
@@ -56,7 +65,7 @@ export class AiSdkProvider implements ModelProvider {
   async *stream(request: AiRequest, signal: AbortSignal): AsyncIterable<AiStreamPart> {
     signal.throwIfAborted();
     const { streamText, jsonSchema, tool } = await import('ai').catch((err: unknown) => {
-      throw missingPeer(err, 'ai', `the AI runtime '${this.name}'`);
+      throw missingPeer(err, 'ai', `the AI runtime '${this.name}'`, missingPeers(this.peers));
     });
     const model = await (this.model ??= Promise.resolve(typeof this.modelSource === 'function' ? this.modelSource() : this.modelSource));
     const tools: ToolSet = {};
@@ -161,10 +170,11 @@ export function openAiProvider(options: OpenAiProviderOptions): AiSdkProvider {
     priority: options.priority ?? 10,
     models: [options.model],
     providerName: 'openai',
+    peers: OPENAI_PEERS,
     available: () => Boolean(apiKey || options.baseURL),
     model: async () => {
       const { createOpenAI } = await import('@ai-sdk/openai').catch((err: unknown) => {
-        throw missingPeer(err, '@ai-sdk/openai', 'openAiProvider()');
+        throw missingPeer(err, '@ai-sdk/openai', 'openAiProvider()', missingPeers(OPENAI_PEERS));
       });
       const provider = createOpenAI({ apiKey: apiKey ?? 'not-needed', ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
       return provider.chat(options.model);

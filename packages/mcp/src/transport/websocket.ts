@@ -28,6 +28,7 @@ export class WebSocketTransport {
     this.wss = new WebSocketServer({
       noServer: true,
       maxPayload: endpoint.limits.maxBody,
+      maxFragments: endpoint.limits.maxFragments,
       perMessageDeflate: false,
       handleProtocols: (protocols) => (protocols.has(MCP_SUBPROTOCOL) ? MCP_SUBPROTOCOL : false),
     });

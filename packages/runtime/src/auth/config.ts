@@ -3,6 +3,7 @@ import type { Framework } from '../framework.js';
 import { AuthenticationError, chainAuthenticators, type Authenticator } from './authenticator.js';
 import { jwtBearer } from './jwt.js';
 import { parseTokenEntries, staticTokens } from './static-tokens.js';
+import { tokenWeakness } from './token-strength.js';
 
 /** The framework-wide authentication keys (docs/security.md, "Authentication and roles"). */
 export const AUTH_CONFIG = defineConfig({
@@ -55,6 +56,10 @@ function build(fw: Framework): Authenticator | undefined {
     list.push(custom);
   }
   const tokens = parseTokenEntries(get('fw.auth.tokens'));
+  for (const { name, token } of tokens) {
+    const weak = tokenWeakness(token);
+    if (weak) throw fw.config.invalid('fw.auth.tokens', `has a token that ${weak}, the one of '${name}'`);
+  }
   if (tokens.length > 0) list.push(staticTokens(tokens));
   const jwksUrl = get('fw.auth.jwt.jwks-url');
   if (jwksUrl) {

@@ -2,6 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { ConfigError } from '../config.js';
 import type { Principal } from '../model.js';
 import { bearerCredential, type Authenticator } from './authenticator.js';
+import { MIN_TOKEN_LENGTH, tokenWeakness } from './token-strength.js';
+
+export { MIN_TOKEN_LENGTH };
 
 /** One static credential: the principal `name` with `roles`, presented as a bearer `token`. */
 export interface StaticToken {
@@ -9,9 +12,6 @@ export interface StaticToken {
   roles: readonly string[];
   token: string;
 }
-
-/** Shortest token accepted: a guessable token is worse than none. */
-export const MIN_TOKEN_LENGTH = 16;
 
 /**
  * Parses `fw.auth.tokens`: comma-separated `name:role[+role]:token` entries, e.g.
@@ -45,7 +45,8 @@ export function parseTokenEntries(text: string): StaticToken[] {
  */
 export function staticTokens(entries: readonly StaticToken[]): Authenticator {
   const known = entries.map((e) => {
-    if (e.token.length < MIN_TOKEN_LENGTH) throw new ConfigError(`the token of '${e.name}' is shorter than ${MIN_TOKEN_LENGTH} characters`);
+    const weak = tokenWeakness(e.token);
+    if (weak) throw new ConfigError(`the token of '${e.name}' ${weak}`);
     const principal: Principal = Object.freeze({ id: e.name, roles: Object.freeze([...e.roles]) });
     return { digest: digest(e.token), principal };
   });

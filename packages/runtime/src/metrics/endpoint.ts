@@ -4,6 +4,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { hasRole } from '../auth/roles.js';
 import type { Config } from '../config.js';
 import { FwError } from '../errors.js';
+import { tokenFromConfig } from '../auth/token-strength.js';
 import { sendProblem } from '../http/problem.js';
 import { isLoopback } from '../security/loopback.js';
 import { clientAddress } from '../security/request-source.js';
@@ -28,6 +29,8 @@ export interface MetricsHost {
  */
 export function mountMetrics(host: MetricsHost, authenticator: () => Authenticator | undefined = () => undefined): void {
   if (!host.metrics.enabled) return;
+  // The token rule every bearer secret follows, checked once at start (the value is fixed by then).
+  tokenFromConfig(host.config, 'fw.metrics.token');
   host.route('GET', `${host.path}/metrics`, async (req, res, ctx) => {
     const denied = await checkAccess(req, ctx.url, host.config, authenticator());
     if (denied) {

@@ -1,0 +1,2 @@
+export { createApp, type AppOptions } from './create-app.js';
+export { FW_MODULES, type KnownModule } from './modules.js';
