@@ -195,9 +195,8 @@ export class Config {
    * left at its default: for a default that depends on other settings (`fw.metrics.allow-loopback`).
    */
   isSet(key: keyof FwConfigKeys): boolean {
-    const def = this.schema.get(key);
-    if (!def) throw new ConfigError(`configuration key '${key}' was never declared`);
-    return key in this.explicit || this.fromEnv(key, def) !== undefined || key in this.file;
+    if (!this.schema.has(key)) throw new ConfigError(`configuration key '${key}' was never declared`);
+    return this.origin(key).kind !== 'default';
   }
 
   /** Explicit option values that are not fw.* keys (objects such as authorizers). */
