@@ -454,7 +454,9 @@ test('with a token the dashboard page still loads (it shows a sign-in form) but 
       audit.map((e) => [e.action, e.target, e.outcome, e.source]),
       [['cancel', 't1', 'refused', 'dashboard']],
     );
-    const reads = (await (await h.get(`${API}/audit?action=read&limit=1000`, { authorization: 'Bearer admin-token-0123456789' })).json()) as AuditEntry[];
+    const reads = (await (
+      await h.get(`${API}/audit?action=read&limit=1000`, { authorization: 'Bearer admin-token-0123456789' })
+    ).json()) as AuditEntry[];
     assert.equal(reads.length, 1, 'the refused reads of one caller are one record');
     assert.equal(reads[0]?.refusals?.count, 6, 'each refused read is counted');
     assert.equal(reads[0]?.refusals?.targets.length, 6, 'and its path named');
