@@ -1,3 +1,4 @@
 export { waitFor, type WaitOptions } from './wait-for.js';
 export { record, audit, assertAudit, type Delivery, type RecordableClient, type AuditResult } from './chaos-audit.js';
 export { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from './postgres.js';
+export { startJwtIssuer, type JwtIssuer } from './jwt-issuer.js';
