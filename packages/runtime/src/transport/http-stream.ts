@@ -23,6 +23,10 @@ export class HttpStreamConnection implements Connection {
     return this.res.writableLength;
   }
 
+  onDrain(fn: () => void): void {
+    this.res.once('drain', fn);
+  }
+
   begin(): void {
     this.buf = '';
   }
