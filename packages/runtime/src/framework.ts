@@ -334,6 +334,8 @@ export class Framework {
 
   private refuseWhileDraining(req: IncomingMessage, res: ServerResponse): void {
     req.resume();
+    // Not again on this connection (unless its body is still arriving: see RequestDrain.begin).
+    if (req.complete) res.shouldKeepAlive = false;
     sendProblem(res, 503, 'shutting_down', 'the server is shutting down', undefined, { 'retry-after': this.retryAfter() });
   }
 
@@ -382,6 +384,7 @@ export class Framework {
       // own hook (registered first, so run last) ends the open ones.
       this.runtime.closing = true;
       const drain = this.config.get('fw.close.drain-timeout');
+      this.requests.begin();
       // Resources stay up meanwhile: a message POST in flight is taken (and acknowledged) by its resource.
       await this.requests.settle(Date.now() + drain);
       const refused = this.requests.refuseUnanswered(this.retryAfter());
@@ -402,9 +405,11 @@ export class Framework {
           this.log.error({ err, closing: m.name }, 'closing a module failed');
         }
       }
-      for (const d of this.detachers.splice(0)) d();
+      // fw keeps answering on its own servers (503) until they are closed: detached first, a
+      // request still arriving on an open connection would find no listener and hang.
       await Promise.all([...this.ownServers].map((s) => closeServer(s, deadline)));
       this.ownServers.clear();
+      for (const d of this.detachers.splice(0)) d();
       this.closed = true;
     })();
     return this.closing;

@@ -16,6 +16,17 @@ export class RequestDrain {
   private readonly inFlight = new Set<ServerResponse>();
   private readonly held = new WeakSet<ServerResponse>();
 
+  /**
+   * The drain begins: a request in flight that is answered from now on closes its connection
+   * once answered (`Connection: close`), so the client does not send its next request on a
+   * connection this server is about to close; a request sent at that moment could not tell
+   * whether it was taken. Not while its body is still arriving: closing a socket with unread
+   * data resets it, and the answer with it.
+   */
+  begin(): void {
+    for (const res of this.inFlight) if (!res.headersSent) closeOnceAnswered(res);
+  }
+
   /** Tracks one request of an fw route until its response is closed. */
   track(res: ServerResponse): void {
     const inFlight = this.inFlight;
@@ -58,6 +69,15 @@ export class RequestDrain {
     }
     return list.length;
   }
+}
+
+/** `Connection: close` on the answer if the request's body is in by then. */
+export function closeOnceAnswered(res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    if (this.req.complete) this.shouldKeepAlive = false;
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['writeHead'];
 }
 
 /** The route's own answer, if it comes after the drain answered, goes nowhere. */
