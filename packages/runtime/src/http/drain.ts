@@ -13,7 +13,8 @@ import { sendProblem } from './problem.js';
  * open by design (a long-poll, see `hold`), which the runtime answers when it shuts down.
  */
 export class RequestDrain {
-  private readonly inFlight = new Set<ServerResponse>();
+  /** Each request in flight, with the listener that forgets it when its response closes. */
+  private readonly inFlight = new Map<ServerResponse, () => void>();
   private readonly held = new WeakSet<ServerResponse>();
 
   /**
@@ -24,14 +25,25 @@ export class RequestDrain {
    * data resets it, and the answer with it.
    */
   begin(): void {
-    for (const res of this.inFlight) if (!res.headersSent) closeOnceAnswered(res);
+    for (const res of this.inFlight.keys()) if (!res.headersSent) closeOnceAnswered(res);
   }
 
   /** Tracks one request of an fw route until its response is closed. */
   track(res: ServerResponse): void {
-    const inFlight = this.inFlight;
-    inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
+    const forget = (): void => void this.inFlight.delete(res);
+    this.inFlight.set(res, forget);
+    res.once('close', forget);
+  }
+
+  /**
+   * A response that has become a long-lived stream its route ends on close by itself (an SSE or
+   * streaming connection): not tracked any longer, so that an open stream costs nothing here.
+   */
+  release(res: ServerResponse): void {
+    const forget = this.inFlight.get(res);
+    if (forget === undefined) return;
+    this.inFlight.delete(res);
+    res.off('close', forget);
   }
 
   /** A response held open by design until something happens (a long-poll): not waited for. */
@@ -39,10 +51,15 @@ export class RequestDrain {
     this.held.add(res);
   }
 
+  /** Requests being tracked (leak checks: 0 once every request is answered). */
+  get size(): number {
+    return this.inFlight.size;
+  }
+
   /** Requests in flight whose answer has not started. */
   unanswered(): ServerResponse[] {
     const out: ServerResponse[] = [];
-    for (const res of this.inFlight) if (!res.headersSent && !this.held.has(res)) out.push(res);
+    for (const res of this.inFlight.keys()) if (!res.headersSent && !this.held.has(res)) out.push(res);
     return out;
   }
 

@@ -208,6 +208,8 @@ export class HandlerTransports {
       'x-accel-buffering': 'no',
     });
     res.flushHeaders();
+    // A stream from here on, ended by the runtime on close (a reconnect frame): not a request the drain waits for.
+    this.rt.requests.release(res);
     const conn = new HttpStreamConnection(transport, res, fw);
     res.on('close', () => conn.resource?.detach(conn, 'connection lost'));
     return conn;

@@ -49,6 +49,7 @@ test('an upload in flight when close() begins finishes and is taken; a new reque
   const up = upload(`${app.base}/fw/in?tracking=${uuid}&seq=1`, body.length);
   up.write(body.slice(0, 1000));
   await waitFor('the request in flight', () => app.fw.requests.unanswered().length === 1);
+  assert.equal(app.fw.requests.size, 1, 'the open SSE stream is not tracked, only the upload');
   const closing = app.fw.close();
   const refused = await fetch(`${app.base}/fw/in?tracking=${uuid}&seq=2`, { method: 'POST', body: 'new' });
   assert.equal(refused.status, 503);
