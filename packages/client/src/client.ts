@@ -716,7 +716,9 @@ export class FwClient<M extends MessageMap = MessageMap> {
           if (gen !== this.generation) continue;
           const status = error.status ?? 500;
           if (status < 500 && status !== 401 && status !== 404 && status !== 408 && status !== 429) {
-            // The server refused this message itself (too large, bad): resending cannot help.
+            // The server refused this message itself (too large, bad): resending cannot help. It
+            // took nothing, so its number goes to the next message (HTTP sends one at a time).
+            if (e.seq === this.upSeq) this.upSeq--;
             this.settle(e, error);
             this.emit(this.errorListeners, error);
             continue;
