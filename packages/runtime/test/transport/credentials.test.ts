@@ -165,3 +165,23 @@ test('a principal whose expiry has passed opens nothing, whatever the authentica
   assert.equal(ws.body.code, 'credential_expired');
   assert.equal(app.fw.runtime.stats().connections, 0);
 });
+
+test("authenticate(fw): no credential is a 401 on every way in; a bad token is the authenticator's 401", async (t) => {
+  const issuer = await startJwtIssuer();
+  const app = await start(issuer);
+  t.after(async () => {
+    await app.close();
+    await issuer.close();
+  });
+  for (const url of [`${app.base}/fw/feed?fw=1&transport=sse`, `${app.base}/fw/feed?fw=1&transport=long-polling`]) {
+    const res = await fetch(url);
+    assert.equal(res.status, 401, url);
+    assert.equal(((await res.json()) as { code: string }).code, 'unauthorized');
+  }
+  assert.equal((await refusedUpgrade(`${app.base}/fw/feed?fw=1`)).status, 401);
+  const forged = `${issuer.token('gus').slice(0, -4)}AAAA`;
+  const bad = await refusedUpgrade(`${app.base}/fw/feed?fw=1&access_token=${forged}`);
+  assert.equal(bad.status, 401);
+  assert.match(String(bad.body.detail), /bad signature|malformed/);
+  assert.equal(app.fw.runtime.stats().connections, 0);
+});
