@@ -387,8 +387,12 @@ export class FwResource implements Resource {
       this.runtime.timers.clear(this.graceTimer);
       this.graceTimer = undefined;
     }
+    // A drain awaited on the old connection (slow-consumer drops) is the new one's to await.
+    if (old !== conn) this.flags &= ~DRAIN_AWAITED;
     this.connection = conn;
     conn.resource = this;
+    // Drops not announced yet (nothing was delivered since): a new connection is the next chance.
+    if (this.drops !== undefined) this.announceDrops();
     // A (re)connection or a long-poll is a sign of life for the idle timeout.
     this.heard = true;
     if (conn.transport !== this.transport) this.runtime.resources.retransport(this, conn.transport);

@@ -85,3 +85,25 @@ test('drop, and the client never reads again: the gap is written after fw.slow-c
   assert.deepEqual([gap.reason, gap.lost], ['slow-consumer-dropped', dropped]);
   assert.equal(app.fw.runtime.diagnostics().timers, 0, 'the bound timer is gone once the gap is out');
 });
+
+test('drop, then the client drops too: its resume gets the gap at once, in a quiet room', async (t) => {
+  const { app, c, uuid } = await overflow({ 'fw.slow-consumer.gap-delay': 600_000 });
+  t.after(async () => {
+    c.socket.terminate();
+    await app.close();
+  });
+  const dropped = app.fw.runtime.stats().dropped;
+  // The client never read what was buffered: it resumes from the handshake (last=0).
+  c.socket.terminate();
+  await waitFor('the resource detached', () => app.fw.resources.get(uuid)?.connection === undefined);
+  const again = await connectWs(`${app.ws}${ROOM}?fw=1&tracking=${uuid}&last=0`);
+  t.after(() => again.socket.terminate());
+  const frames = await readUntilGap(again);
+  assert.equal(frames[0]!.t, 'hs');
+  const gap = frames.at(-1)!;
+  assert.deepEqual([gap.reason, gap.lost], ['slow-consumer-dropped', dropped]);
+  assert.ok(
+    frames.slice(1, -1).every((f) => f.t === 'm'),
+    'what the buffer kept, then the gap',
+  );
+});
