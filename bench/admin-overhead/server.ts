@@ -25,7 +25,13 @@ if (process.argv[3] === 'traces') {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
 }
-const fw = new Framework({ configFile: false, 'fw.heartbeat.interval': 0, ...(withAdmin ? { 'fw.admin.mcp-tools': false } : {}) });
+// Every consumer connects from loopback: no per-address share (fw.connections.max-per-address).
+const fw = new Framework({
+  configFile: false,
+  'fw.heartbeat.interval': 0,
+  'fw.connections.max-per-address': 0,
+  ...(withAdmin ? { 'fw.admin.mcp-tools': false } : {}),
+});
 if (withAdmin) await fw.use(admin());
 fw.handle('/bench', {});
 const { port } = await fw.listen(0, '127.0.0.1');

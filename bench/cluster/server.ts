@@ -33,6 +33,8 @@ async function start(kind: ClusterKind, redisUrl: string, prefix: string, node: 
     const fw = new Framework({
       configFile: false,
       env: {},
+      // Every client connects from loopback: no per-address share.
+      'fw.connections.max-per-address': 0,
       'fw.cluster.redis-url': redisUrl,
       'fw.cluster.prefix': prefix,
       'fw.cluster.node-id': node,

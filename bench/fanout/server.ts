@@ -32,7 +32,8 @@ async function start(kind: ServerKind): Promise<Target> {
   switch (kind) {
     case 'fw':
     case 'fw-proto': {
-      const fw = new Framework({ configFile: false });
+      // Every subscriber connects from loopback: no per-address share (fw.connections.max-per-address).
+      const fw = new Framework({ configFile: false, 'fw.connections.max-per-address': 0 });
       // Subscribers join the broadcaster /fw/bench; nobody but the publisher sends.
       fw.handle('/bench', {});
       fw.handle('/publish', { message: (_r, data) => void fw.broadcasters.lookup('/fw/bench')?.broadcast(data) }, { broadcaster: null });

@@ -63,6 +63,9 @@ export async function startTarget(kind: ScaleKind, port: number, cluster?: Clust
       const fw = new Framework({
         configFile: false,
         env: {},
+        // Every client connects from loopback: no per-address share, and room for any --n.
+        'fw.connections.max-per-address': 0,
+        'fw.connections.max': 10_000_000,
         // SCALE_FW_HEARTBEAT=<ms> (bench/scale/heap's `--heartbeat`): fw's sweep interval, to see what it leaves behind.
         ...(process.env.SCALE_FW_HEARTBEAT ? { 'fw.heartbeat.interval': Number(process.env.SCALE_FW_HEARTBEAT) } : {}),
         // SCALE_FW_FLUSH_SLICE=<n>: fw's `fw.flush.slice`, to compare slicings (0: every connection in one turn).

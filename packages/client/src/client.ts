@@ -13,7 +13,7 @@ import { backoffDelay, reconnectOptions, type ReconnectOptions } from './backoff
 import { consoleLogger, type ClientLogger } from './default-logger.js';
 import { ClientError } from './errors.js';
 import { encodeSince, resolveEndpoint } from './endpoint.js';
-import type { Gap, ServerFrame, TransportName, UpstreamKind } from '@fw/protocol';
+import { isCredentialReason, type Gap, type ServerFrame, type TransportName, type UpstreamKind } from '@fw/protocol';
 import { answerToolCall, parseToolCall, type ToolCall, type ToolHandler } from './tool-bridge.js';
 import type { FetchLike, TransportConnection, TransportOpener, WebSocketConstructor } from './transport.js';
 import { openLongPolling } from './transports/long-polling.js';
@@ -42,6 +42,14 @@ export interface ConnectOptions {
   maxQueue?: number;
   /** Where a listener that threw is reported (`error(fields, message)`, pino's shape). Default: written to the developer tools console (stderr under Node). */
   logger?: ClientLogger;
+  /**
+   * The credential (a bearer token): `?access_token=` on a WebSocket, `Authorization: Bearer`
+   * on the HTTP transports. A function is called before every connection round (it may be
+   * async): when the server refuses or ends a credential (401, or it expired or was revoked on an
+   * open connection), the client calls it for a new one and reconnects, resuming where it was.
+   * With a string (or none), such a refusal ends the client (`onClose` gets the reason).
+   */
+  token?: string | (() => string | Promise<string>);
 }
 
 export interface MessageMeta {
@@ -100,6 +108,19 @@ const HEARTBEAT_TOLERANCE = 3;
 /** Gaps remembered to recognise one sent again after a resume (the server repeats those the client may have missed). */
 const GAP_MEMORY = 256;
 
+/**
+ * A message (or bridge answer) on its way up. `seq` is its number on the current resource (0:
+ * not sent yet); `sent`: handed to a connection whose answer (an `ack`, a POST's 2xx) has not
+ * come, so the server may have it. `done` settles the `send()` promise.
+ */
+interface Upstream {
+  data: string;
+  kind: UpstreamKind;
+  seq: number;
+  sent: boolean;
+  done?: (error?: ClientError) => void;
+}
+
 const OPENERS: Record<TransportName, TransportOpener> = {
   websocket: openWebSocket,
   sse: openSse,
@@ -124,6 +145,13 @@ export class FwClient<M extends MessageMap = MessageMap> {
   private readonly logger: ClientLogger;
   private readonly maxQueue: number;
   private readonly heartbeatTimeoutOption: number | undefined;
+  private readonly tokenSource: ConnectOptions['token'];
+  /** The credential of the current round. */
+  private credential: string | undefined;
+  /** The last number given to a message on the current resource. */
+  private upSeq = 0;
+  /** The server acknowledges numbered WebSocket messages (its handshake has `ack`). */
+  private acks = false;
 
   /** Whether `_uuid` may be offered as `tracking` (false once the server said it forgot it). */
   private resumable = false;
@@ -158,8 +186,8 @@ export class FwClient<M extends MessageMap = MessageMap> {
   private lastSeen = 0;
   private sentSinceHeartbeat = false;
 
-  /** Upstream texts in order: application messages and bridge answers (`tool-response`). */
-  private readonly outbox: { data: string; kind: UpstreamKind }[] = [];
+  /** Upstream texts in order, until the server has taken them: application messages and bridge answers. */
+  private readonly outbox: Upstream[] = [];
   private flushing = false;
   private readonly tools = new Map<string, ToolHandler>();
 
@@ -184,6 +212,8 @@ export class FwClient<M extends MessageMap = MessageMap> {
     this.maxQueue = options.maxQueue ?? DEFAULT_MAX_QUEUE;
     this.logger = options.logger ?? consoleLogger;
     this.heartbeatTimeoutOption = options.heartbeatTimeout;
+    this.tokenSource = options.token;
+    this.credential = typeof options.token === 'string' ? options.token : undefined;
     this.startRound();
   }
 
@@ -206,12 +236,24 @@ export class FwClient<M extends MessageMap = MessageMap> {
     return this.endpoints[(this.current ?? this.preferred).endpoint]!.href;
   }
 
-  /** Sends a message (objects are JSON-encoded). Queued, in order, while (re)connecting. */
-  send(data: MessageOut<M>): void {
+  /**
+   * Sends a message (objects are JSON-encoded), exactly once: queued, in order, while
+   * (re)connecting, and sent again after a reconnect until the server confirms it. The promise
+   * resolves once the server has taken it, and rejects when it cannot be: refused (e.g. 413),
+   * the client closed first, or `send_unconfirmed` (the server lost the connection's state before
+   * confirming). Awaiting it is optional: a rejection nobody awaits is not an unhandled one.
+   */
+  send(data: MessageOut<M>): Promise<void> {
     if (this._state === 'closed') throw new ClientError('client_closed', 'the client is closed');
     if (this.outbox.length >= this.maxQueue) throw new ClientError('send_queue_full', `send queue is full (${this.maxQueue} messages)`);
-    this.outbox.push({ data: typeof data === 'string' ? data : JSON.stringify(data as object), kind: 'm' });
+    let done!: Upstream['done'];
+    const confirmed = new Promise<void>((resolve, reject) => {
+      done = (error) => (error ? reject(error) : resolve());
+    });
+    confirmed.catch(() => undefined);
+    this.outbox.push({ data: typeof data === 'string' ? data : JSON.stringify(data as object), kind: 'm', seq: 0, sent: false, done });
     void this.flush();
+    return confirmed;
   }
 
   /** Closes for good: no reconnect, queued messages are dropped, close listeners get `reason`. */
@@ -284,6 +326,26 @@ export class FwClient<M extends MessageMap = MessageMap> {
 
   private startRound(): void {
     this.retryTimer = undefined;
+    const source = this.tokenSource;
+    if (typeof source !== 'function') return this.walkRound();
+    // A new credential for every round: the last one may be what the server refused.
+    Promise.resolve()
+      .then(source)
+      .then(
+        (token) => {
+          this.credential = token;
+          if (this._state !== 'closed') this.walkRound();
+        },
+        (e: unknown) => {
+          if (this._state === 'closed') return;
+          this.emit(this.errorListeners, new ClientError('unauthorized', `token(): ${e}`));
+          this.round = [];
+          this.nextCandidate();
+        },
+      );
+  }
+
+  private walkRound(): void {
     const round: Candidate[] = [];
     const n = this.endpoints.length;
     for (let i = 0; i < n; i++) {
@@ -347,6 +409,7 @@ export class FwClient<M extends MessageMap = MessageMap> {
       params,
       env: this.env,
       heartbeat: this.heartbeatInterval,
+      token: this.credential,
       sink: {
         frame: (frame) => {
           if (gen === this.generation) this.onFrame(frame, transport);
@@ -371,7 +434,11 @@ export class FwClient<M extends MessageMap = MessageMap> {
   private onEnd(error: ClientError): void {
     const wasOpen = this.opened;
     this.dropConnection();
+    if (error.status === 401 || isCredentialReason(error.code)) return this.credentialLost(error, wasOpen);
     if (error.code === 'closed_by_server') return this.terminate(error.message, false);
+    // A server that shut down (WebSocket 1012) acknowledged, before it went, every message it
+    // took: the rest were not taken and go to the next server as not sent.
+    if (error.problemCode === 'service_restart') for (const e of this.outbox) e.sent = false;
     this.emit(this.errorListeners, error);
     if (this._state === 'closed') return;
     if (
@@ -403,6 +470,24 @@ export class FwClient<M extends MessageMap = MessageMap> {
     this.scheduleRound(backoffDelay(0, this.reconnect));
   }
 
+  /**
+   * The server refused the credential (401) or ended it on an open connection (expired,
+   * revoked). With a `token` function the client gets a new one and reconnects (a resume: the
+   * server kept the resource); otherwise it stops rather than knock with a dead credential.
+   */
+  private credentialLost(error: ClientError, wasOpen: boolean): void {
+    this.emit(this.errorListeners, error);
+    if (typeof this.tokenSource !== 'function') return this.terminate(error.message, false);
+    if (this._state === 'closed') return;
+    if (wasOpen) this.setState('reconnecting');
+    // The other candidates would show the same credential: end the round, back off, ask anew.
+    this.round = [];
+    if (!wasOpen) return this.nextCandidate();
+    if (this.reconnect === false) return this.terminate(error.message, false);
+    this.failedRounds = 0;
+    this.scheduleRound(backoffDelay(0, this.reconnect));
+  }
+
   private dropConnection(): void {
     this.generation++;
     this.conn = undefined;
@@ -421,7 +506,7 @@ export class FwClient<M extends MessageMap = MessageMap> {
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.round = [];
-    this.outbox.length = 0;
+    for (const e of this.outbox.splice(0)) e.done?.(new ClientError('client_closed', `closed before it was taken: ${reason}`));
     conn?.close(byClient);
     this.setState('closed');
     this.emit(this.closeListeners, reason);
@@ -439,7 +524,7 @@ export class FwClient<M extends MessageMap = MessageMap> {
     this.lastSeen = Date.now();
     switch (frame.t) {
       case 'hs':
-        return this.onHandshake(frame.uuid, frame.resumed, frame.heartbeat, transport, frame.epoch);
+        return this.onHandshake(frame.uuid, frame.resumed, frame.heartbeat, transport, frame.epoch, frame.ack);
       case 'm': {
         // Exactly once: a resumed stream may repeat what we saw; a `since` replay may too.
         if (frame.id <= this.lastId) return;
@@ -484,7 +569,11 @@ export class FwClient<M extends MessageMap = MessageMap> {
         recovery.recovered = frame.recovered && recovery.gaps.length === 0;
         return this.emit(this.recoveryListeners, recovery);
       }
+      case 'ack':
+        return this.confirm(frame.s);
       case 'close':
+        // A credential that ended: the server keeps the resource for a resume with a new one.
+        if (isCredentialReason(frame.reason)) return this.fail(this.generation, new ClientError(frame.reason, frame.reason));
         return this.terminate(frame.reason, false);
       case 'reconnect':
         // The server shuts down; the stream ends right after this frame, and that end is a drop:
@@ -495,7 +584,14 @@ export class FwClient<M extends MessageMap = MessageMap> {
     }
   }
 
-  private onHandshake(uuid: string, resumed: boolean, heartbeat: number, transport: TransportName, epoch: string | undefined): void {
+  private onHandshake(
+    uuid: string,
+    resumed: boolean,
+    heartbeat: number,
+    transport: TransportName,
+    epoch: string | undefined,
+    ack: number | undefined,
+  ): void {
     // Cursors taken in another epoch (the server restarted) would make us drop its new messages
     // as duplicates; the server replayed its whole cache for them, so start counting afresh.
     const restarted = epoch !== undefined && this.epoch !== undefined && epoch !== this.epoch;
@@ -511,6 +607,7 @@ export class FwClient<M extends MessageMap = MessageMap> {
     const fresh = !resumed || uuid !== this._uuid;
     const hadMessages = this.lastId > 0;
     if (fresh) this.lastId = 0;
+    this.resync(fresh, ack);
     if (this.everOpened) {
       const recovery: Recovery = { recovered: true, resumed: !fresh, gaps: [] };
       if (this.recovering) {
@@ -569,38 +666,70 @@ export class FwClient<M extends MessageMap = MessageMap> {
 
   // ---- sending -------------------------------------------------------------------------------
 
+  /**
+   * A handshake: on a resumed resource the server says (`ack`) up to which number it has taken
+   * our messages; the rest go again with their numbers (it takes each once). A fresh resource
+   * knows nothing of the old one: what was sent there unconfirmed may or may not have been taken,
+   * and is not sent twice (`send_unconfirmed`); the rest are numbered afresh.
+   */
+  private resync(fresh: boolean, ack: number | undefined): void {
+    if (ack !== undefined) this.acks = true;
+    else if (fresh) this.acks = false;
+    if (!fresh) {
+      if (ack !== undefined) this.confirm(ack);
+      for (const e of this.outbox) e.sent = false;
+      return;
+    }
+    for (const e of [...this.outbox]) {
+      if (e.sent) this.settle(e, new ClientError('send_unconfirmed', 'the server lost the connection before confirming it'));
+      e.seq = 0;
+    }
+    this.upSeq = 0;
+  }
+
+  /** The server has taken every message numbered up to `seq`. */
+  private confirm(seq: number): void {
+    for (const e of [...this.outbox]) if (e.seq > 0 && e.seq <= seq) this.settle(e);
+  }
+
+  private settle(e: Upstream, error?: ClientError): void {
+    const i = this.outbox.indexOf(e);
+    if (i >= 0) this.outbox.splice(i, 1);
+    e.done?.(error);
+  }
+
   private async flush(): Promise<void> {
     if (this.flushing) return;
     this.flushing = true;
     try {
-      while (this.outbox.length > 0 && this.opened && this.conn) {
+      for (let e: Upstream | undefined; (e = this.outbox.find((x) => !x.sent)) && this.opened && this.conn; ) {
         const conn = this.conn;
         const gen = this.generation;
+        e.seq ||= ++this.upSeq;
+        e.sent = true;
         try {
-          const next = this.outbox[0]!;
-          await conn.send(next.data, next.kind);
-        } catch (e) {
-          const error = e instanceof ClientError ? e : new ClientError('connection_lost', String(e));
+          await conn.send(e.data, e.kind, e.seq);
+        } catch (err) {
+          const error = err instanceof ClientError ? err : new ClientError('connection_lost', String(err));
+          // An answer, whatever it says, means the server did not take it; only a lost answer leaves that open.
+          if (error.status !== undefined) e.sent = false;
           if (gen !== this.generation) continue;
-          if (
-            error.code === 'http_error' &&
-            error.status !== undefined &&
-            error.status < 500 &&
-            error.status !== 404 &&
-            error.status !== 408 &&
-            error.status !== 429
-          ) {
-            // The server refused this message itself (too large, bad): resending cannot help.
-            this.outbox.shift();
+          const status = error.status ?? 500;
+          if (status < 500 && status !== 401 && status !== 404 && status !== 408 && status !== 429) {
+            // The server refused this message itself (too large, bad): resending cannot help. It
+            // took nothing, so its number goes to the next message (HTTP sends one at a time).
+            if (e.seq === this.upSeq) this.upSeq--;
+            this.settle(e, error);
             this.emit(this.errorListeners, error);
             continue;
           }
-          // The resource or the connection is gone: keep the message for the next connection.
+          // The credential, the resource or the connection is gone: keep the message for the next connection.
           this.fail(gen, error);
           break;
         }
         if (this._state === 'closed') break;
-        this.outbox.shift();
+        // Over HTTP the answer says it was taken; over WebSocket the server's `ack` will (an older server sends none).
+        if (conn.confirms || !this.acks) this.settle(e);
         this.sentSinceHeartbeat = true;
       }
     } finally {
@@ -612,7 +741,7 @@ export class FwClient<M extends MessageMap = MessageMap> {
     void answerToolCall(this.tools.get(call.toolName), call).then((response) => {
       if (this._state === 'closed') return;
       // Not subject to maxQueue: the server is waiting for exactly this answer.
-      this.outbox.push({ data: response, kind: 'tool-response' });
+      this.outbox.push({ data: response, kind: 'tool-response', seq: 0, sent: false });
       void this.flush();
     });
   }

@@ -27,7 +27,18 @@ export type ClientErrorCode =
   /** `registerTool()` for a name that already has a handler. */
   | 'duplicate_tool'
   /** `onJson()`: a message that is not JSON (it is not passed on). */
-  | 'invalid_message';
+  | 'invalid_message'
+  /**
+   * A `send()` the server may or may not have taken: it was sent, and the server lost the
+   * connection's state before confirming it (a crash, or a resume grace that passed). Not resent.
+   */
+  | 'send_unconfirmed'
+  /** The server refused the credential (401), e.g. an expired or revoked token. */
+  | 'unauthorized'
+  /** The credential the connection was opened with expired (the server closed it, WebSocket 1008). */
+  | 'credential_expired'
+  /** The credential the connection was opened with was revoked (the server closed it, WebSocket 1008). */
+  | 'credential_revoked';
 
 export class ClientError extends Error {
   readonly code: ClientErrorCode;

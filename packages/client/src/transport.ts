@@ -43,14 +43,19 @@ export interface OpenRequest {
   env: TransportEnvironment;
   /** The heartbeat interval of the last handshake (ms), for transports that resume without one. */
   heartbeat: number;
+  /** The credential: `?access_token=` on a WebSocket (browsers cannot set its headers), `Authorization: Bearer` on HTTP. */
+  token: string | undefined;
 }
 
 export interface TransportConnection {
   /**
-   * Sends one message (its text), or with `kind` `tool-response` a bridge answer. Resolves once
-   * handed over (WebSocket) or accepted (HTTP POST).
+   * Sends one message (its text), or with `kind` `tool-response` a bridge answer, numbered `seq`
+   * (the server takes each number once). Resolves once handed over (WebSocket) or taken (HTTP
+   * POST); rejects with the server's answer (`status`) or, with no answer, a network error.
    */
-  send(data: string, kind?: UpstreamKind): Promise<void>;
+  send(data: string, kind: UpstreamKind, seq: number): Promise<void>;
+  /** True when `send` resolving means the server took it (HTTP); false when an `ack` frame says so (WebSocket). */
+  readonly confirms: boolean;
   /** Sends a heartbeat where the transport has an upstream channel of its own (WebSocket). */
   heartbeat?(): void;
   /**

@@ -8,6 +8,8 @@ export const CloseCode = {
   serviceRestart: 1012,
   /** The client sent a frame that is not fw protocol (or nests deeper than fw.limits.json-depth). */
   invalidPayload: 1007,
+  /** Policy violation: the credential the socket was opened with expired or was revoked (reason `credential_expired` / `credential_revoked`). */
+  policyViolation: 1008,
   /** A client frame larger than fw.websocket.max-payload. */
   messageTooBig: 1009,
   /** The server ended the resource on purpose; the reason is in the close frame's reason. */
@@ -26,6 +28,22 @@ export const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([
   1002,
   1003,
   CloseCode.invalidPayload,
-  1008,
+  CloseCode.policyViolation,
   CloseCode.messageTooBig,
 ]);
+
+/**
+ * Reasons of a server close (a `close` frame, or WebSocket 1008) because the credential the
+ * connection was opened with stopped being good. The resource is kept for `fw.resume.grace`: a
+ * client that can get a new credential reconnects with it and resumes; one that cannot stops.
+ */
+export const CredentialReason = {
+  expired: 'credential_expired',
+  revoked: 'credential_revoked',
+} as const;
+
+export type CredentialReasonName = (typeof CredentialReason)[keyof typeof CredentialReason];
+
+export function isCredentialReason(reason: string): reason is CredentialReasonName {
+  return reason === CredentialReason.expired || reason === CredentialReason.revoked;
+}

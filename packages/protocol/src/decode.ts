@@ -54,7 +54,11 @@ export function checkServerFrame(f: Record<string, unknown>, text = JSON.stringi
         heartbeat: typeof f.heartbeat === 'number' && f.heartbeat > 0 ? f.heartbeat : 0,
         resumed: f.resumed === true,
         ...(typeof f.epoch === 'string' ? { epoch: f.epoch } : {}),
+        ...(isSeq(f.ack, true) ? { ack: f.ack } : {}),
       };
+    case 'ack':
+      if (!isSeq(f.s, true)) throw bad(text);
+      return { t: 'ack', s: f.s };
     case 'gap': {
       const gap: GapFrame = { t: 'gap', reason: typeof f.reason === 'string' ? f.reason : 'replay-window-exceeded' };
       if (Number.isSafeInteger(f.lost)) gap.lost = f.lost as number;
@@ -75,20 +79,29 @@ export function checkServerFrame(f: Record<string, unknown>, text = JSON.stringi
   }
 }
 
+/** A client message sequence number: a positive safe integer (0 too where `zero`: "none yet"). */
+export function isSeq(value: unknown, zero = false): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= (zero ? 0 : 1);
+}
+
 /**
  * Decodes one client frame received over WebSocket (`m`, `tool-response` or `hb`); undefined for
- * anything else, which the server answers by closing with 1007.
+ * anything else (a sequence number `s` that is not a positive integer included), which the
+ * server answers by closing with 1007.
  */
 export function parseClientFrame(text: string): ClientFrame | undefined {
-  let f: { t?: unknown; d?: unknown };
+  let f: { t?: unknown; d?: unknown; s?: unknown };
   try {
-    f = JSON.parse(text) as { t?: unknown; d?: unknown };
+    f = JSON.parse(text) as { t?: unknown; d?: unknown; s?: unknown };
   } catch {
     return undefined;
   }
   if (typeof f !== 'object' || f === null) return undefined;
   if (f.t === 'hb') return { t: 'hb' };
-  if ((f.t === 'm' || f.t === 'tool-response') && typeof f.d === 'string') return { t: f.t, d: f.d };
+  if ((f.t === 'm' || f.t === 'tool-response') && typeof f.d === 'string') {
+    if (f.s === undefined) return { t: f.t, d: f.d };
+    return isSeq(f.s) ? { t: f.t, d: f.d, s: f.s } : undefined;
+  }
   return undefined;
 }
 

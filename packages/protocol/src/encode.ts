@@ -35,7 +35,12 @@ export function encodeReconnect(reason: string): string {
   return JSON.stringify({ t: 'reconnect', reason });
 }
 
-/** A client → server frame over WebSocket. */
-export function encodeUpstream(data: string, kind: UpstreamKind = 'm'): string {
-  return JSON.stringify({ t: kind, d: data });
+/** A client → server frame over WebSocket; `seq` numbers it for deduplication (absent: not numbered). */
+export function encodeUpstream(data: string, kind: UpstreamKind = 'm', seq?: number): string {
+  return JSON.stringify({ t: kind, d: data, s: seq });
+}
+
+/** Client messages up to `seq` taken (WebSocket). */
+export function encodeAck(seq: number): string {
+  return `{"t":"ack","s":${seq}}`;
 }

@@ -16,6 +16,12 @@ export interface HandshakeFrame {
   resumed: boolean;
   /** The server's epoch: it changes when a server restarts without a durable replay store. */
   epoch?: string;
+  /**
+   * The sequence number (`s`) of the last client message this resource has taken (0: none). A
+   * server that sends it deduplicates numbered client messages and acknowledges them (`ack`);
+   * the client resends what is above it and forgets what is not. Absent: an older server.
+   */
+  ack?: number;
 }
 
 /**
@@ -85,9 +91,19 @@ export interface ReconnectFrame {
   reason: string;
 }
 
+/**
+ * Client messages up to sequence number `s` (inclusive) have been taken by the server, each once
+ * (WebSocket only: over the HTTP transports the answer to a POST is its acknowledgement).
+ */
+export interface AckFrame {
+  t: 'ack';
+  s: number;
+}
+
 /** Every frame a server sends. */
 export type ServerFrame =
   | HandshakeFrame
+  | AckFrame
   | MessageFrame
   | ToolCallFrame
   | HeartbeatFrame
@@ -106,6 +122,12 @@ export type UpstreamKind = 'm' | 'tool-response';
 export interface UpstreamFrame {
   t: UpstreamKind;
   d: string;
+  /**
+   * The client's sequence number of this message (1, 2, 3… per resource; a resent message keeps
+   * its number). The server takes each number once and acknowledges it; absent: not deduplicated
+   * (older clients). Over HTTP the same number is the POST's `seq` query parameter.
+   */
+  s?: number;
 }
 
 /** Every frame a client sends over WebSocket. */

@@ -1,6 +1,7 @@
 export type {
   TransportName,
   HandshakeFrame,
+  AckFrame,
   MessageFrame,
   ToolCallFrame,
   HeartbeatFrame,
@@ -25,6 +26,7 @@ export {
   encodeClose,
   encodeReconnect,
   encodeUpstream,
+  encodeAck,
 } from './encode.js';
-export { ProtocolError, parseServerFrame, checkServerFrame, parseClientFrame, isUpstreamKind } from './decode.js';
-export { CloseCode, FINAL_CLOSE_CODES } from './close-codes.js';
+export { ProtocolError, parseServerFrame, checkServerFrame, parseClientFrame, isUpstreamKind, isSeq } from './decode.js';
+export { CloseCode, FINAL_CLOSE_CODES, CredentialReason, isCredentialReason, type CredentialReasonName } from './close-codes.js';

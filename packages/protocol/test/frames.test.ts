@@ -14,6 +14,9 @@ import {
   HEARTBEAT_FRAME,
   FINAL_CLOSE_CODES,
   CloseCode,
+  CredentialReason,
+  encodeAck,
+  isCredentialReason,
 } from '@fw/protocol';
 
 test('server frames: every type decodes; unknown types are skipped; junk is a protocol_error', () => {
@@ -100,4 +103,34 @@ test('close codes: the server ending a resource or refusing input is final; a dr
     assert.ok(FINAL_CLOSE_CODES.has(code), String(code));
   for (const code of [CloseCode.goingAway, CloseCode.serviceRestart, 1006, 1011, 1013])
     assert.ok(!FINAL_CLOSE_CODES.has(code), String(code));
+});
+
+test("client messages exactly once: numbered upstream frames, acks, the handshake's ack; a bad number is junk", () => {
+  assert.equal(encodeUpstream('x', 'm', 7), '{"t":"m","d":"x","s":7}');
+  assert.deepEqual(parseClientFrame(encodeUpstream('x', 'm', 7)), { t: 'm', d: 'x', s: 7 });
+  assert.deepEqual(parseClientFrame(encodeUpstream('{}', 'tool-response', 8)), { t: 'tool-response', d: '{}', s: 8 });
+  // An unnumbered frame (an older client) is still a message.
+  assert.deepEqual(parseClientFrame('{"t":"m","d":"x"}'), { t: 'm', d: 'x' });
+  for (const junk of ['{"t":"m","d":"x","s":0}', '{"t":"m","d":"x","s":-1}', '{"t":"m","d":"x","s":1.5}', '{"t":"m","d":"x","s":"1"}'])
+    assert.equal(parseClientFrame(junk), undefined, junk);
+
+  assert.equal(encodeAck(12), '{"t":"ack","s":12}');
+  assert.deepEqual(parseServerFrame(encodeAck(12)), { t: 'ack', s: 12 });
+  assert.throws(() => parseServerFrame('{"t":"ack","s":"12"}'), ProtocolError);
+  const hs = encodeHandshake({ uuid: 'u', transport: 'sse', heartbeat: 0, resumed: true, ack: 3 });
+  assert.deepEqual(parseServerFrame(hs), { t: 'hs', uuid: 'u', transport: 'sse', heartbeat: 0, resumed: true, ack: 3 });
+  // An older server's handshake has no ack: the client then knows it sends no acknowledgements.
+  assert.equal(
+    (parseServerFrame('{"t":"hs","uuid":"u","transport":"sse","heartbeat":0,"resumed":true}') as { ack?: number }).ack,
+    undefined,
+  );
+});
+
+test('credential close reasons: expired and revoked, on a close frame or WebSocket 1008 (final for clients that cannot renew)', () => {
+  assert.equal(CloseCode.policyViolation, 1008);
+  assert.ok(FINAL_CLOSE_CODES.has(CloseCode.policyViolation));
+  assert.ok(isCredentialReason(CredentialReason.expired) && isCredentialReason(CredentialReason.revoked));
+  assert.deepEqual([CredentialReason.expired, CredentialReason.revoked], ['credential_expired', 'credential_revoked']);
+  assert.ok(!isCredentialReason('closed by server'));
+  assert.deepEqual(parseServerFrame(encodeClose(CredentialReason.expired)), { t: 'close', reason: 'credential_expired' });
 });

@@ -12,6 +12,7 @@ import { RouteTable, type HttpRouteHandler, type Method, type UpgradeRouteHandle
 import type { FrameworkModule } from './module.js';
 import { RUNTIME_CONFIG } from './runtime-config.js';
 import { rejectUpgrade } from './http/reject-upgrade.js';
+import { RequestDrain } from './http/drain.js';
 import { mountClientAssets } from './http/client-assets.js';
 import { Endpoints } from './http/endpoints.js';
 import { liveFrameworks, trackFramework } from './live-frameworks.js';
@@ -66,7 +67,7 @@ export class Framework {
   /**
    * Expiry and revocation of the credentials open sockets were authenticated with: every surface
    * that keeps a socket open for a principal watches it and closes the socket when told
-   * (docs/security.md, *Credentials on open sockets*).
+   * (docs/security.md, *Tenancy: who owns what*).
    */
   readonly credentials = new Credentials();
   /** The readiness seam: modules register contributors that `GET <fw>/ready` asks (see docs/operations.md). */
@@ -76,6 +77,8 @@ export class Framework {
    * with the app's origin, when a server fw serves on starts listening (docs/runtime.md).
    */
   readonly endpoints = new Endpoints();
+  /** The requests fw's routes are answering, which `close()` lets finish (see RequestDrain). */
+  readonly requests = new RequestDrain();
   readonly httpRoutes = new RouteTable<HttpRouteHandler>();
   readonly upgradeRoutes = new RouteTable<UpgradeRouteHandler>();
   private readonly modules: FrameworkModule[] = [];
@@ -254,9 +257,15 @@ export class Framework {
       const m = url ? this.httpRoutes.match(req.method ?? 'GET', url.pathname) : { kind: 'none' as const };
       if (m.kind === 'found' && url) {
         // Probes are exempt: orchestrators call them by IP address, and they reveal nothing.
-        const refusal = this.probes.has(url.pathname) ? undefined : this.security.screen(req);
+        const probe = this.probes.has(url.pathname);
+        const refusal = probe ? undefined : this.security.screen(req);
         if (refusal) return this.refuse(req, res, url, refusal);
         for (const [k, v] of Object.entries(this.security.corsHeaders(req))) res.setHeader(k, v);
+        if (!probe) {
+          // Draining: what is in flight finishes, nothing new starts (the balancer retries elsewhere).
+          if (this.closing) return this.refuseWhileDraining(req, res);
+          this.requests.track(res);
+        }
         if (this.metrics.enabled) this.timeRequest(req, res, m.route);
         try {
           // A W3C traceparent continues the caller's trace in every span the route starts.
@@ -296,6 +305,10 @@ export class Framework {
         if (refusal) {
           rejectUpgrade(socket, refusal.status, refusal.code, refusal.detail);
           this.security.refused(req, url, refusal);
+          return;
+        }
+        if (this.closing) {
+          rejectUpgrade(socket, 503, 'shutting_down', 'the server is shutting down', { 'retry-after': this.retryAfter() });
           return;
         }
         try {
@@ -344,6 +357,18 @@ export class Framework {
     res.on('close', done);
   }
 
+  /** `Retry-After` while draining: the drain timeout in whole seconds, by when this node is gone or back. */
+  retryAfter(): string {
+    return String(Math.max(1, Math.ceil(this.config.get('fw.close.drain-timeout') / 1000)));
+  }
+
+  private refuseWhileDraining(req: IncomingMessage, res: ServerResponse): void {
+    req.resume();
+    // Not again on this connection (unless its body is still arriving: see RequestDrain.begin).
+    if (req.complete) res.shouldKeepAlive = false;
+    sendProblem(res, 503, 'shutting_down', 'the server is shutting down', undefined, { 'retry-after': this.retryAfter() });
+  }
+
   private refuse(req: IncomingMessage, res: ServerResponse, url: URL, refusal: Refusal): void {
     req.resume();
     sendProblem(res, refusal.status, refusal.code, refusal.detail, undefined, { connection: 'close' });
@@ -385,14 +410,26 @@ export class Framework {
   }
 
   /**
-   * Graceful close: close hooks (transports drain and close their connections), modules in
-   * reverse order, then the servers fw created (attached servers are detached, not closed).
+   * Graceful close (docs/operations.md, *Shutdown*): fw's routes refuse new requests (503 with
+   * `Retry-After`) at once; requests in flight, uploads included, get `fw.close.drain-timeout` to
+   * be answered, and those still unanswered then get the 503; then the close hooks run
+   * (transports end their connections as a drop and drain them), modules close in reverse order,
+   * and the servers fw created close once their connections have ended, within a second
+   * `fw.close.drain-timeout` (attached servers are detached, not closed).
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
       // Refuse new connections from the first moment of draining, not only once the runtime's
       // own hook (registered first, so run last) ends the open ones.
       this.runtime.closing = true;
+      const drain = this.config.get('fw.close.drain-timeout');
+      this.requests.begin();
+      // Resources stay up meanwhile: a message POST in flight is taken (and acknowledged) by its resource.
+      await this.requests.settle(Date.now() + drain);
+      const refused = this.requests.refuseUnanswered(this.retryAfter());
+      if (refused > 0) this.log.warn({ refused }, `requests still unanswered after fw.close.drain-timeout (${drain} ms) answered 503`);
+      const deadline = Date.now() + drain;
+      this.runtime.drainDeadline = deadline;
       for (const hook of [...this.closeHooks].reverse()) {
         try {
           await hook();
@@ -407,22 +444,42 @@ export class Framework {
           this.log.error({ err, closing: m.name }, 'closing a module failed');
         }
       }
-      for (const d of this.detachers.splice(0)) d();
-      await Promise.all(
-        [...this.ownServers].map(
-          (s) =>
-            new Promise<void>((resolve) => {
-              s.close(() => resolve());
-              s.closeAllConnections();
-            }),
-        ),
-      );
+      // fw keeps answering on its own servers (503) until they are closed: detached first, a
+      // request still arriving on an open connection would find no listener and hang.
+      await Promise.all([...this.ownServers].map((s) => closeServer(s, deadline)));
       this.ownServers.clear();
+      for (const d of this.detachers.splice(0)) d();
       this.closed = true;
       this.untrack();
     })();
     return this.closing;
   }
+}
+
+/**
+ * Stops listening and closes each connection once it is idle (a client reading its 503 or
+ * finishing an upload is not cut); whatever is still open at `deadline` is cut.
+ */
+async function closeServer(server: Server, deadline: number): Promise<void> {
+  let closed = false;
+  server.close(() => {
+    closed = true;
+  });
+  while (!closed && Date.now() < deadline) {
+    server.closeIdleConnections();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  if (closed) return;
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => {
+    if (closed) return resolve();
+    // Upgraded sockets are not the HTTP server's to cut; the runtime ended them already.
+    const t = setTimeout(resolve, 1000);
+    server.once('close', () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
 }
 
 function parseUrl(req: IncomingMessage): URL | undefined {

@@ -62,6 +62,7 @@ export type { BroadcasterFactory } from './broadcast/factory.js';
 export type { ResourceRegistry } from './resource/registry.js';
 export { heartbeat } from './interceptor/heartbeat.js';
 export { idleTimeout } from './interceptor/idle-timeout.js';
+export { authenticate, type AuthenticateOptions } from './interceptor/authenticate.js';
 export { Readiness, type ReadinessCheck, type ReadinessContributor, type ReadinessReport } from './health/readiness.js';
 export { probePaths, type LifecyclePhase } from './health/probes.js';
 export { FwMetrics, type CallOutcome } from './metrics/fw-metrics.js';

@@ -108,6 +108,30 @@ export const RUNTIME_CONFIG = defineConfig({
     description:
       '`drop` (skip messages, counted; the client gets a gap before the next message) or `disconnect` (cut the connection, counted; the resource is kept and the client resumes)',
   },
+  'fw.slow-consumer.gap-delay': {
+    type: 'duration',
+    default: 1000,
+    description:
+      'Longest a slow-consumer drop (policy `drop`) waits for its gap frame: the gap is written as soon as the connection drains, and after this long at the latest even if it has not, whether or not more messages follow',
+  },
+  'fw.connections.max': {
+    type: 'number',
+    default: 100000,
+    description:
+      'Real-time connections (resources, all four transports; a resume is the same connection) this server holds at most; past it a new one gets 503 `capacity_exhausted` with Retry-After ([runtime](runtime.md#connection-shares))',
+  },
+  'fw.connections.max-per-principal': {
+    type: 'number',
+    default: 256,
+    description:
+      'Real-time connections one authenticated principal may hold (every tab of every device counts); past it 429 `limit_exceeded` with Retry-After. 0: no share cap',
+  },
+  'fw.connections.max-per-address': {
+    type: 'number',
+    default: 1024,
+    description:
+      'Real-time connections one anonymous client address (an IPv6 client: its /64; behind a trusted proxy: the forwarded address) may hold; past it 429 `limit_exceeded` with Retry-After. 0: no share cap',
+  },
   'fw.flush.slice': {
     type: 'number',
     default: 256,
@@ -168,7 +192,8 @@ export const RUNTIME_CONFIG = defineConfig({
   'fw.close.drain-timeout': {
     type: 'duration',
     default: 2000,
-    description: 'How long close() waits for connections to end before destroying them',
+    description:
+      'How long close() lets requests in flight (uploads included) finish before answering the rest 503 with Retry-After, and then how long it waits for connections to end before destroying them; also the Retry-After of refused connections ([operations](operations.md#shutdown))',
   },
 });
 

@@ -33,6 +33,9 @@ import { WebSocketConnection } from './transport/websocket.js';
 import { websocketMaxFragments } from './transport/websocket-limits.js';
 import type { Logger } from './logging/logger.js';
 import type { Services } from './services.js';
+import type { Credentials } from './auth/credentials.js';
+import type { RequestDrain } from './http/drain.js';
+import { FairShare } from './tenancy/fair-share.js';
 
 /** The runtime's configuration, read once when the framework is created. */
 export interface RuntimeSettings {
@@ -45,6 +48,8 @@ export interface RuntimeSettings {
   sequenceMemory: number;
   destroyEmpty: boolean;
   highWaterMark: number;
+  /** Longest a slow-consumer drop waits for its gap frame (`fw.slow-consumer.gap-delay`, ms). */
+  gapDelay: number;
   /** Connections the flush queue writes per event-loop turn (`fw.flush.slice`; 0 read as no limit). */
   flushSlice: number;
   slowConsumerPolicy: 'drop' | 'disconnect';
@@ -74,6 +79,7 @@ export function readSettings(config: Config): RuntimeSettings {
     sequenceMemory: config.get('fw.broadcaster.sequence-memory'),
     destroyEmpty: config.get('fw.broadcaster.destroy-empty'),
     highWaterMark: config.get('fw.slow-consumer.high-water-mark'),
+    gapDelay: config.get('fw.slow-consumer.gap-delay'),
     flushSlice: slice === 0 ? Number.POSITIVE_INFINITY : slice,
     slowConsumerPolicy: policy,
     heartbeat: config.get('fw.heartbeat.interval'),
@@ -117,6 +123,10 @@ export interface RuntimeHost {
   readonly events: EventBus;
   readonly path: string;
   readonly logger: Logger;
+  /** Expiry and revocation of the credentials connections were opened with. */
+  readonly credentials: Credentials;
+  /** The requests in flight that close() lets finish; a held long-poll is marked as held. */
+  readonly requests: RequestDrain;
   route(method: Method, path: string, handler: HttpRouteHandler): () => void;
   upgrade(path: string, handler: UpgradeRouteHandler): () => void;
 }
@@ -153,6 +163,16 @@ export class Runtime implements RuntimeView {
   private readonly startedAt = new Date().toISOString();
   private server: WebSocketServer | undefined;
   closing = false;
+  /** When close() stops waiting for WebSockets to finish their closing handshake (epoch ms; set by the framework). */
+  drainDeadline: number | undefined;
+  /**
+   * Real-time connections: a global cap with a share per principal and per anonymous address
+   * (`fw.connections.*`). A resource takes its place when it is opened and gives it back when it
+   * ends; its resumes and long-polls are the same connection. Limits are read at each open.
+   */
+  readonly connections: FairShare;
+  readonly credentials: Credentials;
+  readonly requests: RequestDrain;
   /** Set by the metrics (when on): receives each broadcast's fan-out time in seconds. */
   fanoutObserver: ((seconds: number) => void) | undefined;
   /** The cluster seam (cluster mode installs it); undefined on a single node. See BroadcastAdapter. */
@@ -181,6 +201,14 @@ export class Runtime implements RuntimeView {
     this.events = host.events;
     this.log = host.logger.child({ module: 'runtime' });
     this.broadcasters = new BroadcasterFactory(this);
+    this.credentials = host.credentials;
+    this.requests = host.requests;
+    const config = host.config;
+    this.connections = new FairShare('fw.connections.max', () => ({
+      max: config.get('fw.connections.max'),
+      perPrincipal: config.get('fw.connections.max-per-principal'),
+      perAddress: config.get('fw.connections.max-per-address'),
+    }));
     if (this.settings.heartbeat > 0) this.intercept(everyResourceHeartbeat(this.settings.heartbeat, this.resources));
     if (this.settings.idleTimeout > 0) this.intercept(idleTimeout({ timeout: this.settings.idleTimeout }));
   }
@@ -397,7 +425,7 @@ export class Runtime implements RuntimeView {
     this.closing = true;
     // Every resource ends, so every WebSocket is loose from here on: the drain waits for those.
     for (const r of [...this.resources.values()]) r.shutdown('server shutting down');
-    const deadline = Date.now() + this.settings.drainTimeout;
+    const deadline = this.drainDeadline ?? Date.now() + this.settings.drainTimeout;
     while (this.looseSockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     for (const ws of this.looseSockets) ws.terminate();
     this.looseSockets.clear();

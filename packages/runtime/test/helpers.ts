@@ -136,7 +136,15 @@ export function recordEvents(fw: Framework): { type: string; [k: string]: unknow
 }
 
 /** Attempts a WebSocket upgrade that the server is expected to refuse; returns its HTTP answer. */
-export function refusedUpgrade(url: string): Promise<{ status: number; type: string; body: { code?: string; status?: number } }> {
+export function refusedUpgrade(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{
+  status: number;
+  type: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: { code?: string; status?: number; [k: string]: unknown };
+}> {
   return new Promise((resolve, reject) => {
     const req = request(url, {
       headers: {
@@ -144,6 +152,7 @@ export function refusedUpgrade(url: string): Promise<{ status: number; type: str
         upgrade: 'websocket',
         'sec-websocket-version': '13',
         'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        ...headers,
       },
     });
     req.on('upgrade', (_res, socket) => {
@@ -155,7 +164,12 @@ export function refusedUpgrade(url: string): Promise<{ status: number; type: str
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: JSON.parse(text) as { code?: string } }),
+        resolve({
+          status: res.statusCode ?? 0,
+          type: String(res.headers['content-type']),
+          headers: res.headers,
+          body: JSON.parse(text) as { code?: string },
+        }),
       );
     });
     req.on('error', reject);

@@ -93,6 +93,10 @@ test('10 000 connect/disconnect cycles leave zero resources, broadcasters, timer
       pendingFlushes: 0,
     });
     assert.equal(app.fw.runtime.stats().broadcasters, 0);
+    // Every connection gave its place back, and no request is left in the drain's books.
+    assert.equal(app.fw.runtime.connections.inUse(), 0);
+    assert.equal(app.fw.runtime.connections.holders, 0);
+    assert.equal(app.fw.requests.size, 0);
     offA();
     offB();
     assert.deepEqual(

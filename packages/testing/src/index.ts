@@ -3,3 +3,4 @@ export { record, audit, assertAudit, type Delivery, type RecordableClient, type 
 export { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from './postgres.js';
 export { JsonFuzzer, seededRandom, type Json, type JsonFuzzerOptions } from './fuzz.js';
 export { hidePackages } from './absent-packages.js';
+export { startJwtIssuer, type JwtIssuer } from './jwt-issuer.js';

@@ -19,6 +19,8 @@ export async function httpError(res: Response): Promise<ClientError> {
     // Not JSON: the status says enough.
   }
   if (res.status === 404 && code === 'unknown_tracking_id') return new ClientError('unknown_tracking_id', detail, 404, code);
+  // A credential refused (missing, expired, revoked): the client gets a new one or stops.
+  if (res.status === 401) return new ClientError('unauthorized', `HTTP 401${code ? ` ${code}` : ''}: ${detail}`, 401, code);
   // The server closed the resource while we were away: as final as a close frame.
   if (res.status === 410 && code === 'resource_closed') return new ClientError('closed_by_server', reason ?? detail, 410, code);
   return new ClientError('http_error', `HTTP ${res.status}${code ? ` ${code}` : ''}: ${detail}`, res.status, code);
@@ -29,22 +31,30 @@ export function networkError(e: unknown, what: string): ClientError {
   return new ClientError('connection_lost', `${what}: ${e instanceof Error ? e.message : String(e)}`);
 }
 
+/** `Authorization: Bearer <token>` for the HTTP transports' requests, when there is a credential. */
+export function authorization(token: string | undefined): Record<string, string> {
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
 /**
  * Client → server over HTTP: the message text is the POST body, addressed by `tracking`; a bridge
- * answer also carries `frame=tool-response`.
+ * answer also carries `frame=tool-response`. `seq` is the message's number: with `tracking` its
+ * idempotency key, so a POST sent again after a lost answer is taken once.
  */
 export async function postMessage(
   fetchImpl: FetchLike,
   endpoint: URL,
   uuid: string,
   data: string,
-  kind: UpstreamKind = 'm',
+  kind: UpstreamKind,
+  seq: number,
+  token: string | undefined,
 ): Promise<void> {
   let res: Response;
   try {
-    res = await fetchImpl(endpointUrl(endpoint, 'http', { tracking: uuid, frame: kind === 'm' ? undefined : kind }), {
+    res = await fetchImpl(endpointUrl(endpoint, 'http', { tracking: uuid, frame: kind === 'm' ? undefined : kind, seq: String(seq) }), {
       method: 'POST',
-      headers: { 'content-type': 'text/plain;charset=utf-8' },
+      headers: { 'content-type': 'text/plain;charset=utf-8', ...authorization(token) },
       body: data,
     });
   } catch (e) {
@@ -56,9 +66,9 @@ export async function postMessage(
 }
 
 /** The client is done: the server may end the resource now instead of after its resume grace. */
-export function deleteResource(fetchImpl: FetchLike, endpoint: URL, uuid: string): void {
+export function deleteResource(fetchImpl: FetchLike, endpoint: URL, uuid: string, token: string | undefined): void {
   // `keepalive` lets the request outlive a page that is being unloaded.
-  fetchImpl(endpointUrl(endpoint, 'http', { tracking: uuid }), { method: 'DELETE', keepalive: true })
+  fetchImpl(endpointUrl(endpoint, 'http', { tracking: uuid }), { method: 'DELETE', keepalive: true, headers: authorization(token) })
     .then(
       (res) => res.arrayBuffer(),
       () => undefined,

@@ -7,7 +7,7 @@ import { ClientError, protocolError } from '../errors.js';
 import { checkServerFrame, type ServerFrame } from '@fw/protocol';
 import { endpointUrl } from '../endpoint.js';
 import type { OpenRequest, TransportConnection } from '../transport.js';
-import { deleteResource, httpError, missingFetch, networkError, postMessage } from './http.js';
+import { authorization, deleteResource, httpError, missingFetch, networkError, postMessage } from './http.js';
 
 /**
  * Resuming a resource that was already long-polling looks to the server like the next poll, so
@@ -16,7 +16,7 @@ import { deleteResource, httpError, missingFetch, networkError, postMessage } fr
  */
 export const RESUME_ACCEPTED_AFTER = 500;
 
-export function openLongPolling({ endpoint, params, sink, env, heartbeat }: OpenRequest): TransportConnection {
+export function openLongPolling({ endpoint, params, sink, env, heartbeat, token }: OpenRequest): TransportConnection {
   const fetchImpl = env.fetch;
   const abort = new AbortController();
   let done = false;
@@ -50,7 +50,7 @@ export function openLongPolling({ endpoint, params, sink, env, heartbeat }: Open
     let res: Response;
     try {
       res = await fetchImpl!(endpointUrl(endpoint, 'http', { ...query, transport: 'long-polling' }), {
-        headers: { accept: 'application/json' },
+        headers: { accept: 'application/json', ...authorization(token) },
         cache: 'no-store',
         signal: abort.signal,
       });
@@ -112,15 +112,16 @@ export function openLongPolling({ endpoint, params, sink, env, heartbeat }: Open
 
   return {
     watchesSilence: false,
-    send(data, kind) {
+    confirms: true,
+    send(data, kind, seq) {
       if (done || !fetchImpl || uuid === undefined) return Promise.reject(new ClientError('connection_lost', 'long-polling is not open'));
-      return postMessage(fetchImpl, endpoint, uuid, data, kind);
+      return postMessage(fetchImpl, endpoint, uuid, data, kind, seq, token);
     },
     close(final) {
       done = true;
       clearTimeout(acceptTimer);
       abort.abort();
-      if (final && fetchImpl && uuid !== undefined) deleteResource(fetchImpl, endpoint, uuid);
+      if (final && fetchImpl && uuid !== undefined) deleteResource(fetchImpl, endpoint, uuid, token);
     },
   };
 }

@@ -8,7 +8,7 @@ import { parseServerFrame, type ServerFrame } from '@fw/protocol';
 import { endpointUrl } from '../endpoint.js';
 import { SseParser } from '../sse-parser.js';
 import type { OpenRequest, TransportConnection } from '../transport.js';
-import { deleteResource, httpError, missingFetch, networkError, postMessage, readText } from './http.js';
+import { authorization, deleteResource, httpError, missingFetch, networkError, postMessage, readText } from './http.js';
 
 type Mode = 'sse' | 'streaming';
 
@@ -20,7 +20,7 @@ export function openStreaming(request: OpenRequest): TransportConnection {
   return openStream(request, 'streaming');
 }
 
-function openStream({ endpoint, params, sink, env }: OpenRequest, mode: Mode): TransportConnection {
+function openStream({ endpoint, params, sink, env, token }: OpenRequest, mode: Mode): TransportConnection {
   const fetchImpl = env.fetch;
   const abort = new AbortController();
   let done = false;
@@ -54,7 +54,7 @@ function openStream({ endpoint, params, sink, env }: OpenRequest, mode: Mode): T
     let res: Response;
     try {
       res = await fetchImpl(url, {
-        headers: { accept: mode === 'sse' ? 'text/event-stream' : 'application/x-ndjson' },
+        headers: { accept: mode === 'sse' ? 'text/event-stream' : 'application/x-ndjson', ...authorization(token) },
         cache: 'no-store',
         signal: abort.signal,
       });
@@ -73,14 +73,15 @@ function openStream({ endpoint, params, sink, env }: OpenRequest, mode: Mode): T
 
   return {
     watchesSilence: true,
-    send(data, kind) {
+    confirms: true,
+    send(data, kind, seq) {
       if (done || !fetchImpl || uuid === undefined) return Promise.reject(new ClientError('connection_lost', `${mode} is not open`));
-      return postMessage(fetchImpl, endpoint, uuid, data, kind);
+      return postMessage(fetchImpl, endpoint, uuid, data, kind, seq, token);
     },
     close(final) {
       done = true;
       abort.abort();
-      if (final && fetchImpl && uuid !== undefined) deleteResource(fetchImpl, endpoint, uuid);
+      if (final && fetchImpl && uuid !== undefined) deleteResource(fetchImpl, endpoint, uuid, token);
     },
   };
 }

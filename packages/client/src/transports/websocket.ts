@@ -1,6 +1,6 @@
 /** The `websocket` transport: one fw frame per text frame, both ways. */
 import { ClientError, protocolError } from '../errors.js';
-import { encodeUpstream, FINAL_CLOSE_CODES, HEARTBEAT_FRAME, parseServerFrame } from '@fw/protocol';
+import { encodeUpstream, FINAL_CLOSE_CODES, HEARTBEAT_FRAME, isCredentialReason, parseServerFrame } from '@fw/protocol';
 import { endpointUrl } from '../endpoint.js';
 import type { OpenRequest, TransportConnection, WebSocketLike } from '../transport.js';
 
@@ -10,19 +10,25 @@ const OPEN = 1;
 const CLOSED = 3;
 const noop = (): void => {};
 
-export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): TransportConnection {
+export function openWebSocket({ endpoint, params, sink, env, token }: OpenRequest): TransportConnection {
   const Impl = env.WebSocket;
   if (!Impl) {
     // Reported asynchronously, like every other transport failure, so the caller's state is set.
     queueMicrotask(() =>
       sink.end(new ClientError('transport_unavailable', 'no WebSocket implementation (pass options.WebSocket, or use @fw/client/node)')),
     );
-    return { send: () => Promise.reject(new ClientError('transport_unavailable', 'no WebSocket')), close: noop, watchesSilence: true };
+    return {
+      send: () => Promise.reject(new ClientError('transport_unavailable', 'no WebSocket')),
+      close: noop,
+      watchesSilence: true,
+      confirms: false,
+    };
   }
   let done = false;
   let opened = false;
   let lastError = '';
-  const ws: WebSocketLike = new Impl(endpointUrl(endpoint, 'ws', params));
+  // A browser cannot set a WebSocket's headers: the credential goes in the query (docs/security.md).
+  const ws: WebSocketLike = new Impl(endpointUrl(endpoint, 'ws', { ...params, access_token: token }));
   const finish = (error: ClientError): void => {
     if (done) return;
     shut(false);
@@ -65,8 +71,11 @@ export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): Tra
   };
   ws.onclose = (event) => {
     if (FINAL_CLOSE_CODES.has(event.code)) {
-      return finish(new ClientError('closed_by_server', event.reason || `closed by the server with code ${event.code}`));
+      // 1008 with credential_expired / credential_revoked: the credential ended, not the resource.
+      const code = isCredentialReason(event.reason) ? event.reason : 'closed_by_server';
+      return finish(new ClientError(code, event.reason || `closed by the server with code ${event.code}`));
     }
+    if (!opened && /\b401\b/.test(lastError)) return finish(new ClientError('unauthorized', lastError, 401));
     if (!opened && params.tracking !== undefined && /\b404\b/.test(lastError)) {
       return finish(new ClientError('unknown_tracking_id', lastError, 404, 'unknown_tracking_id'));
     }
@@ -74,13 +83,22 @@ export function openWebSocket({ endpoint, params, sink, env }: OpenRequest): Tra
       return finish(new ClientError('closed_by_server', 'the server closed this resource', 410, 'resource_closed'));
     }
     const why = lastError || `code ${event.code}${event.reason ? ` ${event.reason}` : ''}`;
-    finish(new ClientError('connection_lost', `websocket ${opened ? 'closed' : 'failed'}: ${why}`));
+    // 1012: the server shut down after acknowledging everything it took (docs/protocol.md).
+    finish(
+      new ClientError(
+        'connection_lost',
+        `websocket ${opened ? 'closed' : 'failed'}: ${why}`,
+        undefined,
+        event.code === 1012 ? 'service_restart' : undefined,
+      ),
+    );
   };
   return {
     watchesSilence: true,
-    send(data, kind) {
+    confirms: false,
+    send(data, kind, seq) {
       if (done || ws.readyState !== OPEN) return Promise.reject(new ClientError('connection_lost', 'websocket is not open'));
-      ws.send(encodeUpstream(data, kind));
+      ws.send(encodeUpstream(data, kind, seq));
       return Promise.resolve();
     },
     heartbeat() {

@@ -3,7 +3,9 @@ import type { TransportName } from '../events.js';
 import type { Principal, Resource } from '../model.js';
 import { FrameRing } from '../broadcast/frame-ring.js';
 import { Outgoing } from '../broadcast/outgoing.js';
-import { encodeGap, encodeHandshake, encodeRecovery } from '@fw/protocol';
+import { CloseCode, CredentialReason, encodeAck, encodeGap, encodeHandshake, encodeRecovery, type UpstreamKind } from '@fw/protocol';
+import { expiryOf, type CredentialEnd } from '../auth/credentials.js';
+import { FwError } from '../errors.js';
 import type { Gap } from '../broadcast/replay-store.js';
 import type { Connection } from '../transport/connection.js';
 import type { HandlerEntry } from '../handler.js';
@@ -57,14 +59,27 @@ const SLOW_DROPPED = 16;
 const RAW = 32;
 /** `home` is `path` (almost always: the path's own broadcaster), so it needs no field. */
 const HOME_IS_PATH = 64;
+/** Holds a place of `fw.connections.*` (given back when it ends). */
+const SHARED = 128;
+/** Numbered client messages were taken since the last acknowledgement was written (WebSocket). */
+const ACK_DUE = 256;
+/** A drain of the connection is awaited to announce slow-consumer drops. */
+const DRAIN_AWAITED = 512;
 
-/** What few resources have: a query string, attributes, a home other than the path, drops. Allocated only for those. */
+/**
+ * What few resources have: a query string, attributes, a home other than the path, drops, a
+ * watched credential. Allocated only for those.
+ */
 class Extras {
   search = '';
   query: URLSearchParams | undefined = undefined;
   attributes: Map<string, unknown> | undefined = undefined;
   home: string | null = null;
   dropped = 0;
+  /** The bound on announcing slow-consumer drops (`fw.slow-consumer.gap-delay`). */
+  dropTimer: NodeJS.Timeout | undefined = undefined;
+  /** Stops watching the principal's credential (`fw.credentials`). */
+  unwatch: (() => void) | undefined = undefined;
 }
 
 /**
@@ -104,6 +119,11 @@ export class FwResource implements Resource {
   flushed = 0;
   private flags = HEARD;
   messagesIn = 0;
+  /**
+   * The sequence number of the last numbered client message taken (docs/protocol.md, *Client
+   * messages exactly once*): a number at or below it is a resend, answered but not taken again.
+   */
+  upstream = 0;
   /** Gap and recovery frames waiting for (or kept around) their place in the stream; undefined almost always. */
   private marks: Mark[] | undefined;
   /** Slow-consumer drops not yet announced: a gap goes out before the next message delivered. */
@@ -286,7 +306,7 @@ export class FwResource implements Resource {
       } else {
         this.more().dropped++;
         rt.counters.dropped++;
-        this.noteDrop(out);
+        this.noteDrop(out, conn);
         return false;
       }
     }
@@ -319,9 +339,15 @@ export class FwResource implements Resource {
     let from = this.flushed + 1;
     const lost = from < ring.first ? ring.first - from : 0;
     const marks = this.marks;
-    if (lead === undefined && from >= to && marks === undefined) return;
-    conn.begin(lead === undefined && lost === 0 && marks === undefined && to - from === 1);
+    const ack = (this.flags & ACK_DUE) !== 0;
+    if (lead === undefined && from >= to && marks === undefined && !ack) return;
+    conn.begin(lead === undefined && lost === 0 && marks === undefined && !ack && to - from === 1);
     if (lead !== undefined) conn.control(lead);
+    if (ack) {
+      this.flags &= ~ACK_DUE;
+      // A handshake carries the same number already.
+      if (lead === undefined) conn.control(encodeAck(this.upstream));
+    }
     if (lost > 0) {
       this.runtime.counters.gaps++;
       this.runtime.counters.lost += lost;
@@ -365,8 +391,12 @@ export class FwResource implements Resource {
       this.runtime.timers.clear(this.graceTimer);
       this.graceTimer = undefined;
     }
+    // A drain awaited on the old connection (slow-consumer drops) is the new one's to await.
+    if (old !== conn) this.flags &= ~DRAIN_AWAITED;
     this.connection = conn;
     conn.resource = this;
+    // Drops not announced yet (nothing was delivered since): a new connection is the next chance.
+    if (this.drops !== undefined) this.announceDrops();
     // A (re)connection or a long-poll is a sign of life for the idle timeout.
     this.heard = true;
     if (conn.transport !== this.transport) this.runtime.resources.retransport(this, conn.transport);
@@ -383,6 +413,7 @@ export class FwResource implements Resource {
             heartbeat: this.runtime.settings.heartbeat,
             resumed: handshake.resumed,
             epoch: this.runtime.epoch,
+            ack: this.upstream,
           })
         : undefined;
     this.flush(hs);
@@ -426,6 +457,40 @@ export class FwResource implements Resource {
     const conn = this.connection;
     this.terminate(reason);
     conn?.goAway(reason);
+  }
+
+  /**
+   * A client message or bridge answer (`kind`), numbered (`seq`) by an fw client that sends each
+   * until it is acknowledged: taken once, in order. Returns false for a number already taken (a
+   * resend whose acknowledgement was lost: the caller acknowledges it again); a number past the
+   * next one is a 409 `out_of_order` (fw clients never skip one). Unnumbered: taken as it is.
+   */
+  receiveNumbered(kind: UpstreamKind, data: string, seq: number | undefined): boolean {
+    if (this.closed) return false;
+    if (seq !== undefined) {
+      if (seq <= this.upstream) {
+        this.heard = true;
+        return false;
+      }
+      if (seq !== this.upstream + 1) {
+        throw new FwError('out_of_order', `client message ${seq} arrived before ${this.upstream + 1}`, 409, {
+          expected: this.upstream + 1,
+        });
+      }
+      this.upstream = seq;
+    }
+    if (kind === 'tool-response') this.receiveToolResponse(data);
+    else this.receive(data);
+    return true;
+  }
+
+  /** Writes an acknowledgement of the client messages taken (WebSocket) with the next flush. */
+  acknowledge(): void {
+    this.flags |= ACK_DUE;
+    if (this.connection !== undefined && !this.scheduled) {
+      this.scheduled = true;
+      this.runtime.flushQueue.add(this);
+    }
   }
 
   /** A message from the client (already unframed). */
@@ -569,8 +634,13 @@ export class FwResource implements Resource {
     }
   }
 
-  /** Remembers a slow-consumer drop; consecutive drops of one broadcaster make one gap. */
-  private noteDrop(out: Outgoing): void {
+  /**
+   * Remembers a slow-consumer drop; consecutive drops of one broadcaster make one gap. The gap is
+   * announced before the next message delivered, or when the connection drains, or after
+   * `fw.slow-consumer.gap-delay` at the latest: a quiet room must not leave the drops unsaid.
+   */
+  private noteDrop(out: Outgoing, conn: Connection): void {
+    if (this.drops === undefined) this.awaitDropAnnouncement(conn);
     const drops = (this.drops ??= []);
     const b = out.broadcaster;
     const bid = out.bid;
@@ -591,12 +661,86 @@ export class FwResource implements Resource {
     }
   }
 
+  /** The first drop of a run: its gap goes out at the connection's drain, or when the bound passes. */
+  private awaitDropAnnouncement(conn: Connection): void {
+    const extras = this.more();
+    if (extras.dropTimer === undefined) {
+      extras.dropTimer = this.runtime.timers.timeout(() => {
+        extras.dropTimer = undefined;
+        if (this.drops !== undefined && !this.closed) this.announceDrops();
+      }, this.runtime.settings.gapDelay);
+    }
+    // One listener per connection at most, however many runs of drops it sees.
+    if ((this.flags & DRAIN_AWAITED) !== 0) return;
+    this.flags |= DRAIN_AWAITED;
+    conn.onDrain(() => {
+      this.flags &= ~DRAIN_AWAITED;
+      if (this.connection === conn && this.drops !== undefined && !this.closed) this.announceDrops();
+    });
+  }
+
   /** The drops are counted already (`dropped`): only the client is told. */
   private announceDrops(): void {
     const drops = this.drops!;
     this.drops = undefined;
+    const extras = this.extras;
+    if (extras?.dropTimer !== undefined) {
+      this.runtime.timers.clear(extras.dropTimer);
+      extras.dropTimer = undefined;
+    }
     if (this.recovery !== undefined) this.recovery.gaps += drops.length;
     if (this.protocol === 'fw') for (const g of drops) this.mark(encodeGap(g), true);
+  }
+
+  /** The resource holds a place of `fw.connections.*` (taken by the endpoint); it gives it back when it ends. */
+  holdsShare(): void {
+    this.flags |= SHARED;
+  }
+
+  /**
+   * Watches the credential the resource was opened (or last resumed) with: when it expires or is
+   * revoked (`fw.credentials`), the connection closes (see `credentialEnded`). Anonymous: nothing.
+   */
+  watchCredential(): void {
+    const principal = this.principal;
+    if (principal === undefined) return;
+    const extras = this.more();
+    extras.unwatch?.();
+    extras.unwatch = this.runtime.credentials.watch(principal, (why) => this.credentialEnded(why));
+  }
+
+  /**
+   * A resume or a long-poll came with `principal` (the same id: the endpoint checked): a renewed
+   * credential replaces the old one and is watched instead. An anonymous resource stays anonymous.
+   */
+  renewCredential(principal: Principal | undefined): void {
+    const old = this.principal;
+    if (old === undefined || principal === undefined || principal === old) return;
+    if (this.extras?.unwatch !== undefined && expiryOf(principal) === expiryOf(old)) return;
+    this.principal = principal;
+    this.watchCredential();
+  }
+
+  /**
+   * The credential stopped being good. An fw client's connection is closed on purpose with the
+   * reason (a `close` frame; WebSocket code 1008), but the resource is kept for
+   * `fw.resume.grace`: a client that gets a new credential resumes with it, without losing a
+   * message; one that cannot stops there. A raw client's resource ends with its connection.
+   */
+  private credentialEnded(why: CredentialEnd): void {
+    const extras = this.extras;
+    if (extras !== undefined) extras.unwatch = undefined;
+    if (this.closed) return;
+    const reason = why === 'expired' ? CredentialReason.expired : CredentialReason.revoked;
+    if (this.protocol === 'raw') {
+      this.close(reason, CloseCode.policyViolation);
+      return;
+    }
+    this.flush();
+    const conn = this.connection;
+    if (conn === undefined) return; // between polls, or already dropped: the next request is authenticated anew
+    this.detach(conn, reason);
+    conn.closeWith(reason, CloseCode.policyViolation);
   }
 
   /** Called by the heartbeat interceptor's sweep. */
@@ -639,6 +783,14 @@ export class FwResource implements Resource {
     const conn = this.connection;
     this.connection = undefined;
     if (conn) conn.resource = undefined;
+    if ((this.flags & SHARED) !== 0) rt.connections.giveBack({ principal: this.principal, address: this.remoteAddress });
+    const extras = this.extras;
+    if (extras !== undefined) {
+      extras.unwatch?.();
+      extras.unwatch = undefined;
+      rt.timers.clear(extras.dropTimer);
+      extras.dropTimer = undefined;
+    }
     for (const id of this.broadcasters) rt.broadcasters.lookup(id)?.remove(this);
     rt.resources.remove(this);
     this.handler.resourceCount--;

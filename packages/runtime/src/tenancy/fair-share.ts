@@ -58,6 +58,33 @@ export class FairShare {
 
   /** A lease, or throws {@link ShareExceededError}. */
   acquire(caller: Caller): Lease {
+    const key = this.takeKey(caller);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.releaseKey(key);
+      },
+    };
+  }
+
+  /**
+   * `acquire` without a lease object, for holders too many to afford one each (a lease and its
+   * key cost ~180 bytes; fw holds a place per real-time connection): throws
+   * {@link ShareExceededError} like `acquire`, and the place is given back with `giveBack(caller)`
+   * for the same caller (same principal id, or same address group), exactly once.
+   */
+  take(caller: Caller): void {
+    this.takeKey(caller);
+  }
+
+  /** Gives back a place taken with `take`. */
+  giveBack(caller: Caller): void {
+    this.releaseKey(shareKey(caller).key);
+  }
+
+  private takeKey(caller: Caller): string {
     const { max, perPrincipal, perAddress } = this.limits();
     const { kind, key } = shareKey(caller);
     const share = kind === 'principal' ? perPrincipal : perAddress;
@@ -66,17 +93,15 @@ export class FairShare {
     if (this.total >= max) throw new ShareExceededError(this.name, 'total', max);
     this.total++;
     this.held.set(key, mine + 1);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.total--;
-        const left = (this.held.get(key) ?? 1) - 1;
-        if (left > 0) this.held.set(key, left);
-        else this.held.delete(key);
-      },
-    };
+    return key;
+  }
+
+  private releaseKey(key: string): void {
+    const mine = this.held.get(key);
+    if (mine === undefined) return; // never taken (or given back already): nothing to give
+    this.total--;
+    if (mine > 1) this.held.set(key, mine - 1);
+    else this.held.delete(key);
   }
 
   /** A lease, or undefined when the caller's share or the capacity is used up. */

@@ -14,6 +14,8 @@ export interface Connection {
   resource: FwResource | undefined;
   /** Bytes written but not yet sent, for the slow-consumer policy. */
   bufferedBytes(): number;
+  /** Calls `fn` once when what was buffered has been sent (never, where nothing is buffered: long-polling). */
+  onDrain(fn: () => void): void;
   /**
    * Starts a batch. `single`: the batch is one message frame and nothing else, which a transport
    * may write as is instead of coalescing (a corked socket's write costs more than a plain one).

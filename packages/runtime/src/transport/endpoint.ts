@@ -12,11 +12,13 @@ import type { RouteContext } from '../http/router.js';
 import type { ConnectContext, Principal } from '../model.js';
 import { FwResource } from '../resource/resource.js';
 import type { Runtime } from '../runtime.js';
-import { encodeClose, isUpstreamKind } from '@fw/protocol';
+import { CredentialReason, encodeClose, isUpstreamKind } from '@fw/protocol';
+import { expiryOf } from '../auth/credentials.js';
+import { callerOf, type Caller } from '../tenancy/caller.js';
 import type { Connection } from './connection.js';
 import { HttpStreamConnection } from './http-stream.js';
 import { LongPollConnection } from './long-polling.js';
-import { parseConnectQuery, type ConnectQuery } from './query.js';
+import { parseConnectQuery, parseSeq, type ConnectQuery } from './query.js';
 import type { WebSocketConnection } from './websocket.js';
 
 /** A resource opened by a principal is resumed, written to or ended by that principal only. */
@@ -83,6 +85,8 @@ export class HandlerTransports {
     let q: ConnectQuery;
     let cc: Context;
     let target: FwResource | undefined;
+    /** A fresh connection's place in `fw.connections.*`, taken before the upgrade is answered. */
+    let share: Caller | undefined;
     try {
       this.refuseWhenUnavailable();
       q = parseConnectQuery(ctx.url.searchParams);
@@ -95,14 +99,21 @@ export class HandlerTransports {
       cc = await this.connect(req, ctx, 'websocket', path);
       if (target !== undefined) ownedBy(target, cc);
       this.refuseWhenUnavailable();
+      // Refused here, before the 101: a client over its share gets a 429 it can read, never a socket.
+      if (target === undefined) share = this.admit(cc);
     } catch (err) {
       const e = err instanceof FwError ? err : new FwError('internal_error', 'an internal error occurred', 500);
-      rejectUpgrade(socket, e.status, e.code, e.message, e.headers);
+      rejectUpgrade(socket, e.status, e.code, e.message, e.headers, e.details);
       return;
     }
+    // `ws` gives up on a socket that broke during the handshake without calling back: the place goes back then.
+    const broken = (): void => this.rt.connections.giveBack(share!);
+    if (share !== undefined) socket.once('close', broken);
     this.rt.wss().handleUpgrade(req, socket, head, (ws) => {
+      if (share !== undefined) socket.off('close', broken);
       if (this.rt.closing) {
         // Upgraded while close() drained: an unknown socket would keep the server from closing.
+        if (share !== undefined) this.rt.connections.giveBack(share);
         ws.terminate();
         return;
       }
@@ -113,12 +124,20 @@ export class HandlerTransports {
           conn.closeWith('resource expired', 4000);
           return;
         }
+        target.renewCredential(cc.principal);
         this.resume(target, conn, q.last);
       } else {
         this.open(conn, cc, q);
       }
     });
   };
+
+  /** Takes a fresh connection's place in `fw.connections.*` (429/503 past its share or the capacity). */
+  private admit(cc: Context): Caller {
+    const caller = callerOf(cc.req, cc.principal);
+    this.rt.connections.take(caller);
+    return caller;
+  }
 
   private async get(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
     this.refuseWhenUnavailable();
@@ -152,15 +171,17 @@ export class HandlerTransports {
     const cc = await this.connect(req, ctx, transport, path);
     if (target !== undefined) ownedBy(target, cc);
     this.refuseWhenUnavailable();
+    if (target === undefined) this.admit(cc);
     const conn = this.httpConnection(transport, res, q.fw);
     if (target === undefined) {
       this.open(conn, cc, q);
     } else if (target.closed) {
       conn.closeWith('resource expired');
-    } else if (transport === 'long-polling' && target.transport === 'long-polling') {
-      target.attach(conn, q.last, undefined);
     } else {
-      this.resume(target, conn, q.last);
+      // Every poll and resume is authenticated anew: a renewed credential is watched from here on.
+      target.renewCredential(cc.principal);
+      if (transport === 'long-polling' && target.transport === 'long-polling') target.attach(conn, q.last, undefined);
+      else this.resume(target, conn, q.last);
     }
   }
 
@@ -176,6 +197,8 @@ export class HandlerTransports {
     if (transport === 'long-polling') {
       const conn = new LongPollConnection(res, this.rt.timers, this.rt.settings.longPollTimeout);
       res.on('close', () => conn.aborted());
+      // Held until there is something to send: close() answers it when it shuts the resource down.
+      this.rt.requests.hold(res);
       return conn;
     }
     res.writeHead(200, {
@@ -185,15 +208,19 @@ export class HandlerTransports {
       'x-accel-buffering': 'no',
     });
     res.flushHeaders();
+    // A stream from here on, ended by the runtime on close (a reconnect frame): not a request the drain waits for.
+    this.rt.requests.release(res);
     const conn = new HttpStreamConnection(transport, res, fw);
     res.on('close', () => conn.resource?.detach(conn, 'connection lost'));
     return conn;
   }
 
   private async post(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+    this.refuseWhileClosing();
     const q = parseConnectQuery(ctx.url.searchParams, false);
     if (q.tracking === undefined)
       throw new FwError('tracking_required', 'a message POST needs `tracking=<uuid>`', 400, { parameter: 'tracking' });
+    const seq = parseSeq(ctx.url.searchParams);
     const path = normalize(ctx.url.pathname);
     await this.sameCaller(req, ctx, await this.targetHere(q.tracking, path), path);
     const frame = ctx.url.searchParams.get('frame');
@@ -201,11 +228,13 @@ export class HandlerTransports {
       throw new FwError('invalid_query', "query parameter 'frame' must be m or tool-response", 400, { parameter: 'frame' });
     }
     const body = await readBody(req, this.rt.settings.maxPayload);
+    // Answered while its body arrived (503 from the shutdown drain): not taken, the client sends it again.
+    if (res.headersSent) return;
     // Look again: the resource may have gone while the body arrived.
     const r = this.target(q.tracking, path, undefined);
-    // `frame=tool-response`: a bridge answer (docs/protocol.md), for the pending call only.
-    if (frame === 'tool-response') r.receiveToolResponse(body);
-    else r.receive(body);
+    // `frame=tool-response`: a bridge answer (docs/protocol.md), for the pending call only. A
+    // numbered message (`seq`) already taken is a resend whose answer was lost: answered 204 again.
+    r.receiveNumbered(frame === 'tool-response' ? 'tool-response' : 'm', body, seq);
     res.writeHead(204, { 'cache-control': 'no-store' });
     res.end();
   }
@@ -287,7 +316,20 @@ export class HandlerTransports {
       }
       if (rejection) throw new FwError(rejection.code, rejection.detail, rejection.status, { interceptor: i.name });
     }
+    if (cc.principal !== undefined) this.refuseEndedCredential(cc.principal);
     return cc;
+  }
+
+  /**
+   * A credential past its expiry or revoked (`fw.credentials`) opens nothing, whatever the
+   * authenticator said: a socket opened with it would be closed at once (401, the code names why).
+   */
+  private refuseEndedCredential(principal: Principal): void {
+    const revoked = this.rt.credentials.isRevoked(principal);
+    if (!revoked && (expiryOf(principal) ?? Number.POSITIVE_INFINITY) > Date.now()) return;
+    const code = revoked ? CredentialReason.revoked : CredentialReason.expired;
+    const detail = revoked ? 'the credential was revoked' : 'the credential has expired';
+    throw new FwError(code, detail, 401, undefined, { 'www-authenticate': `Bearer error="invalid_token", error_description="${detail}"` });
   }
 
   /** A fresh resource: registered, joined to its broadcaster, handshaken, announced, handed to the handler. */
@@ -306,6 +348,8 @@ export class HandlerTransports {
       attributes: cc.attributesIfAny,
     });
     rt.resources.add(r);
+    r.holdsShare();
+    r.watchCredential();
     this.entry.resourceCount++;
     forgetAddresses(cc.req.socket);
     // A fresh connection that catches up with `since` ends its replay with a recovery summary (`rec`).
@@ -359,15 +403,20 @@ export class HandlerTransports {
    * ScalingHost.refuse), for handlers whose resources join a broadcaster: those are the ones that
    * would miss the other nodes' broadcasts here. Handlers that join none stay open.
    */
+  /** New connections and resumes: refused while closing, and while cluster mode says this node cannot serve them. */
   private refuseWhenUnavailable(): void {
-    if (!this.rt.closing) {
-      const refusal = this.rt.refusal;
-      if (refusal !== undefined && this.entry.options.broadcaster !== null) throw refusal;
-      return;
-    }
+    if (this.rt.closing) this.refuseWhileClosing();
+    const refusal = this.rt.refusal;
+    if (refusal !== undefined && this.entry.options.broadcaster !== null) throw refusal;
+  }
+
+  /** Requests on an existing connection (message POSTs) are refused only while the framework closes. */
+  private refuseWhileClosing(): void {
+    if (!this.rt.closing) return;
     const retryAfter = String(Math.max(1, Math.ceil(this.rt.settings.drainTimeout / 1000)));
     throw new FwError('shutting_down', 'the server is shutting down', 503, undefined, { 'retry-after': retryAfter });
   }
+
 }
 
 /**

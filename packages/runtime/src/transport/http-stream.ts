@@ -23,6 +23,10 @@ export class HttpStreamConnection implements Connection {
     return this.res.writableLength;
   }
 
+  onDrain(fn: () => void): void {
+    this.res.once('drain', fn);
+  }
+
   begin(): void {
     this.buf = '';
   }
@@ -67,12 +71,12 @@ export class HttpStreamConnection implements Connection {
     // An fw client is told why the stream ends (it reconnects either way); a plain EventSource
     // reconnects by itself when the stream ends.
     if (this.fw) this.control(encodeReconnect(reason));
-    if (this.buf) {
-      this.res.end(this.buf);
-      this.buf = '';
-    } else {
-      this.res.end();
-    }
+    const socket = this.res.socket;
+    this.res.end(this.buf);
+    this.buf = '';
+    // The server is going: the connection is not for another request (one sent on it as the
+    // server closes it could not tell whether it was taken).
+    socket?.end();
   }
 
   destroy(): void {

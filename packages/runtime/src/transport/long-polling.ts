@@ -32,6 +32,9 @@ export class LongPollConnection implements Connection {
     return 0;
   }
 
+  /** Nothing is buffered across polls: never a slow consumer. */
+  onDrain(): void {}
+
   begin(): void {}
 
   message(out: Outgoing, id: number): void {

@@ -46,6 +46,17 @@ export function parseConnectQuery(q: URLSearchParams, forConnect = true): Connec
   return { fw, transport: t === null ? undefined : (t as TransportName), tracking, last, since, epoch };
 }
 
+/**
+ * `seq` of a message POST: the client's sequence number of the message (a positive integer), its
+ * idempotency key together with `tracking`. Absent: not numbered (an older client).
+ */
+export function parseSeq(q: URLSearchParams): number | undefined {
+  const raw = q.get('seq');
+  if (raw === null) return undefined;
+  if (!/^[1-9]\d{0,14}$/.test(raw)) throw invalid('seq', 'must be a positive integer');
+  return Number(raw);
+}
+
 function parseSince(raw: string): Map<string, number> {
   if (raw.length > MAX_SINCE || !/^[A-Za-z0-9_-]*={0,2}$/.test(raw)) throw invalid('since', 'must be base64url JSON');
   let value: unknown;

@@ -118,9 +118,17 @@ export class WebSocketConnection extends WebSocket implements Connection {
     }
     const frame = parseClientFrame(text);
     if (frame === undefined) r.close('malformed frame', CloseCode.invalidPayload);
-    else if (frame.t === 'm') r.receive(frame.d);
     else if (frame.t === 'hb') r.heard = true;
-    else r.receiveToolResponse(frame.d);
+    else if (frame.s === undefined) r.receiveNumbered(frame.t, frame.d, undefined);
+    else {
+      // A numbered message is taken once and acknowledged (a resend too: its ack was lost).
+      if (frame.s > r.upstream + 1) {
+        r.close(`client message ${frame.s} arrived before ${r.upstream + 1}`, 1002);
+        return;
+      }
+      r.receiveNumbered(frame.t, frame.d, frame.s);
+      r.acknowledge();
+    }
   }
 
   /** `ws` has already answered the peer (1009 for a frame over maxPayload, 1002/1007 otherwise). */
@@ -170,6 +178,10 @@ export class WebSocketConnection extends WebSocket implements Connection {
 
   bufferedBytes(): number {
     return this.bufferedAmount;
+  }
+
+  onDrain(fn: () => void): void {
+    this.socket.once('drain', fn);
   }
 
   /**

@@ -25,7 +25,8 @@ test('heartbeat: quiet fw connections get hb frames, raw WebSockets get pings, S
 });
 
 test('heartbeat: a sweep over ten slices (250 connections each) pings every connection, across turns', async () => {
-  const app = await startFw({ 'fw.heartbeat.interval': 300 }, (fw) => fw.handle('/h', {}));
+  // 2,500 connections from one loopback address: past the default per-address share.
+  const app = await startFw({ 'fw.heartbeat.interval': 300, 'fw.connections.max-per-address': 0 }, (fw) => fw.handle('/h', {}));
   const clients: Awaited<ReturnType<typeof connectWs>>[] = [];
   try {
     const pinged = new Set<number>();

@@ -80,6 +80,7 @@ test('resume: buffer overflow during the outage yields a gap frame with the lost
       heartbeat: 25000,
       resumed: true,
       epoch: app.fw.runtime.epoch,
+      ack: 0,
     });
     // The gap names the resource's message ids it cannot replay, and why.
     assert.deepEqual(frames[1], { t: 'gap', lost: 15, reason: 'replay-window-exceeded', from: 1, to: 15 });
