@@ -93,31 +93,24 @@ export class EventStream {
       },
     };
     // A consumer was authenticated once, when it connected: the stream ends when its credential
-    // expires or is revoked (fw.credentials), instead of feeding a principal that is no longer one.
-    const watches = new Map<Resource, () => void>();
+    // expires or is revoked (the runtime watches it), instead of feeding a principal that is no
+    // longer one; the consumer is told why in a last frame.
     const unhandle = this.fw.handle(
       EVENTS_HANDLER_PATH,
       {
         open: (resource) => {
           broadcaster.add(resource);
-          watches.set(
-            resource,
-            this.fw.credentials.watch(resource.principal, (reason) => endForCredential(resource, reason)),
-          );
         },
         close: (resource) => {
           broadcaster.remove(resource);
-          watches.get(resource)?.();
-          watches.delete(resource);
         },
+        credentialEnded: endForCredential,
       },
       { broadcaster: null, interceptors: [auth], description: 'admin event stream (JSON events, one per frame)' },
     );
     this.unmount = () => {
       if (typeof unhandle === 'function') unhandle();
       broadcaster.destroy('admin plane closed');
-      for (const stop of watches.values()) stop();
-      watches.clear();
     };
   }
 

@@ -3,6 +3,7 @@
  * packages (MCP, agents, admin, cluster mode) program against them only.
  */
 import type { IncomingMessage } from 'node:http';
+import type { CredentialEnd } from './auth/credentials.js';
 import type { TransportName } from './events.js';
 
 export type { TransportName };
@@ -94,6 +95,15 @@ export interface Handler {
   /** A message from the client. */
   message?(resource: Resource, data: string): void | Promise<void>;
   close?(resource: Resource, reason: string): void;
+  /**
+   * The credential the resource was opened with expired or was revoked (`fw.credentials`). Called
+   * before the runtime closes the connection (an fw client gets the `close` frame with
+   * `credential_expired` / `credential_revoked`, then the resource waits `fw.resume.grace` for a
+   * new credential): the handler may write a last message, stop work done for that principal, or
+   * end the resource itself (`resource.close`). The runtime watches the credential; a handler
+   * never needs a watch of its own.
+   */
+  credentialEnded?(resource: Resource, reason: CredentialEnd): void;
 }
 
 export interface HandlerOptions {

@@ -19,7 +19,6 @@ import { publicError, RunCancelledError } from '../errors.js';
 
 const SESSION = 'fw.agent.session';
 const OPENING = 'fw.agent.session.opening';
-const UNWATCH = 'fw.agent.session.unwatch';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -54,12 +53,6 @@ async function openSession(host: AgentHost, agent: MountedAgent, resource: Resou
 export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): () => void {
   const handler: Handler = {
     open(resource) {
-      // A principal whose credential expires or is revoked loses the conversation with it (a
-      // prompt in flight is cancelled when the session ends).
-      resource.attributes.set(
-        UNWATCH,
-        host.fw.credentials.watch(resource.principal, (reason) => resource.close(`the credential was ${reason}`)),
-      );
       const opened = openSession(host, agent, resource).then(
         (session) => {
           if (resource.closed) {
@@ -82,8 +75,12 @@ export function mountChat(fw: Framework, host: AgentHost, agent: MountedAgent): 
         if (session) return prompt(host, agent, resource, session, data);
       });
     },
+    // A principal whose credential expires or is revoked loses the conversation with it: the
+    // session ends (a prompt in flight is cancelled) with the runtime's reason.
+    credentialEnded(resource, reason) {
+      resource.close(`credential_${reason}`);
+    },
     close(resource) {
-      (resource.attributes.get(UNWATCH) as (() => void) | undefined)?.();
       const opening = resource.attributes.get(OPENING) as Promise<AgentSession | undefined> | undefined;
       void opening?.then((session) => {
         if (session) host.sessions.end(session);

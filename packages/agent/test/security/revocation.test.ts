@@ -60,7 +60,7 @@ test('revoking alice ends her AG-UI run, her A2A stream and her chat; bob’s go
   const last = await run.finished();
   assert.deepEqual(last.outcome, { type: 'cancelled' });
   await waitFor('alice’s A2A stream closed', () => a2aEnded);
-  assert.equal(await waitFor('alice’s chat closed', () => chatReason), 'the credential was revoked');
+  assert.equal(await waitFor('alice’s chat closed', () => chatReason), 'credential_revoked');
   assert.equal(bobsRun.ended, false, 'bob’s run was ended by alice’s revocation');
   assert.equal((await bobChat.ask('still there?')).type, 'done');
   assert.equal((await rpc(app, 'streamer', sendBody('again', '1.0'), { token: alice, version: '1.0' })).status, 401);

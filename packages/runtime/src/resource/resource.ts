@@ -731,6 +731,9 @@ export class FwResource implements Resource {
     const extras = this.extras;
     if (extras !== undefined) extras.unwatch = undefined;
     if (this.closed) return;
+    const hook = this.handler.handler.credentialEnded;
+    if (hook) guard(() => hook.call(this.handler.handler, this, why), this.runtime.log);
+    if (this.closed) return; // the handler ended it
     const reason = why === 'expired' ? CredentialReason.expired : CredentialReason.revoked;
     if (this.protocol === 'raw') {
       this.close(reason, CloseCode.policyViolation);
