@@ -14,6 +14,7 @@ import {
   type CallOutcome,
   type Framework,
   type Logger,
+  type Span,
 } from '@fw/runtime';
 import { failModelSpan, providerOf, recordFinish, startModelSpan } from './telemetry.js';
 import type { FwStore, RunRow } from '@fw/store';
@@ -25,8 +26,9 @@ import { NoRuntimeError, NotInFleetError, StoreUnavailableError, ToolStepLimitEr
 import { CoordinationJournal } from './journal.js';
 import type { RunListener } from './run-event.js';
 import { ProviderRegistry } from './runtime/registry.js';
-import type { AiMessage, ModelProvider, AiToolCall, AiToolSpec } from './runtime/port.js';
+import type { AiMessage, ModelProvider, AiToolCall, AiToolSpec, AiUsage } from './runtime/port.js';
 import { SessionTracker } from './sessions.js';
+import { RunHookSet, principalIdOf, type ModelCall, type RunScope } from './hooks/index.js';
 import { AgentLimits } from './tenancy/limits.js';
 import { ownerLabel } from './tenancy/ownership.js';
 
@@ -64,6 +66,13 @@ export interface RunInput {
    * own; when the model calls one, the call is emitted and the run ends so the client can run it.
    */
   clientTools?: readonly AiToolSpec[];
+  /** The run that started this one (a coordinator's run, for its dispatches): the owner and coordination carry over. */
+  parent?: RunScope;
+  /**
+   * The model provider of this run instead of the active one: a replay feeds the run recorded
+   * model outputs through it, so the agent's code runs again without calling a model.
+   */
+  provider?: ModelProvider;
 }
 
 /** What `recover()` found left in flight by a process that stopped without closing. */
@@ -90,12 +99,20 @@ export class AgentHost {
   /** Aborted on close: every run in flight stops with it. */
   private readonly root = new AbortController();
   readonly log: Logger;
+  /**
+   * What modules add around every run on every surface (governance, the run tape): hooks at the
+   * run's start and end, each model call and streamed part, each tool call (hooks/run-hooks.ts).
+   */
+  readonly hooks: RunHookSet;
+  /** The run each agent context belongs to, for the tool calls made through it. */
+  private readonly scopes = new WeakMap<AgentContext, RunScope>();
 
   constructor(
     readonly fw: Framework,
     readonly store: FwStore,
   ) {
     this.log = fw.logger.child({ module: 'agent' });
+    this.hooks = new RunHookSet(this.log);
     this.limits = new AgentLimits(fw);
     this.journal = new CoordinationJournal(store, () => ({
       maxEvents: fw.config.get('fw.agent.journal.max-events'),
@@ -249,21 +266,58 @@ export class AgentHost {
 
   private async runRecorded(name: string, input: RunInput, signal: AbortSignal, listener: RunListener): Promise<string> {
     const agent = this.get(name);
-    signal = AbortSignal.any([signal, this.root.signal]);
+    const ownCoordination = agent.def.kind === 'coordinator' ? randomUUID() : undefined;
+    // A hook may stop the run (a kill switch, a hard budget): its reason is what the client gets.
+    const { scope, stop } = this.openScope(
+      agent,
+      {
+        protocol: input.protocol ?? (input.parent ? 'dispatch' : undefined),
+        ref: input.ref,
+        owner: input.owner ?? input.parent?.owner,
+        sessionId: input.sessionId,
+        parentRunId: input.parent?.runId,
+        coordinationId: ownCoordination ?? input.parent?.coordinationId,
+      },
+      signal,
+    );
+    signal = scope.signal;
     signal.throwIfAborted();
-    const coordinationId = agent.def.kind === 'coordinator' ? randomUUID() : undefined;
-    if (!input.protocol) return this.runAgent(agent, input, signal, listener, coordinationId);
-    // Recorded before it starts, so a crash at any later point leaves a row that says so.
-    const runId = randomUUID();
+    const started = performance.now();
+    const ended = (state: 'completed' | 'failed' | 'cancelled', extra: { text?: string; error?: string }): Promise<void> =>
+      this.hooks.runEnded(scope, { state, ...extra, durationMs: Math.round(performance.now() - started) });
+    let recorded = false;
+    try {
+      await this.hooks.runStarted(scope, { message: input.message, history: input.history ?? [] });
+      if (input.protocol) {
+        await this.recordStart(scope, agent, input, ownCoordination);
+        recorded = true;
+      }
+      const text = await this.runAgent(agent, input, signal, listener, ownCoordination, scope);
+      if (recorded) this.recordFinish(scope.runId, 'completed', null);
+      await ended('completed', { text });
+      return text;
+    } catch (err) {
+      // Stopped by a hook: the run ends cancelled with the hook's reason, and that is the error.
+      const failure = stop.signal.aborted ? stop.signal.reason : err;
+      const state = signal.aborted ? 'cancelled' : 'failed';
+      const error = (failure as Error)?.message ?? String(failure);
+      if (recorded) this.recordFinish(scope.runId, state, error);
+      await ended(state, { error });
+      throw failure;
+    }
+  }
+
+  /** Recorded before it starts, so a crash at any later point leaves a row that says so. */
+  private async recordStart(scope: RunScope, agent: MountedAgent, input: RunInput, coordinationId: string | undefined): Promise<void> {
     try {
       await this.store.runs.start({
-        id: runId,
+        id: scope.runId,
         agent: agent.name,
-        protocol: input.protocol,
+        protocol: input.protocol!,
         ref: input.ref ?? null,
         coordination_id: coordinationId ?? null,
         state: 'running',
-        started_at: Date.now(),
+        started_at: scope.startedAt,
         ended_at: null,
         error: null,
         owner: input.owner ?? null,
@@ -276,18 +330,11 @@ export class AgentHost {
       );
       throw new StoreUnavailableError();
     }
-    const finish = (state: AgentRunInfo['state'], error: string | null): void => {
-      const at = Date.now();
-      this.store.writes.defer(() => this.store.runs.finish(runId, state, at, error));
-    };
-    try {
-      const text = await this.runAgent(agent, input, signal, listener, coordinationId);
-      finish('completed', null);
-      return text;
-    } catch (err) {
-      finish(signal.aborted ? 'cancelled' : 'failed', (err as Error)?.message ?? String(err));
-      throw err;
-    }
+  }
+
+  private recordFinish(runId: string, state: AgentRunInfo['state'], error: string | null): void {
+    const at = Date.now();
+    this.store.writes.defer(() => this.store.runs.finish(runId, state, at, error));
   }
 
   private async runAgent(
@@ -296,8 +343,9 @@ export class AgentHost {
     signal: AbortSignal,
     listener: RunListener,
     coordinationId: string | undefined,
+    scope: RunScope,
   ): Promise<string> {
-    const ctx = this.context(agent, input, signal, listener, coordinationId);
+    const ctx = this.context(agent, input, signal, listener, scope, coordinationId);
     const handler = agent.def.promptMethod ? agent.instance[agent.def.promptMethod] : undefined;
     const result: PromptResult =
       typeof handler === 'function'
@@ -325,6 +373,7 @@ export class AgentHost {
     input: RunInput,
     signal: AbortSignal,
     emit: RunListener,
+    scope: RunScope,
     coordinationId: string = randomUUID(),
   ): AgentContext | CoordinatorContext {
     const base: AgentContext = {
@@ -338,6 +387,7 @@ export class AgentHost {
       stream: (message) => this.modelLoop(agent, message ?? input.message, input, signal, emit, base),
       emit,
     };
+    this.scopes.set(base, scope);
     if (agent.def.kind !== 'coordinator') return base;
     const coordinator = agent.name;
     const ctx: CoordinatorContext = {
@@ -348,6 +398,7 @@ export class AgentHost {
       dispatch: (to, message, options) => this.dispatch(agent, ctx, to, message, options, emit),
       handoff: (from, to, reason) => {
         this.journal.record({ kind: 'handoff', coordinationId, coordinator, agent: to, from, to, reason });
+        this.hooks.handoff(scope, { from, to, ...(reason !== undefined ? { reason } : {}) });
       },
       evaluate: (target, e) => {
         this.journal.record({
@@ -361,6 +412,7 @@ export class AgentHost {
         });
       },
     };
+    this.scopes.set(ctx, scope);
     return ctx;
   }
 
@@ -378,7 +430,8 @@ export class AgentHost {
     emit: RunListener,
     ctx: AgentContext,
   ): AsyncIterable<string> {
-    const runtime = this.activeRuntime();
+    const runtime = input.provider ?? this.activeRuntime();
+    const scope = this.scopes.get(ctx);
     const tools: AiToolSpec[] = agent.def.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.input.inputSchema }));
     // The agent's own tool wins a name clash: a client cannot replace a server tool by declaring one.
     const clientToolNames = new Set<string>();
@@ -402,10 +455,30 @@ export class AgentHost {
       const calls: AiToolCall[] = [];
       let text = '';
       const model = runtime.models[0];
+      // The request is live (the loop appends to its messages): a hook keeps a copy of what it needs.
+      const request = { messages, tools, ...extras };
+      const call: ModelCall = { step, provider: runtime.name, model, request };
+      if (scope) await this.hooks.beforeModelCall(scope, call);
+      const parts = scope !== undefined && this.hooks.wantsParts;
+      const started = performance.now();
+      let finish: { reason: string; usage?: AiUsage; responseModel?: string } | undefined;
+      const result = (error?: unknown) => ({
+        text,
+        toolCalls: calls,
+        usage: finish?.usage,
+        responseModel: finish?.responseModel,
+        finishReason: finish?.reason,
+        durationMs: Math.round(performance.now() - started),
+        ...(error !== undefined ? { error } : {}),
+      });
       const span = startModelSpan(runtime, model);
       try {
-        for await (const part of runtime.stream({ messages, tools, ...extras }, signal)) {
-          if (part.type === 'finish') recordFinish(span, part);
+        for await (const part of runtime.stream(request, signal)) {
+          if (parts) this.hooks.modelPart(scope, call, part);
+          if (part.type === 'finish') {
+            finish = part;
+            recordFinish(span, part);
+          }
           if (part.type === 'text') {
             text += part.delta;
             yield part.delta;
@@ -415,6 +488,7 @@ export class AgentHost {
           }
         }
       } catch (err) {
+        if (scope) this.hooks.afterModelCall(scope, call, result(err));
         failModelSpan(span, err, signal.aborted);
         // One line per provider error, without its stack: the provider's failure, not fw's code.
         if (!signal.aborted)
@@ -423,6 +497,7 @@ export class AgentHost {
       } finally {
         span.end();
       }
+      if (scope) this.hooks.afterModelCall(scope, call, result());
       if (calls.length === 0) return;
       messages.push({ role: 'assistant', content: text, toolCalls: calls });
       let clientCalled = false;
@@ -453,10 +528,65 @@ export class AgentHost {
    * arguments against the same spec already (`checked`), so a Standard Schema's parsed value is not
    * parsed twice.
    */
-  invokeTool(agentName: string, toolName: string, input: unknown, signal: AbortSignal, checked = false): Promise<ToolOutcome> {
+  async invokeTool(
+    agentName: string,
+    toolName: string,
+    input: unknown,
+    signal: AbortSignal,
+    checked = false,
+    owner?: string,
+  ): Promise<ToolOutcome> {
     const agent = this.get(agentName);
-    const ctx = this.context(agent, { message: '' }, AbortSignal.any([signal, this.root.signal]), () => {});
-    return this.tool(agent, toolName, input, ctx, undefined, checked);
+    // A tool called from outside a run is a run of its own for the hooks: a kill switch or a
+    // policy applies to it as to a model's call, and the tape records it.
+    const { scope, stop } = this.openScope(agent, { protocol: 'mcp', ref: toolName, owner }, signal);
+    const started = performance.now();
+    const durationMs = (): number => Math.round(performance.now() - started);
+    try {
+      await this.hooks.runStarted(scope, { message: '', history: [] });
+      const ctx = this.context(agent, { message: '' }, scope.signal, () => {}, scope);
+      const out = await this.tool(agent, toolName, input, ctx, undefined, checked);
+      await this.hooks.runEnded(
+        scope,
+        out.ok
+          ? { state: 'completed', text: out.text, durationMs: durationMs() }
+          : { state: 'failed', error: out.text, durationMs: durationMs() },
+      );
+      return out;
+    } catch (err) {
+      const failure = stop.signal.aborted ? stop.signal.reason : err;
+      await this.hooks.runEnded(scope, {
+        state: scope.signal.aborted ? 'cancelled' : 'failed',
+        error: (failure as Error)?.message ?? String(failure),
+        durationMs: durationMs(),
+      });
+      throw failure;
+    }
+  }
+
+  /** A run's scope, with the controller its hooks stop it through. */
+  private openScope(
+    agent: MountedAgent,
+    fields: Partial<Pick<RunScope, 'protocol' | 'ref' | 'owner' | 'sessionId' | 'parentRunId' | 'coordinationId'>>,
+    signal: AbortSignal,
+  ): { scope: RunScope; stop: AbortController } {
+    const stop = new AbortController();
+    const all = AbortSignal.any([signal, this.root.signal, stop.signal]);
+    const scope: RunScope = {
+      runId: randomUUID(),
+      agent: agent.name,
+      protocol: fields.protocol,
+      ref: fields.ref,
+      owner: fields.owner,
+      principalId: principalIdOf(fields.owner),
+      parentRunId: fields.parentRunId,
+      coordinationId: fields.coordinationId,
+      sessionId: fields.sessionId,
+      startedAt: Date.now(),
+      signal: all,
+      abort: (reason) => stop.abort(reason),
+    };
+    return { scope, stop };
   }
 
   /**
@@ -485,35 +615,66 @@ export class AgentHost {
         errorType: () => (ctx.signal.aborted ? 'cancelled' : undefined),
       },
       async (span) => {
-        if (!tool) {
-          span.setAttribute('error.type', 'unknown_tool');
-          span.setStatus({ code: SpanStatusCode.ERROR, message: 'the agent has no tool of that name' });
-          return { ok: false, text: `unknown tool '${toolName}'` };
-        }
-        // A model's arguments are checked like an MCP client's, before the method runs; what is
-        // wrong goes back to the model as text, so it can correct the call.
-        let args = input ?? {};
-        if (!checked) {
-          const verdict = await argumentsFor(tool, args);
-          if ('problem' in verdict) {
-            span.setAttribute('error.type', 'invalid_arguments');
-            span.setStatus({ code: SpanStatusCode.ERROR, message: verdict.problem });
-            return { ok: false, text: verdict.problem };
+        const scope = this.scopes.get(ctx);
+        const call: AiToolCall = { toolCallId: callId ?? '', toolName, input };
+        if (scope) {
+          try {
+            await this.hooks.beforeToolCall(scope, call);
+          } catch (err) {
+            // Refused (a policy, an approval denied): the model reads why, unless the run was stopped.
+            ctx.signal.throwIfAborted();
+            const text = (err as Error)?.message ?? String(err);
+            span.setAttribute('error.type', 'refused');
+            span.setStatus({ code: SpanStatusCode.ERROR, message: text });
+            return { ok: false, text };
           }
-          args = verdict.args;
         }
-        try {
-          const fn = agent.instance[tool.method] as (input: unknown, ctx: AgentContext) => unknown;
-          const out = await fn.call(agent.instance, args, ctx);
-          return { ok: true, text: typeof out === 'string' ? out : JSON.stringify(out ?? null), value: out };
-        } catch (err) {
-          ctx.signal.throwIfAborted();
-          // Reported to the model as text, and to the trace as the failure it is.
-          failSpan(span, err);
-          return { ok: false, text: (err as Error)?.message ?? String(err) };
-        }
+        const started = performance.now();
+        const out = await this.execute(span, agent, tool, toolName, input, ctx, checked);
+        if (scope)
+          this.hooks.afterToolCall(scope, call, { ok: out.ok, text: out.text, durationMs: Math.round(performance.now() - started) });
+        return out;
       },
     );
+  }
+
+  /** The tool method itself: its arguments checked (unless the MCP layer did), then called. */
+  private async execute(
+    span: Span,
+    agent: MountedAgent,
+    tool: AgentToolDefinition | undefined,
+    toolName: string,
+    input: unknown,
+    ctx: AgentContext,
+    checked: boolean,
+  ): Promise<ToolOutcome> {
+    if (!tool) {
+      span.setAttribute('error.type', 'unknown_tool');
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'the agent has no tool of that name' });
+      return { ok: false, text: `unknown tool '${toolName}'` };
+    }
+    // A model's arguments are checked like an MCP client's, before the method runs; what is
+    // wrong goes back to the model as text, so it can correct the call.
+    let args = input ?? {};
+    if (!checked) {
+      const verdict = await argumentsFor(tool, args);
+      if ('problem' in verdict) {
+        span.setAttribute('error.type', 'invalid_arguments');
+        span.setStatus({ code: SpanStatusCode.ERROR, message: verdict.problem });
+        return { ok: false, text: verdict.problem };
+      }
+      args = verdict.args;
+    }
+    try {
+      const fn = agent.instance[tool.method] as (input: unknown, ctx: AgentContext) => unknown;
+      const out = await fn.call(agent.instance, args, ctx);
+      return { ok: true, text: typeof out === 'string' ? out : JSON.stringify(out ?? null), value: out };
+    } catch (err) {
+      ctx.signal.throwIfAborted();
+      // Reported to the model as text, and to the trace as the failure it is.
+      failSpan(span, err);
+      return { ok: false, text: (err as Error)?.message ?? String(err) };
+    }
   }
 
   private async dispatch(
@@ -556,7 +717,7 @@ export class AgentHost {
         if (!this.remoteCaller) throw new FwError('remote_unavailable', 'no A2A client is configured', 503);
         text = await this.remoteCaller(url, message, ctx.signal);
       } else {
-        text = await this.run(to, { message }, ctx.signal);
+        text = await this.run(to, { message, ...(this.scopes.has(ctx) ? { parent: this.scopes.get(ctx) } : {}) }, ctx.signal);
       }
       const durationMs = done(true);
       this.journal.record({ kind: 'completion', coordinationId, coordinator: coord.name, agent: to, skill, durationMs });

@@ -4,7 +4,7 @@
  * `mcp` badge means tools are really there.
  */
 import { McpToolResult, ToolRegistry, mountMcpServer } from '@fw/mcp';
-import type { Framework } from '@fw/runtime';
+import { principalOwner, type Framework } from '@fw/runtime';
 import type { AgentHost, MountedAgent } from '../host.js';
 
 export function mountMcp(fw: Framework, host: AgentHost, agent: MountedAgent): (() => void)[] | undefined {
@@ -15,7 +15,8 @@ export function mountMcp(fw: Framework, host: AgentHost, agent: MountedAgent): (
   for (const tool of agent.def.tools) {
     const { name: _name, ...spec } = tool.spec;
     registry.tool(tool.name, spec, async (args, ctx) => {
-      const out = await host.invokeTool(agent.name, tool.name, args, ctx.signal, true);
+      const owner = ctx.principal ? principalOwner(ctx.principal.id) : undefined;
+      const out = await host.invokeTool(agent.name, tool.name, args, ctx.signal, true, owner);
       if (!out.ok) return McpToolResult.error(out.text);
       // With an output schema the value itself goes back (structuredContent, checked); otherwise the text the model would read.
       return tool.spec.output ? out.value : out.text;

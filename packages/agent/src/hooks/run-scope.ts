@@ -1,0 +1,38 @@
+import type { AgentRunInfo } from '../admin-view.js';
+
+/**
+ * One agent run as the run hooks see it: which agent, for whom, on which surface, under which
+ * parent, and how to stop it. Every run has one, recorded or not: a chat turn, an A2A task, an
+ * AG-UI run, a coordinator's dispatch of a subagent, a tool call from the agent's MCP endpoint.
+ */
+export interface RunScope {
+  /** The run's id: its row in the store's runs when recorded, and the tape's key. */
+  readonly runId: string;
+  readonly agent: string;
+  /** Where the run came from; `dispatch` for a coordinator's subagent, `mcp` for a tool called on the agent's MCP endpoint. */
+  readonly protocol: AgentRunInfo['protocol'] | 'dispatch' | 'mcp' | undefined;
+  /** The protocol's own id (A2A task id, AG-UI run id, chat session id). */
+  readonly ref: string | undefined;
+  /** Who started it: `principal:<id>`, `anonymous:<key>`; undefined for fw's own runs (a dispatch inherits its parent's). */
+  readonly owner: string | undefined;
+  /** The principal's id when the owner is one (for budgets and policies per principal). */
+  readonly principalId: string | undefined;
+  /** The run that started this one (a coordinator's run for its dispatches). */
+  readonly parentRunId: string | undefined;
+  /** A coordinator's coordination (its journal key), on the coordinator's run and its dispatches. */
+  readonly coordinationId: string | undefined;
+  readonly sessionId: string | undefined;
+  readonly startedAt: number;
+  /** Aborted when the run is cancelled, by its client, its parent, fw's close, or `abort`. */
+  readonly signal: AbortSignal;
+  /**
+   * Stops the run now with `reason` (a kill switch, a hard budget): the model stream is aborted,
+   * no further tool runs, and the run ends `cancelled` with that reason.
+   */
+  abort(reason: Error): void;
+}
+
+/** The principal id of an owner string (`principal:<id>`), or undefined. */
+export function principalIdOf(owner: string | undefined): string | undefined {
+  return owner?.startsWith('principal:') ? owner.slice('principal:'.length) : undefined;
+}
