@@ -17,7 +17,16 @@ export type {
 export type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
 export type { RunEvent, RunListener } from './run-event.js';
 export { AgentModule, agents, mountAgent, agentModuleOf, type AgentModuleOptions, type ProtocolMount } from './module.js';
-export { RunHookSet, principalIdOf, type ModelCall, type ModelResult, type RunHooks, type RunOutcome, type RunScope, type ToolResult } from './hooks/index.js';
+export {
+  RunHookSet,
+  principalIdOf,
+  type ModelCall,
+  type ModelResult,
+  type RunHooks,
+  type RunOutcome,
+  type RunScope,
+  type ToolResult,
+} from './hooks/index.js';
 export { AgentHost, type MountedAgent, type RunInput, type RemoteCaller, type Recovery } from './host.js';
 export { CoordinationJournal, isJournalKind, type JournalEntry, type JournalRetention } from './journal.js';
 export { SessionTracker, type AgentSession } from './sessions.js';

@@ -416,7 +416,6 @@ export class HandlerTransports {
     const retryAfter = String(Math.max(1, Math.ceil(this.rt.settings.drainTimeout / 1000)));
     throw new FwError('shutting_down', 'the server is shutting down', 503, undefined, { 'retry-after': retryAfter });
   }
-
 }
 
 /**
