@@ -144,8 +144,9 @@ function makeCase(r: () => number, bases: Json[]): Case {
 }
 
 /** Answers must never show these: server paths, stack frames, internal addresses, system error codes. */
+// A stack frame is `at fn (/path…)`; Node 22's JSON errors say `at position 17 (line 1 column 18)`, which is not one.
 const LEAK =
-  /\/work\/|node_modules|node:internal|file:\/\/|\bat [\w$.<>[\] ]+ \(|\.[cm]?[jt]s:\d+|\bE(?:CONN\w+|ADDR\w+|NOENT|ACCES)\b|127\.0\.0\.1:\d+|\[::1\]:\d+/;
+  /\/work\/|node_modules|node:internal|file:\/\/|\bat [\w$.<>[\] ]+ \((?:\/|file:|node:|[A-Za-z]:\\)|\.[cm]?[jt]s:\d+|\bE(?:CONN\w+|ADDR\w+|NOENT|ACCES)\b|127\.0\.0\.1:\d+|\[::1\]:\d+/;
 
 interface Verdict {
   problems: string[];
