@@ -8,6 +8,7 @@ import { frameworkAuthenticator } from './auth/config.js';
 import { EventBus } from './events.js';
 import { Services } from './services.js';
 import { sendError, sendProblem } from './http/problem.js';
+import { FwError } from './errors.js';
 import { RouteTable, type HttpRouteHandler, type Method, type UpgradeRouteHandler } from './http/router.js';
 import type { FrameworkModule } from './module.js';
 import { RUNTIME_CONFIG } from './runtime-config.js';
@@ -270,9 +271,10 @@ export class Framework {
         try {
           // A W3C traceparent continues the caller's trace in every span the route starts.
           const r = withContext(incomingContext(req), () => m.handler(req, res, { params: m.params, url }));
-          if (r && typeof (r as Promise<void>).catch === 'function') (r as Promise<void>).catch((err) => sendError(res, err));
+          if (r && typeof (r as Promise<void>).catch === 'function')
+            (r as Promise<void>).catch((err) => this.routeFailed(req, url, res, err));
         } catch (err) {
-          sendError(res, err);
+          this.routeFailed(req, url, res, err);
         }
         return;
       }
@@ -360,6 +362,17 @@ export class Framework {
   /** `Retry-After` while draining: the drain timeout in whole seconds, by when this node is gone or back. */
   retryAfter(): string {
     return String(Math.max(1, Math.ceil(this.config.get('fw.close.drain-timeout') / 1000)));
+  }
+
+  /**
+   * A route threw: FwErrors are the client's answer as they are; anything else is a 500 whose
+   * body says nothing about why, so the why goes to the log (method, path, the error and its stack).
+   */
+  private routeFailed(req: IncomingMessage, url: URL, res: ServerResponse, err: unknown): void {
+    if (!(err instanceof FwError) || err.status >= 500) {
+      this.log.error({ method: req.method, path: url.pathname, err }, 'route failed');
+    }
+    sendError(res, err);
   }
 
   private refuseWhileDraining(req: IncomingMessage, res: ServerResponse): void {

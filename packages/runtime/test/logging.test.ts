@@ -35,6 +35,36 @@ test('a custom logger gets structured entries from the modules: a handler that t
   }
 });
 
+test('a route that throws answers a bare 500 and logs why, with the method and path', async () => {
+  const logger = new CaptureLogger();
+  const app = await startFw({ logger }, (fw) => {
+    fw.route('GET', '/route-bug', () => {
+      throw new Error('route bug at /srv/app/secret.ts:12');
+    });
+    fw.route('GET', '/route-async-bug', async () => {
+      throw new Error('async route bug');
+    });
+  });
+  try {
+    for (const [path, why] of [
+      ['/route-bug', 'route bug at /srv/app/secret.ts:12'],
+      ['/route-async-bug', 'async route bug'],
+    ] as const) {
+      const res = await fetch(`${app.base}${path}`);
+      assert.equal(res.status, 500);
+      const body = await res.text();
+      assert.doesNotMatch(body, /bug|secret/, 'the client learns nothing about the cause');
+      await waitFor(`'route failed' for ${path}`, () => logger.entries.find((e) => e.message === 'route failed' && e.fields.path === path));
+      const entry = logger.entries.find((e) => e.message === 'route failed' && e.fields.path === path)!;
+      assert.equal(entry.level, 'error');
+      assert.equal(entry.fields.method, 'GET');
+      assert.equal((entry.fields.err as Error).message, why);
+    }
+  } finally {
+    await app.close();
+  }
+});
+
 test('a throwing event listener is logged with the event type, and the emitter goes on', async () => {
   const logger = new CaptureLogger();
   const fw = new Framework({ configFile: false, env: {}, logger });
