@@ -10,20 +10,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { API, AUTH_TOKENS, bearer, chatMember, startAdmin, TOKENS, type AdminApp } from './helpers.js';
+import { seededRandom } from '@fw/testing';
 
 const SEED = Number(process.env.FW_FUZZ_SEED ?? 0x5eed_a11);
-
-/** mulberry32: a small, fast, seeded PRNG (the same seed gives the same cases). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A generator of hostile JSON values and bodies, bounded in depth and size. */
 class Fuzz {
@@ -187,7 +176,7 @@ const ROUTES: readonly { method: string; path: (f: Fuzz) => string; wanted: read
 ];
 
 async function fuzz(app: AdminApp, cases: number, seed: number, auth: Record<string, string>): Promise<Map<number, number>> {
-  const f = new Fuzz(prng(seed));
+  const f = new Fuzz(seededRandom(seed));
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
   const statuses = new Map<number, number>();
   const planned = Array.from({ length: cases }, (_, i) => {

@@ -8,6 +8,7 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { seededRandom } from '@fw/testing';
 
 export interface LossyOptions {
   /** Seed of the fault generator: the same seed, the same draws (printed by the tests). */
@@ -31,20 +32,8 @@ export interface LossyProxy {
   close(): Promise<void>;
 }
 
-/** mulberry32: a small seeded generator, so a failing run can be replayed with its seed. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export async function lossyProxy(targetPort: number, options: LossyOptions): Promise<LossyProxy> {
-  const random = generator(options.seed);
+  const random = seededRandom(options.seed);
   const faults = { resets: 0, truncations: 0, connections: 0 };
   let healed = false;
   let quiet = 0;

@@ -6,8 +6,8 @@
  * keys dropped and added; ids, methods and params of every wrong type; batches; broken JSON — and
  * sends them over real sockets: Streamable HTTP in both eras (a legacy session; stateless
  * 2026-07-28 POSTs with their headers) and the WebSocket in both eras. At least 20,000 HTTP cases
- * per era, plus WebSocket cases. The generator is local to this file for now (a shared one is on
- * its way to @fw/testing).
+ * per era, plus WebSocket cases. The MCP-shaped mutations are this file's; the seeded generator
+ * is @fw/testing's, so a failing case replays from its seed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,22 +16,11 @@ import { WebSocket } from 'ws';
 import { Framework } from '@fw/runtime';
 import { McpMessage, mountMcpServer, ToolRegistry } from '../../dist/index.js';
 import { MODERN, modernMeta, TASKS_EXTENSION } from './support.js';
+import { seededRandom } from '@fw/testing';
 
 const SEED = Number(process.env.FW_FUZZ_SEED ?? 20_251_126);
 const HTTP_CASES = Number(process.env.FW_FUZZ_CASES ?? 20_000);
 const SOCKET_CASES = Math.ceil(HTTP_CASES / 4);
-
-/** mulberry32: a small seeded PRNG, so a failing case can be replayed from its seed and index. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -425,7 +414,7 @@ test(`fuzz: ${HTTP_CASES} malformed requests per era over Streamable HTTP and ${
     const session = String(init.headers.get('mcp-session-id'));
     await init.text();
     const legacyBases = bases(undefined, taskId);
-    const r1 = prng(SEED);
+    const r1 = seededRandom(SEED);
     const legacy = Array.from({ length: HTTP_CASES }, () => {
       const c = makeCase(r1, legacyBases);
       return { text: c.text, headers: { 'mcp-session-id': session } };
@@ -434,7 +423,7 @@ test(`fuzz: ${HTTP_CASES} malformed requests per era over Streamable HTTP and ${
 
     // 2026-07-28: stateless POSTs with the envelope and the standard headers.
     const modernBases = bases(tasksMeta, taskId);
-    const r2 = prng(SEED + 1);
+    const r2 = seededRandom(SEED + 1);
     const modern = Array.from({ length: HTTP_CASES }, () => {
       const c = makeCase(r2, modernBases);
       return { text: c.text, headers: modernHeaders(c.body, r2) };
@@ -442,7 +431,7 @@ test(`fuzz: ${HTTP_CASES} malformed requests per era over Streamable HTTP and ${
     const modernStatuses = await postAll(port, modern, verdict, 'modern HTTP');
 
     // WebSocket, both eras.
-    const r3 = prng(SEED + 2);
+    const r3 = seededRandom(SEED + 2);
     await socketAll(
       port,
       Array.from({ length: SOCKET_CASES }, () => makeCase(r3, legacyBases).text),
@@ -450,7 +439,7 @@ test(`fuzz: ${HTTP_CASES} malformed requests per era over Streamable HTTP and ${
       'legacy WebSocket',
       true,
     );
-    const r4 = prng(SEED + 3);
+    const r4 = seededRandom(SEED + 3);
     await socketAll(
       port,
       Array.from({ length: SOCKET_CASES }, () => makeCase(r4, modernBases).text),
