@@ -213,6 +213,30 @@ test('OpenAI-compatible server end to end: tokens and tool calls over the chat-c
   }
 });
 
+@Agent({ name: 'briefed', headless: true, system: 'You answer in one short line.' })
+class Briefed {}
+
+test('OpenAI-compatible server: an agent with a system prompt runs, and the provider gets the prompt as the first, system message', async () => {
+  const server = await fakeOpenAi((_body, res) => {
+    res.write(chunk({ role: 'assistant', content: 'Short.' }));
+    res.write(chunk({}, 'stop'));
+    res.end('data: [DONE]\n\n');
+  });
+  const app = await startApp((m) => m.mount(Briefed), { 'fw.ai.auto': true, 'fw.ai.base-url': server.url, 'fw.ai.model': 'local-model' });
+  try {
+    const text = await app.module.host.run('briefed', { message: 'hello' }, new AbortController().signal);
+    assert.equal(text, 'Short.');
+    assert.equal(server.requests.length, 1);
+    const messages = server.requests[0]!.body.messages;
+    assert.deepEqual(messages[0], { role: 'system', content: 'You answer in one short line.' });
+    assert.equal(messages.filter((m) => m.role === 'system').length, 1);
+    assert.equal(messages.at(-1)!.role, 'user');
+  } finally {
+    await app.close();
+    await server.close();
+  }
+});
+
 test('OpenAI-compatible server end to end: A2A CancelTask aborts the provider HTTP request', async () => {
   const timers = new Set<NodeJS.Timeout>();
   const server = await fakeOpenAi((_body, res) => {

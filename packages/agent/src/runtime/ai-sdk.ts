@@ -72,9 +72,14 @@ export class AiSdkProvider implements ModelProvider {
     for (const t of request.tools ?? []) {
       tools[t.name] = tool({ description: t.description, inputSchema: jsonSchema(t.parameters) });
     }
+    // ai 7 refuses system messages inside `messages` ("System messages are not allowed…"): the
+    // agent's system prompt (and any other system message) goes in `system`, in order; ai 6
+    // takes it there too.
+    const system = request.messages.filter((m) => m.role === 'system').map((m) => m.content);
     const result = streamText({
       model: model as LanguageModel,
-      messages: request.messages.map(toModelMessage),
+      ...(system.length > 0 ? { system: system.join('\n\n') } : {}),
+      messages: request.messages.filter((m) => m.role !== 'system').map(toModelMessage),
       ...(request.tools?.length ? { tools } : {}),
       abortSignal: signal,
       maxRetries: 0,
