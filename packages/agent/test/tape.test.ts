@@ -8,8 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent, AgentTool, Coordinator, OnPrompt, type CoordinatorContext, type TapeStep } from '../dist/index.js';
-import { startApp } from './helpers.js';
+import { waitFor } from '@fw/testing';
+import { Agent, AgentTool, Coordinator, OnPrompt, type AgentContext, type CoordinatorContext, type TapeStep } from '../dist/index.js';
+import { ProbeRuntime, startApp } from './helpers.js';
 
 /** What the tool answers; a test changes it to stand for a changed tool. */
 let unit = 'm';
@@ -38,6 +39,16 @@ class Lead {
     const a = await ctx.dispatch('helper', `${message} 1`);
     const b = await ctx.dispatch('helper', `${message} 2`);
     return `${a.text}; ${b.text}`;
+  }
+}
+
+/** Asks the model while `asks` is true, answers by itself otherwise (a changed prompt handler). */
+let asks = true;
+@Agent({ name: 'asker', headless: true })
+class Asker {
+  @OnPrompt()
+  prompt(message: string, ctx: AgentContext) {
+    return asks ? ctx.stream() : `no model for ${message}`;
   }
 }
 
@@ -245,7 +256,11 @@ test('retention deletes ended tapes beyond fw.store.retention.tapes.max-rows, wi
   });
   try {
     const host = app.module.host;
-    for (let i = 0; i < 3; i++) await host.run('surveyor', { message: `run ${i}` }, new AbortController().signal);
+    for (let i = 0; i < 3; i++) {
+      await host.run('surveyor', { message: `run ${i}` }, new AbortController().signal);
+      // Distinct milliseconds: "the oldest" is then one run, not a tie.
+      await new Promise((r) => setTimeout(r, 5));
+    }
     const tape = app.module.tape!;
     const all = await tape.runs({ agent: 'surveyor' });
     assert.equal(all.length, 3);
@@ -280,13 +295,16 @@ test('a coordination is a run tree on the tape: the dispatches are child runs of
     assert.deepEqual(kinds(tree.steps), ['input', 'handoff', 'end']);
     assert.deepEqual(tree.steps[1]?.body, { from: 'lead', to: 'helper', reason: 'it knows' });
     assert.deepEqual(
-      tree.children.map((c) => [
-        c.run.agent,
-        c.run.protocol,
-        c.run.parentRunId,
-        c.run.principal,
-        (c.steps.at(-1)?.body as { text?: string } | undefined)?.text,
-      ]),
+      // Two dispatches may start within one millisecond: compared in a fixed order.
+      tree.children
+        .map((c) => [
+          c.run.agent,
+          c.run.protocol,
+          c.run.parentRunId,
+          c.run.principal,
+          (c.steps.at(-1)?.body as { text?: string } | undefined)?.text,
+        ])
+        .sort((a, b) => String(a[4]).localeCompare(String(b[4]))),
       [
         ['helper', 'dispatch', lead!.id, 'bob', 'helped with task 1'],
         ['helper', 'dispatch', lead!.id, 'bob', 'helped with task 2'],
@@ -294,6 +312,45 @@ test('a coordination is a run tree on the tape: the dispatches are child runs of
     );
     assert.equal(tree.children[0]?.run.coordinationId, lead!.coordinationId);
   } finally {
+    await app.close();
+  }
+});
+
+test('a failed and a cancelled run end the tape in one terminal state, with the error; a replay of a changed handler reports the model turn it skipped', async () => {
+  asks = true;
+  const probe = new ProbeRuntime();
+  const app = await startApp((m) => m.mount(Asker), {}, [probe]);
+  try {
+    const tape = app.module.tape!;
+    const host = app.module.host;
+    await assert.rejects(host.run('asker', { message: 'explode' }, new AbortController().signal), /the model exploded/);
+    const ac = new AbortController();
+    const slow = host.run('asker', { message: 'slow' }, ac.signal);
+    await waitFor('the slow stream started', () => probe.requests.length === 2);
+    ac.abort(new Error('stop'));
+    await assert.rejects(slow);
+    await host.run('asker', { message: 'hello' }, new AbortController().signal);
+
+    // Started within the same millisecond maybe: told apart by their status, not their order.
+    assert.equal((await tape.runs({ agent: 'asker' })).length, 3);
+    const [failed] = await tape.runs({ agent: 'asker', status: 'failed' });
+    const [cancelled] = await tape.runs({ agent: 'asker', status: 'cancelled' });
+    const [ok] = await tape.runs({ agent: 'asker', status: 'completed' });
+    assert.deepEqual([failed?.status, failed?.error], ['failed', 'the model exploded']);
+    const failedSteps = await tape.steps(failed!.id);
+    assert.deepEqual(kinds(failedSteps), ['input', 'model-request', 'model-response', 'end']);
+    assert.equal((failedSteps[2]?.body as { error?: string }).error, 'the model exploded');
+    assert.equal(cancelled?.status, 'cancelled');
+    assert.equal(((await tape.steps(cancelled!.id)).at(-1)?.body as { state?: string } | undefined)?.state, 'cancelled');
+    assert.equal(ok?.status, 'completed');
+
+    assert.equal((await tape.replay(ok!.id)).divergence, null);
+    asks = false;
+    const changed = await tape.replay(ok!.id);
+    assert.equal(changed.divergence?.kind, 'model-call');
+    assert.match(changed.divergence?.message ?? '', /ended after 0 model turns; the tape has 1/);
+  } finally {
+    asks = true;
     await app.close();
   }
 });

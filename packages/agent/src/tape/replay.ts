@@ -28,7 +28,7 @@ export interface ReplayedToolCall {
 
 /** Where the replay first went another way than the tape. */
 export interface ReplayDivergence {
-  /** `tool-call`: another tool, arguments or result; `model-call`: the agent asked the model for a turn the tape does not have; `end`: another answer or end state. */
+  /** `tool-call`: another tool, arguments or result; `model-call`: the agent asked the model for a turn the tape does not have, or ended before the tape's last; `end`: another answer or end state. */
   kind: 'tool-call' | 'model-call' | 'end';
   /** The tool call's position in the run (0 = the first), for `tool-call`. */
   index?: number;
@@ -69,6 +69,11 @@ class TapeProvider implements ModelProvider {
 
   constructor(private readonly responses: readonly TapeBodies['model-response'][]) {
     this.models = [responses[0]?.responseModel ?? 'tape'];
+  }
+
+  /** Model turns on the tape. */
+  get recorded(): number {
+    return this.responses.length;
   }
 
   isAvailable(): boolean {
@@ -189,6 +194,14 @@ function divergenceOf(
       kind: 'model-call',
       step: provider.exhausted,
       message: `the agent asked for model turn ${provider.exhausted}; the tape has ${provider.exhausted}`,
+      recorded: null,
+      replayed: null,
+    };
+  if (provider.calls < provider.recorded && end.state === 'completed')
+    return {
+      kind: 'model-call',
+      step: provider.calls,
+      message: `the agent ended after ${provider.calls} model turns; the tape has ${provider.recorded}`,
       recorded: null,
       replayed: null,
     };
