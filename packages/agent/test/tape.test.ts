@@ -240,6 +240,25 @@ test('a redactor sees every step before it is stored', async () => {
     const tree = await tape.tree(run!.id);
     assert.equal(tree?.run.id, run!.id);
     assert.equal(tree?.steps.length, run!.steps);
+
+    // A redactor that throws drops that step (logged), never the run.
+    const off = tape.redact((kind, body) => {
+      if (kind === 'tool-call') throw new Error('the redactor broke');
+      return body;
+    });
+    const text = await app.module.host.run('surveyor', { message: 'again' }, new AbortController().signal);
+    off();
+    assert.equal(text, 'The rope is longer.', 'the client got the answer unredacted');
+    const again = (await tape.runs({ agent: 'surveyor' })).find((r) => r.id !== run!.id);
+    assert.equal(again?.status, 'completed');
+    assert.deepEqual(kinds(await tape.steps(again!.id)), [
+      'input',
+      'model-request',
+      'model-response',
+      'model-request',
+      'model-response',
+      'end',
+    ]);
   } finally {
     await app.close();
     await server.close();
