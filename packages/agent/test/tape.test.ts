@@ -358,7 +358,7 @@ test('a failed and a cancelled run end the tape in one terminal state, with the 
     assert.deepEqual([failed?.status, failed?.error], ['failed', 'the model exploded']);
     const failedSteps = await tape.steps(failed!.id);
     assert.deepEqual(kinds(failedSteps), ['input', 'model-request', 'model-response', 'end']);
-    assert.equal((failedSteps[2]?.body as { error?: string }).error, 'the model exploded');
+    assert.equal((failedSteps[2]?.body as { error?: string } | undefined)?.error, 'the model exploded');
     assert.equal(cancelled?.status, 'cancelled');
     assert.equal(((await tape.steps(cancelled!.id)).at(-1)?.body as { state?: string } | undefined)?.state, 'cancelled');
     assert.equal(ok?.status, 'completed');
