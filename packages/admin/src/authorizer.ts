@@ -3,9 +3,10 @@ import type { BuiltinRole, Principal } from '@fw/runtime';
 /**
  * The write operations the admin plane performs; the `action` an authorizer is asked about.
  * `revoke` cuts a principal off: its credentials are refused and its open sockets closed.
+ * `replay` runs a taped agent run's code again with its recorded model outputs (docs/runs.md).
  */
-export type ControlAction = 'broadcast' | 'unicast' | 'disconnect' | 'destroy' | 'cancel' | 'revoke';
-export const CONTROL_ACTIONS: readonly ControlAction[] = ['broadcast', 'unicast', 'disconnect', 'destroy', 'cancel', 'revoke'];
+export type ControlAction = 'broadcast' | 'unicast' | 'disconnect' | 'destroy' | 'cancel' | 'revoke' | 'replay';
+export const CONTROL_ACTIONS: readonly ControlAction[] = ['broadcast', 'unicast', 'disconnect', 'destroy', 'cancel', 'revoke', 'replay'];
 
 /**
  * The built-in role each action needs (when authentication is configured): `operator` acts on
@@ -16,6 +17,7 @@ export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Objec
   unicast: 'operator',
   disconnect: 'operator',
   cancel: 'operator',
+  replay: 'operator',
   destroy: 'admin',
   revoke: 'admin',
 });

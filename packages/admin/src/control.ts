@@ -180,6 +180,18 @@ export class ControlPlane {
   }
 
   /**
+   * Replays a taped agent run without a model (docs/runs.md): the agent's code runs again on this
+   * node with the recorded model outputs; the result says where it diverged. Needs `operator`.
+   */
+  replay(runId: string, caller: ControlCaller): Promise<unknown> {
+    return this.execute('replay', runId, caller, () => {
+      const tape = this.views.agent.tape;
+      if (!tape) throw new NotFoundError('run', runId);
+      return tape.replay(runId);
+    });
+  }
+
+  /**
    * Cuts a principal off: its credentials are refused from now on (`fw.credentials.revoke`: a JWT
    * issued later is good again) and its open sockets and streams close, on every node of a
    * cluster. Needs the `admin` role.

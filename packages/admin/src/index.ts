@@ -13,6 +13,7 @@ export {
   type ControlAction,
   type ControlAuthorizer,
 } from './authorizer.js';
+export { CONTENT_ROLE, mayReadContent } from './content.js';
 export { adminTokenAuthenticator, bearerTokenResolver, isLoopback, TOKEN_PRINCIPAL, type ClientAddress } from './principal.js';
 export { AdminGate, type GateResult, type GateOptions, type CheckOptions } from './gate.js';
 export {

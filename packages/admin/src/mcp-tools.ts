@@ -4,6 +4,8 @@ import { REQUIRED_ROLE, type ControlAction } from './authorizer.js';
 import type { AdminService } from './service.js';
 import { overview } from './overview.js';
 import { credentialEnd } from './credential-state.js';
+import { CONTENT_ROLE, mayReadContent } from './content.js';
+import type { TapeView } from './peer-types.js';
 
 type McpModule = typeof import('@fw/mcp');
 type McpParamSpec = ParamSpec;
@@ -114,7 +116,7 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
     name: string,
     description: string,
     params: McpParamSpec[],
-    run: (admin: AdminService, args: Args, limit: number) => unknown,
+    run: (admin: AdminService, args: Args, limit: number, ctx: McpContext) => unknown,
   ): McpToolDef => ({
     name,
     description,
@@ -132,7 +134,7 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
             : 'forbidden: the admin plane answers loopback clients only',
         );
       const limit = Math.min(Math.max(1, Math.trunc(num(args, 'limit') ?? admin.pageDefault)), admin.pageMax);
-      return run(admin, args, limit);
+      return run(admin, args, limit, ctx);
     },
   });
 
@@ -169,6 +171,12 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
       }
     },
   });
+
+  /** The run tape for a caller that may read content, or why not. */
+  const tapeOf = (admin: AdminService, ctx: McpContext): TapeView | string => {
+    if (!mayReadContent(ctx.principal, admin.authRequired)) return `forbidden: run tapes are content and need the '${CONTENT_ROLE}' role`;
+    return admin.views.agent.tape ?? 'unavailable: no run tape (the agent module is absent or fw.agent.tape.enabled is false)';
+  };
 
   const limitParam = opt('limit', 'Most items to return', 'integer');
   const tools: McpToolDef[] = [
@@ -262,6 +270,51 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         const agentName = str(args, 'agent');
         const state = str(args, 'state');
         return a.views.agent.tasks({ ...(agentName ? { agentName } : {}), ...(state ? { state } : {}) }).slice(0, limit);
+      },
+    ),
+    read(
+      'fw_list_runs',
+      'Taped agent runs, newest first: agent, status, principal, parent run, timings, token usage (needs the operator role: run tapes are content)',
+      [
+        opt('agent', 'Agent name'),
+        opt('status', 'open, completed, failed, cancelled or interrupted'),
+        opt('principal', 'Principal id'),
+        opt('since', 'ISO-8601 time or epoch milliseconds'),
+        limitParam,
+      ],
+      async (a, args, limit, ctx) => {
+        const tape = tapeOf(a, ctx);
+        if (typeof tape === 'string') return fail(tape);
+        const agent = str(args, 'agent');
+        const status = str(args, 'status');
+        const principal = str(args, 'principal');
+        const since = str(args, 'since');
+        return tape.runs({
+          limit,
+          ...(agent ? { agent } : {}),
+          ...(status ? { status } : {}),
+          ...(principal ? { principal } : {}),
+          ...(since ? { since: /^\d+$/.test(since) ? Number(since) : since } : {}),
+        });
+      },
+    ),
+    read(
+      'fw_read_run',
+      'One taped run and its steps (input, model requests and outputs, tool calls, handoffs, end), or with tree=true the run tree rebuilt from the tape (needs the operator role)',
+      [
+        req('runId', 'Run id (fw_list_runs)'),
+        opt('fromSeq', 'First step', 'integer'),
+        opt('tree', 'The run and its child runs', 'boolean'),
+        limitParam,
+      ],
+      async (a, args, limit, ctx) => {
+        const tape = tapeOf(a, ctx);
+        if (typeof tape === 'string') return fail(tape);
+        const id = str(args, 'runId') ?? '';
+        if (args.tree === true) return (await tape.tree(id)) ?? fail(`not_found: run '${id}' is not on the tape`);
+        const run = await tape.run(id);
+        if (!run) return fail(`not_found: run '${id}' is not on the tape`);
+        return { run, steps: await tape.steps(id, Math.max(0, Math.trunc(num(args, 'fromSeq') ?? 0)), limit) };
       },
     ),
     read('fw_list_runtimes', 'AI runtimes with their capabilities, and which one is active', [], (a) => a.views.agent.runtimes()),

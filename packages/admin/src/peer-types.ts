@@ -22,4 +22,9 @@ export type {
   CoordinationGraph,
   TaskInfo,
   RuntimeInfo,
+  TapeView,
+  TapeRun,
+  TapeStep,
+  TapeRunTree,
+  ReplayResult,
 } from '@fw/agent';

@@ -1,3 +1,4 @@
+import type { TapeView } from './tape/tape.js';
 /**
  * What `@fw/agent` publishes for the admin plane, as the service `'agent'`
  * (`fw.services.get('agent')`). Reads reflect live state; `cancelTask` is the one
@@ -166,4 +167,6 @@ export interface AgentAdminView {
   cancelTask(id: string, reason?: string): Promise<TaskInfo>;
   runtimes(): RuntimeInfo[];
   activeRuntime(): RuntimeInfo | undefined;
+  /** The run tape (docs/runs.md); absent when `fw.agent.tape.enabled` is false. */
+  tape?: TapeView;
 }

@@ -32,6 +32,7 @@ export { CoordinationJournal, isJournalKind, type JournalEntry, type JournalRete
 export { SessionTracker, type AgentSession } from './sessions.js';
 export { BoundedTaskStore } from './a2a/task-store.js';
 export { AGENT_CONFIG } from './config.js';
+export * from './tape/index.js';
 export {
   MissingPeerError,
   NoRuntimeError,

@@ -25,6 +25,7 @@ import { AGENT_CONFIG } from './config.js';
 import type { AgentClass } from './decorators.js';
 import { RunCancelledError } from './errors.js';
 import { AgentHost, INTERRUPTED, type MountedAgent } from './host.js';
+import { RunTape, type TapeRedactor } from './tape/index.js';
 import { AiSdkProvider, openAiProvider } from './runtime/ai-sdk.js';
 import { installCommand, missingPeers } from './runtime/peers.js';
 import { OfflineProvider } from './runtime/offline.js';
@@ -41,6 +42,8 @@ export interface AgentModuleOptions {
   providers?: ModelProvider[];
   mounts?: ProtocolMount[];
   authenticator?: Authenticator;
+  /** Run before any step of the run tape is stored (docs/runs.md, "Redaction"); in order. */
+  tapeRedactors?: readonly TapeRedactor[];
 }
 
 export class AgentModule implements FrameworkModule {
@@ -53,6 +56,8 @@ export class AgentModule implements FrameworkModule {
   recovered: { tasks: string[]; runs: string[]; sessions: string[] } = { tasks: [], runs: [], sessions: [] };
   private pruneTimer: NodeJS.Timeout | undefined;
   view!: AgentAdminView;
+  /** The run tape (docs/runs.md); undefined when `fw.agent.tape.enabled` is false. */
+  tape: RunTape | undefined;
   readonly a2a = new Map<string, A2AEndpoint>();
   private fw!: Framework;
   private log!: Logger;
@@ -134,7 +139,13 @@ export class AgentModule implements FrameworkModule {
       );
       this.pruneTimer.unref();
     }
+    if (fw.config.get('fw.agent.tape.enabled')) {
+      // Runs a stopped process left open on the tape end `interrupted`, like their run rows.
+      await this.db.tape.interruptOpen(Date.now());
+      this.tape = new RunTape(fw, this.host, this.db, this.options.tapeRedactors);
+    }
     this.view = createAdminView(this.host, this.store, this.a2a);
+    if (this.tape) this.view.tape = this.tape;
     fw.services.provide('agent', this.view);
     fw.services.provide('agent.module', this);
     countAgentEvents(fw);
@@ -193,6 +204,7 @@ export class AgentModule implements FrameworkModule {
     clearInterval(this.pruneTimer);
     for (const run of aguiRuns(this.host).all()) run.abort.abort(new RunCancelledError('the framework is closing'));
     this.host.close();
+    this.tape?.close();
     for (const off of this.unmounts.splice(0)) off();
     await this.store.close('the framework is closing');
     await this.db.writes.flush();

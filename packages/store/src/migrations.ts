@@ -180,6 +180,49 @@ const auditClasses: Migration = {
   },
 };
 
+/**
+ * The run tape (issue 27): one row per recorded agent run (its status moves from `open` to one
+ * terminal state) and its typed steps, numbered per run. Self-contained: nothing else refers to
+ * these tables, so the migration can be renumbered freely before a release.
+ */
+const tape: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .createTable('fw_tape_runs')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('agent', 'text', (c) => c.notNull())
+      .addColumn('protocol', 'text')
+      .addColumn('ref', 'text')
+      .addColumn('owner', 'text')
+      .addColumn('principal', 'text')
+      .addColumn('parent_run_id', 'text')
+      .addColumn('coordination_id', 'text')
+      .addColumn('session_id', 'text')
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('started_at', 'bigint', (c) => c.notNull())
+      .addColumn('ended_at', 'bigint')
+      .addColumn('duration_ms', 'integer')
+      .addColumn('input_tokens', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('output_tokens', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('steps', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('error', 'text')
+      .execute();
+    await db.schema.createIndex('fw_tape_runs_started').on('fw_tape_runs').column('started_at').execute();
+    await db.schema.createIndex('fw_tape_runs_ended').on('fw_tape_runs').column('ended_at').execute();
+    await db.schema.createIndex('fw_tape_runs_parent').on('fw_tape_runs').column('parent_run_id').execute();
+    await db.schema
+      .createTable('fw_tape_steps')
+      .addColumn('run_id', 'text', (c) => c.notNull())
+      .addColumn('seq', 'integer', (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('duration_ms', 'integer')
+      .addColumn('body', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('fw_tape_steps_pk', ['run_id', 'seq'])
+      .execute();
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
@@ -188,6 +231,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0004-owners': owners,
   '0005-retention': retention,
   '0006-audit-classes': auditClasses,
+  '0007-tape': tape,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -109,6 +109,42 @@ export interface AdminAuditTable {
   body: string;
 }
 
+/** One recorded agent run on the tape (migration 0007). */
+export interface TapeRunTable {
+  id: string;
+  agent: string;
+  /** chat, a2a, agui, dispatch, mcp; null for a run started in code. */
+  protocol: string | null;
+  ref: string | null;
+  owner: string | null;
+  /** The principal's id when the owner is one. */
+  principal: string | null;
+  parent_run_id: string | null;
+  coordination_id: string | null;
+  session_id: string | null;
+  /** open, then exactly one of completed, failed, cancelled (interrupted when a process stopped mid-run). */
+  status: string;
+  started_at: number;
+  ended_at: number | null;
+  duration_ms: number | null;
+  input_tokens: Generated<number>;
+  output_tokens: Generated<number>;
+  /** Steps recorded (the next step's seq). */
+  steps: Generated<number>;
+  error: string | null;
+}
+
+/** One typed step of a taped run; its content is JSON in `body`. */
+export interface TapeStepTable {
+  run_id: string;
+  seq: number;
+  at: number;
+  /** input, model-request, model-response, tool-call, handoff, end */
+  kind: string;
+  duration_ms: number | null;
+  body: string;
+}
+
 export interface StoreSchema {
   fw_a2a_tasks: A2aTaskTable;
   fw_agent_sessions: AgentSessionTable;
@@ -117,6 +153,8 @@ export interface StoreSchema {
   fw_agent_journal_parties: AgentJournalPartyTable;
   fw_agent_runs: AgentRunTable;
   fw_admin_audit: AdminAuditTable;
+  fw_tape_runs: TapeRunTable;
+  fw_tape_steps: TapeStepTable;
 }
 
 /** Kysely's row type helper for generated columns, re-exported for repositories added later. */

@@ -25,6 +25,7 @@ import { migrate } from './migrations.js';
 import { RunRecords } from './runs.js';
 import type { StoreSchema } from './schema.js';
 import { SessionRecords } from './sessions.js';
+import { TapeRecords } from './tape.js';
 import { TaskRecords } from './tasks.js';
 import { WriteQueue } from './write-queue.js';
 import type { StorageBudget } from './retention/budget.js';
@@ -62,6 +63,8 @@ export interface FwStore {
   readonly sessions: SessionRecords;
   readonly runs: RunRecords;
   readonly journal: JournalRecords;
+  /** The run tape: every agent run's typed steps (the agent module's recorder writes it). */
+  readonly tape: TapeRecords;
   /** The admin audit log (adapted to an AuditSink by @fw/admin). */
   readonly audit: AuditRecords;
   /** Ordered writes nobody waits for; `flush()` before reads that must see them and before close. */
@@ -141,6 +144,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     runs: new RunRecords(db),
     journal: new JournalRecords(db, retention.deleter),
     audit: new AuditRecords(db),
+    tape: new TapeRecords(db),
     writes,
     db,
     budget,

@@ -1,3 +1,4 @@
+import { CONTENT_ROLE } from '../content.js';
 import { REQUIRED_ROLE } from '../authorizer.js';
 import type { AdminRoute } from './router.js';
 import type { JsonSchema } from './route-doc.js';
@@ -77,6 +78,7 @@ export function openApiDocument(routes: readonly AdminRoute[], options: OpenApiO
         default: { description: 'An error', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
       },
       ...(doc.public ? { security: [] } : {}),
+      ...(doc.content ? { 'x-fw-content-role': CONTENT_ROLE } : {}),
       ...(route.write ? { 'x-fw-action': route.write.action, 'x-fw-role': REQUIRED_ROLE[route.write.action] } : {}),
     };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
@@ -87,7 +89,7 @@ export function openApiDocument(routes: readonly AdminRoute[], options: OpenApiO
       title: 'fw admin API',
       version: options.version,
       description:
-        'The REST API of the fw admin plane (docs/admin.md). Loopback clients need no credential until authentication is configured (fw.auth.tokens, fw.auth.jwt.*, fw.admin.auth.token or an authenticator); then send Authorization: Bearer <token>. Reads need the viewer role; write operations carry x-fw-action (the control action) and x-fw-role (the role it needs), then the authorizer checks.',
+        'The REST API of the fw admin plane (docs/admin.md). Loopback clients need no credential until authentication is configured (fw.auth.tokens, fw.auth.jwt.*, fw.admin.auth.token or an authenticator); then send Authorization: Bearer <token>. Reads need the viewer role, reads of content (x-fw-content-role: run tapes) the operator role; write operations carry x-fw-action (the control action) and x-fw-role (the role it needs), then the authorizer checks.',
     },
     servers: [{ url: options.base }],
     tags: [...tags].map((name) => ({ name })),

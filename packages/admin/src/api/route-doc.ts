@@ -26,6 +26,8 @@ export interface RouteDoc {
   body?: { required: boolean; schema: JsonSchema };
   /** Answered without a credential (nothing in it depends on who asks or on live data). */
   public?: boolean;
+  /** Answers content (run tapes: messages, tool arguments and results): needs the content role (content.ts). */
+  content?: boolean;
 }
 
 /** A message to send: a string, or a JSON object/array sent as its JSON text (params.ts requireMessage). */

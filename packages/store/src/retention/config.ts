@@ -67,6 +67,17 @@ export const RETENTION_CONFIG = defineConfig({
     default: 10_000,
     description: 'A2A tasks kept in the store: beyond it the oldest finished tasks are deleted (0 = no count limit)',
   },
+  'fw.store.retention.tapes.max-age': {
+    type: 'duration',
+    default: '168h',
+    description:
+      'Taped agent runs (fw_tape_runs, with their steps) that ended longer ago than this are deleted (0 = no age limit); open ones never are',
+  },
+  'fw.store.retention.tapes.max-rows': {
+    type: 'number',
+    default: 10_000,
+    description: 'Taped agent runs kept: beyond it the oldest ended runs are deleted with their steps (0 = no count limit)',
+  },
   'fw.store.budget': {
     type: 'number',
     default: 536_870_912,

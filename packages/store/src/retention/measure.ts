@@ -42,6 +42,8 @@ export const STORE_TABLES = [
   'fw_agent_journal_parties',
   'fw_agent_runs',
   'fw_admin_audit',
+  'fw_tape_runs',
+  'fw_tape_steps',
   'fw_migrations',
   'fw_migrations_lock',
 ] as const;
@@ -188,6 +190,8 @@ const KEY: Record<(typeof STORE_TABLES)[number], string> = {
   fw_agent_journal_parties: 'party',
   fw_agent_runs: 'id',
   fw_admin_audit: 'id',
+  fw_tape_runs: 'id',
+  fw_tape_steps: 'run_id',
   fw_migrations: 'name',
   fw_migrations_lock: 'id',
 };

@@ -32,6 +32,7 @@ import {
   runsPrunable,
   sessionsPrunable,
   tasksPrunable,
+  tapesPrunable,
   type Prunable,
   type PrunedTable,
 } from './tables.js';
@@ -94,7 +95,13 @@ export class Retention {
       () => this.closed,
     );
     this.tasks = tasksPrunable(db);
-    this.tables = { runs: runsPrunable(db), sessions: sessionsPrunable(db), messages: messagesPrunable(db), tasks: this.tasks };
+    this.tables = {
+      runs: runsPrunable(db),
+      sessions: sessionsPrunable(db),
+      messages: messagesPrunable(db),
+      tasks: this.tasks,
+      tapes: tapesPrunable(db),
+    };
     this.journal = journalPrunable(db);
     deps.budget.refresh = () => void this.sample();
     deps.budget.quick = deps.measure.quick;
@@ -213,8 +220,9 @@ export class Retention {
       this.deleter.run(table.table, max, op);
 
     await del(this.tasks, Infinity, this.tasks.expired(now));
-    for (const name of ['runs', 'sessions', 'messages', 'tasks'] as const) {
-      const { maxAgeMs, maxRows } = s.limits[name];
+    for (const name of ['runs', 'sessions', 'messages', 'tasks', 'tapes'] as const) {
+      // Settings built before the tape existed have no `tapes` limits: none apply.
+      const { maxAgeMs, maxRows } = s.limits[name] ?? { maxAgeMs: 0, maxRows: 0 };
       const table = this.tables[name];
       if (maxAgeMs > 0) await del(table, Infinity, table.older(now - maxAgeMs));
       if (maxRows > 0) {
@@ -232,7 +240,14 @@ export class Retention {
         rounds++;
         const roundBefore = new Map(counters.pruned);
         let deleted = 0;
-        for (const table of [this.tables.messages, this.tables.sessions, this.tables.runs, this.tables.tasks, this.journal]) {
+        for (const table of [
+          this.tables.messages,
+          this.tables.sessions,
+          this.tables.runs,
+          this.tables.tasks,
+          this.tables.tapes,
+          this.journal,
+        ]) {
           const n = await table.count();
           if (n > 0) deleted += await del(table, Math.ceil(n * PRESSURE_SHARE), table.older());
         }

@@ -12,7 +12,7 @@ export interface TableLimits {
 }
 
 /** The tables retention prunes by its own limits (the journal has the agent module's). */
-export type RetainedTable = 'runs' | 'sessions' | 'messages' | 'tasks';
+export type RetainedTable = 'runs' | 'sessions' | 'messages' | 'tasks' | 'tapes';
 
 export interface RetentionSettings {
   /** Between scheduled passes; 0: only the pass at start. */
@@ -21,7 +21,8 @@ export interface RetentionSettings {
   batch: number;
   /** The longest a delete transaction should take: batches halve beyond it. */
   maxTransactionMs: number;
-  limits: Record<RetainedTable, TableLimits>;
+  /** Per table; `tapes` may be absent (settings written before the run tape): no limit then. */
+  limits: Record<Exclude<RetainedTable, 'tapes'>, TableLimits> & { tapes?: TableLimits };
 }
 
 export interface BudgetSettings {
@@ -48,7 +49,13 @@ function build(read: Read): { retention: RetentionSettings; budget: BudgetSettin
       intervalMs: read('fw.store.retention.interval'),
       batch: Math.max(1, Math.floor(read('fw.store.retention.batch'))),
       maxTransactionMs: Math.max(1, read('fw.store.retention.max-transaction')),
-      limits: { runs: limits('runs'), sessions: limits('sessions'), messages: limits('messages'), tasks: limits('tasks') },
+      limits: {
+        runs: limits('runs'),
+        sessions: limits('sessions'),
+        messages: limits('messages'),
+        tasks: limits('tasks'),
+        tapes: limits('tapes'),
+      },
     },
     budget: {
       bytes: Math.max(0, read('fw.store.budget')),

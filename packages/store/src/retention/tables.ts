@@ -6,7 +6,8 @@
  * - sessions: only ended ones (`ended_at` set), with their messages in the same transaction;
  * - messages: only those whose session is not open (ended, or gone);
  * - tasks: only finished ones (`expires_at` set; a live task has none);
- * - journal: every event (the record of what happened, nothing in it is live), with its parties.
+ * - journal: every event (the record of what happened, nothing in it is live), with its parties;
+ * - tapes: only ended runs (`ended_at` set; an open run is still recording), with their steps.
  *
  * Each `remove` checks the condition again in the DELETE itself, so a row that became live
  * between the read of its key and the delete (a session resumed) stays.
@@ -21,7 +22,9 @@ export type PrunedTable =
   | 'fw_agent_session_messages'
   | 'fw_a2a_tasks'
   | 'fw_agent_journal'
-  | 'fw_agent_journal_parties';
+  | 'fw_agent_journal_parties'
+  | 'fw_tape_runs'
+  | 'fw_tape_steps';
 
 /** Every table retention deletes from (the metrics show each, at 0 until something goes). */
 export const PRUNED_TABLES: readonly PrunedTable[] = [
@@ -31,6 +34,8 @@ export const PRUNED_TABLES: readonly PrunedTable[] = [
   'fw_a2a_tasks',
   'fw_agent_journal',
   'fw_agent_journal_parties',
+  'fw_tape_runs',
+  'fw_tape_steps',
 ];
 
 /** One table as retention sees it. */
@@ -223,5 +228,37 @@ export function journalPrunable(db: Kysely<StoreSchema>): Prunable & { upTo(id: 
       };
     },
     upTo: (id) => range(id),
+  };
+}
+
+/** Taped runs that ended, each with its steps in the same transaction. */
+export function tapesPrunable(db: Kysely<StoreSchema>): Prunable {
+  const table = 'fw_tape_runs';
+  return {
+    table,
+    count: () => countOf(db, table),
+    older: (before) => ({
+      async select(n) {
+        let q = db.selectFrom(table).select('id').where('ended_at', 'is not', null);
+        if (before !== undefined) q = q.where('ended_at', '<', before);
+        return (await q.orderBy('ended_at').limit(n).execute()).map((r) => r.id);
+      },
+      async remove(tx, ids) {
+        const gone = (
+          await tx
+            .deleteFrom(table)
+            .where('id', 'in', ids as string[])
+            .where('ended_at', 'is not', null)
+            .returning('id')
+            .execute()
+        ).map((r) => r.id);
+        let steps = 0;
+        if (gone.length > 0) {
+          const s = await tx.deleteFrom('fw_tape_steps').where('run_id', 'in', gone).executeTakeFirst();
+          steps = Number(s.numDeletedRows);
+        }
+        return { [table]: gone.length, fw_tape_steps: steps };
+      },
+    }),
   };
 }

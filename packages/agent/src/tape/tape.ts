@@ -1,0 +1,82 @@
+/**
+ * The run tape of one agent module (docs/runs.md): the recorder on the host's run hooks, the
+ * reader, replay, and the redactors every step passes before it is stored. Installed by the agent
+ * module at start when `fw.agent.tape.enabled` is true; the kernel and the host know nothing of it.
+ */
+import type { Framework } from '@fw/runtime';
+import type { FwStore } from '@fw/store';
+import type { AgentHost } from '../host.js';
+import { TapeReader, type TapeRunQuery, type TapeRunTree } from './reader.js';
+import { TapeRecorder } from './recorder.js';
+import { replayRun, type ReplayResult } from './replay.js';
+import type { TapeRedactor, TapeRun, TapeStep } from './steps.js';
+
+/** What the admin plane reads of the tape (`AgentAdminView.tape`). */
+export interface TapeView {
+  runs(query?: TapeRunQuery): Promise<TapeRun[]>;
+  run(runId: string): Promise<TapeRun | undefined>;
+  steps(runId: string, fromSeq?: number, max?: number): Promise<TapeStep[]>;
+  tree(runId: string): Promise<TapeRunTree | undefined>;
+  replay(runId: string, signal?: AbortSignal): Promise<ReplayResult>;
+}
+
+export class RunTape implements TapeView {
+  readonly reader: TapeReader;
+  readonly recorder: TapeRecorder;
+  private readonly redactors: TapeRedactor[] = [];
+  private readonly off: () => void;
+
+  constructor(
+    fw: Framework,
+    private readonly host: AgentHost,
+    store: FwStore,
+    redactors: readonly TapeRedactor[] = [],
+  ) {
+    this.redactors.push(...redactors);
+    this.reader = new TapeReader(store);
+    this.recorder = new TapeRecorder({
+      store,
+      log: host.log,
+      maxText: () => Math.max(0, fw.config.get('fw.agent.tape.max-text')),
+      redactors: this.redactors,
+    });
+    this.off = host.hooks.add(this.recorder);
+  }
+
+  /**
+   * Adds a redactor: it sees every step's body before it is stored and returns what to keep
+   * (added after those given to the module; they run in order). Returns the function that removes it.
+   */
+  redact(redactor: TapeRedactor): () => void {
+    this.redactors.push(redactor);
+    return () => {
+      const i = this.redactors.indexOf(redactor);
+      if (i >= 0) this.redactors.splice(i, 1);
+    };
+  }
+
+  runs(query?: TapeRunQuery): Promise<TapeRun[]> {
+    return this.reader.runs(query);
+  }
+
+  run(runId: string): Promise<TapeRun | undefined> {
+    return this.reader.run(runId);
+  }
+
+  steps(runId: string, fromSeq?: number, max?: number): Promise<TapeStep[]> {
+    return this.reader.steps(runId, fromSeq, max);
+  }
+
+  tree(runId: string): Promise<TapeRunTree | undefined> {
+    return this.reader.tree(runId);
+  }
+
+  replay(runId: string, signal: AbortSignal = new AbortController().signal): Promise<ReplayResult> {
+    return replayRun(this.host, this.reader, runId, signal);
+  }
+
+  /** Stops recording (runs in flight are not recorded further). */
+  close(): void {
+    this.off();
+  }
+}
