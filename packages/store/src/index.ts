@@ -24,6 +24,7 @@ export { SessionRecords, type SessionRow, type SessionMessageRow } from './sessi
 export { RunRecords, type RunRow } from './runs.js';
 export { JournalRecords, type JournalRow, type JournalFilter, type JournalPageRequest, type JournalRowPage } from './journal.js';
 export { AuditRecords, type AuditRow, type NewAuditRow } from './audit.js';
+export { GovernanceRecords, type GovernanceStateTable } from './governance.js';
 export { StorageBudget, StorageBudgetExceededError, type BudgetLimit, type BudgetState } from './retention/budget.js';
 export { Retention, type PassReport } from './retention/retention.js';
 export { PruneCounters } from './retention/counters.js';
