@@ -3,9 +3,28 @@ import type { BuiltinRole, Principal } from '@fw/runtime';
 /**
  * The write operations the admin plane performs; the `action` an authorizer is asked about.
  * `revoke` cuts a principal off: its credentials are refused and its open sockets closed.
+ * `kill-switch.arm` / `kill-switch.disarm` (governance) stop or let again every agent run of a
+ * scope on every node; their target is the scope (`*`, or an agent's name).
  */
-export type ControlAction = 'broadcast' | 'unicast' | 'disconnect' | 'destroy' | 'cancel' | 'revoke';
-export const CONTROL_ACTIONS: readonly ControlAction[] = ['broadcast', 'unicast', 'disconnect', 'destroy', 'cancel', 'revoke'];
+export type ControlAction =
+  | 'broadcast'
+  | 'unicast'
+  | 'disconnect'
+  | 'destroy'
+  | 'cancel'
+  | 'revoke'
+  | 'kill-switch.arm'
+  | 'kill-switch.disarm';
+export const CONTROL_ACTIONS: readonly ControlAction[] = [
+  'broadcast',
+  'unicast',
+  'disconnect',
+  'destroy',
+  'cancel',
+  'revoke',
+  'kill-switch.arm',
+  'kill-switch.disarm',
+];
 
 /**
  * The built-in role each action needs (when authentication is configured): `operator` acts on
@@ -18,6 +37,8 @@ export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Objec
   cancel: 'operator',
   destroy: 'admin',
   revoke: 'admin',
+  'kill-switch.arm': 'operator',
+  'kill-switch.disarm': 'operator',
 });
 
 /**

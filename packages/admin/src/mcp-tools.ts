@@ -4,6 +4,7 @@ import { REQUIRED_ROLE, type ControlAction } from './authorizer.js';
 import type { AdminService } from './service.js';
 import { overview } from './overview.js';
 import { credentialEnd } from './credential-state.js';
+import { scopeOf } from './governance/governance.js';
 
 type McpModule = typeof import('@fw/mcp');
 type McpParamSpec = ParamSpec;
@@ -289,6 +290,12 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         });
       },
     ),
+    read(
+      'fw_governance_health',
+      'The kill switch: armed or not, its scope, reason and operator, and what every node enforces (GET governance/health)',
+      [],
+      (a) => a.governance.health(),
+    ),
   ];
   if (withWrites) {
     tools.push(
@@ -346,6 +353,29 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
             address,
           }),
         (args) => str(args, 'taskId') ?? '(missing)',
+      ),
+      write(
+        'fw_kill_switch_arm',
+        'kill-switch.arm',
+        'Arms the kill switch on every node: every model and tool call of the scope (the whole fleet, or one agent) is refused and its runs in flight are stopped',
+        [
+          req('reason', 'Why: recorded and told to every refused client'),
+          opt('scope', "'*' (default): the whole fleet; else one agent's name"),
+        ],
+        (a, args, principal, address) => {
+          const reason = str(args, 'reason');
+          if (!reason) throw new FwError('bad_request', "'reason' must be a non-empty string", 400);
+          return a.governance.arm({ reason, scope: scopeOf(args.scope) }, { principal, source: 'mcp', address });
+        },
+        (args) => str(args, 'scope') ?? '*',
+      ),
+      write(
+        'fw_kill_switch_disarm',
+        'kill-switch.disarm',
+        'Disarms the kill switch on every node: runs are admitted again',
+        [opt('reason', 'Why (recorded)')],
+        (a, args, principal, address) => a.governance.disarm(str(args, 'reason'), { principal, source: 'mcp', address }),
+        () => '*',
       ),
     );
   }

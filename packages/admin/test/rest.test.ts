@@ -341,7 +341,16 @@ test('with a token every REST call needs it; the authorizer refuses with 403; bo
         authenticated: true,
         authRequired: true,
         address: '127.0.0.1',
-        permissions: { broadcast: false, unicast: false, disconnect: false, destroy: false, cancel: false, revoke: false },
+        permissions: {
+          broadcast: false,
+          unicast: false,
+          disconnect: false,
+          destroy: false,
+          cancel: false,
+          revoke: false,
+          'kill-switch.arm': false,
+          'kill-switch.disarm': false,
+        },
         audit: undefined,
       },
     );

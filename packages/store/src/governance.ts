@@ -46,13 +46,14 @@ export class GovernanceRecords {
     return row ? { value: JSON.parse(row.body) as T, updatedAt: Number(row.updated_at) } : undefined;
   }
 
-  /** Writes the document under `key` (insert or replace); resolves once the database has it. */
+  /** Writes the document under `key` unless a newer one (by `at`) is there; resolves once the database has it. */
   async put(key: string, value: unknown, at: number): Promise<void> {
     const body = JSON.stringify(value);
     await this.db
       .insertInto('fw_governance_state')
       .values({ key, body, updated_at: at })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ body, updated_at: at }))
+      // Never over a newer document: nodes sharing a database may write the same change late.
+      .onConflict((oc) => oc.column('key').doUpdateSet({ body, updated_at: at }).where('fw_governance_state.updated_at', '<', at))
       .execute();
   }
 }

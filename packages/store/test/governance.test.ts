@@ -1,4 +1,4 @@
-/** Governance state (issue 26): one document per key, replaced by a newer write, kept across a reopen, on both backends. */
+/** Governance state (issue 26): one document per key, replaced by a newer write only, kept across a reopen, on both backends. */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,8 @@ async function roundTrip(options: StoreOptions): Promise<void> {
   assert.equal(await records.get('kill-switch'), undefined);
   await records.put('kill-switch', { armed: true, reason: 'first' }, 10);
   await records.put('kill-switch', { armed: true, reason: 'second' }, 20);
+  // A late write of an older document (another node's) leaves the newer one in place.
+  await records.put('kill-switch', { armed: false, reason: 'stale' }, 15);
   await a.close();
   const b = await openStore(options);
   try {
