@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { errorSummary, FwError, type Framework, type Logger } from '@fw/runtime';
 import type { ClusterService } from '@fw/runtime/adapter';
 import type { ControlCaller, ControlPlane } from '../control.js';
@@ -14,6 +15,13 @@ import {
 import { KillSwitchHooks } from './kill-switch-hooks.js';
 import { storePersistence, type KillSwitchPersistence } from './kill-switch-store.js';
 import './seams.js';
+
+/**
+ * How long a starting node of a cluster holds its first runs while it reads the kill switch's
+ * shared state (Redis still connecting); past it, they run and the periodic read catches up.
+ */
+export const FIRST_SYNC_WINDOW_MS = 5000;
+const FIRST_SYNC_RETRY_MS = 100;
 
 /** One node's acknowledgement of the kill switch's state. */
 export interface NodeState {
@@ -105,8 +113,15 @@ export class Governance {
       if (this.closed) return;
       this.cluster = cluster;
       this.cleanups.push(registerKillSwitchMethods(cluster, this.killSwitch, (state) => void this.adopt(state)));
-      // A node that starts while the cluster is armed is armed before it admits a run (when Redis answers).
-      this.hooks.waitFor(this.sync());
+      // A node that starts while the cluster is armed is armed before it admits a run: runs wait
+      // until the shared state is read (Redis may still be connecting), for at most the start window.
+      this.hooks.waitFor(this.firstSync());
+      // Back from a Redis outage: the change this node may have missed meanwhile.
+      this.cleanups.push(
+        this.fw.events.onAny((e) => {
+          if ((e.type as string) === 'ClusterChanged' && (e as { change?: unknown }).change === 'redis-up') void this.sync();
+        }),
+      );
       if (this.options.syncIntervalMs > 0) {
         this.syncTimer = setInterval(() => void this.sync(), this.options.syncIntervalMs);
         this.syncTimer.unref();
@@ -194,16 +209,24 @@ export class Governance {
     }
   }
 
-  /** Reads the cluster's newest state (a change this node missed, or the state at start). */
-  private async sync(): Promise<void> {
+  /** Reads the cluster's newest state (a change this node missed, or the state at start); false when Redis could not be read. */
+  private async sync(): Promise<boolean> {
     const cluster = this.cluster;
-    if (!cluster || this.closed) return;
+    if (!cluster || this.closed) return false;
     try {
       const state = await sharedKillSwitchState(cluster);
       if (state) await this.adopt(state);
+      return true;
     } catch (err) {
       this.log.debug({ error: errorSummary(err) }, 'cannot read the kill switch from the cluster yet');
+      return false;
     }
+  }
+
+  /** The first read, tried again while Redis connects, for at most {@link FIRST_SYNC_WINDOW_MS} (then the interval takes over). */
+  private async firstSync(): Promise<void> {
+    const until = Date.now() + FIRST_SYNC_WINDOW_MS;
+    while (!this.closed && !(await this.sync()) && Date.now() < until) await delay(FIRST_SYNC_RETRY_MS);
   }
 }
 
