@@ -57,8 +57,15 @@ export interface GovApp {
   close(): Promise<void>;
 }
 
-/** One node: agents `writer` and `helper` on the slow local model, the admin plane, `modules` after them (e.g. `cluster()`). */
-export async function startGovApp(props: Record<string, unknown> = {}, modules: FrameworkModule[] = []): Promise<GovApp> {
+/**
+ * One node: `first` (e.g. `mcp()`), agents `writer` and `helper` on the slow local model, the
+ * admin plane, then `modules` (e.g. `cluster()`).
+ */
+export async function startGovApp(
+  props: Record<string, unknown> = {},
+  modules: FrameworkModule[] = [],
+  first: FrameworkModule[] = [],
+): Promise<GovApp> {
   const fw = new Framework({
     configFile: false,
     env: {},
@@ -69,6 +76,7 @@ export async function startGovApp(props: Record<string, unknown> = {}, modules: 
     'fw.admin.mcp-tools': false,
     ...props,
   });
+  for (const m of first) await fw.use(m);
   const model = new SlowModel();
   const agents = new AgentModule({ providers: [model] });
   await fw.use(agents);

@@ -10,9 +10,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { mcp } from '@fw/mcp';
 import { waitFor } from '@fw/testing';
 import type { AuditEntry, KillSwitchReport } from '../../dist/index.js';
-import { adminEvents, API, chat, startGovApp, TOKENS, type GovApp } from './apps.js';
+import { adminEvents, API, bearer, chat, startGovApp, TOKENS, type GovApp } from './apps.js';
 
 const ARM = `${API}/governance/kill-switch/arm`;
 const DISARM = `${API}/governance/kill-switch/disarm`;
@@ -185,5 +188,45 @@ test('a node restarted while armed starts armed (the store keeps the switch); di
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the admin MCP tools arm, read and disarm the switch, each with its role and audited as mcp', async () => {
+  const app = await startGovApp({ 'fw.admin.mcp-tools': true, 'fw.admin.mcp-write-tools': true }, [], [mcp()]);
+  const connect = async (token: string): Promise<Client> => {
+    const client = new Client({ name: 'gov-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app.base}/fw/admin/mcp`), { requestInit: { headers: bearer(token) } }),
+    );
+    return client;
+  };
+  const textOf = (r: unknown): string => ((r as { content: { text: string }[] }).content[0]?.text ?? '') as string;
+  const viewer = await connect(TOKENS.viewer);
+  const operator = await connect(TOKENS.operator);
+  try {
+    const refused = await viewer.callTool({ name: 'fw_kill_switch_arm', arguments: { reason: 'viewer' } });
+    assert.equal(refused.isError, true);
+    assert.match(textOf(refused), /forbidden/);
+
+    const armed = await operator.callTool({ name: 'fw_kill_switch_arm', arguments: { reason: 'from an AI operator', scope: 'writer' } });
+    assert.notEqual(armed.isError, true, textOf(armed));
+    assert.deepEqual((({ armed: a, scope, operator: o }) => ({ a, scope, o }))(JSON.parse(textOf(armed)) as KillSwitchReport), {
+      a: true,
+      scope: 'writer',
+      o: 'otto',
+    });
+    const health = JSON.parse(textOf(await viewer.callTool({ name: 'fw_governance_health', arguments: {} }))) as KillSwitchReport;
+    assert.equal(health.armed, true);
+    assert.match(await a2aSend(app, 'writer', 'hi'), /kill switch is armed for agent 'writer'/);
+
+    const off = await operator.callTool({ name: 'fw_kill_switch_disarm', arguments: { reason: 'done' } });
+    assert.equal((JSON.parse(textOf(off)) as KillSwitchReport).armed, false);
+    const records = await audit(app, 'kill-switch.arm');
+    assert.ok(records.some((e) => e.source === 'mcp' && e.outcome === 'allowed' && e.principal === 'otto'));
+    assert.ok(records.some((e) => e.source === 'mcp' && e.outcome === 'refused' && e.principal === 'vera'));
+  } finally {
+    await viewer.close();
+    await operator.close();
+    await app.close();
   }
 });
