@@ -4,7 +4,8 @@ import type { BuiltinRole, Principal } from '@fw/runtime';
  * The write operations the admin plane performs; the `action` an authorizer is asked about.
  * `revoke` cuts a principal off: its credentials are refused and its open sockets closed.
  * `kill-switch.arm` / `kill-switch.disarm` (governance) stop or let again every agent run of a
- * scope on every node; their target is the scope (`*`, or an agent's name).
+ * scope on every node; their target is the scope (`*`, or an agent's name). `session.cancel-inflight`
+ * stops one chat session's model call and keeps its socket (target: the session id).
  */
 export type ControlAction =
   | 'broadcast'
@@ -14,7 +15,8 @@ export type ControlAction =
   | 'cancel'
   | 'revoke'
   | 'kill-switch.arm'
-  | 'kill-switch.disarm';
+  | 'kill-switch.disarm'
+  | 'session.cancel-inflight';
 export const CONTROL_ACTIONS: readonly ControlAction[] = [
   'broadcast',
   'unicast',
@@ -24,6 +26,7 @@ export const CONTROL_ACTIONS: readonly ControlAction[] = [
   'revoke',
   'kill-switch.arm',
   'kill-switch.disarm',
+  'session.cancel-inflight',
 ];
 
 /**
@@ -39,6 +42,7 @@ export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Objec
   revoke: 'admin',
   'kill-switch.arm': 'operator',
   'kill-switch.disarm': 'operator',
+  'session.cancel-inflight': 'operator',
 });
 
 /**

@@ -65,3 +65,4 @@ export {
   type NodeState,
 } from './governance/governance.js';
 export { FLEET, KillSwitch, KillSwitchArmedError, type KillSwitchState } from './governance/kill-switch.js';
+export type { CancelInflightResult } from './governance/governance.js';

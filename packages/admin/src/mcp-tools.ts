@@ -377,6 +377,19 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         (a, args, principal, address) => a.governance.disarm(str(args, 'reason'), { principal, source: 'mcp', address }),
         () => '*',
       ),
+      write(
+        'fw_cancel_inflight',
+        'session.cancel-inflight',
+        'Stops the model call in flight of one chat session and keeps its socket: the client is told it was cancelled and may go on (idempotent)',
+        [req('session', 'Agent session id (fw_list_agent_sessions)'), opt('reason', 'Reason')],
+        (a, args, principal, address) =>
+          a.governance.cancelInflight(str(args, 'session') ?? '', str(args, 'reason') ?? 'cancelled by an operator', {
+            principal,
+            source: 'mcp',
+            address,
+          }),
+        (args) => str(args, 'session') ?? '(missing)',
+      ),
     );
   }
   for (const t of tools) registry.registerTool(t);

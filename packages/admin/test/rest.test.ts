@@ -350,6 +350,7 @@ test('with a token every REST call needs it; the authorizer refuses with 403; bo
           revoke: false,
           'kill-switch.arm': false,
           'kill-switch.disarm': false,
+          'session.cancel-inflight': false,
         },
         audit: undefined,
       },

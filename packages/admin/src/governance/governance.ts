@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
-import { errorSummary, FwError, type Framework, type Logger } from '@fw/runtime';
+import { errorSummary, FwError, NotFoundError, type Framework, type Logger } from '@fw/runtime';
 import type { ClusterService } from '@fw/runtime/adapter';
 import type { ControlCaller, ControlPlane } from '../control.js';
 import { DISARMED, FLEET, KillSwitch, type KillSwitchState } from './kill-switch.js';
@@ -12,6 +12,8 @@ import {
   sharedKillSwitchState,
   type NodeAck,
 } from './kill-switch-cluster.js';
+import { settled } from '../cluster.js';
+import { InflightRuns } from './inflight.js';
 import { KillSwitchHooks } from './kill-switch-hooks.js';
 import { storePersistence, type KillSwitchPersistence } from './kill-switch-store.js';
 import './seams.js';
@@ -48,6 +50,18 @@ export interface KillSwitchReport {
   durable?: boolean;
 }
 
+/** What POST sessions/{uuid}/cancel-inflight answers. */
+export interface CancelInflightResult {
+  session: string;
+  /** False when no model call of the session was in flight (a repeated call: nothing to do). */
+  cancelled: boolean;
+  /** The node that holds the session. */
+  node: string;
+}
+
+/** The cluster method that cancels a session's model call on the node that holds the session. */
+export const CANCEL_INFLIGHT_METHOD = 'governance.cancel-inflight';
+
 export interface GovernanceOptions {
   /** How often a node of a cluster reads the shared state again (a change it missed); 0: only at start. */
   syncIntervalMs: number;
@@ -62,6 +76,9 @@ export interface GovernanceOptions {
 export class Governance {
   readonly killSwitch = new KillSwitch();
   private readonly hooks = new KillSwitchHooks(this.killSwitch);
+  private readonly inflight = new InflightRuns();
+  /** The agent layer's own cancel error (its chat endpoint answers it with a `cancelled` frame). */
+  private cancelError: ((reason: string) => Error) | undefined;
   private persistence: KillSwitchPersistence | undefined;
   private cluster: ClusterService | undefined;
   private readonly cleanups: (() => void)[] = [];
@@ -97,7 +114,10 @@ export class Governance {
   start(): void {
     this.fw.services.whenProvided('agent.module', (agents) => {
       if (this.closed) return;
-      this.cleanups.push(agents.host.hooks.add(this.hooks));
+      this.cleanups.push(agents.host.hooks.add(this.hooks), agents.host.hooks.add(this.inflight));
+      void import('@fw/agent').then((m) => {
+        this.cancelError = (reason) => new m.RunCancelledError(reason);
+      });
       // A restarted node reads its state before it admits a run: one that was armed starts armed.
       const loaded = storePersistence(agents.host.store).then(async (persistence) => {
         this.persistence = persistence;
@@ -113,6 +133,13 @@ export class Governance {
       if (this.closed) return;
       this.cluster = cluster;
       this.cleanups.push(registerKillSwitchMethods(cluster, this.killSwitch, (state) => void this.adopt(state)));
+      this.cleanups.push(
+        cluster.handle(CANCEL_INFLIGHT_METHOD, (args) => {
+          if (typeof args.session !== 'string' || typeof args.reason !== 'string')
+            throw new FwError('bad_request', "'session' and 'reason' must be strings", 400);
+          return this.cancelHere(args.session, args.reason);
+        }),
+      );
       // A node that starts while the cluster is armed is armed before it admits a run: runs wait
       // until the shared state is read (Redis may still be connecting), for at most the start window.
       this.hooks.waitFor(this.firstSync());
@@ -155,6 +182,22 @@ export class Governance {
     );
   }
 
+  /**
+   * Stops the model call in flight of one chat session, wherever it is (the node that holds it in
+   * cluster mode); its socket stays open and its client is told `{type:'cancelled'}`. Idempotent:
+   * nothing in flight answers `cancelled: false`.
+   */
+  cancelInflight(sessionId: string, reason: string, caller: ControlCaller): Promise<CancelInflightResult> {
+    return this.control.perform('session.cancel-inflight', sessionId, caller, async () => {
+      const cluster = this.cluster;
+      if (cluster && !this.holdsSession(sessionId)) {
+        const routed = await cluster.route<CancelInflightResult>(CANCEL_INFLIGHT_METHOD, { session: sessionId, reason });
+        return settled(routed, 'session', sessionId).result as CancelInflightResult;
+      }
+      return this.cancelHere(sessionId, reason);
+    });
+  }
+
   /** The state this node enforces and, in cluster mode, what every node enforces. */
   async health(): Promise<KillSwitchReport> {
     const state = this.killSwitch.state;
@@ -163,6 +206,22 @@ export class Governance {
     const { answers, missing } = await cluster.gather<NodeAck>(KILL_SWITCH_STATE);
     const nodes = answers.map((a) => ({ node: a.node, ackAt: a.result.ackAt, armed: a.result.armed }));
     return report(state, nodes, missing);
+  }
+
+  private holdsSession(sessionId: string): boolean {
+    return (
+      this.fw.services
+        .get('agent')
+        ?.sessions()
+        .some((s) => s.id === sessionId) ?? false
+    );
+  }
+
+  /** Not held here: not found (the cluster asks the other nodes). */
+  private cancelHere(sessionId: string, reason: string): CancelInflightResult {
+    if (!this.holdsSession(sessionId)) throw new NotFoundError('session', sessionId);
+    const error = this.cancelError?.(reason) ?? new FwError('cancelled', reason, 499);
+    return { session: sessionId, cancelled: this.inflight.cancel(sessionId, error) > 0, node: this.nodeId };
   }
 
   close(): void {

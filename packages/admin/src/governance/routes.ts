@@ -81,5 +81,27 @@ export function governanceRoutes(governance: Governance): AdminRoute[] {
       write: { action: 'kill-switch.disarm', target: { body: 'scope', default: FLEET }, body: 'optional' },
       handle: async (r) => ({ kind: 'json', body: await governance.disarm(reasonOf(r, false), caller(r)) }),
     },
+    {
+      method: 'POST',
+      path: '/sessions/{uuid}/cancel-inflight',
+      doc: {
+        tag: 'governance',
+        reply: 'object',
+        summary:
+          "Stop the model call in flight of one chat session (the agent session id), on whichever node holds it: the model's stream is aborted, the run is recorded cancelled, the socket stays open and its client gets `{type: 'cancelled', reason}`. Idempotent: answers `{session, cancelled, node}`, `cancelled: false` when nothing was in flight",
+        body: {
+          required: false,
+          schema: {
+            type: 'object',
+            properties: { reason: { type: 'string', minLength: 1, maxLength: 1024, description: 'Why (recorded and told to the client)' } },
+          },
+        },
+      },
+      write: { action: 'session.cancel-inflight', target: { param: 'uuid' }, body: 'optional' },
+      handle: async (r) => {
+        const reason = reasonOf(r, false) ?? 'cancelled by an operator';
+        return { kind: 'json', body: await governance.cancelInflight(r.params.uuid ?? '', reason, caller(r)) };
+      },
+    },
   ];
 }

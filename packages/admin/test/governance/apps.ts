@@ -21,6 +21,8 @@ export class SlowModel implements ModelProvider {
   readonly capabilities = ['streaming'];
   readonly models = ['slow-1'];
   requests = 0;
+  /** Streams whose signal aborted them (a stopped model call). */
+  aborted = 0;
   isAvailable(): boolean {
     return true;
   }
@@ -32,6 +34,7 @@ export class SlowModel implements ModelProvider {
       yield { type: 'finish', reason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } };
       return;
     }
+    signal.addEventListener('abort', () => this.aborted++, { once: true });
     for (let i = 0; i < 5000; i++) {
       await new Promise<void>((resolve, reject) => {
         const t = setTimeout(resolve, 20);
