@@ -114,3 +114,35 @@ test('arming on A refuses a new run on C within 1 s and stops C’s run in fligh
     await redis.stop();
   }
 });
+
+test('cancel-inflight on node A stops the model call of a chat session held by node B; B’s socket goes on', {
+  skip: redisServerMissing,
+}, async () => {
+  const redis = await GovernanceRedis.start();
+  const prefix = `fwtest-gov-${randomBytes(4).toString('hex')}`;
+  const nodes: GovApp[] = [];
+  try {
+    for (const id of ['node-a', 'node-b']) nodes.push(await startNode(redis, prefix, id));
+    for (const n of nodes) await seesNodes(n, 2);
+    const [a, b] = nodes as [GovApp, GovApp];
+    const client = await chat(b, 'writer');
+    const session = String(client.frames.find((f) => f.type === 'session')?.id);
+    let from = client.frames.length;
+    client.prompt('write forever');
+    await client.next('token', from);
+
+    const res = await a.send('POST', `${API}/sessions/${session}/cancel-inflight`, { reason: 'from node a' });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { session, cancelled: true, node: 'node-b' });
+    assert.equal((await client.next('cancelled', from)).reason, 'from node a');
+
+    from = client.frames.length;
+    client.prompt('hello');
+    assert.equal((await client.next('done', from)).text, 'ok');
+    await client.close();
+    assert.equal((await a.send('POST', `${API}/sessions/${randomUUID()}/cancel-inflight`)).status, 404);
+  } finally {
+    for (const n of nodes.reverse()) await n.close().catch(() => undefined);
+    await redis.stop();
+  }
+});
