@@ -68,10 +68,11 @@ export interface GovernanceOptions {
 }
 
 /**
- * The governance plane of one node (issue 26); this slice is the kill switch. It lives beside
- * the admin plane and reaches agent runs only through the agent host's run-hooks seam, the store
- * only through its own table, and other nodes only through the cluster service's methods and
- * shared logs. Every write goes through the control plane (roles, authorizer, audit, event).
+ * The governance plane of one node (issue 26); this slice is the kill switch and cancelling one
+ * chat session's model call. It lives beside the admin plane and reaches agent runs only through
+ * the agent host's run-hooks seam, the store only through its own table, and other nodes only
+ * through the cluster service's methods and shared logs. Every write goes through the control
+ * plane (roles, authorizer, audit, event).
  */
 export class Governance {
   readonly killSwitch = new KillSwitch();
@@ -115,9 +116,13 @@ export class Governance {
     this.fw.services.whenProvided('agent.module', (agents) => {
       if (this.closed) return;
       this.cleanups.push(agents.host.hooks.add(this.hooks), agents.host.hooks.add(this.inflight));
-      void import('@fw/agent').then((m) => {
-        this.cancelError = (reason) => new m.RunCancelledError(reason);
-      });
+      // Installed (it provided 'agent.module'); until the import settles, a cancel uses an FwError of the same code.
+      import('@fw/agent').then(
+        (m) => {
+          this.cancelError = (reason) => new m.RunCancelledError(reason);
+        },
+        () => undefined,
+      );
       // A restarted node reads its state before it admits a run: one that was armed starts armed.
       const loaded = storePersistence(agents.host.store).then(async (persistence) => {
         this.persistence = persistence;
