@@ -61,13 +61,14 @@ export interface GovApp {
 }
 
 /**
- * One node: `first` (e.g. `mcp()`), agents `writer` and `helper` on the slow local model, the
- * admin plane, then `modules` (e.g. `cluster()`).
+ * One node: `first` (e.g. `mcp()`), agents `writer` and `helper` (and the classes in `more`) on
+ * the slow local model, the admin plane, then `modules` (e.g. `cluster()`).
  */
 export async function startGovApp(
   props: Record<string, unknown> = {},
   modules: FrameworkModule[] = [],
   first: FrameworkModule[] = [],
+  more: object[] = [],
 ): Promise<GovApp> {
   const fw = new Framework({
     configFile: false,
@@ -85,6 +86,7 @@ export async function startGovApp(
   await fw.use(agents);
   agents.mount(Writer);
   agents.mount(Helper);
+  for (const a of more) agents.mount(a);
   await fw.use(admin());
   for (const m of modules) await fw.use(m);
   const { port } = await fw.listen(0, '127.0.0.1');
