@@ -4,9 +4,33 @@ import type { BuiltinRole, Principal } from '@fw/runtime';
  * The write operations the admin plane performs; the `action` an authorizer is asked about.
  * `revoke` cuts a principal off: its credentials are refused and its open sockets closed.
  * `replay` runs a taped agent run's code again with its recorded model outputs (docs/runs.md).
+ * `kill-switch.arm` / `kill-switch.disarm` (governance) stop or let again every agent run of a
+ * scope on every node; their target is the scope (`*`, or an agent's name). `session.cancel-inflight`
+ * stops one chat session's model call and keeps its socket (target: the session id).
  */
-export type ControlAction = 'broadcast' | 'unicast' | 'disconnect' | 'destroy' | 'cancel' | 'revoke' | 'replay';
-export const CONTROL_ACTIONS: readonly ControlAction[] = ['broadcast', 'unicast', 'disconnect', 'destroy', 'cancel', 'revoke', 'replay'];
+export type ControlAction =
+  | 'broadcast'
+  | 'unicast'
+  | 'disconnect'
+  | 'destroy'
+  | 'cancel'
+  | 'revoke'
+  | 'kill-switch.arm'
+  | 'kill-switch.disarm'
+  | 'session.cancel-inflight'
+  | 'replay';
+export const CONTROL_ACTIONS: readonly ControlAction[] = [
+  'broadcast',
+  'unicast',
+  'disconnect',
+  'destroy',
+  'cancel',
+  'revoke',
+  'kill-switch.arm',
+  'kill-switch.disarm',
+  'session.cancel-inflight',
+  'replay',
+];
 
 /**
  * The built-in role each action needs (when authentication is configured): `operator` acts on
@@ -20,6 +44,9 @@ export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Objec
   replay: 'operator',
   destroy: 'admin',
   revoke: 'admin',
+  'kill-switch.arm': 'operator',
+  'kill-switch.disarm': 'operator',
+  'session.cancel-inflight': 'operator',
 });
 
 /**

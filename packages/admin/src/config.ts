@@ -18,6 +18,12 @@ export const ADMIN_CONFIG = defineConfig({
     default: false,
     description: 'Serve the write admin MCP tools too (fw_broadcast, fw_destroy_broadcaster, …); each still needs its role',
   },
+  'fw.admin.governance.sync-interval': {
+    type: 'number',
+    default: 5000,
+    description:
+      "Cluster mode: how often (ms) a node reads the kill switch's shared state again, to catch a change it missed while Redis was away; 0: only at start",
+  },
   'fw.admin.mcp-tools-on-user-server': {
     type: 'boolean',
     default: false,

@@ -209,6 +209,14 @@ export class ControlPlane {
   }
 
   /**
+   * A write of another part of the admin plane (governance) on this same path: authorized,
+   * recorded before it runs, its outcome audited and announced as ControlActionExecuted.
+   */
+  perform<T>(action: ControlAction, target: string, caller: ControlCaller, run: () => T | Promise<T>): Promise<T> {
+    return this.execute(action, target, caller, run);
+  }
+
+  /**
    * Runs an action whose target this node holds (the REST call made here, or one routed here by
    * another node through {@link CONTROL_METHOD}, after this node's rules allowed it).
    */

@@ -59,3 +59,11 @@ export type { AdminService } from './service.js';
 export function admin(options: AdminOptions = {}): AdminModule {
   return new AdminModule(options);
 }
+export {
+  Governance,
+  type GovernanceOptions,
+  type KillSwitchReport,
+  type NodeState,
+} from './governance/governance.js';
+export { FLEET, KillSwitch, KillSwitchArmedError, type KillSwitchState } from './governance/kill-switch.js';
+export type { CancelInflightResult } from './governance/governance.js';

@@ -6,6 +6,7 @@ import { overview } from './overview.js';
 import { credentialEnd } from './credential-state.js';
 import { CONTENT_ROLE, mayReadContent } from './content.js';
 import type { TapeView } from './peer-types.js';
+import { scopeOf } from './governance/governance.js';
 
 type McpModule = typeof import('@fw/mcp');
 type McpParamSpec = ParamSpec;
@@ -342,6 +343,12 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         });
       },
     ),
+    read(
+      'fw_governance_health',
+      'The kill switch: armed or not, its scope, reason and operator, and what every node enforces (GET governance/health)',
+      [],
+      (a) => a.governance.health(),
+    ),
   ];
   if (withWrites) {
     tools.push(
@@ -399,6 +406,42 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
             address,
           }),
         (args) => str(args, 'taskId') ?? '(missing)',
+      ),
+      write(
+        'fw_kill_switch_arm',
+        'kill-switch.arm',
+        'Arms the kill switch on every node: every model and tool call of the scope (the whole fleet, or one agent) is refused and its runs in flight are stopped',
+        [
+          req('reason', 'Why: recorded and told to every refused client'),
+          opt('scope', "'*' (default): the whole fleet; else one agent's name"),
+        ],
+        (a, args, principal, address) => {
+          const reason = str(args, 'reason');
+          if (!reason) throw new FwError('bad_request', "'reason' must be a non-empty string", 400);
+          return a.governance.arm({ reason, scope: scopeOf(args.scope) }, { principal, source: 'mcp', address });
+        },
+        (args) => str(args, 'scope') ?? '*',
+      ),
+      write(
+        'fw_kill_switch_disarm',
+        'kill-switch.disarm',
+        'Disarms the kill switch on every node: runs are admitted again',
+        [opt('reason', 'Why (recorded)')],
+        (a, args, principal, address) => a.governance.disarm(str(args, 'reason'), { principal, source: 'mcp', address }),
+        () => '*',
+      ),
+      write(
+        'fw_cancel_inflight',
+        'session.cancel-inflight',
+        'Stops the model call in flight of one chat session and keeps its socket: the client is told it was cancelled and may go on (idempotent)',
+        [req('session', 'Agent session id (fw_list_agent_sessions)'), opt('reason', 'Reason')],
+        (a, args, principal, address) =>
+          a.governance.cancelInflight(str(args, 'session') ?? '', str(args, 'reason') ?? 'cancelled by an operator', {
+            principal,
+            source: 'mcp',
+            address,
+          }),
+        (args) => str(args, 'session') ?? '(missing)',
       ),
     );
   }

@@ -21,6 +21,7 @@ import { registerClusterControl } from './cluster-control.js';
 import { DASHBOARD_DIR, mountDashboard } from './dashboard.js';
 import { EventStream } from './event-stream.js';
 import { AdminGate } from './gate.js';
+import { Governance } from './governance/governance.js';
 import { History } from './history.js';
 import { mountAdminMcp } from './mcp-tools.js';
 import { adminTokenAuthenticator, type ClientAddress } from './principal.js';
@@ -69,6 +70,7 @@ export class AdminModule implements FrameworkModule {
   private events: EventStream | undefined;
   private history: History | undefined;
   private audit: AuditLog | undefined;
+  private governance: Governance | undefined;
   private releaseAuditStore: (() => Promise<void>) | undefined;
 
   constructor(private readonly options: AdminOptions = {}) {}
@@ -149,6 +151,10 @@ export class AdminModule implements FrameworkModule {
     fw.services.whenProvided('cluster', (cluster) => {
       if (this.audit === audit) this.cleanups.push(registerClusterControl(cluster, control, views));
     });
+    // The kill switch: on the agent host's run hooks, in the store, on the cluster (governance/).
+    const governance = new Governance(fw, control, { syncIntervalMs: get('fw.admin.governance.sync-interval') }, log);
+    this.governance = governance;
+    governance.start();
     const events = new EventStream(
       fw as RealtimeFramework,
       gate,
@@ -200,6 +206,7 @@ export class AdminModule implements FrameworkModule {
           audit,
           events,
           history,
+          governance,
           gate,
           pageDefault,
           pageMax,
@@ -220,6 +227,7 @@ export class AdminModule implements FrameworkModule {
       audit,
       events,
       history,
+      governance,
       gate,
       pageDefault,
       pageMax,
@@ -287,6 +295,7 @@ export class AdminModule implements FrameworkModule {
   async close(): Promise<void> {
     this.history?.close();
     this.events?.close();
+    this.governance?.close();
     for (const c of this.cleanups.splice(0).reverse()) c();
     await this.audit?.close();
     await this.releaseAuditStore?.();

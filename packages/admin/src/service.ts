@@ -2,6 +2,7 @@ import type { AuditLog } from './audit.js';
 import type { ControlPlane } from './control.js';
 import type { EventStream } from './event-stream.js';
 import type { AdminGate } from './gate.js';
+import type { Governance } from './governance/governance.js';
 import type { History } from './history.js';
 import type { Views } from './views.js';
 
@@ -14,6 +15,8 @@ export interface AdminService {
   readonly gate: AdminGate;
   /** The time series of the dashboard's charts (GET /api/admin/history). */
   readonly history: History;
+  /** The kill switch (docs/governance.md). */
+  readonly governance: Governance;
   readonly authRequired: boolean;
   readonly mcpWriteTools: boolean;
   readonly pageDefault: number;

@@ -25,6 +25,7 @@ export { RunRecords, type RunRow } from './runs.js';
 export { JournalRecords, type JournalRow, type JournalFilter, type JournalPageRequest, type JournalRowPage } from './journal.js';
 export { TapeRecords, type TapeRunRow, type TapeStepRow, type NewTapeRun, type TapeRunFilter, type TapeRunEnd } from './tape.js';
 export { AuditRecords, type AuditRow, type NewAuditRow } from './audit.js';
+export { GovernanceRecords, type GovernanceStateTable } from './governance.js';
 export { StorageBudget, StorageBudgetExceededError, type BudgetLimit, type BudgetState } from './retention/budget.js';
 export { Retention, type PassReport } from './retention/retention.js';
 export { PruneCounters } from './retention/counters.js';

@@ -5,6 +5,7 @@
  * add the next one. Tables for MCP tasks come as a later migration.
  */
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { governanceMigration } from './governance.js';
 
 const initial: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
@@ -232,6 +233,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0005-retention': retention,
   '0006-audit-classes': auditClasses,
   '0007-tape': tape,
+  '0008-governance': governanceMigration,
 };
 
 class StaticProvider implements MigrationProvider {

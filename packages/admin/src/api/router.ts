@@ -41,7 +41,7 @@ export interface AdminRoute {
    * Set on write routes: the action, where its target is (a path parameter or a body member, so a
    * refusal is audited with the real target) and whether a JSON body is required or optional.
    */
-  write?: { action: ControlAction; target: { param: string } | { body: string }; body: 'required' | 'optional' };
+  write?: { action: ControlAction; target: { param: string } | { body: string; default?: string }; body: 'required' | 'optional' };
   /** What the route does: the OpenAPI document (`/openapi.json`) is generated from these. */
   doc: RouteDoc;
   handle(r: AdminRequest): Reply | Promise<Reply>;
@@ -200,12 +200,13 @@ async function readWriteBody(
 
 /** The real target of a write: its path parameter, or the body member naming it (`(missing)` when absent). */
 function targetOf(
-  where: { param: string } | { body: string },
+  where: { param: string } | { body: string; default?: string },
   params: Record<string, string>,
   body: Record<string, unknown> | undefined,
 ): string {
   const v = 'param' in where ? params[where.param] : body?.[where.body];
-  return typeof v === 'string' && v !== '' ? v : '(missing)';
+  if (typeof v === 'string' && v !== '') return v;
+  return ('default' in where ? where.default : undefined) ?? '(missing)';
 }
 
 /** `X-Fw-Admin-Client: dashboard`, or a same-origin Referer under a dashboard path. */

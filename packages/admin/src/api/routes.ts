@@ -6,6 +6,8 @@ import { settled } from '../cluster.js';
 import type { ControlPlane } from '../control.js';
 import type { EventStream } from '../event-stream.js';
 import type { AdminGate } from '../gate.js';
+import type { Governance } from '../governance/governance.js';
+import { governanceRoutes } from '../governance/routes.js';
 import type { History } from '../history.js';
 import { collectMetrics } from '../metrics.js';
 import { FW_VERSION, overview } from '../overview.js';
@@ -23,6 +25,8 @@ export interface RouteDeps {
   audit: AuditLog;
   events: EventStream;
   history: History;
+  /** The kill switch (governance/): its routes are part of this table and of its OpenAPI document. */
+  governance: Governance;
   gate: AdminGate;
   pageDefault: number;
   pageMax: number;
@@ -603,6 +607,9 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       doc: { tag: 'mcp', reply: 'list', paged: true, summary: 'Tool calls waiting on a connected client (the tool bridge)' },
       handle: (r) => paged(r, views.mcp.pendingBridgeCalls()),
     },
+
+    // --- governance --------------------------------------------------------------------------
+    ...governanceRoutes(d.governance),
 
     // --- credentials -------------------------------------------------------------------------
     {

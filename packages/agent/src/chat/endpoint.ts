@@ -3,7 +3,8 @@
  * over fw's transports. One connection (resource) is one agent session, announced first as
  * `{type:'session', id, resumed, history}`. Each client message is a prompt (plain text, or JSON
  * `{"text": "…"}`); the answer streams back to that client only as `{type:'token', delta}`
- * messages, then `{type:'done', text}` (or `{type:'error', code, message}`).
+ * messages, then `{type:'done', text}` (or `{type:'error', code, message}`, or `{type:'cancelled', reason}`
+ * when an operator cancelled the model call: the session stays open for the next prompt).
  *
  * Sessions are kept in the store: a client that reconnects with `?session=<id>` (a reloaded page,
  * a restarted server) continues that conversation and gets its recent turns back in `history`.
@@ -153,7 +154,11 @@ async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, 
     host.sessions.remember(session, { role: 'user', content: text }, { role: 'assistant', content: answer });
     resource.write({ type: 'done', text: answer });
   } catch (err) {
-    if (!ac.signal.aborted || !(ac.signal.reason instanceof RunCancelledError)) {
+    if (!ac.signal.aborted && err instanceof RunCancelledError) {
+      // Stopped from outside this client (an operator's cancel-inflight): the model call ends,
+      // the session goes on, and the client may send its next prompt on the same socket.
+      resource.write({ type: 'cancelled', reason: err.message });
+    } else if (!ac.signal.aborted || !(ac.signal.reason instanceof RunCancelledError)) {
       // What a client may read: an FwError's message, else a reference to the logged cause.
       resource.write({ type: 'error', ...publicError(err, host.log, { agent: agent.name, session: session.id }, 'run_failed') });
     }
