@@ -180,6 +180,20 @@ const auditClasses: Migration = {
   },
 };
 
+/**
+ * The store's write probe (health.ts): one row per store, written every `fw.store.probe-interval`,
+ * so readiness knows the store takes writes (a full disk, a read-only replica, a server gone).
+ */
+const probe: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .createTable('fw_store_probe')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .execute();
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
@@ -188,6 +202,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0004-owners': owners,
   '0005-retention': retention,
   '0006-audit-classes': auditClasses,
+  '0007-store-probe': probe,
 };
 
 class StaticProvider implements MigrationProvider {

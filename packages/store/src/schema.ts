@@ -109,6 +109,12 @@ export interface AdminAuditTable {
   body: string;
 }
 
+/** The write probe's row (health.ts). */
+export interface StoreProbeTable {
+  id: string;
+  at: number;
+}
+
 export interface StoreSchema {
   fw_a2a_tasks: A2aTaskTable;
   fw_agent_sessions: AgentSessionTable;
@@ -117,6 +123,7 @@ export interface StoreSchema {
   fw_agent_journal_parties: AgentJournalPartyTable;
   fw_agent_runs: AgentRunTable;
   fw_admin_audit: AdminAuditTable;
+  fw_store_probe: StoreProbeTable;
 }
 
 /** Kysely's row type helper for generated columns, re-exported for repositories added later. */
