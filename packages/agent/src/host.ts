@@ -318,18 +318,20 @@ export class AgentHost {
   /** Recorded before it starts, so a crash at any later point leaves a row that says so. */
   private async recordStart(scope: RunScope, agent: MountedAgent, input: RunInput, coordinationId: string | undefined): Promise<void> {
     try {
-      await this.store.runs.start({
-        id: scope.runId,
-        agent: agent.name,
-        protocol: input.protocol!,
-        ref: input.ref ?? null,
-        coordination_id: coordinationId ?? null,
-        state: 'running',
-        started_at: scope.startedAt,
-        ended_at: null,
-        error: null,
-        owner: input.owner ?? null,
-      });
+      await this.store.writes.commit((w) =>
+        w.runs.start({
+          id: scope.runId,
+          agent: agent.name,
+          protocol: input.protocol!,
+          ref: input.ref ?? null,
+          coordination_id: coordinationId ?? null,
+          state: 'running',
+          started_at: scope.startedAt,
+          ended_at: null,
+          error: null,
+          owner: input.owner ?? null,
+        }),
+      );
     } catch (err) {
       // The driver's message names internal addresses: logged here, the client reads a plain refusal.
       this.log.error(
