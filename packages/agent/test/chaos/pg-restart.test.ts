@@ -6,14 +6,13 @@
  * error (an error frame, a JSON-RPC error or a 503), none went unanswered.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import WebSocket from 'ws';
 import { waitFor } from '@fw/testing';
 import { Agent } from '../../dist/index.js';
 import { ProbeRuntime, startApp, type TestApp } from '../helpers.js';
+import { a2aLoop, chatLoop, outcomes } from './load.js';
 import { startPostgres, type PostgresServer } from './postgres-server.js';
 
 @Agent({ name: 'keeper', description: 'echoes' })
@@ -27,83 +26,6 @@ before(async () => {
 after(async () => {
   await server?.destroy();
 });
-
-interface Frame {
-  type: string;
-  id?: string;
-  code?: string;
-  message?: string;
-}
-
-/** One chat client sending prompts one after the other until told to stop. */
-async function chatLoop(app: TestApp, name: string, running: () => boolean, out: Outcomes): Promise<void> {
-  const ws = new WebSocket(`${app.base.replace('http', 'ws')}/fw/agent/keeper`);
-  const frames: Frame[] = [];
-  let closed = false;
-  ws.on('message', (d) => frames.push(JSON.parse(String(d)) as Frame));
-  ws.on('close', () => (closed = true));
-  ws.on('error', () => {});
-  const session = await waitFor('the session frame', () => frames.find((f) => f.type === 'session')?.id, 10_000);
-  for (let n = 0; running() && !closed; n++) {
-    const text = `${name}-${n}`;
-    const start = frames.length;
-    ws.send(text);
-    const answer = await waitFor(
-      `an answer to ${text}`,
-      () => frames.slice(start).find((f) => f.type === 'done' || f.type === 'error') ?? (closed ? null : undefined),
-      20_000,
-    );
-    if (answer?.type === 'done') out.turns.push({ session, text });
-    else if (answer?.type === 'error') out.errors.push(`chat ${answer.code}: ${answer.message}`);
-    else out.unanswered.push(text);
-    if (answer?.type !== 'done') await sleep(50); // refused: a client pauses before trying again
-  }
-  ws.close();
-}
-
-/** One A2A client sending messages (JSON-RPC SendMessage, blocking) until told to stop. */
-async function a2aLoop(app: TestApp, running: () => boolean, out: Outcomes): Promise<void> {
-  while (running()) {
-    const text = `task-${randomUUID()}`;
-    let res: Response;
-    try {
-      res = await fetch(`${app.base}/fw/agent/keeper/a2a`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'SendMessage',
-          params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] } },
-        }),
-        signal: AbortSignal.timeout(20_000),
-      });
-    } catch {
-      out.unanswered.push(text);
-      continue;
-    }
-    const body = await res.text();
-    if (res.status !== 200) {
-      out.errors.push(`a2a ${res.status}: ${body}`);
-      await sleep(50);
-      continue;
-    }
-    const json = JSON.parse(body) as { result?: { task?: { id: string; status?: { state?: string } } }; error?: { message: string } };
-    const task = json.result?.task;
-    if (task?.status?.state === 'TASK_STATE_COMPLETED') out.tasks.push(task.id);
-    else {
-      out.errors.push(`a2a ${json.error ? `error ${json.error.message}` : `state ${task?.status?.state}`}`);
-      await sleep(50);
-    }
-  }
-}
-
-interface Outcomes {
-  turns: { session: string; text: string }[];
-  tasks: string[];
-  errors: string[];
-  unanswered: string[];
-}
 
 async function ready(app: TestApp): Promise<number> {
   return (await fetch(`${app.base}/fw/ready`)).status;
@@ -128,14 +50,14 @@ test('PostgreSQL stopped ~5 s and restarted under chat and A2A load: no crash, r
     },
     [new ProbeRuntime()],
   );
-  const out: Outcomes = { turns: [], tasks: [], errors: [], unanswered: [] };
+  const out = outcomes();
   let load = true;
   const running = () => load;
   try {
     assert.equal(await ready(app), 200);
     const clients = [
-      ...Array.from({ length: 8 }, (_, i) => chatLoop(app, `chat${i}`, running, out)),
-      ...Array.from({ length: 8 }, () => a2aLoop(app, running, out)),
+      ...Array.from({ length: 8 }, (_, i) => chatLoop(app.base, `chat${i}`, running, out)),
+      ...Array.from({ length: 8 }, () => a2aLoop(app.base, running, out)),
     ];
     await sleep(1500);
     const before = { turns: out.turns.length, tasks: out.tasks.length };
