@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, test } from 'node:test';
 import { waitFor } from '@fw/testing';
 import type { StoreOptions } from '@fw/store';
@@ -62,9 +63,20 @@ async function killUnderLoad(env: Record<string, string>, store: StoreOptions): 
     ...Array.from({ length: 8 }, () => a2aLoop(first.base, running, out)),
   ];
   try {
-    // Killed in the middle of the load, once it has acknowledged work of both kinds.
-    await waitFor('acknowledged turns and tasks', () => out.turns.length >= 30 && out.tasks.length >= 30, 30_000);
-    await kill9(first.child);
+    // Killed in the middle of the load, once it has acknowledged work of both kinds, right as an
+    // acknowledgement arrives: what was confirmed last has had the least time to be written.
+    const killed = new Promise<void>((resolve) => {
+      out.acknowledged = () => {
+        if (out.turns.length < 30 || out.tasks.length < 30) return;
+        out.acknowledged = undefined;
+        first.child.kill('SIGKILL');
+        resolve();
+      };
+    });
+    await Promise.race([killed, sleep(30_000).then(() => assert.fail('not enough work acknowledged within 30 s'))]);
+    await new Promise<void>((resolve) =>
+      first.child.exitCode !== null || first.child.signalCode !== null ? resolve() : first.child.once('exit', () => resolve()),
+    );
   } finally {
     load = false;
     if (first.child.exitCode === null && first.child.signalCode === null) await kill9(first.child);

@@ -39,8 +39,10 @@ export async function chatLoop(base: string, name: string, running: () => boolea
       () => frames.slice(start).find((f) => f.type === 'done' || f.type === 'error') ?? (closed ? null : undefined),
       20_000,
     );
-    if (answer?.type === 'done') out.turns.push({ session, text });
-    else if (answer?.type === 'error') out.errors.push(`chat ${answer.code}: ${answer.message}`);
+    if (answer?.type === 'done') {
+      out.turns.push({ session, text });
+      out.acknowledged?.();
+    } else if (answer?.type === 'error') out.errors.push(`chat ${answer.code}: ${answer.message}`);
     else out.unanswered.push(text);
     if (answer?.type !== 'done') await sleep(50); // refused: a client pauses before trying again
   }
@@ -77,8 +79,10 @@ export async function a2aLoop(base: string, running: () => boolean, out: Outcome
     }
     const json = JSON.parse(body) as { result?: { task?: { id: string; status?: { state?: string } } }; error?: { message: string } };
     const task = json.result?.task;
-    if (task?.status?.state === 'TASK_STATE_COMPLETED') out.tasks.push(task.id);
-    else {
+    if (task?.status?.state === 'TASK_STATE_COMPLETED') {
+      out.tasks.push(task.id);
+      out.acknowledged?.();
+    } else {
       out.errors.push(`a2a ${json.error ? `error ${json.error.message}` : `state ${task?.status?.state}`}`);
       await sleep(50);
     }
@@ -90,6 +94,8 @@ export interface Outcomes {
   tasks: string[];
   errors: string[];
   unanswered: string[];
+  /** Called at each acknowledgement, as it arrives (the kill -9 test kills right then). */
+  acknowledged?: () => void;
 }
 
 export function outcomes(): Outcomes {
