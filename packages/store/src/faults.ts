@@ -73,7 +73,7 @@ export function faultAdvice(kind: FaultKind, kindOfStore: 'sqlite' | 'memory' | 
   if (kind === 'disk_full') {
     return kindOfStore === 'postgres'
       ? `the PostgreSQL server of ${location} is out of disk space: free space on its data volume`
-      : `the disk holding ${location} is full: free space on that filesystem (or lower fw.store.budget.*), writes resume by themselves`;
+      : `the disk holding ${location} is full: free space on that filesystem, writes resume by themselves (fw.store.budget and fw.store.min-free-disk refuse new work before the disk fills)`;
   }
   if (kind === 'read_only') {
     return kindOfStore === 'postgres'
