@@ -110,6 +110,9 @@ test('PostgreSQL stopped ~5 s and restarted under chat and A2A load: no crash, r
     } finally {
       await client.end();
     }
+    const kinds = new Map<string, number>();
+    for (const e of out.errors) kinds.set(e.slice(0, 60), (kinds.get(e.slice(0, 60)) ?? 0) + 1);
+    t.diagnostic(`refusals: ${JSON.stringify(Object.fromEntries(kinds))}`);
     t.diagnostic(
       `acknowledged ${out.turns.length} turns and ${out.tasks.length} tasks, ${out.errors.length} refused; not ready after ${notReadyAfter} ms`,
     );
