@@ -318,19 +318,21 @@ export class AgentHost {
   /** Recorded before it starts, so a crash at any later point leaves a row that says so. */
   private async recordStart(scope: RunScope, agent: MountedAgent, input: RunInput, coordinationId: string | undefined): Promise<void> {
     try {
-      await this.store.writes.commit((w) =>
-        w.runs.start({
-          id: scope.runId,
-          agent: agent.name,
-          protocol: input.protocol!,
-          ref: input.ref ?? null,
-          coordination_id: coordinationId ?? null,
-          state: 'running',
-          started_at: scope.startedAt,
-          ended_at: null,
-          error: null,
-          owner: input.owner ?? null,
-        }),
+      await this.store.writes.commit(
+        (w) =>
+          w.runs.start({
+            id: scope.runId,
+            agent: agent.name,
+            protocol: input.protocol!,
+            ref: input.ref ?? null,
+            coordination_id: coordinationId ?? null,
+            state: 'running',
+            started_at: scope.startedAt,
+            ended_at: null,
+            error: null,
+            owner: input.owner ?? null,
+          }),
+        scope.runId,
       );
     } catch (err) {
       // The driver's message names internal addresses: logged here, the client reads a plain refusal.
@@ -346,7 +348,7 @@ export class AgentHost {
   private async recordFinish(runId: string, state: AgentRunInfo['state'], error: string | null): Promise<void> {
     const at = Date.now();
     try {
-      await this.store.writes.commit((w) => w.runs.finish(runId, state, at, error));
+      await this.store.writes.commit((w) => w.runs.finish(runId, state, at, error), runId);
       await this.journal.durable();
     } catch (err) {
       // The driver's message names internal addresses: logged here, the client reads a plain refusal.

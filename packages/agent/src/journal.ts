@@ -64,7 +64,7 @@ export class CoordinationJournal {
           rows = this.pending.splice(0);
         }
         return w.journal.append(rows);
-      });
+      }, 'journal');
       appended.catch((err: unknown) => {
         // Refused before it ran (the store is down): the events it would have taken are lost with it.
         if (!rows) {

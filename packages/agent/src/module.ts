@@ -115,7 +115,7 @@ export class AgentModule implements FrameworkModule {
       this.db.tasks,
     );
     this.store.log = log;
-    this.store.write = (row) => this.db.writes.commit((w) => w.tasks.put(row));
+    this.store.write = (row) => this.db.writes.commit((w) => w.tasks.put(row), row.id);
     // A task the store could not keep is failed there; its run must not go on for nobody.
     this.store.onLost = (taskId, agentName) => this.a2a.get(agentName)?.executor.abort(taskId, 'the agent store is unavailable');
     // Before any endpoint exists: settle what a crashed predecessor left in flight.

@@ -143,7 +143,7 @@ export class SessionTracker {
       await this.store.writes.commit(async (w) => {
         await w.sessions.put(session);
         for (const row of rows) await w.sessions.addMessage(row);
-      });
+      }, s.id);
     } catch (err) {
       // The driver's message names internal addresses: logged here, the client reads a plain refusal.
       this.log.error({ error: errorSummary(err), session: s.id }, 'writing agent session turns to the store failed');
@@ -211,7 +211,7 @@ export class SessionTracker {
 
   private persist(s: AgentSession, endReason: string | null): void {
     const row = this.row(s, endReason);
-    this.store.writes.defer((w) => w.sessions.put(row));
+    this.store.writes.defer((w) => w.sessions.put(row), s.id);
   }
 
   private row(s: AgentSession, endReason: string | null): SessionRow {

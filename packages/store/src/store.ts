@@ -156,7 +156,10 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     { kind, location },
     log,
   );
-  const writes = new WriteQueue(log, (batch) => db.transaction().execute((tx) => batch(writerOn(tx))), health);
+  // PostgreSQL: lanes of batches commit at once on the pool's connections (some left for reads and
+  // the probe); the embedded store has one connection, so one lane.
+  const lanes = kind === 'postgres' ? Math.max(1, Math.floor((options.postgresPool ?? 10) / 2)) : 1;
+  const writes = new WriteQueue(log, (batch) => db.transaction().execute((tx) => batch(writerOn(tx))), health, lanes);
   health.start();
   const { retention, budget } = await openRetention({ db, kind, client, reclaims, file: options.file, options: options.retention, log });
   let closed: Promise<void> | undefined;

@@ -10,6 +10,12 @@ export type StoreWrite<T> = (w: StoreWriter) => Promise<T>;
 /** Runs a batch in one transaction: what the store gives the queue. */
 export type Transact = (batch: (w: StoreWriter) => Promise<void>) => Promise<void>;
 
+/** One serial line of batches: the writes of one key always go through the same lane. */
+interface Lane {
+  pending: Queued[];
+  draining: boolean;
+}
+
 interface Queued {
   write: StoreWrite<unknown>;
   result?: unknown;
@@ -28,7 +34,9 @@ const BACKOFF_MAX_MS = 1000;
  * transaction committed), so fw confirms to a client only what is in the store; the writes asked
  * for while one transaction commits form the next batch, one transaction for all of them (the
  * throughput of fire-and-forget without its losses). Writes run in the order asked for, batch after
- * batch, so the writes of one key (the messages of a session, the states of a task) stay in order.
+ * batch, within their lane: a write given a key (a session, a task, a run) always takes the lane of
+ * that key, so the writes of one key stay in order, while on PostgreSQL several lanes commit at
+ * once on the pool's connections (one lane on SQLite: its one connection writes one at a time).
  *
  * A store fault (a PostgreSQL restart, a cut connection, a full disk; faults.ts) is retried with
  * backoff within `fw.store.retry-budget`; past it, or while the store is down, a write is refused at
@@ -39,8 +47,7 @@ const BACKOFF_MAX_MS = 1000;
  * `flush()` waits for every write asked for so far (graceful close, reads that must see them).
  */
 export class WriteQueue {
-  private pending: Queued[] = [];
-  private draining = false;
+  private readonly lanes: Lane[];
   /** Settles (never rejects) when the last write asked for so far has settled. */
   private last: Promise<void> = Promise.resolve();
   /** Writes that failed (each is also logged). */
@@ -54,49 +61,63 @@ export class WriteQueue {
     private readonly log: Logger = fallbackLogger(),
     private readonly transact?: Transact,
     private readonly health?: StoreHealth,
-  ) {}
+    lanes = 1,
+  ) {
+    this.lanes = Array.from({ length: Math.max(1, Math.floor(lanes)) }, () => ({ pending: [], draining: false }));
+  }
 
   /**
    * Resolves with `write`'s result once it is durable; rejects with StoreUnavailableError when the
    * store cannot take it (down, or still faulted past the retry budget), or with the write's own error.
    */
-  commit<T>(write: StoreWrite<T>): Promise<T> {
+  commit<T>(write: StoreWrite<T>, key?: string): Promise<T> {
     if (this.health?.down) return Promise.reject(new StoreUnavailableError());
+    const lane = this.laneOf(key);
     const done = new Promise<T>((resolve, reject) => {
-      this.pending.push({ write: write as StoreWrite<unknown>, resolve: resolve as (v: unknown) => void, reject });
+      lane.pending.push({ write: write as StoreWrite<unknown>, resolve: resolve as (v: unknown) => void, reject });
     });
-    this.last = done.then(
+    const settled = done.then(
       () => undefined,
       () => undefined,
     );
-    if (!this.draining) {
-      this.draining = true;
+    const before = this.last;
+    this.last = Promise.all([before, settled]).then(() => undefined);
+    if (!lane.draining) {
+      lane.draining = true;
       // The writes asked for in this turn of the event loop join the first batch.
-      setImmediate(() => void this.drain());
+      setImmediate(() => void this.drain(lane));
     }
     return done;
   }
 
   /** Queues `write` after every write asked for before it; nobody waits, a failure is logged. */
-  defer(write: StoreWrite<unknown>): void {
-    this.commit(write).catch((err: unknown) => {
+  defer(write: StoreWrite<unknown>, key?: string): void {
+    this.commit(write, key).catch((err: unknown) => {
       this.failures++;
       this.lastError = err;
       this.log.error({ error: errorSummary(err) }, 'store write failed');
     });
   }
 
-  /** Resolves once every write asked for so far has finished (committed or failed). */
+  /** Resolves once every write asked for so far, in every lane, has finished (committed or failed). */
   flush(): Promise<void> {
     return this.last;
   }
 
-  private async drain(): Promise<void> {
+  private async drain(lane: Lane): Promise<void> {
     try {
-      while (this.pending.length > 0) await this.run(this.pending.splice(0, MAX_BATCH));
+      while (lane.pending.length > 0) await this.run(lane.pending.splice(0, MAX_BATCH));
     } finally {
-      this.draining = false;
+      lane.draining = false;
     }
+  }
+
+  /** The lane of a key (FNV-1a); writes without a key take the first lane. */
+  private laneOf(key: string | undefined): Lane {
+    if (key === undefined || this.lanes.length === 1) return this.lanes[0]!;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    return this.lanes[(h >>> 0) % this.lanes.length]!;
   }
 
   /** Commits one batch, retrying store faults within the budget; settles every write of it. */
