@@ -105,6 +105,8 @@ export class StoreHealth {
       ]);
       this.succeeded();
     } catch (err) {
+      // The store closed under a probe in flight: that is no fault of the store.
+      if (this.stopped) return;
       this.probeFailures++;
       // Any failed probe write is a fault: the store cannot take the smallest write.
       if (!this.failed(err)) this.failed(Object.assign(new Error((err as Error)?.message ?? String(err)), { code: 'EIO' }));

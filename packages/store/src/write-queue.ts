@@ -90,6 +90,15 @@ export class WriteQueue {
     return done;
   }
 
+  /**
+   * Throws StoreUnavailableError while the store is down: where new work starts (a chat prompt),
+   * so that it is refused before anything is begun. (A2A and AG-UI refuse at their first write: a
+   * JSON-RPC error, a RUN_ERROR, as their clients expect.)
+   */
+  admit(): void {
+    if (this.health?.down) throw new StoreUnavailableError();
+  }
+
   /** Queues `write` after every write asked for before it; nobody waits, a failure is logged. */
   defer(write: StoreWrite<unknown>, key?: string): void {
     this.commit(write, key).catch((err: unknown) => {

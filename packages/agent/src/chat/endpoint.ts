@@ -136,6 +136,7 @@ async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, 
   session.running = ac;
   try {
     host.store.budget.admit(); // an error frame storage_budget_exceeded (store retention)
+    host.store.writes.admit(); // an error frame store_unavailable while the store is down
     const answer = await host.run(
       agent.name,
       {

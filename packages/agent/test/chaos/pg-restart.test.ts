@@ -85,6 +85,10 @@ test('PostgreSQL stopped ~5 s and restarted under chat and A2A load: no crash, r
     assert.ok(notReadyAfter <= 5000, `not ready ${notReadyAfter} ms after the stop`);
     assert.ok(errorsWhileDown > 0, 'work that could not be stored while the server was down was refused');
     assert.deepEqual(out.unanswered, [], 'every request got an answer');
+    assert.ok(
+      out.errors.some((e) => /^a2a error /.test(e)) && out.errors.some((e) => /^chat store_unavailable: /.test(e)),
+      'refusals of both kinds: A2A as JSON-RPC errors, chat as error frames',
+    );
     for (const e of out.errors) {
       assert.match(e, /store_unavailable|unavailable/, `a refusal says the store is unavailable: ${e}`);
       assert.doesNotMatch(e, /127\.0\.0\.1|ECONNREFUSED|postgres:\/\//, `no address in a client's error: ${e}`);
