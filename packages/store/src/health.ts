@@ -3,8 +3,9 @@
  * write or by the probe makes the store *faulted* at once (`/fw/ready` answers 503); once the fault
  * has lasted `fw.store.retry-budget` the store is *down*: writes stop retrying and fail fast with
  * 503 `store_unavailable`. A probe write every `fw.store.probe-interval` (each with a deadline of
- * `fw.store.probe-timeout`) notices the fault when nobody writes, and notices the recovery: the
- * first write that succeeds again clears both states, with no restart.
+ * `fw.store.probe-timeout`) notices the fault when nobody writes (and, on the embedded store, a
+ * filesystem with less than 1 MiB free), and notices the recovery: the first probe write that
+ * succeeds again clears both states, with no restart.
  */
 import { errorSummary, type Logger, type ReadinessCheck } from '@fw/runtime';
 import { faultAdvice, faultOf, type FaultKind } from './faults.js';
@@ -67,7 +68,7 @@ export class StoreHealth {
     return true;
   }
 
-  /** A write (or the probe) succeeded: the store is healthy again. */
+  /** The probe write succeeded: the store is healthy again. */
   succeeded(): void {
     if (!this.current) return;
     const downMs = this.now() - this.current.since;

@@ -12,7 +12,8 @@
  * flight (see the agent module's recovery).
  */
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { statfs } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { createClient } from '@libsql/client';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -147,6 +148,9 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
   const health = new StoreHealth(
     options.health ?? (() => DEFAULT_HEALTH),
     async () => {
+      // A full filesystem can still take writes into SQLite's WAL for a while: the probe says so
+      // before the writes start failing (the budget's fw.store.min-free-disk refuses far earlier).
+      if (options.file) await checkFreeSpace(options.file);
       await db
         .insertInto('fw_store_probe')
         .values({ id: 'probe', at: Date.now() })
@@ -183,6 +187,16 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
         return writes.flush().then(() => db.destroy());
       })),
   };
+}
+
+/** Below this many free bytes the embedded store's filesystem counts as full. */
+const MIN_FREE_BYTES = 1 << 20;
+
+async function checkFreeSpace(file: string): Promise<void> {
+  const fs = await statfs(dirname(file));
+  if (fs.bavail * fs.bsize < MIN_FREE_BYTES) {
+    throw Object.assign(new Error(`less than 1 MiB free on the filesystem of ${file}`), { code: 'ENOSPC' });
+  }
 }
 
 /** The store options `fw`'s configuration asks for. */

@@ -84,8 +84,9 @@ export class WriteQueue {
     this.last = Promise.all([before, settled]).then(() => undefined);
     if (!lane.draining) {
       lane.draining = true;
-      // The writes asked for in this turn of the event loop join the first batch.
-      setImmediate(() => void this.drain(lane));
+      // The writes asked for in the same synchronous run join the first batch; those asked for
+      // while a batch commits form the next one (group commit without a timer's latency).
+      queueMicrotask(() => void this.drain(lane));
     }
     return done;
   }
@@ -135,8 +136,8 @@ export class WriteQueue {
     for (let attempt = 0; ; attempt++) {
       if (this.health?.down) return this.refuse(batch, new StoreUnavailableError());
       try {
+        // Only the probe clears a fault (health.ts): a write can still land in a full disk's WAL.
         await this.execute(batch);
-        this.health?.succeeded();
         this.batches++;
         this.committed += batch.length;
         for (const q of batch) q.resolve(q.result);

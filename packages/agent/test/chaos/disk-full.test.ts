@@ -1,9 +1,9 @@
 /**
  * Issue 25, chaos: the embedded SQLite store's filesystem fills up (a 8 MiB tmpfs the test mounts;
- * skipped where it may not mount one). Chat turns asked while the disk is full are answered with
- * an error frame `store_unavailable` or, where SQLite still had room, `done`; `/fw/ready` is 503
- * within 5 s; once space is freed fw recovers by itself, and the audit holds: every turn answered
- * `done` is in the store exactly once. The storage budget (issue 24), which would refuse new work
+ * skipped where it may not mount one). `/fw/ready` is 503 within 5 s; chat turns asked while the
+ * disk is full are answered with an error frame `store_unavailable` or, where SQLite still had
+ * room in its WAL, `done`; once space is freed fw recovers by itself, and the audit holds: every
+ * turn answered `done` is in the store exactly once. The storage budget (issue 24), which would refuse new work
  * before the disk fills, is switched off here so that the disk really fills.
  */
 import assert from 'node:assert/strict';
@@ -120,8 +120,16 @@ test('a full disk under the SQLite store: clients told, readiness 503, recovery 
 
       const filler = fill(mnt);
       const acknowledgedBefore = out.turns.length;
-      await round('full');
       await waitFor('/fw/ready 503 while the disk is full', async () => (await ready()) === 503, 5000);
+      // Turns go on being asked: each is acknowledged (SQLite still had room in its WAL) or
+      // refused, until the store refuses them (bounded).
+      for (let n = 0; n < 200 && out.errors.length === 0; n++) {
+        const text = `full-${n}-${'x'.repeat(4000)}`;
+        const answer = await chats[0]!.ask(text);
+        if (answer.type === 'done') out.turns.push({ session: chats[0]!.session, text });
+        else out.errors.push(`${answer.code}: ${answer.message}`);
+      }
+      await round('full');
       const refused = out.errors.length;
       assert.ok(refused > 0, 'turns that could not be stored were refused');
       for (const e of out.errors) {
