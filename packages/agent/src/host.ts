@@ -286,6 +286,7 @@ export class AgentHost {
     const ended = (state: 'completed' | 'failed' | 'cancelled', extra: { text?: string; error?: string }): Promise<void> =>
       this.hooks.runEnded(scope, { state, ...extra, durationMs: Math.round(performance.now() - started) });
     let recorded = false;
+    let finishing = false;
     try {
       await this.hooks.runStarted(scope, { message: input.message, history: input.history ?? [] });
       if (input.protocol) {
@@ -293,7 +294,12 @@ export class AgentHost {
         recorded = true;
       }
       const text = await this.runAgent(agent, input, signal, listener, ownCoordination, scope);
-      if (recorded) this.recordFinish(scope.runId, 'completed', null);
+      if (recorded) {
+        // The run's ending (and its journal events, written before it) is durable before the
+        // answer is confirmed: a store that cannot take it fails the run with store_unavailable.
+        finishing = true;
+        await this.recordFinish(scope.runId, 'completed', null);
+      }
       await ended('completed', { text });
       return text;
     } catch (err) {
@@ -301,7 +307,9 @@ export class AgentHost {
       const failure = stop.signal.aborted ? stop.signal.reason : err;
       const state = signal.aborted ? 'cancelled' : 'failed';
       const error = (failure as Error)?.message ?? String(failure);
-      if (recorded) this.recordFinish(scope.runId, state, error);
+      // A failed ending write is logged; the run's own failure is what its client reads (the row
+      // stays `running` and is settled as interrupted at the next start).
+      if (recorded && !finishing) await this.recordFinish(scope.runId, state, error).catch(() => undefined);
       await ended(state, { error });
       throw failure;
     }
@@ -310,18 +318,22 @@ export class AgentHost {
   /** Recorded before it starts, so a crash at any later point leaves a row that says so. */
   private async recordStart(scope: RunScope, agent: MountedAgent, input: RunInput, coordinationId: string | undefined): Promise<void> {
     try {
-      await this.store.runs.start({
-        id: scope.runId,
-        agent: agent.name,
-        protocol: input.protocol!,
-        ref: input.ref ?? null,
-        coordination_id: coordinationId ?? null,
-        state: 'running',
-        started_at: scope.startedAt,
-        ended_at: null,
-        error: null,
-        owner: input.owner ?? null,
-      });
+      await this.store.writes.commit(
+        (w) =>
+          w.runs.start({
+            id: scope.runId,
+            agent: agent.name,
+            protocol: input.protocol!,
+            ref: input.ref ?? null,
+            coordination_id: coordinationId ?? null,
+            state: 'running',
+            started_at: scope.startedAt,
+            ended_at: null,
+            error: null,
+            owner: input.owner ?? null,
+          }),
+        scope.runId,
+      );
     } catch (err) {
       // The driver's message names internal addresses: logged here, the client reads a plain refusal.
       this.log.error(
@@ -332,9 +344,17 @@ export class AgentHost {
     }
   }
 
-  private recordFinish(runId: string, state: AgentRunInfo['state'], error: string | null): void {
+  /** Resolves once the run's ending and the journal events recorded before it are durable. */
+  private async recordFinish(runId: string, state: AgentRunInfo['state'], error: string | null): Promise<void> {
     const at = Date.now();
-    this.store.writes.defer(() => this.store.runs.finish(runId, state, at, error));
+    try {
+      await this.store.writes.commit((w) => w.runs.finish(runId, state, at, error), runId);
+      await this.journal.durable();
+    } catch (err) {
+      // The driver's message names internal addresses: logged here, the client reads a plain refusal.
+      this.log.error({ run: runId, state, error: errorSummary(err) }, 'recording the end of an agent run in the store failed');
+      throw new StoreUnavailableError();
+    }
   }
 
   private async runAgent(

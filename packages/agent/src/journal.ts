@@ -6,7 +6,7 @@
  * store's write queue; every read first waits for the writes before it. Reads are pages by cursor,
  * a readable log of one coordination, and its execution graph.
  */
-import { BadRequestError } from '@fw/runtime';
+import { BadRequestError, errorSummary, fallbackLogger, type Logger } from '@fw/runtime';
 import type { FwStore, JournalRow } from '@fw/store';
 import type { CoordinationGraph, JournalEvent, JournalEventKind, JournalPage, JournalPageQuery, JournalQuery } from './admin-view.js';
 
@@ -28,6 +28,10 @@ export class CoordinationJournal {
   private lastAt = 0;
   private pending: JournalRow[] = [];
   private flushQueued = false;
+  /** The last append asked of the store (see `durable`). */
+  private appended: Promise<void> = Promise.resolve();
+  /** Where failed appends are reported (the agent module sets fw's logger). */
+  logger: Logger = fallbackLogger();
   /** Called with every recorded event (cluster mode copies it to the shared journal). */
   onRecord: ((event: JournalEvent) => void) | undefined;
 
@@ -51,17 +55,39 @@ export class CoordinationJournal {
     this.pending.push(toRow(event, at));
     if (!this.flushQueued) {
       this.flushQueued = true;
-      // Every event recorded until this write runs goes into its one INSERT.
-      this.store.writes.defer(() => {
-        this.flushQueued = false;
-        return this.store.journal.append(this.pending.splice(0));
+      // Every event recorded until this write runs goes into its one INSERT. Taken once: a batch
+      // that met a store fault runs again with the same rows.
+      let rows: JournalRow[] | undefined;
+      const appended = this.store.writes.commit((w) => {
+        if (!rows) {
+          this.flushQueued = false;
+          rows = this.pending.splice(0);
+        }
+        return w.journal.append(rows);
+      }, 'journal');
+      appended.catch((err: unknown) => {
+        // Refused before it ran (the store is down): the events it would have taken are lost with it.
+        if (!rows) {
+          this.flushQueued = false;
+          rows = this.pending.splice(0);
+        }
+        this.logger.error({ error: errorSummary(err), events: rows.length }, 'journal events could not be stored');
       });
+      this.appended = appended;
     }
     this.onRecord?.(event);
     return event;
   }
 
-  /** Resolves once every recorded event is in the store. */
+  /**
+   * Resolves once the events recorded so far are durable; rejects when the last append failed (a
+   * run ending confirms its coordination's events with it).
+   */
+  durable(): Promise<void> {
+    return this.appended;
+  }
+
+  /** Resolves once every recorded event is in the store (or failed to be). */
   flush(): Promise<void> {
     return this.store.writes.flush();
   }

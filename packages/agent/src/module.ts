@@ -99,6 +99,7 @@ export class AgentModule implements FrameworkModule {
     this.db = await useStore(fw);
     this.host = new AgentHost(fw, this.db);
     this.host.sessions.log = log;
+    this.host.journal.logger = log;
     this.host.auth = new AgentAuth(fw, this.options.authenticator);
     this.host.remoteCaller = a2aRemoteCaller();
     this.host.providers.add(new OfflineProvider());
@@ -119,6 +120,7 @@ export class AgentModule implements FrameworkModule {
       this.db.tasks,
     );
     this.store.log = log;
+    this.store.write = (row) => this.db.writes.commit((w) => w.tasks.put(row), row.id);
     // A task the store could not keep is failed there; its run must not go on for nobody.
     this.store.onLost = (taskId, agentName) => this.a2a.get(agentName)?.executor.abort(taskId, 'the agent store is unavailable');
     // Before any endpoint exists: settle what a crashed predecessor left in flight.

@@ -1,8 +1,9 @@
 /**
  * Agent sessions: one per client conversation with an agent. Counts messages, remembers the start
  * and the last activity, keeps the recent turns, and announces `AgentSessionStarted` /
- * `AgentSessionEnded` on the bus. Every session and every turn is also written to the store (in
- * order, without making the conversation wait), so its history outlives the process.
+ * `AgentSessionEnded` on the bus. Every session and every turn is also written to the store, in
+ * order, so its history outlives the process: a turn is confirmed to the client (`remember`
+ * resolves) only once it is durable, session bookkeeping (opened, touched, ended) nobody waits for.
  */
 import { randomUUID } from 'node:crypto';
 import { errorSummary, fallbackLogger, LimitExceededError, type EventBus, type Lease, type Logger, type Principal } from '@fw/runtime';
@@ -125,15 +126,28 @@ export class SessionTracker {
     this.persist(s, null);
   }
 
-  /** Adds turns to the session's history (bounded in memory; every turn is kept in the store). */
-  remember(s: AgentSession, ...turns: AiMessage[]): void {
+  /**
+   * Adds turns to the session's history (bounded in memory; every turn is kept in the store).
+   * Resolves once the turns and the session's row are durable, in one transaction of the store's
+   * group commit; rejects with StoreUnavailableError when they could not be written (the client is
+   * told, the turns stay in the in-memory history the conversation goes on with).
+   */
+  async remember(s: AgentSession, ...turns: AiMessage[]): Promise<void> {
     const keep = this.historyKeep();
     s.history.push(...turns);
     while (s.history.length > keep) s.history.shift();
     const at = this.now();
-    for (const m of turns) {
-      const seq = ++s.storedMessages;
-      this.store.writes.defer(() => this.store.sessions.addMessage({ session_id: s.id, seq, role: m.role, content: m.content, at }));
+    const rows = turns.map((m) => ({ session_id: s.id, seq: ++s.storedMessages, role: m.role, content: m.content, at }));
+    const session = this.row(s, null);
+    try {
+      await this.store.writes.commit(async (w) => {
+        await w.sessions.put(session);
+        for (const row of rows) await w.sessions.addMessage(row);
+      }, s.id);
+    } catch (err) {
+      // The driver's message names internal addresses: logged here, the client reads a plain refusal.
+      this.log.error({ error: errorSummary(err), session: s.id }, 'writing agent session turns to the store failed');
+      throw new StoreUnavailableError();
     }
   }
 
@@ -196,7 +210,12 @@ export class SessionTracker {
   }
 
   private persist(s: AgentSession, endReason: string | null): void {
-    const row: SessionRow = {
+    const row = this.row(s, endReason);
+    this.store.writes.defer((w) => w.sessions.put(row), s.id);
+  }
+
+  private row(s: AgentSession, endReason: string | null): SessionRow {
+    return {
       id: s.id,
       agent: s.agentName,
       resource_uuid: s.resourceUuid,
@@ -207,7 +226,6 @@ export class SessionTracker {
       end_reason: endReason,
       message_count: s.messageCount,
     };
-    this.store.writes.defer(() => this.store.sessions.put(row));
   }
 }
 

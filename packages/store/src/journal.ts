@@ -55,27 +55,34 @@ export class JournalRecords {
     })),
   ) {}
 
-  /** One transaction per call: a batch is in the journal whole or not at all, with one commit. */
+  /** One transaction per call (or the caller's): a batch is in the journal whole or not at all. */
   async append(rows: readonly JournalRow[]): Promise<void> {
     if (rows.length === 0) return;
     const parties: { party: string; id: number; kind: string }[] = [];
     for (const r of rows) {
       for (const party of new Set([r.agent, r.coordinator, ...(r.other ? [r.other] : [])])) parties.push({ party, id: r.id, kind: r.kind });
     }
-    await this.db.transaction().execute(async (tx) => {
+    // Ids are given by the process, so a batch retried after a commit whose answer was lost (a
+    // connection cut at COMMIT) inserts nothing twice and does not fail on its own first attempt.
+    const insert = async (tx: Kysely<StoreSchema>) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         await tx
           .insertInto('fw_agent_journal')
           .values(rows.slice(i, i + INSERT_CHUNK))
+          .onConflict((oc) => oc.column('id').doNothing())
           .execute();
       }
       for (let i = 0; i < parties.length; i += INSERT_CHUNK * 2) {
         await tx
           .insertInto('fw_agent_journal_parties')
           .values(parties.slice(i, i + INSERT_CHUNK * 2))
+          .onConflict((oc) => oc.columns(['party', 'id']).doNothing())
           .execute();
       }
-    });
+    };
+    // Inside a group commit's batch (store.writes.commit) the batch is the transaction.
+    if (this.db.isTransaction) await insert(this.db);
+    else await this.db.transaction().execute(insert);
   }
 
   async maxId(): Promise<number> {

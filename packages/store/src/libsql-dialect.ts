@@ -93,7 +93,13 @@ class LibsqlDriver implements Driver {
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+    try {
+      await connection.executeQuery(CompiledQuery.raw('rollback'));
+    } catch (err) {
+      // SQLite rolls a transaction back by itself on some errors (SQLITE_FULL, SQLITE_IOERR): the
+      // ROLLBACK then fails and would hide the error that matters (a full disk) from the caller.
+      if (!/no transaction is active/i.test((err as Error)?.message ?? '')) throw err;
+    }
   }
 
   async releaseConnection(): Promise<void> {

@@ -224,6 +224,20 @@ const tape: Migration = {
   },
 };
 
+/**
+ * The store's write probe (health.ts): one row per store, written every `fw.store.probe-interval`,
+ * so readiness knows the store takes writes (a full disk, a read-only replica, a server gone).
+ */
+const probe: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .createTable('fw_store_probe')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .execute();
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
@@ -234,6 +248,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0006-audit-classes': auditClasses,
   '0007-tape': tape,
   '0008-governance': governanceMigration,
+  '0009-store-probe': probe,
 };
 
 class StaticProvider implements MigrationProvider {

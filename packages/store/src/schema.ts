@@ -109,7 +109,7 @@ export interface AdminAuditTable {
   body: string;
 }
 
-/** One recorded agent run on the tape (migration 0007). */
+/** One recorded agent run on the tape (migration 0007-tape). */
 export interface TapeRunTable {
   id: string;
   agent: string;
@@ -145,6 +145,12 @@ export interface TapeStepTable {
   body: string;
 }
 
+/** The write probe's row (health.ts). */
+export interface StoreProbeTable {
+  id: string;
+  at: number;
+}
+
 export interface StoreSchema {
   fw_a2a_tasks: A2aTaskTable;
   fw_agent_sessions: AgentSessionTable;
@@ -155,6 +161,7 @@ export interface StoreSchema {
   fw_admin_audit: AdminAuditTable;
   fw_tape_runs: TapeRunTable;
   fw_tape_steps: TapeStepTable;
+  fw_store_probe: StoreProbeTable;
 }
 
 /** Kysely's row type helper for generated columns, re-exported for repositories added later. */

@@ -12,7 +12,8 @@
  * flight (see the agent module's recovery).
  */
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { statfs } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { createClient } from '@libsql/client';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -28,6 +29,8 @@ import { SessionRecords } from './sessions.js';
 import { TapeRecords } from './tape.js';
 import { TaskRecords } from './tasks.js';
 import { WriteQueue } from './write-queue.js';
+import { StoreHealth, type StoreHealthSettings } from './health.js';
+import { writerOn } from './writer.js';
 import type { StorageBudget } from './retention/budget.js';
 import { storeMetrics } from './retention/metrics.js';
 import { DEFAULT_WAL_LIMIT, openRetention, type StoreRetentionOptions } from './retention/open.js';
@@ -51,7 +54,11 @@ export interface StoreOptions {
    * to `store.retention.run()` and the budget is measured only when asked (`store.retention.measure()`).
    */
   retention?: StoreRetentionOptions;
+  /** Retry budget and write probe, read at each use (default: 5 s, a probe every 1 s with a 2 s deadline). */
+  health?: () => StoreHealthSettings;
 }
+
+const DEFAULT_HEALTH: StoreHealthSettings = { retryBudgetMs: 5000, probeIntervalMs: 1000, probeTimeoutMs: 2000 };
 
 export interface FwStore {
   readonly kind: StoreKind;
@@ -67,8 +74,14 @@ export interface FwStore {
   readonly tape: TapeRecords;
   /** The admin audit log (adapted to an AuditSink by @fw/admin). */
   readonly audit: AuditRecords;
-  /** Ordered writes nobody waits for; `flush()` before reads that must see them and before close. */
+  /**
+   * The write path (group commit): `commit(w => …)` resolves once the write is durable (confirm to
+   * a client only then), `defer` for writes nobody waits for, `flush()` before reads that must see
+   * them and before close.
+   */
   readonly writes: WriteQueue;
+  /** Faulted / down state and the write probe behind readiness 'store'. */
+  readonly health: StoreHealth;
   /** The query builder itself, for repositories that later migrations add. */
   readonly db: Kysely<StoreSchema>;
   /** The storage budget: `admit()` where new work starts (throws 503 storage_budget_exceeded). */
@@ -91,6 +104,9 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     const pool = new pg.Pool({
       connectionString: options.postgresUrl,
       max: options.postgresPool ?? 10,
+      // A server that does not answer (a failover in progress, a partition) fails a connect within
+      // this, a store fault retried by the write path, instead of leaving the write waiting forever.
+      connectionTimeoutMillis: 5000,
       // int8 columns (epoch ms, journal ids) fit a double: read them as numbers, as SQLite does.
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -132,7 +148,26 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     await db.destroy().catch(() => undefined);
     throw new FwError('store_unavailable', `the store at ${location} could not be opened: ${(err as Error).message}`, 503);
   }
-  const writes = new WriteQueue(log);
+  const health = new StoreHealth(
+    options.health ?? (() => DEFAULT_HEALTH),
+    async () => {
+      // A full filesystem can still take writes into SQLite's WAL for a while: the probe says so
+      // before the writes start failing (the budget's fw.store.min-free-disk refuses far earlier).
+      if (options.file) await checkFreeSpace(options.file);
+      await db
+        .insertInto('fw_store_probe')
+        .values({ id: 'probe', at: Date.now() })
+        .onConflict((oc) => oc.column('id').doUpdateSet({ at: Date.now() }))
+        .execute();
+    },
+    { kind, location },
+    log,
+  );
+  // PostgreSQL: lanes of batches commit at once on the pool's connections (some left for reads and
+  // the probe); the embedded store has one connection, so one lane.
+  const lanes = kind === 'postgres' ? Math.max(1, Math.floor((options.postgresPool ?? 10) / 2)) : 1;
+  const writes = new WriteQueue(log, (batch) => db.transaction().execute((tx) => batch(writerOn(tx))), health, lanes);
+  health.start();
   const { retention, budget } = await openRetention({ db, kind, client, reclaims, file: options.file, options: options.retention, log });
   let closed: Promise<void> | undefined;
   return {
@@ -146,11 +181,26 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     audit: new AuditRecords(db),
     tape: new TapeRecords(db),
     writes,
+    health,
     db,
     budget,
     retention,
-    close: () => (closed ??= retention.close().then(() => writes.flush().then(() => db.destroy()))),
+    close: () =>
+      (closed ??= retention.close().then(() => {
+        health.stop();
+        return writes.flush().then(() => db.destroy());
+      })),
   };
+}
+
+/** Below this many free bytes the embedded store's filesystem counts as full. */
+const MIN_FREE_BYTES = 1 << 20;
+
+async function checkFreeSpace(file: string): Promise<void> {
+  const fs = await statfs(dirname(file));
+  if (fs.bavail * fs.bsize < MIN_FREE_BYTES) {
+    throw Object.assign(new Error(`less than 1 MiB free on the filesystem of ${file}`), { code: 'ENOSPC' });
+  }
 }
 
 /** The store options `fw`'s configuration asks for. */
@@ -164,12 +214,17 @@ export function storeOptions(fw: Framework): StoreOptions {
     walLimit: fw.config.get('fw.store.wal-limit'),
   };
   const postgresUrl = fw.config.get('fw.store.postgres-url');
-  if (postgresUrl) return { postgresUrl, postgresPool: fw.config.get('fw.store.postgres-pool'), logger, retention };
+  const health = (): StoreHealthSettings => ({
+    retryBudgetMs: fw.config.get('fw.store.retry-budget'),
+    probeIntervalMs: fw.config.get('fw.store.probe-interval'),
+    probeTimeoutMs: fw.config.get('fw.store.probe-timeout'),
+  });
+  if (postgresUrl) return { postgresUrl, postgresPool: fw.config.get('fw.store.postgres-pool'), logger, retention, health };
   const dir = dataDir(fw);
-  if (!dir) return { logger, retention };
+  if (!dir) return { logger, retention, health };
   const abs = resolve(dir);
   mkdirSync(abs, { recursive: true, mode: 0o700 });
-  return { file: resolve(abs, fw.config.get('fw.store.file')), logger, retention: { ...retention, dataDir: abs } };
+  return { file: resolve(abs, fw.config.get('fw.store.file')), logger, retention: { ...retention, dataDir: abs }, health };
 }
 
 /** `fw.data-dir`: where the embedded SQLite file lives; empty keeps the store in memory. */
@@ -180,7 +235,7 @@ export function dataDir(fw: Framework): string {
 interface Shared {
   store: Promise<FwStore>;
   users: number;
-  /** Removes the store's metrics from fw's registry (at the last release). */
+  /** Removes the store's metrics and readiness contributor from fw (at the last release). */
   unregister?: () => void;
 }
 const shared = new WeakMap<Framework, Shared>();
@@ -198,7 +253,14 @@ export function useStore(fw: Framework): Promise<FwStore> {
     store.then(
       (st) => {
         fw.services.provide('store', st);
-        entry.unregister = storeMetrics(fw, st.budget, st.retention.counters);
+        const unregisterMetrics = storeMetrics(fw, st.budget, st.retention.counters);
+        // Not ready while the store is faulted (the probe write or a write met a fault) or refuses
+        // new work for its storage budget; ready again once a write succeeds.
+        const unregisterReadiness = fw.readiness.register('store', () => st.health.check(st.budget));
+        entry.unregister = () => {
+          unregisterMetrics();
+          unregisterReadiness();
+        };
       },
       () => shared.delete(fw),
     );

@@ -61,6 +61,13 @@ export class BoundedTaskStore {
   log: Logger = fallbackLogger();
 
   /**
+   * How a task's row is written; resolves once it is durable. The agent module sets the store's
+   * group commit (`store.writes.commit`): concurrent tasks share a transaction, a store fault is
+   * retried within its budget and refused fast while the store is down.
+   */
+  write: (row: TaskRow) => Promise<void> = (row) => this.records.put(row);
+
+  /**
    * Loads the tasks of the store at start. A task that is not finished was cut off when the
    * process stopped without closing: it fails with `reason` (A2A has no "interrupted" state;
    * failed with a message is what the spec offers), and its ids are returned.
@@ -162,7 +169,7 @@ export class BoundedTaskStore {
     }
     this.entries.set(task.id, entry);
     const row = toRow(task.id, entry);
-    const write = (this.writing.get(task.id) ?? Promise.resolve()).catch(() => undefined).then(() => this.records.put(row));
+    const write = (this.writing.get(task.id) ?? Promise.resolve()).catch(() => undefined).then(() => this.write(row));
     this.writing.set(task.id, write);
     try {
       await write;

@@ -3,8 +3,10 @@
  * over fw's transports. One connection (resource) is one agent session, announced first as
  * `{type:'session', id, resumed, history}`. Each client message is a prompt (plain text, or JSON
  * `{"text": "…"}`); the answer streams back to that client only as `{type:'token', delta}`
- * messages, then `{type:'done', text}` (or `{type:'error', code, message}`, or `{type:'cancelled', reason}`
- * when an operator cancelled the model call: the session stays open for the next prompt).
+ * messages, then `{type:'done', text}` once the turn is durable in the store (or
+ * `{type:'error', code, message}`: `store_unavailable` when it could not be written; or
+ * `{type:'cancelled', reason}` when an operator cancelled the model call: the session stays open
+ * for the next prompt).
  *
  * Sessions are kept in the store: a client that reconnects with `?session=<id>` (a reloaded page,
  * a restarted server) continues that conversation and gets its recent turns back in `history`.
@@ -136,6 +138,7 @@ async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, 
   session.running = ac;
   try {
     host.store.budget.admit(); // an error frame storage_budget_exceeded (store retention)
+    host.store.writes.admit(); // an error frame store_unavailable while the store is down
     const answer = await host.run(
       agent.name,
       {
@@ -151,7 +154,9 @@ async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, 
         if (ev.type === 'text' && !ev.subagentRunId) resource.write({ type: 'token', delta: ev.delta });
       },
     );
-    host.sessions.remember(session, { role: 'user', content: text }, { role: 'assistant', content: answer });
+    // Confirmed only once durable: a turn the store could not take ends in an error frame
+    // (store_unavailable), never in a `done` the client would believe.
+    await host.sessions.remember(session, { role: 'user', content: text }, { role: 'assistant', content: answer });
     resource.write({ type: 'done', text: answer });
   } catch (err) {
     if (!ac.signal.aborted && err instanceof RunCancelledError) {
