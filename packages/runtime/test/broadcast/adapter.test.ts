@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FwBroadcaster } from '../../dist/internals.js';
 import { FrameRing } from '../../dist/broadcast/frame-ring.js';
-import type { ReplayEntry, ReplayRead } from '../../dist/adapter.js';
+import { type ReplayEntry, type ReplayRead, scalingOf } from '../../dist/adapter.js';
 import { connectWs, startFw } from '../helpers.js';
 
 type Frame = { t: string; id?: number; d?: string; b?: string; bid?: number };
@@ -191,6 +191,46 @@ test('broadcast adapter: a replay store whose counter is below the cursor (Redis
       { t: 'rec', recovered: false },
     ]);
     ws.socket.close();
+  } finally {
+    await app.close();
+  }
+});
+
+test('broadcast adapter: a node that takes the cluster epoch after clients connected still knows their cursors where it has reached them', async () => {
+  const app = await startFw({}, (fw) => fw.handle('/early', {}));
+  try {
+    const host = scalingOf(app.fw);
+    const first = await connectWs(`${app.ws}/fw/early?fw=1`);
+    const hs = JSON.parse(await first.messages.next()) as { epoch: string };
+    const b = app.fw.broadcasters.lookup('/fw/early')!;
+    for (let i = 1; i <= 3; i++) b.broadcast(`m${i}`);
+    // The node reaches Redis now and takes the cluster's epoch; its numbering goes on.
+    host.adoptEpoch('clusterEpoch1');
+    b.broadcast('m4');
+    const resume = async (epoch: string, cursor: number): Promise<Frame[]> => {
+      const since = Buffer.from(JSON.stringify({ '/fw/early': cursor })).toString('base64url');
+      const ws = await connectWs(`${app.ws}/fw/early?fw=1&since=${since}&epoch=${epoch}`);
+      const frames: Frame[] = [];
+      for (;;) {
+        const f = JSON.parse(await ws.messages.next()) as Frame;
+        frames.push(f);
+        if (f.t === 'rec') break;
+      }
+      ws.socket.close();
+      return frames.slice(1).map((f) => (f.t === 'm' ? ({ bid: f.bid } as Frame) : f));
+    };
+    // Before: server-restarted and the whole cache again, for a client that missed nothing but 3–4.
+    assert.deepEqual(await resume(hs.epoch, 2), [{ bid: 3 }, { bid: 4 }, { t: 'rec', recovered: true }]);
+    // A cursor past what this process numbered proves nothing here; an unknown epoch neither.
+    for (const [epoch, cursor] of [
+      [hs.epoch, 9],
+      ['someOtherEpoch', 2],
+    ] as const) {
+      const frames = await resume(epoch, cursor);
+      assert.deepEqual(frames[0], { t: 'gap', reason: 'server-restarted', b: '/fw/early' }, `${epoch} ${cursor}`);
+      assert.deepEqual(frames.at(-1), { t: 'rec', recovered: false });
+    }
+    first.socket.close();
   } finally {
     await app.close();
   }
