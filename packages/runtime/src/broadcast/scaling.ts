@@ -46,10 +46,10 @@ export interface ScalingHost {
 /** Resources ended per event-loop turn by dropMembers (as the heartbeat sweep: no long stall). */
 const DROP_SLICE = 250;
 
-/** The scaling seam of `fw`'s real-time runtime. */
 /** Former epochs of this process remembered (see Runtime.formerEpochs). */
 const MAX_FORMER_EPOCHS = 16;
 
+/** The scaling seam of `fw`'s real-time runtime. */
 export function scalingOf(fw: Framework): ScalingHost {
   const rt = fw.runtime;
   return {

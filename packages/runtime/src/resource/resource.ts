@@ -130,8 +130,9 @@ export class FwResource implements Resource {
   private drops: Gap[] | undefined;
   /**
    * Per broadcaster: its live messages (and the gaps of its live stream, see `liveGap`) waiting
-   * while an older part of its stream is read from the replay store (an array); or, once that replay went past what this node had delivered, the
-   * sequence up to which its live messages are repeats to drop (a number, until a newer one comes).
+   * while an older part of its stream is read from the replay store (an array); or, once that
+   * replay went past what this node had delivered, the sequence up to which its live messages are
+   * repeats to drop (a number, until a newer one comes).
    */
   private holding: Map<string, (Outgoing | Gap)[] | number> | undefined;
   /** A (re)connection's recovery under way: gaps signalled so far, replay-store reads pending. */
