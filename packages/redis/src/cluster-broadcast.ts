@@ -94,6 +94,8 @@ export interface ClusterBroadcastOptions {
   retention: number;
   /** Local broadcasts held while Redis is away, published in order once it is back (`fw.cluster.outbox`; streams only). */
   outboxLimit: number;
+  /** How long a replay-stream read waits for Redis to come back before failing (a catch-up then serves only memory); default 0. */
+  readRetryWithin?: number;
   /** Reports a loss (counted already), so no loss is silent. */
   onLoss(kind: 'unpublished' | 'lost', broadcaster: string, count: number): void;
   /** Reports broadcasts recovered from the replay streams after an outage (counted already). */
@@ -153,6 +155,8 @@ export class ClusterBroadcast implements BroadcastAdapter {
         },
         delivered: (id, bid) => this.live(id)?.cache.get(bid) !== undefined,
         publishing: (id) => (this.publishingOn.get(id) ?? 0) > 0,
+        // With streams a timed-out gap is read back from the stream before anything is counted lost.
+        ...(options.retention > 0 ? { fill: (id: string) => this.recover(id) } : {}),
       },
       options.gapTimeout,
     );
@@ -373,7 +377,12 @@ export class ClusterBroadcast implements BroadcastAdapter {
   /** The replay streams, when kept (`fw.cluster.replay-retention` > 0). */
   get store(): StreamReplayStore | undefined {
     return (this.streamStore ??=
-      this.options.retention > 0 ? new StreamReplayStore(this.redis, this.options.prefix, this.options.retention) : undefined);
+      this.options.retention > 0
+        ? new StreamReplayStore(this.redis, this.options.prefix, this.options.retention, {
+            link: this.link,
+            within: this.options.readRetryWithin ?? 0,
+          })
+        : undefined);
   }
 
   private streamStore: StreamReplayStore | undefined;

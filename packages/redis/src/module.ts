@@ -168,6 +168,8 @@ export class ClusterModule implements FrameworkModule {
       shadowBroadcasters: s.shadowBroadcasters,
       retention: s.replayRetention,
       outboxLimit: s.outbox,
+      // About one reconnect: a backoff at its cap, then a request's time to answer.
+      readRetryWithin: s.reconnectMaxDelay + s.requestTimeout,
       onLoss: (kind, id, n) => reporter.add(kind, id, n),
       onRecovered: (id, n) => reporter.add('recovered', id, n),
     }));

@@ -1,4 +1,4 @@
-import type { RedisClient } from './link.js';
+import type { RedisClient, RedisLink } from './link.js';
 import type { ReplayEntry, ReplayRead, ReplayStore } from '@fw/runtime/adapter';
 import { decodeEnvelope } from './envelope.js';
 
@@ -14,6 +14,13 @@ export class StreamReplayStore implements ReplayStore {
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly retention: number,
+    /**
+     * A read that fails because Redis is away for a moment (a restart, a failover) is tried again
+     * once `link` is back, for at most `within` ms. A catch-up whose read fails can only serve what
+     * this node holds, and says the rest lost (the holes a recreated broadcaster's replay cache has
+     * for what the node missed while it had no members): losses the stream does not have.
+     */
+    private readonly retry?: { link: RedisLink; within: number },
   ) {}
 
   key(broadcaster: string): string {
@@ -26,6 +33,21 @@ export class StreamReplayStore implements ReplayStore {
    * told apart from a quiet one, and the runtime says exactly which sequences are gone.
    */
   async read(broadcaster: string, after: number): Promise<ReplayRead> {
+    const deadline = Date.now() + (this.retry?.within ?? 0);
+    for (;;) {
+      try {
+        return await this.readOnce(broadcaster, after);
+      } catch (err) {
+        const left = deadline - Date.now();
+        if (this.retry === undefined || left <= 0) throw err;
+        // A failed command may come before the link notices it is down: a short pause, never a spin.
+        await new Promise((r) => setTimeout(r, Math.min(RETRY_PAUSE_MS, left)));
+        if (!(await this.retry.link.waitUp(Math.max(0, deadline - Date.now())))) throw err;
+      }
+    }
+  }
+
+  private async readOnce(broadcaster: string, after: number): Promise<ReplayRead> {
     const key = this.key(broadcaster);
     const [oldest, rows, counter] = await Promise.all([
       this.redis.xrange(key, '-', '+', 'COUNT', 1),
@@ -45,6 +67,9 @@ export class StreamReplayStore implements ReplayStore {
     };
   }
 }
+
+/** Between two attempts of a read while Redis is away. */
+const RETRY_PAUSE_MS = 50;
 
 export function streamKey(prefix: string, broadcaster: string): string {
   return `${prefix}:stream:${broadcaster}`;

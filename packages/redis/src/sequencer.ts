@@ -16,6 +16,12 @@ export interface SequencerSink {
   delivered?(broadcaster: string, bid: number): boolean;
   /** Whether a publish of this node's own on the broadcaster is waiting for its sequence. */
   publishing?(broadcaster: string): boolean;
+  /**
+   * With a durable replay store: reads the broadcaster's sequences from `from` on back from it and
+   * accepts them. A gap that times out is only given up on for what the store lacks as well: a
+   * gap timeout says a broadcast is late over the subscription, not that the cluster lost it.
+   */
+  fill?(broadcaster: string, from: number): Promise<void>;
 }
 
 interface Stream {
@@ -29,6 +35,8 @@ interface Stream {
   waiting: 'own' | 'echo' | undefined;
   held: Map<number, string>;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** A read of the replay store for this stream's gap is under way (see `SequencerSink.fill`). */
+  filling?: boolean;
 }
 
 export class Sequencer {
@@ -82,7 +90,7 @@ export class Sequencer {
     if (bid > s.next) {
       s.held.set(bid, payload);
       if (s.held.size > this.maxHeld) return this.skipGap(broadcaster, s);
-      if (!this.paused) s.timer ??= setTimeout(() => this.skipGap(broadcaster, s), this.gapTimeout);
+      if (!this.paused) s.timer ??= setTimeout(() => this.expire(broadcaster, s), this.gapTimeout);
       return;
     }
     this.sink.deliver(broadcaster, payload, bid);
@@ -154,7 +162,7 @@ export class Sequencer {
   resume(): void {
     this.paused = false;
     for (const [id, s] of this.streams) {
-      if (s.held.size > 0) s.timer ??= setTimeout(() => this.skipGap(id, s), this.gapTimeout);
+      if (s.held.size > 0) s.timer ??= setTimeout(() => this.expire(id, s), this.gapTimeout);
     }
   }
 
@@ -216,6 +224,31 @@ export class Sequencer {
     }
   }
 
+  /**
+   * A gap timed out. Without a replay store it is given up on; with one, the missing sequences are
+   * read back from it first (a node that lost the subscription for a moment, or a broadcaster
+   * created here after a recovery had started, would otherwise count as lost what the stream still
+   * holds), and only what the store lacks too is given up on. While paused (Redis away again)
+   * nothing is given up on: the next recovery reads the store.
+   */
+  private expire(broadcaster: string, s: Stream): void {
+    clearTimeout(s.timer);
+    s.timer = undefined;
+    const fill = this.sink.fill;
+    if (fill === undefined || s.next === 0) return this.skipGap(broadcaster, s);
+    if (s.filling) return;
+    s.filling = true;
+    const from = s.next;
+    const done = (): void => {
+      s.filling = false;
+      if (this.streams.get(broadcaster) !== s || s.held.size === 0 || this.paused) return;
+      // The read moved the stream on: what is still missing gets its own gap timeout and read.
+      if (s.next !== from) s.timer ??= setTimeout(() => this.expire(broadcaster, s), this.gapTimeout);
+      else this.skipGap(broadcaster, s);
+    };
+    fill(broadcaster, from).then(done, done);
+  }
+
   /** Gives up on the missing sequences before the oldest held one (all of them when `all`). */
   private skipGap(broadcaster: string, s: Stream, all = false): void {
     clearTimeout(s.timer);
@@ -227,6 +260,6 @@ export class Sequencer {
       s.next = oldest;
       this.drain(broadcaster, s);
     } while (all);
-    if (s.held.size > 0 && !this.paused) s.timer = setTimeout(() => this.skipGap(broadcaster, s), this.gapTimeout);
+    if (s.held.size > 0 && !this.paused) s.timer = setTimeout(() => this.expire(broadcaster, s), this.gapTimeout);
   }
 }

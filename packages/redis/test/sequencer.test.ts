@@ -65,6 +65,58 @@ test('sequencer: a gap that does not fill is counted as lost after the gap timeo
   q.close();
 });
 
+test('sequencer: with a replay store, a timed-out gap is read back from it first; only what it lacks is lost', async () => {
+  // The store holds 2 and 3 of the gap 2–4 (4 is gone from it too): a gap timeout means "late
+  // over the subscription", not "lost to the cluster".
+  const store = new Map([
+    [2, 'two'],
+    [3, 'three'],
+  ]);
+  const s = sink();
+  const reads: number[] = [];
+  const q: Sequencer = new Sequencer(
+    {
+      ...s.sink,
+      fill: async (id, from) => {
+        reads.push(from);
+        await new Promise((r) => setTimeout(r, 5));
+        for (const [bid, payload] of store) if (bid >= from) q.accept(id, bid, payload);
+      },
+    },
+    20,
+  );
+  q.accept('b', 1, 'one');
+  q.accept('b', 5, 'five');
+  await waitFor('the gap settled', () => (q.pending === 0 ? true : undefined), 2000);
+  assert.deepEqual(
+    s.delivered.map((d) => d[1]),
+    [1, 2, 3, 5],
+    'what the store held is delivered, in order',
+  );
+  assert.deepEqual(s.lost, [[1, 'gap']], 'only 4, which the store lacks too, is lost');
+  assert.deepEqual(reads, [2, 4], 'one read per timed-out gap');
+
+  // Paused (Redis away again) while the read fails: nothing is given up on; the recovery will read.
+  const p = sink();
+  const paused: Sequencer = new Sequencer(
+    {
+      ...p.sink,
+      fill: async () => {
+        paused.pause();
+        throw new Error('Redis is unreachable');
+      },
+    },
+    20,
+  );
+  paused.accept('b', 1, 'one');
+  paused.accept('b', 3, 'three');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(p.lost, [], 'nothing lost while the store cannot be read and Redis is away');
+  assert.equal(paused.pending, 1);
+  q.close();
+  paused.close();
+});
+
 test('sequencer: Redis gone → held messages are released at once, local ones continue the sequence', () => {
   const s = sink();
   const q = new Sequencer(s.sink, 60_000);

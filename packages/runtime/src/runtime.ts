@@ -194,6 +194,12 @@ export class Runtime implements RuntimeView {
    * start on a single node; the cluster module sets a cluster-wide one (its sequences are shared).
    */
   epoch: string = randomBytes(6).toString('base64url');
+  /**
+   * Epochs this process had before `epoch` (a cluster node takes the cluster's once it reaches
+   * Redis, and clients may have connected before). Its broadcasters numbered on through the change,
+   * so a cursor taken under one of them means the same here wherever this process has reached it.
+   */
+  readonly formerEpochs = new Set<string>();
 
   constructor(private readonly host: RuntimeHost) {
     this.settings = readSettings(host.config);

@@ -153,7 +153,8 @@ export class FwBroadcaster implements Broadcaster {
     const lost = to - from + 1;
     if (lost <= 0) return;
     this.lost += lost;
-    for (const r of this.members) r.gap({ b: this.id, from, to, lost, reason });
+    // A member catching up from the replay store accounts for these itself (see liveGap).
+    for (const r of this.members) r.liveGap({ b: this.id, from, to, lost, reason });
   }
 
   /**

@@ -24,7 +24,8 @@ export interface CatchUpSource {
  *   (or is said lost by the cluster adapter, to every member), so the rest is proven;
  * - it has not (a broadcaster new on this node, or one lagging behind the client's last node):
  *   up to the cluster's counter when the store knows it, else to the stream's latest entry (every
- *   publish appends to it); with neither, nothing past the cursor can be proven.
+ *   publish appends to it); with neither, or with a counter below the cursor (reset: Redis lost
+ *   it), nothing past the cursor can be proven.
  *
  * Returns the last sequence accounted for (delivered or said lost), or `lastBid`.
  */
@@ -42,8 +43,12 @@ export function catchUp(
   let end: number;
   if (local > 0 && local >= lastBid) end = Math.max(local, stored);
   else if (read !== undefined && read.last !== undefined && read.last >= lastBid) end = Math.max(read.last, stored);
-  // No counter (or one reset below the cursor): a stream that exists ends at the latest publish.
-  else if (read !== undefined && (stored > 0 || read.first > 0)) end = Math.max(stored, lastBid);
+  // No counter: a stream that exists ends at the latest publish. A counter below the cursor is no
+  // such case: the cluster numbered past the cursor once, so its counter was lost (a Redis
+  // restarted empty, a failover to a replica behind) and the numbering may have started over
+  // under the same epoch: the stream then holds other broadcasts under the client's sequences,
+  // and nothing after the cursor can be proven.
+  else if (read !== undefined && read.last === undefined && (stored > 0 || read.first > 0)) end = Math.max(stored, lastBid);
   else {
     // Neither this node, nor a stream, nor a counter knows what came after the cursor.
     resource.gap({ b: id, from: lastBid + 1, reason: 'replay-window-exceeded' });

@@ -46,6 +46,9 @@ export interface ScalingHost {
 /** Resources ended per event-loop turn by dropMembers (as the heartbeat sweep: no long stall). */
 const DROP_SLICE = 250;
 
+/** Former epochs of this process remembered (see Runtime.formerEpochs). */
+const MAX_FORMER_EPOCHS = 16;
+
 /** The scaling seam of `fw`'s real-time runtime. */
 export function scalingOf(fw: Framework): ScalingHost {
   const rt = fw.runtime;
@@ -58,6 +61,11 @@ export function scalingOf(fw: Framework): ScalingHost {
       return rt.epoch;
     },
     adoptEpoch(epoch) {
+      if (epoch === rt.epoch) return;
+      rt.formerEpochs.add(rt.epoch);
+      // A handful at most (one per Redis that came back empty); the oldest are the least likely asked.
+      if (rt.formerEpochs.size > MAX_FORMER_EPOCHS) rt.formerEpochs.delete(rt.formerEpochs.values().next().value!);
+      rt.formerEpochs.delete(epoch);
       rt.epoch = epoch;
     },
     install({ adapter, replayStore }) {

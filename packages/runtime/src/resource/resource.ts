@@ -129,11 +129,12 @@ export class FwResource implements Resource {
   /** Slow-consumer drops not yet announced: a gap goes out before the next message delivered. */
   private drops: Gap[] | undefined;
   /**
-   * Per broadcaster: its live messages waiting while an older part of its stream is read from the
-   * replay store (an array); or, once that replay went past what this node had delivered, the
-   * sequence up to which its live messages are repeats to drop (a number, until a newer one comes).
+   * Per broadcaster: its live messages (and the gaps of its live stream, see `liveGap`) waiting
+   * while an older part of its stream is read from the replay store (an array); or, once that
+   * replay went past what this node had delivered, the sequence up to which its live messages are
+   * repeats to drop (a number, until a newer one comes).
    */
-  private holding: Map<string, Outgoing[] | number> | undefined;
+  private holding: Map<string, (Outgoing | Gap)[] | number> | undefined;
   /** A (re)connection's recovery under way: gaps signalled so far, replay-store reads pending. */
   private recovery: { gaps: number; pending: number } | undefined;
   private graceTimer: NodeJS.Timeout | undefined;
@@ -554,6 +555,26 @@ export class FwResource implements Resource {
     if (this.protocol === 'fw') this.mark(encodeGap(gap), true);
   }
 
+  /**
+   * Messages `from`…`to` of a broadcaster's live stream will never reach this node's members (a
+   * cluster broadcast that never arrived). A resource catching up on that broadcaster accounts for
+   * them itself, so they are not said blindly: while its replay-store read is under way the gap
+   * waits with the held live messages (the replay may bring those messages back: a gap for them
+   * would be false), and once a replay went past what this node had delivered, the part it covered
+   * (replayed, or said lost already) is not said again.
+   */
+  liveGap(gap: Gap): void {
+    const held = gap.b === undefined ? undefined : this.holding?.get(gap.b);
+    if (held === undefined || gap.from === undefined || gap.to === undefined) return this.gap(gap);
+    if (typeof held !== 'number') {
+      held.push(gap);
+      return;
+    }
+    if (gap.to <= held) return;
+    const from = Math.max(gap.from, held + 1);
+    this.gap({ ...gap, from, lost: gap.to - from + 1 });
+  }
+
   /** A (re)connection starts recovering: gaps from here until `endRecovery` make `recovered` false. */
   beginRecovery(): void {
     this.recovery ??= { gaps: 0, pending: 0 };
@@ -583,7 +604,7 @@ export class FwResource implements Resource {
   }
 
   /** Ends a hold, returning what was held (to deliver after the replay with `deliverHeld`). */
-  endHold(broadcaster: string): Outgoing[] {
+  endHold(broadcaster: string): (Outgoing | Gap)[] {
     const held = this.holding?.get(broadcaster);
     if (held === undefined) return [];
     this.holding!.delete(broadcaster);
@@ -600,10 +621,20 @@ export class FwResource implements Resource {
     (this.holding ??= new Map()).set(broadcaster, upTo);
   }
 
-  /** Delivers held live messages newer than `after`, in order; a jump past `after` + 1 is a gap. */
-  deliverHeld(broadcaster: string, held: readonly Outgoing[], after: number): void {
+  /**
+   * Delivers held live messages newer than `after`, in order; a jump past `after` + 1 is a gap. A
+   * held live gap is said for the part the replay did not cover.
+   */
+  deliverHeld(broadcaster: string, held: readonly (Outgoing | Gap)[], after: number): void {
     let last = after;
     for (const out of held) {
+      if (!(out instanceof Outgoing)) {
+        if (out.to === undefined || out.to <= last) continue;
+        const from = Math.max(out.from ?? last + 1, last + 1);
+        this.gap({ ...out, from, lost: out.to - from + 1 });
+        last = out.to;
+        continue;
+      }
       if (out.bid !== undefined && out.bid <= last) continue;
       if (out.bid !== undefined && out.bid > last + 1) {
         this.gap({ b: broadcaster, from: last + 1, to: out.bid - 1, lost: out.bid - 1 - last, reason: 'replay-window-exceeded' });

@@ -384,11 +384,14 @@ export class HandlerTransports {
     if (q.since !== undefined) {
       // Cursors from another epoch (a server that has restarted since) say nothing about this
       // numbering: everything in the cache is newer than what the client saw, so replay it all.
-      const foreign = q.epoch !== undefined && q.epoch !== rt.epoch;
+      const other = q.epoch !== undefined && q.epoch !== rt.epoch;
+      // One this process had before (it joined a cluster after the client connected): its own
+      // numbering, proven where its broadcaster has reached the cursor; beyond, as foreign.
+      const former = other && rt.formerEpochs.has(q.epoch!);
       for (const [id, lastBid] of q.since) {
         const b = rt.broadcasters.lookup(id);
         // Only broadcasters the resource belongs to: `since` never reads someone else's topic.
-        if (b?.members.has(r)) b.recover(r, lastBid, foreign);
+        if (b?.members.has(r)) b.recover(r, lastBid, other && !(former && b.cache.next - 1 >= lastBid));
       }
     }
     r.endRecovery();
