@@ -14,7 +14,7 @@
  * overhead of on over off, and the median of the rounds' paired overheads (round i on against
  * round i off), which is what a noisy machine disturbs least.
  *
- *   npm run bench:tape -- [--rounds 10] [--clients 4] [--turns 25] [--chunks 40] [--port 23100]
+ *   npm run bench:tape -- [--rounds 10] [--clients 4] [--turns 25] [--chunks 40] [--port 23100] [--profile <dir>]
  *
  * Ports: the model server on `--port`, the servers with the tape on and off on the next two.
  */
@@ -31,6 +31,8 @@ const CLIENTS = Number(arg('clients', '4'));
 const TURNS = Number(arg('turns', '25'));
 const CHUNKS = arg('chunks', '40');
 const PORT = Number(arg('port', '23100'));
+/** `--profile <dir>`: the servers write V8 CPU profiles there (`--cpu-prof`), to see where recording's time goes. */
+const PROFILE = arg('profile', '');
 const ANSWER = Array.from({ length: Number(CHUNKS) }, (_, i) => `word${i} `).join('');
 
 interface Side {
@@ -112,7 +114,7 @@ async function main(): Promise<void> {
         `fw (tape ${name})`,
         new URL('./server.js', import.meta.url),
         [name, String(url), dataDir, String(port)],
-        [],
+        PROFILE ? ['--cpu-prof', '--cpu-prof-dir', join(PROFILE, name)] : [],
       );
       await child.next('ready');
       sides.push({ name, child, port, dataDir, rounds: [] });
