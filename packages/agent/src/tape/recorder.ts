@@ -69,6 +69,11 @@ export class TapeRecorder implements RunHooks {
       started_at: run.startedAt,
       ended_at: null,
       duration_ms: null,
+      // Every column, always: one multi-row INSERT holds open and ended rows alike, and SQLite
+      // has no DEFAULT in a VALUES list (a column one row lacks would be NULL for it).
+      input_tokens: 0,
+      output_tokens: 0,
+      steps: 0,
       error: null,
     };
     const rec: Recording = { seq: 0, row, messagesSeen: 0, inputTokens: 0, outputTokens: 0, modelStartedAt: new Map() };
