@@ -131,6 +131,8 @@ async function main(): Promise<void> {
     const unrecorded = await off.child.request({ type: 'tape' });
     if (recorded.status !== 'completed' || (recorded.steps as number) < 8)
       throw new Error(`the tape 'on' server did not record its runs: ${JSON.stringify(recorded)}`);
+    const turns = (ROUNDS + 1) * CLIENTS * TURNS;
+    if (recorded.completed !== turns) throw new Error(`the tape has ${recorded.completed} completed runs for ${turns} turns`);
     if (unrecorded.status !== null) throw new Error(`the tape 'off' server recorded: ${JSON.stringify(unrecorded)}`);
     const requests = (await model.request({ type: 'requests' })).requests as number;
 
@@ -150,7 +152,7 @@ async function main(): Promise<void> {
       `\nrecording's cost: ${overall.toFixed(1)} % of a turn's server CPU (means); median of the ${ROUNDS} paired rounds ${median(paired).toFixed(1)} % (rounds: ${paired.map((p) => p.toFixed(1)).join(', ')})`,
     );
     console.log(
-      `turns: ${fmt((ROUNDS + 1) * CLIENTS * TURNS)} per side; model requests: ${fmt(requests)}; a taped run has ${recorded.steps} steps; load at the end ${load()}`,
+      `turns: ${fmt(turns)} per side, each a completed run on the tape; model requests: ${fmt(requests)}; a taped run has ${recorded.steps} steps; load at the end ${load()}`,
     );
   } finally {
     for (const side of sides) {

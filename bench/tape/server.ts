@@ -8,7 +8,7 @@
  *
  * `cpu` first waits for the store's write queue, so that the tape's deferred writes of the
  * turns just run are in the CPU they report, then answers the process's CPU time (user +
- * system, every thread: libSQL's included); `tape` answers the newest run on the tape.
+ * system, every thread: libSQL's included); `tape` answers the newest run on the tape and how many runs completed on it.
  */
 import { Framework } from '@fw/runtime';
 import { Agent, AgentModule, AgentTool } from '@fw/agent';
@@ -51,7 +51,12 @@ serveParent({
   /** After the measurement: the newest run on the tape (status, steps), so the bench knows recording happened. */
   tape: async () => {
     const [run] = module.tape ? await module.tape.runs({ agent: 'surveyor', limit: 1 }) : [];
-    return { type: 'tape', status: run?.status ?? null, steps: run?.steps ?? 0 };
+    const completed = await module.db.db
+      .selectFrom('fw_tape_runs')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('status', '=', 'completed')
+      .executeTakeFirst();
+    return { type: 'tape', status: run?.status ?? null, steps: run?.steps ?? 0, completed: Number(completed?.n ?? 0) };
   },
 });
 process.send!({ type: 'ready' });
