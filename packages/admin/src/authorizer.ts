@@ -4,9 +4,19 @@ import type { BuiltinRole, Principal } from '@fw/runtime';
  * The write operations the admin plane performs; the `action` an authorizer is asked about.
  * `revoke` cuts a principal off: its credentials are refused and its open sockets closed.
  * `replay` runs a taped agent run's code again with its recorded model outputs (docs/runs.md).
+ * `evaluate` promotes a taped run to a dataset case, or starts an eval run (docs/runs.md, "Evals").
  */
-export type ControlAction = 'broadcast' | 'unicast' | 'disconnect' | 'destroy' | 'cancel' | 'revoke' | 'replay';
-export const CONTROL_ACTIONS: readonly ControlAction[] = ['broadcast', 'unicast', 'disconnect', 'destroy', 'cancel', 'revoke', 'replay'];
+export type ControlAction = 'broadcast' | 'unicast' | 'disconnect' | 'destroy' | 'cancel' | 'revoke' | 'replay' | 'evaluate';
+export const CONTROL_ACTIONS: readonly ControlAction[] = [
+  'broadcast',
+  'unicast',
+  'disconnect',
+  'destroy',
+  'cancel',
+  'revoke',
+  'replay',
+  'evaluate',
+];
 
 /**
  * The built-in role each action needs (when authentication is configured): `operator` acts on
@@ -18,6 +28,7 @@ export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Objec
   disconnect: 'operator',
   cancel: 'operator',
   replay: 'operator',
+  evaluate: 'operator',
   destroy: 'admin',
   revoke: 'admin',
 });

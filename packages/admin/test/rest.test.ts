@@ -341,7 +341,16 @@ test('with a token every REST call needs it; the authorizer refuses with 403; bo
         authenticated: true,
         authRequired: true,
         address: '127.0.0.1',
-        permissions: { broadcast: false, unicast: false, disconnect: false, destroy: false, cancel: false, revoke: false, replay: false },
+        permissions: {
+          broadcast: false,
+          unicast: false,
+          disconnect: false,
+          destroy: false,
+          cancel: false,
+          revoke: false,
+          replay: false,
+          evaluate: false,
+        },
         audit: undefined,
       },
     );
