@@ -2,7 +2,7 @@
  * Evals (issue 27, docs/runs.md "Evals"): taped runs promoted to dataset cases, a dataset run
  * against an agent with each scorer (exact, contains, json-schema, a custom function), its
  * results and progress, and the baseline with its pass rate; one eval run at a time; an eval
- * run a close cuts off ends failed.
+ * run a close cuts off ends failed; retention deletes ended eval runs with their results.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,8 +27,8 @@ class Counter {
   }
 }
 
-async function start(dataDir = '') {
-  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': dataDir, 'fw.ai.auto': false });
+async function start(dataDir = '', options: Record<string, unknown> = {}) {
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': dataDir, 'fw.ai.auto': false, ...options });
   const module = new AgentModule({
     agents: [Echoer, Counter],
     providers: [new ProbeRuntime()],
@@ -138,5 +138,31 @@ test('one eval run at a time (409 eval_running); a close cuts the one in progres
   } finally {
     if (!closed) await fw.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('retention deletes ended eval runs beyond fw.store.retention.evals.max-rows, with their results; the dataset stays', async () => {
+  const { fw, module, evals } = await start('', { 'fw.store.retention.evals.max-rows': 1 });
+  try {
+    for (const message of ['a', 'b']) await module.host.run('counter', { message }, new AbortController().signal);
+    for (const run of await module.tape!.runs({ agent: 'counter' })) await evals.promote({ runId: run.id, dataset: 'kept' });
+    const older = await finished(evals, await evals.start({ dataset: 'kept', agent: 'counter' }));
+    // Distinct milliseconds: "the oldest" is then one eval run, not a tie.
+    await new Promise((r) => setTimeout(r, 5));
+    const newer = await finished(evals, await evals.start({ dataset: 'kept', agent: 'counter' }));
+    assert.deepEqual([older.results.length, newer.results.length], [2, 2]);
+    const report = await module.host.store.retention.run();
+    assert.equal(report.pruned.fw_eval_runs, 1);
+    assert.equal(report.pruned.fw_eval_results, 2);
+    assert.deepEqual(
+      (await evals.runs()).map((r) => r.id),
+      [newer.id],
+      'the newest stays',
+    );
+    assert.equal(await evals.run(older.id), undefined);
+    assert.equal((await evals.run(newer.id))?.results.length, 2);
+    assert.equal((await evals.cases('kept')).length, 2);
+  } finally {
+    await fw.close();
   }
 });
