@@ -1,7 +1,7 @@
 /**
  * The tape recorder: a set of run hooks (hooks/run-hooks.ts) that keeps the steps of every run in
  * memory and writes them through the store's ordered write queue in batches: at most every
- * `FLUSH_MS`, whatever has changed since — the rows of the runs that started or ended, the steps of
+ * `FLUSH_MS` (at once when the steps waiting hold `FLUSH_CHARS`), whatever has changed since — the rows of the runs that started or ended, the steps of
  * all runs — in one transaction of two statements (`TapeRecords.write`). A run that starts and
  * ends within one batch is one INSERT of its row, never an INSERT then an UPDATE; per-turn writes
  * were most of recording's CPU (bench/tape, docs/benchmarks.md). Nothing is written per streamed
@@ -18,6 +18,12 @@ import type { TapeBodies, TapeRedactor, TapeStepKind } from './steps.js';
 
 /** Longest a recorded step waits in memory before it is written (a live reader sees it then). */
 const FLUSH_MS = 200;
+/**
+ * Most step text (characters) held in memory before it is written at once: what waits in memory
+ * is not in the store's measured size, so the storage budget (which admits new work by that size)
+ * would let large inputs in faster than they land. Small steps, the usual case, are batched.
+ */
+const FLUSH_CHARS = 32_768;
 
 interface Recording {
   seq: number;
@@ -45,6 +51,7 @@ export class TapeRecorder implements RunHooks {
   /** Rows of runs that started or ended since the last write, by id. */
   private readonly changed = new Map<string, NewTapeRun>();
   private pending: TapeStepRow[] = [];
+  private pendingChars = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: TapeRecorderOptions) {}
@@ -183,6 +190,7 @@ export class TapeRecorder implements RunHooks {
     const steps = this.pending;
     this.changed.clear();
     this.pending = [];
+    this.pendingChars = 0;
     const { store } = this.options;
     store.writes.defer(() => store.tape.write(runs, steps));
   }
@@ -203,7 +211,9 @@ export class TapeRecorder implements RunHooks {
     if (json.length > max)
       json = JSON.stringify(kept, (_key, value: unknown) => (typeof value === 'string' && value.length > max ? cut(value, max) : value));
     this.pending.push({ run_id: run.runId, seq: rec.seq++, at, kind, duration_ms: durationMs, body: json });
-    this.timer ??= setTimeout(() => this.flush(), FLUSH_MS).unref();
+    this.pendingChars += json.length;
+    if (this.pendingChars >= FLUSH_CHARS) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS).unref();
   }
 
   private clip(text: string): string {
