@@ -2,7 +2,7 @@
  * Evals in the admin plane (docs/runs.md, "Evals"): promote a taped run to a dataset case, run
  * the dataset against the agent (202, progress, one at a time), the eval run's results and the
  * baseline with its pass rate, over REST as an operator; a viewer is refused (content); the writes
- * are the audited `evaluate` action.
+ * are the audited `evaluate` action. The `fw-evals` command runs a dataset from CI against a running fw.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +10,7 @@ import { Framework } from '@fw/runtime';
 import { waitFor } from '@fw/testing';
 import { Agent, AgentModule, type AiRequest, type AiStreamPart, type ModelProvider } from '@fw/agent';
 import { admin } from '../dist/index.js';
+import { evalsCli } from '../dist/bin/evals-cli.js';
 
 @Agent({ name: 'parrot', headless: true })
 class Parrot {}
@@ -118,6 +119,29 @@ test('evals REST: promote, a 202 eval run with progress, one at a time, results 
 
     const audit = (await get('/audit?action=evaluate')) as unknown as { action: string; outcome: string }[];
     assert.ok(audit.filter((e) => e.outcome === 'allowed').length >= 3, 'the promotions and the eval run are audited');
+
+    // fw-evals, as CI runs it: exit 1 below the pass rate needed, 0 at it, 2 without a credential.
+    const lines: string[] = [];
+    const cli = (...argv: string[]) =>
+      evalsCli(['--url', `http://127.0.0.1:${port}`, '--dataset', 'greetings', '--agent', 'parrot', ...argv], {
+        env: { FW_ADMIN_TOKEN: OPERATOR },
+        out: (line) => lines.push(line),
+        pollMs: 20,
+      });
+    assert.equal(await cli(), 1, 'the default needs every case to pass');
+    assert.match(lines.at(-1)!, /^completed: 1 of 2 passed, pass rate 0\.500 \(baseline before: 0\.500; needed: 1\)$/);
+    assert.equal(lines.filter((l) => l.startsWith('FAIL ')).length, 1);
+    assert.equal(await cli('--min-pass-rate', '0.5'), 0);
+    lines.length = 0;
+    assert.equal(
+      await evalsCli(['--url', `http://127.0.0.1:${port}`, '--dataset', 'greetings', '--agent', 'parrot'], {
+        env: {},
+        out: (l) => lines.push(l),
+      }),
+      2,
+    );
+    assert.match(lines.join('\n'), /401/);
+    assert.equal(await evalsCli(['--dataset', 'greetings'], { env: {}, out: (l) => lines.push(l) }), 2, 'usage');
   } finally {
     await fw.close();
   }
