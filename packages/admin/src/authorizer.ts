@@ -7,6 +7,7 @@ import type { BuiltinRole, Principal } from '@fw/runtime';
  * `kill-switch.arm` / `kill-switch.disarm` (governance) stop or let again every agent run of a
  * scope on every node; their target is the scope (`*`, or an agent's name). `session.cancel-inflight`
  * stops one chat session's model call and keeps its socket (target: the session id).
+ * `evaluate` promotes a taped run to a dataset case, or starts an eval run (docs/runs.md, "Evals").
  */
 export type ControlAction =
   | 'broadcast'
@@ -18,7 +19,8 @@ export type ControlAction =
   | 'kill-switch.arm'
   | 'kill-switch.disarm'
   | 'session.cancel-inflight'
-  | 'replay';
+  | 'replay'
+  | 'evaluate';
 export const CONTROL_ACTIONS: readonly ControlAction[] = [
   'broadcast',
   'unicast',
@@ -30,6 +32,7 @@ export const CONTROL_ACTIONS: readonly ControlAction[] = [
   'kill-switch.disarm',
   'session.cancel-inflight',
   'replay',
+  'evaluate',
 ];
 
 /**
@@ -42,6 +45,7 @@ export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Objec
   disconnect: 'operator',
   cancel: 'operator',
   replay: 'operator',
+  evaluate: 'operator',
   destroy: 'admin',
   revoke: 'admin',
   'kill-switch.arm': 'operator',

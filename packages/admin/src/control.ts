@@ -192,6 +192,15 @@ export class ControlPlane {
   }
 
   /**
+   * An eval write (docs/runs.md, "Evals"): a run promoted to a dataset case (`target` the run id),
+   * or an eval run started (`target` the dataset). Needs `operator`, the content role: a case
+   * holds what the agent was told and answered.
+   */
+  evaluate<T>(target: string, caller: ControlCaller, run: () => Promise<T>): Promise<T> {
+    return this.execute('evaluate', target, caller, run);
+  }
+
+  /**
    * Cuts a principal off: its credentials are refused from now on (`fw.credentials.revoke`: a JWT
    * issued later is good again) and its open sockets and streams close, on every node of a
    * cluster. Needs the `admin` role.

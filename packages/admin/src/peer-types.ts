@@ -27,4 +27,9 @@ export type {
   TapeStep,
   TapeRunTree,
   ReplayResult,
+  EvalsView,
+  EvalCase,
+  EvalRun,
+  EvalResult,
+  EvalBaseline,
 } from '@fw/agent';

@@ -352,6 +352,7 @@ test('with a token every REST call needs it; the authorizer refuses with 403; bo
           'kill-switch.disarm': false,
           'session.cancel-inflight': false,
           replay: false,
+          evaluate: false,
         },
         audit: undefined,
       },

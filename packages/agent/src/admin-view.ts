@@ -1,4 +1,5 @@
 import type { TapeView } from './tape/tape.js';
+import type { EvalsView } from './evals/evals.js';
 /**
  * What `@fw/agent` publishes for the admin plane, as the service `'agent'`
  * (`fw.services.get('agent')`). Reads reflect live state; `cancelTask` is the one
@@ -169,4 +170,6 @@ export interface AgentAdminView {
   activeRuntime(): RuntimeInfo | undefined;
   /** The run tape (docs/runs.md); absent when `fw.agent.tape.enabled` is false. */
   tape?: TapeView;
+  /** Evals (docs/runs.md); absent when the tape is. */
+  evals?: EvalsView;
 }

@@ -16,7 +16,7 @@ import {
   type Logger,
   type Span,
 } from '@fw/runtime';
-import { failModelSpan, providerOf, recordFinish, startModelSpan } from './telemetry.js';
+import { failModelSpan, providerOf, RUN_ID_ATTRIBUTE, recordFinish, startModelSpan } from './telemetry.js';
 import type { FwStore, RunRow } from '@fw/store';
 import type { AgentProtocol, AgentRunInfo } from './admin-view.js';
 import type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
@@ -247,15 +247,15 @@ export class AgentHost {
         },
         errorType: () => (signal.aborted || this.root.signal.aborted ? 'cancelled' : undefined),
       },
-      () => this.runObserved(name, input, signal, listener),
+      (span) => this.runObserved(name, input, signal, listener, span),
     );
   }
 
-  private async runObserved(name: string, input: RunInput, signal: AbortSignal, listener: RunListener): Promise<string> {
+  private async runObserved(name: string, input: RunInput, signal: AbortSignal, listener: RunListener, span: Span): Promise<string> {
     const started = performance.now();
     const observe = (outcome: CallOutcome): void => this.fw.metrics.observeAgentRun(name, outcome, (performance.now() - started) / 1000);
     try {
-      const text = await this.runRecorded(name, input, signal, listener);
+      const text = await this.runRecorded(name, input, signal, listener, span);
       observe('ok');
       return text;
     } catch (err) {
@@ -264,7 +264,7 @@ export class AgentHost {
     }
   }
 
-  private async runRecorded(name: string, input: RunInput, signal: AbortSignal, listener: RunListener): Promise<string> {
+  private async runRecorded(name: string, input: RunInput, signal: AbortSignal, listener: RunListener, span: Span): Promise<string> {
     const agent = this.get(name);
     const ownCoordination = agent.def.kind === 'coordinator' ? randomUUID() : undefined;
     // A hook may stop the run (a kill switch, a hard budget): its reason is what the client gets.
@@ -280,6 +280,8 @@ export class AgentHost {
       },
       signal,
     );
+    // The run's id on its span: an external tracing backend links the trace to the run's tape.
+    span.setAttribute(RUN_ID_ATTRIBUTE, scope.runId);
     signal = scope.signal;
     signal.throwIfAborted();
     const started = performance.now();
@@ -491,7 +493,7 @@ export class AgentHost {
         durationMs: Math.round(performance.now() - started),
         ...(error !== undefined ? { error } : {}),
       });
-      const span = startModelSpan(runtime, model);
+      const span = startModelSpan(runtime, model, scope?.runId);
       try {
         for await (const part of runtime.stream(request, signal)) {
           if (parts) this.hooks.modelPart(scope, call, part);
@@ -636,6 +638,7 @@ export class AgentHost {
       },
       async (span) => {
         const scope = this.scopes.get(ctx);
+        if (scope) span.setAttribute(RUN_ID_ATTRIBUTE, scope.runId);
         const call: AiToolCall = { toolCallId: callId ?? '', toolName, input };
         if (scope) {
           try {

@@ -26,6 +26,7 @@ import type { AgentClass } from './decorators.js';
 import { RunCancelledError } from './errors.js';
 import { AgentHost, INTERRUPTED, type MountedAgent } from './host.js';
 import { RunTape, type TapeRedactor } from './tape/index.js';
+import { Evals, type EvalScorer } from './evals/index.js';
 import { AiSdkProvider, openAiProvider } from './runtime/ai-sdk.js';
 import { installCommand, missingPeers } from './runtime/peers.js';
 import { OfflineProvider } from './runtime/offline.js';
@@ -44,6 +45,8 @@ export interface AgentModuleOptions {
   authenticator?: Authenticator;
   /** Run before any step of the run tape is stored (docs/runs.md, "Redaction"); in order. */
   tapeRedactors?: readonly TapeRedactor[];
+  /** Custom eval scorers by name, beside exact, contains and json-schema (docs/runs.md, "Evals"). */
+  evalScorers?: Readonly<Record<string, EvalScorer>>;
 }
 
 export class AgentModule implements FrameworkModule {
@@ -58,6 +61,8 @@ export class AgentModule implements FrameworkModule {
   view!: AgentAdminView;
   /** The run tape (docs/runs.md); undefined when `fw.agent.tape.enabled` is false. */
   tape: RunTape | undefined;
+  /** Evals over the tape's runs (docs/runs.md); undefined when the tape is. */
+  evals: Evals | undefined;
   readonly a2a = new Map<string, A2AEndpoint>();
   private fw!: Framework;
   private log!: Logger;
@@ -145,9 +150,13 @@ export class AgentModule implements FrameworkModule {
       // Runs a stopped process left open on the tape end `interrupted`, like their run rows.
       await this.db.tape.interruptOpen(Date.now());
       this.tape = new RunTape(fw, this.host, this.db, this.options.tapeRedactors);
+      // Eval runs a stopped process left running end `interrupted` too.
+      await this.db.evals.interruptRunning(Date.now());
+      this.evals = new Evals(this.host, this.db, this.tape.reader, this.options.evalScorers ?? {}, log.child({ part: 'evals' }));
     }
     this.view = createAdminView(this.host, this.store, this.a2a);
     if (this.tape) this.view.tape = this.tape;
+    if (this.evals) this.view.evals = this.evals;
     fw.services.provide('agent', this.view);
     fw.services.provide('agent.module', this);
     countAgentEvents(fw);
@@ -206,6 +215,7 @@ export class AgentModule implements FrameworkModule {
     clearInterval(this.pruneTimer);
     for (const run of aguiRuns(this.host).all()) run.abort.abort(new RunCancelledError('the framework is closing'));
     this.host.close();
+    await this.evals?.close();
     this.tape?.close();
     for (const off of this.unmounts.splice(0)) off();
     await this.store.close('the framework is closing');

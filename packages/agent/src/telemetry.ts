@@ -3,10 +3,14 @@
  * semconv 1.37+: `gen_ai.provider.name` replaced `gen_ai.system`): `invoke_agent {agent}` for a
  * run, `chat {model}` for each model turn, `execute_tool {tool}` for each tool the agent runs.
  * Prompts and completions are not recorded (they are the users' data; the conventions make them
- * opt-in).
+ * opt-in). Each of them carries the run's id (`fw.run.id`, the run tape's key, docs/runs.md), so a
+ * tracing backend links a trace to the run's tape and the tape to its trace.
  */
 import { failSpan, fwTracer, SpanKind, type Span } from '@fw/runtime';
 import type { AiStreamPart, ModelProvider } from './runtime/port.js';
+
+/** The attribute naming the run a span belongs to: its id on the run tape (`/api/admin/tape/runs/{runId}`). */
+export const RUN_ID_ATTRIBUTE = 'fw.run.id';
 
 /** `gen_ai.provider.name` of a model provider. */
 export function providerOf(provider: ModelProvider): string {
@@ -14,13 +18,14 @@ export function providerOf(provider: ModelProvider): string {
 }
 
 /** Starts the span of one model turn under the active context (the run's span); the caller ends it. */
-export function startModelSpan(provider: ModelProvider, model: string | undefined): Span {
+export function startModelSpan(provider: ModelProvider, model: string | undefined, runId: string | undefined): Span {
   return fwTracer.startSpan(model ? `chat ${model}` : 'chat', {
     kind: SpanKind.CLIENT,
     attributes: {
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': providerOf(provider),
       ...(model ? { 'gen_ai.request.model': model } : {}),
+      ...(runId ? { [RUN_ID_ATTRIBUTE]: runId } : {}),
     },
   });
 }

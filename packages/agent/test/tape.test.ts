@@ -373,3 +373,29 @@ test('a failed and a cancelled run end the tape in one terminal state, with the 
     await app.close();
   }
 });
+
+test('one batch of the recorder holds a run still open and a run already ended: both are on the tape, the open one ends later', async () => {
+  asks = true;
+  const probe = new ProbeRuntime();
+  const app = await startApp((m) => m.mount(Asker), {}, [probe]);
+  try {
+    const tape = app.module.tape!;
+    const host = app.module.host;
+    const ac = new AbortController();
+    // Started together, read at once: the read writes the slow run's open row and the quick
+    // run's ended row in one INSERT.
+    const slow = host.run('asker', { message: 'slow' }, ac.signal);
+    assert.equal(await host.run('asker', { message: 'quick' }, new AbortController().signal), 'echo: quick');
+    const both = await tape.runs({ agent: 'asker' });
+    assert.deepEqual(both.map((r) => r.status).sort(), ['completed', 'open']);
+    const done = both.find((r) => r.status === 'completed')!;
+    assert.deepEqual(kinds(await tape.steps(done.id)), ['input', 'model-request', 'model-response', 'end']);
+    ac.abort(new Error('stop'));
+    await assert.rejects(slow);
+    const [open] = both.filter((r) => r.status === 'open');
+    assert.equal((await tape.run(open!.id))?.status, 'cancelled');
+    assert.equal((await tape.steps(open!.id)).at(-1)?.kind, 'end');
+  } finally {
+    await app.close();
+  }
+});

@@ -157,3 +157,37 @@ test('a failing tool and a failing provider end their spans in error; the run sp
     await app.close();
   }
 });
+
+test("every span of a run carries the run's id (fw.run.id), which is its run on the tape; a tool called over MCP too", async () => {
+  const runtime = new AiSdkProvider({ model: model('fw'), models: ['mock-4o'], priority: 50 });
+  const app = await startApp((m) => m.mount(TracedAgent), { logger: new MemoryLogger() }, [runtime]);
+  try {
+    exporter.reset();
+    assert.equal(await app.module.host.run('traced-agent', { message: 'what is fw?' }, new AbortController().signal), 'done');
+    const [taped] = await app.module.tape!.runs({ agent: 'traced-agent' });
+    assert.ok(taped, 'the run is on the tape');
+    const run = spanNamed(exporter, 'invoke_agent traced-agent');
+    assert.equal(run.attributes['fw.run.id'], taped.id);
+    const turns = exporter.getFinishedSpans().filter((s) => s.name === 'chat mock-4o');
+    assert.equal(turns.length, 2);
+    for (const turn of turns) assert.equal(turn.attributes['fw.run.id'], taped.id);
+    assert.equal(spanNamed(exporter, 'execute_tool lookup').attributes['fw.run.id'], taped.id);
+
+    // A second run has its own id on its own spans.
+    exporter.reset();
+    await app.module.host.run('traced-agent', { message: 'again' }, new AbortController().signal);
+    const second = spanNamed(exporter, 'invoke_agent traced-agent').attributes['fw.run.id'];
+    assert.equal(typeof second, 'string');
+    assert.notEqual(second, taped.id);
+
+    // A tool called from outside a run (the agent's MCP endpoint) is a run of its own on the tape.
+    exporter.reset();
+    const out = await app.module.host.invokeTool('traced-agent', 'lookup', { q: 'mcp' }, new AbortController().signal);
+    assert.equal(out.ok, true);
+    const toolRun = (await app.module.tape!.runs({ agent: 'traced-agent' })).find((r) => r.protocol === 'mcp');
+    assert.ok(toolRun, 'the MCP tool call is on the tape');
+    assert.equal(spanNamed(exporter, 'execute_tool lookup').attributes['fw.run.id'], toolRun.id);
+  } finally {
+    await app.close();
+  }
+});

@@ -30,7 +30,7 @@ export {
   type ResourceEntry,
   type PromptEntry,
 } from './registry.js';
-export { toolInputSchema, checkToolArguments, InvalidSchemaError, type ToolInputSchema } from './validation.js';
+export { toolInputSchema, checkToolArguments, jsonSchemaProblems, InvalidSchemaError, type ToolInputSchema } from './validation.js';
 export { McpMessage, McpToolResult, type McpContent } from './message.js';
 export type { McpContext, McpSessionHandle, LogLevel } from './context.js';
 export type { ParamSpec, ParamType, JsonSchema, Completer } from './schema.js';

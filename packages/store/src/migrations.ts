@@ -238,6 +238,54 @@ const probe: Migration = {
   },
 };
 
+/**
+ * Evals (issue 27): dataset cases (an input and the output expected, often promoted from a taped
+ * run), eval runs of a dataset against an agent with a scorer, and each case's result. A run's
+ * pass rate over time is its dataset's baseline. Self-contained like the tape's: nothing else
+ * refers to these tables (a case keeps the id of the run it came from, not a foreign key, since
+ * retention may delete that run).
+ */
+const evals: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .createTable('fw_eval_cases')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('dataset', 'text', (c) => c.notNull())
+      .addColumn('input', 'text', (c) => c.notNull())
+      .addColumn('expected', 'text', (c) => c.notNull())
+      .addColumn('source_run_id', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('fw_eval_cases_dataset').on('fw_eval_cases').columns(['dataset', 'created_at']).execute();
+    await db.schema
+      .createTable('fw_eval_runs')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('dataset', 'text', (c) => c.notNull())
+      .addColumn('agent', 'text', (c) => c.notNull())
+      .addColumn('scorer', 'text', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('started_at', 'bigint', (c) => c.notNull())
+      .addColumn('ended_at', 'bigint')
+      .addColumn('cases', 'integer', (c) => c.notNull())
+      .addColumn('done', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('passed', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('error', 'text')
+      .execute();
+    await db.schema.createIndex('fw_eval_runs_started').on('fw_eval_runs').column('started_at').execute();
+    await db.schema
+      .createTable('fw_eval_results')
+      .addColumn('eval_run_id', 'text', (c) => c.notNull())
+      .addColumn('case_id', 'text', (c) => c.notNull())
+      .addColumn('run_id', 'text')
+      .addColumn('output', 'text')
+      .addColumn('passed', 'integer', (c) => c.notNull())
+      .addColumn('detail', 'text')
+      .addColumn('duration_ms', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('fw_eval_results_pk', ['eval_run_id', 'case_id'])
+      .execute();
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
@@ -249,6 +297,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0007-tape': tape,
   '0008-governance': governanceMigration,
   '0009-store-probe': probe,
+  '0010-evals': evals,
 };
 
 class StaticProvider implements MigrationProvider {

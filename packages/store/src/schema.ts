@@ -151,6 +151,49 @@ export interface StoreProbeTable {
   at: number;
 }
 
+/** One dataset case (migration 0010-evals): what to ask an agent and what it should answer. */
+export interface EvalCaseTable {
+  id: string;
+  dataset: string;
+  input: string;
+  /** The output expected; what the scorer compares the agent's answer with. */
+  expected: string;
+  /** The taped run it was promoted from, if any. */
+  source_run_id: string | null;
+  created_at: number;
+}
+
+/** One eval run: a dataset against an agent with a scorer. */
+export interface EvalRunTable {
+  id: string;
+  dataset: string;
+  agent: string;
+  /** exact, contains, json-schema, or a custom scorer's name. */
+  scorer: string;
+  /** running, then completed or failed (interrupted when a process stopped mid-run). */
+  status: string;
+  started_at: number;
+  ended_at: number | null;
+  cases: number;
+  done: Generated<number>;
+  passed: Generated<number>;
+  error: string | null;
+}
+
+/** One case's result in an eval run. */
+export interface EvalResultTable {
+  eval_run_id: string;
+  case_id: string;
+  /** The agent run that answered (its id on the tape). */
+  run_id: string | null;
+  output: string | null;
+  /** 1 passed, 0 not (SQLite has no boolean). */
+  passed: number;
+  /** Why the scorer said so, or the run's error. */
+  detail: string | null;
+  duration_ms: number;
+}
+
 export interface StoreSchema {
   fw_a2a_tasks: A2aTaskTable;
   fw_agent_sessions: AgentSessionTable;
@@ -162,6 +205,9 @@ export interface StoreSchema {
   fw_tape_runs: TapeRunTable;
   fw_tape_steps: TapeStepTable;
   fw_store_probe: StoreProbeTable;
+  fw_eval_cases: EvalCaseTable;
+  fw_eval_runs: EvalRunTable;
+  fw_eval_results: EvalResultTable;
 }
 
 /** Kysely's row type helper for generated columns, re-exported for repositories added later. */

@@ -27,6 +27,7 @@ import { RunRecords } from './runs.js';
 import type { StoreSchema } from './schema.js';
 import { SessionRecords } from './sessions.js';
 import { TapeRecords } from './tape.js';
+import { EvalRecords } from './evals.js';
 import { TaskRecords } from './tasks.js';
 import { WriteQueue } from './write-queue.js';
 import { StoreHealth, type StoreHealthSettings } from './health.js';
@@ -72,6 +73,8 @@ export interface FwStore {
   readonly journal: JournalRecords;
   /** The run tape: every agent run's typed steps (the agent module's recorder writes it). */
   readonly tape: TapeRecords;
+  /** Evals: dataset cases, eval runs and their results (the agent module's eval runner writes them). */
+  readonly evals: EvalRecords;
   /** The admin audit log (adapted to an AuditSink by @fw/admin). */
   readonly audit: AuditRecords;
   /**
@@ -180,6 +183,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     journal: new JournalRecords(db, retention.deleter),
     audit: new AuditRecords(db),
     tape: new TapeRecords(db),
+    evals: new EvalRecords(db),
     writes,
     health,
     db,

@@ -52,6 +52,42 @@ export class TapeRecords {
       .execute();
   }
 
+  /**
+   * What the recorder collected since its last write, in one transaction of two statements however
+   * many runs it holds: the runs' rows as they are now (a new one is inserted; one on the store
+   * already is updated while it is open, so a run already ended keeps its first end) and the steps.
+   */
+  async write(runs: readonly NewTapeRun[], steps: readonly TapeStepRow[]): Promise<void> {
+    if (runs.length === 0 && steps.length === 0) return;
+    await this.db.transaction().execute(async (tx) => {
+      if (runs.length > 0)
+        await tx
+          .insertInto('fw_tape_runs')
+          .values([...runs])
+          .onConflict((oc) =>
+            oc
+              .column('id')
+              .doUpdateSet((eb) => ({
+                status: eb.ref('excluded.status'),
+                ended_at: eb.ref('excluded.ended_at'),
+                duration_ms: eb.ref('excluded.duration_ms'),
+                input_tokens: eb.ref('excluded.input_tokens'),
+                output_tokens: eb.ref('excluded.output_tokens'),
+                steps: eb.ref('excluded.steps'),
+                error: eb.ref('excluded.error'),
+              }))
+              .where('fw_tape_runs.status', '=', 'open'),
+          )
+          .execute();
+      if (steps.length > 0)
+        await tx
+          .insertInto('fw_tape_steps')
+          .values([...steps])
+          .onConflict((oc) => oc.columns(['run_id', 'seq']).doNothing())
+          .execute();
+    });
+  }
+
   /** Moves an open run to its terminal state; a run already ended keeps its first end. */
   async end(id: string, end: TapeRunEnd): Promise<void> {
     await this.db

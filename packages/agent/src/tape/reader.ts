@@ -1,7 +1,7 @@
 /**
  * Reads the tape back for the admin plane: runs (filtered, newest first), one run's steps by seq,
  * and a run tree (the run and its child runs by parent, rebuilt from the tape alone). Reads flush
- * the write queue first, so they see every step recorded so far.
+ * the recorder and the write queue first, so they see every step recorded so far.
  */
 import type { FwStore, TapeRunRow, TapeStepRow } from '@fw/store';
 import { ownerLabel } from '../tenancy/ownership.js';
@@ -31,10 +31,19 @@ const MAX_TREE_RUNS = 200;
 const MAX_STEPS = 1000;
 
 export class TapeReader {
-  constructor(private readonly store: FwStore) {}
+  /** `recorded` hands what the recorder holds in memory to the write queue. */
+  constructor(
+    private readonly store: FwStore,
+    private readonly recorded: () => void = () => {},
+  ) {}
+
+  private settle(): Promise<void> {
+    this.recorded();
+    return this.store.writes.flush();
+  }
 
   async runs(query: TapeRunQuery = {}): Promise<TapeRun[]> {
-    await this.store.writes.flush();
+    await this.settle();
     const since = query.since === undefined ? undefined : typeof query.since === 'number' ? query.since : Date.parse(query.since);
     const rows = await this.store.tape.list(
       {
@@ -49,20 +58,20 @@ export class TapeReader {
   }
 
   async run(runId: string): Promise<TapeRun | undefined> {
-    await this.store.writes.flush();
+    await this.settle();
     const row = await this.store.tape.get(runId);
     return row ? runOf(row) : undefined;
   }
 
   async steps(runId: string, fromSeq = 0, max = MAX_STEPS): Promise<TapeStep[]> {
-    await this.store.writes.flush();
+    await this.settle();
     const rows = await this.store.tape.steps(runId, Math.max(0, Math.floor(fromSeq)), clamp(max, 1, MAX_STEPS));
     return rows.map(stepOf);
   }
 
   /** The run tree from the tape; undefined for an unknown run. */
   async tree(runId: string): Promise<TapeRunTree | undefined> {
-    await this.store.writes.flush();
+    await this.settle();
     const root = await this.store.tape.get(runId);
     if (!root) return undefined;
     let budget = MAX_TREE_RUNS;

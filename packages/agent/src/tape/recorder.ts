@@ -1,20 +1,34 @@
 /**
- * The tape recorder: a set of run hooks (hooks/run-hooks.ts) that keeps each run's steps in memory
- * and writes them through the store's ordered write queue in batches: the run's row when it
- * starts, its steps after each model turn, the rest with the run's end. Nothing is written per
- * streamed token (the recorder has no `modelPart`: the model call's result carries the coalesced
- * text), and no run waits for a write. Every body passes the redactor, then is cut to
- * `fw.agent.tape.max-text` and frozen as JSON, before it is kept.
+ * The tape recorder: a set of run hooks (hooks/run-hooks.ts) that keeps the steps of every run in
+ * memory and writes them through the store's ordered write queue in batches: at most every
+ * `FLUSH_MS` (at once when the steps waiting hold `FLUSH_CHARS`), whatever has changed since — the rows of the runs that started or ended, the steps of
+ * all runs — in one transaction of two statements (`TapeRecords.write`). A run that starts and
+ * ends within one batch is one INSERT of its row, never an INSERT then an UPDATE; per-turn writes
+ * were most of recording's CPU (bench/tape, docs/benchmarks.md). Nothing is written per streamed
+ * token (the recorder has no `modelPart`: the model call's result carries the coalesced text), and
+ * no run waits for a write; a reader flushes first (`flush()`), so it sees every step so far.
+ * Every body passes the redactor, then is cut to `fw.agent.tape.max-text` and frozen as JSON,
+ * before it is kept.
  */
 import { errorSummary, type Logger } from '@fw/runtime';
-import type { FwStore, TapeStepRow } from '@fw/store';
+import type { FwStore, NewTapeRun, TapeStepRow } from '@fw/store';
 import type { ModelCall, ModelResult, RunHooks, RunOutcome, RunScope, ToolResult } from '../hooks/index.js';
 import type { AiMessage, AiToolCall } from '../runtime/port.js';
 import type { TapeBodies, TapeRedactor, TapeStepKind } from './steps.js';
 
+/** Longest a recorded step waits in memory before it is written (a live reader sees it then). */
+const FLUSH_MS = 200;
+/**
+ * Most step text (characters) held in memory before it is written at once: what waits in memory
+ * is not in the store's measured size, so the storage budget (which admits new work by that size)
+ * would let large inputs in faster than they land. Small steps, the usual case, are batched.
+ */
+const FLUSH_CHARS = 32_768;
+
 interface Recording {
   seq: number;
-  pending: TapeStepRow[];
+  /** The run's row as it is now (open until the run ends). */
+  row: NewTapeRun;
   /** Messages of the conversation already on the tape (a request records only what is new). */
   messagesSeen: number;
   inputTokens: number;
@@ -34,6 +48,11 @@ export interface TapeRecorderOptions {
 export class TapeRecorder implements RunHooks {
   readonly name = 'tape';
   private readonly runs = new Map<string, Recording>();
+  /** Rows of runs that started or ended since the last write, by id. */
+  private readonly changed = new Map<string, NewTapeRun>();
+  private pending: TapeStepRow[] = [];
+  private pendingChars = 0;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: TapeRecorderOptions) {}
 
@@ -43,10 +62,7 @@ export class TapeRecorder implements RunHooks {
   }
 
   runStarted(run: RunScope, input: { readonly message: string; readonly history: readonly AiMessage[] }): void {
-    const rec: Recording = { seq: 0, pending: [], messagesSeen: 0, inputTokens: 0, outputTokens: 0, modelStartedAt: new Map() };
-    this.runs.set(run.runId, rec);
-    const { store } = this.options;
-    const row = {
+    const row: NewTapeRun = {
       id: run.runId,
       agent: run.agent,
       protocol: run.protocol ?? null,
@@ -60,9 +76,16 @@ export class TapeRecorder implements RunHooks {
       started_at: run.startedAt,
       ended_at: null,
       duration_ms: null,
+      // Every column, always: one multi-row INSERT holds open and ended rows alike, and SQLite
+      // has no DEFAULT in a VALUES list (a column one row lacks would be NULL for it).
+      input_tokens: 0,
+      output_tokens: 0,
+      steps: 0,
       error: null,
     };
-    store.writes.defer(() => store.tape.open(row));
+    const rec: Recording = { seq: 0, row, messagesSeen: 0, inputTokens: 0, outputTokens: 0, modelStartedAt: new Map() };
+    this.runs.set(run.runId, rec);
+    this.changed.set(run.runId, row);
     this.step(run, rec, 'input', { message: input.message, history: [...input.history] }, null);
   }
 
@@ -110,7 +133,6 @@ export class TapeRecorder implements RunHooks {
       },
       result.durationMs,
     );
-    this.flush(rec);
   }
 
   afterToolCall(run: RunScope, call: AiToolCall, result: ToolResult): void {
@@ -146,18 +168,31 @@ export class TapeRecorder implements RunHooks {
       },
       outcome.durationMs,
     );
-    this.flush(rec);
-    const { store } = this.options;
-    const end = {
+    rec.row = {
+      ...rec.row,
       status: outcome.state,
-      endedAt: Date.now(),
-      durationMs: outcome.durationMs,
-      inputTokens: rec.inputTokens,
-      outputTokens: rec.outputTokens,
+      ended_at: Date.now(),
+      duration_ms: outcome.durationMs,
+      input_tokens: rec.inputTokens,
+      output_tokens: rec.outputTokens,
       steps: rec.seq,
       error: outcome.error === undefined ? null : this.clip(outcome.error),
     };
-    store.writes.defer(() => store.tape.end(run.runId, end));
+    this.changed.set(run.runId, rec.row);
+  }
+
+  /** Hands everything recorded so far to the store's write queue now (a reader, a close). */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.changed.size === 0 && this.pending.length === 0) return;
+    const runs = [...this.changed.values()];
+    const steps = this.pending;
+    this.changed.clear();
+    this.pending = [];
+    this.pendingChars = 0;
+    const { store } = this.options;
+    store.writes.defer(() => store.tape.write(runs, steps));
   }
 
   /** Redacted, cut and frozen now; written at the next flush. A redactor that throws drops the step. */
@@ -171,22 +206,14 @@ export class TapeRecorder implements RunHooks {
     }
     const max = this.options.maxText();
     const at = kind === 'model-response' ? (rec.modelStartedAt.get((body as TapeBodies['model-response']).step) ?? Date.now()) : Date.now();
-    rec.pending.push({
-      run_id: run.runId,
-      seq: rec.seq++,
-      at,
-      kind,
-      duration_ms: durationMs,
-      body: JSON.stringify(kept, (_key, value: unknown) => (typeof value === 'string' && value.length > max ? cut(value, max) : value)),
-    });
-  }
-
-  private flush(rec: Recording): void {
-    if (rec.pending.length === 0) return;
-    const batch = rec.pending;
-    rec.pending = [];
-    const { store } = this.options;
-    store.writes.defer(() => store.tape.append(batch));
+    // No string is longer than the JSON holding it: a short JSON needs no pass that cuts strings.
+    let json = JSON.stringify(kept);
+    if (json.length > max)
+      json = JSON.stringify(kept, (_key, value: unknown) => (typeof value === 'string' && value.length > max ? cut(value, max) : value));
+    this.pending.push({ run_id: run.runId, seq: rec.seq++, at, kind, duration_ms: durationMs, body: json });
+    this.pendingChars += json.length;
+    if (this.pendingChars >= FLUSH_CHARS) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS).unref();
   }
 
   private clip(text: string): string {

@@ -33,13 +33,13 @@ export class RunTape implements TapeView {
     redactors: readonly TapeRedactor[] = [],
   ) {
     this.redactors.push(...redactors);
-    this.reader = new TapeReader(store);
     this.recorder = new TapeRecorder({
       store,
       log: host.log,
       maxText: () => Math.max(0, fw.config.get('fw.agent.tape.max-text')),
       redactors: this.redactors,
     });
+    this.reader = new TapeReader(store, () => this.recorder.flush());
     this.off = host.hooks.add(this.recorder);
   }
 
@@ -75,8 +75,9 @@ export class RunTape implements TapeView {
     return replayRun(this.host, this.reader, runId, signal);
   }
 
-  /** Stops recording (runs in flight are not recorded further). */
+  /** Stops recording (runs in flight are not recorded further); what was recorded goes to the write queue. */
   close(): void {
     this.off();
+    this.recorder.flush();
   }
 }

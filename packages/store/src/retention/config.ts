@@ -78,6 +78,17 @@ export const RETENTION_CONFIG = defineConfig({
     default: 10_000,
     description: 'Taped agent runs kept: beyond it the oldest ended runs are deleted with their steps (0 = no count limit)',
   },
+  'fw.store.retention.evals.max-age': {
+    type: 'duration',
+    default: '720h',
+    description:
+      'Eval runs (fw_eval_runs, with their results) that ended longer ago than this are deleted (0 = no age limit); running ones never are, dataset cases never are',
+  },
+  'fw.store.retention.evals.max-rows': {
+    type: 'number',
+    default: 1000,
+    description: 'Eval runs kept: beyond it the oldest ended runs are deleted with their results (0 = no count limit)',
+  },
   'fw.store.budget': {
     type: 'number',
     default: 536_870_912,

@@ -44,6 +44,9 @@ export const STORE_TABLES = [
   'fw_admin_audit',
   'fw_tape_runs',
   'fw_tape_steps',
+  'fw_eval_cases',
+  'fw_eval_runs',
+  'fw_eval_results',
   'fw_migrations',
   'fw_migrations_lock',
 ] as const;
@@ -192,6 +195,9 @@ const KEY: Record<(typeof STORE_TABLES)[number], string> = {
   fw_admin_audit: 'id',
   fw_tape_runs: 'id',
   fw_tape_steps: 'run_id',
+  fw_eval_cases: 'dataset',
+  fw_eval_runs: 'id',
+  fw_eval_results: 'eval_run_id',
   fw_migrations: 'name',
   fw_migrations_lock: 'id',
 };

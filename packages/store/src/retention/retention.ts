@@ -33,6 +33,7 @@ import {
   sessionsPrunable,
   tasksPrunable,
   tapesPrunable,
+  evalsPrunable,
   type Prunable,
   type PrunedTable,
 } from './tables.js';
@@ -101,6 +102,7 @@ export class Retention {
       messages: messagesPrunable(db),
       tasks: this.tasks,
       tapes: tapesPrunable(db),
+      evals: evalsPrunable(db),
     };
     this.journal = journalPrunable(db);
     deps.budget.refresh = () => void this.sample();
@@ -220,8 +222,8 @@ export class Retention {
       this.deleter.run(table.table, max, op);
 
     await del(this.tasks, Infinity, this.tasks.expired(now));
-    for (const name of ['runs', 'sessions', 'messages', 'tasks', 'tapes'] as const) {
-      // Settings built before the tape existed have no `tapes` limits: none apply.
+    for (const name of ['runs', 'sessions', 'messages', 'tasks', 'tapes', 'evals'] as const) {
+      // Settings built before the tape and evals existed have no limits for them: none apply.
       const { maxAgeMs, maxRows } = s.limits[name] ?? { maxAgeMs: 0, maxRows: 0 };
       const table = this.tables[name];
       if (maxAgeMs > 0) await del(table, Infinity, table.older(now - maxAgeMs));
@@ -246,6 +248,7 @@ export class Retention {
           this.tables.runs,
           this.tables.tasks,
           this.tables.tapes,
+          this.tables.evals,
           this.journal,
         ]) {
           const n = await table.count();

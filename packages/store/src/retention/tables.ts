@@ -7,7 +7,9 @@
  * - messages: only those whose session is not open (ended, or gone);
  * - tasks: only finished ones (`expires_at` set; a live task has none);
  * - journal: every event (the record of what happened, nothing in it is live), with its parties;
- * - tapes: only ended runs (`ended_at` set; an open run is still recording), with their steps.
+ * - tapes: only ended runs (`ended_at` set; an open run is still recording), with their steps;
+ * - evals: only ended eval runs (`ended_at` set; a running one is live), with their results
+ *   (dataset cases are curated, not logged: retention leaves them).
  *
  * Each `remove` checks the condition again in the DELETE itself, so a row that became live
  * between the read of its key and the delete (a session resumed) stays.
@@ -24,7 +26,9 @@ export type PrunedTable =
   | 'fw_agent_journal'
   | 'fw_agent_journal_parties'
   | 'fw_tape_runs'
-  | 'fw_tape_steps';
+  | 'fw_tape_steps'
+  | 'fw_eval_runs'
+  | 'fw_eval_results';
 
 /** Every table retention deletes from (the metrics show each, at 0 until something goes). */
 export const PRUNED_TABLES: readonly PrunedTable[] = [
@@ -36,6 +40,8 @@ export const PRUNED_TABLES: readonly PrunedTable[] = [
   'fw_agent_journal_parties',
   'fw_tape_runs',
   'fw_tape_steps',
+  'fw_eval_runs',
+  'fw_eval_results',
 ];
 
 /** One table as retention sees it. */
@@ -258,6 +264,37 @@ export function tapesPrunable(db: Kysely<StoreSchema>): Prunable {
           steps = Number(s.numDeletedRows);
         }
         return { [table]: gone.length, fw_tape_steps: steps };
+      },
+    }),
+  };
+}
+
+export function evalsPrunable(db: Kysely<StoreSchema>): Prunable {
+  const table = 'fw_eval_runs';
+  return {
+    table,
+    count: () => countOf(db, table),
+    older: (before) => ({
+      async select(n) {
+        let q = db.selectFrom(table).select('id').where('ended_at', 'is not', null);
+        if (before !== undefined) q = q.where('ended_at', '<', before);
+        return (await q.orderBy('ended_at').limit(n).execute()).map((r) => r.id);
+      },
+      async remove(tx, ids) {
+        const gone = (
+          await tx
+            .deleteFrom(table)
+            .where('id', 'in', ids as string[])
+            .where('ended_at', 'is not', null)
+            .returning('id')
+            .execute()
+        ).map((r) => r.id);
+        let results = 0;
+        if (gone.length > 0) {
+          const r = await tx.deleteFrom('fw_eval_results').where('eval_run_id', 'in', gone).executeTakeFirst();
+          results = Number(r.numDeletedRows);
+        }
+        return { [table]: gone.length, fw_eval_results: results };
       },
     }),
   };
