@@ -59,7 +59,7 @@ export class TapeRecords {
    */
   async write(runs: readonly NewTapeRun[], steps: readonly TapeStepRow[]): Promise<void> {
     if (runs.length === 0 && steps.length === 0) return;
-    await this.db.transaction().execute(async (tx) => {
+    const write = async (tx: Kysely<StoreSchema>): Promise<void> => {
       if (runs.length > 0)
         await tx
           .insertInto('fw_tape_runs')
@@ -85,7 +85,10 @@ export class TapeRecords {
           .values([...steps])
           .onConflict((oc) => oc.columns(['run_id', 'seq']).doNothing())
           .execute();
-    });
+    };
+    // Handed to the write queue, this repository is bound to the batch's transaction already
+    // (store.writes: a second transaction on the one SQLite connection would wait for itself).
+    await (this.db.isTransaction ? write(this.db) : this.db.transaction().execute(write));
   }
 
   /** Moves an open run to its terminal state; a run already ended keeps its first end. */

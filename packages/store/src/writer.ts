@@ -8,6 +8,7 @@ import { JournalRecords } from './journal.js';
 import { RunRecords } from './runs.js';
 import type { StoreSchema } from './schema.js';
 import { SessionRecords } from './sessions.js';
+import { TapeRecords } from './tape.js';
 import { TaskRecords } from './tasks.js';
 
 export interface StoreWriter {
@@ -16,6 +17,7 @@ export interface StoreWriter {
   readonly runs: RunRecords;
   readonly journal: JournalRecords;
   readonly audit: AuditRecords;
+  readonly tape: TapeRecords;
   /** The batch's transaction itself, for repositories that later migrations add. */
   readonly db: Kysely<StoreSchema>;
 }
@@ -27,6 +29,7 @@ export function writerOn(db: Kysely<StoreSchema>): StoreWriter {
     runs: new RunRecords(db),
     journal: new JournalRecords(db),
     audit: new AuditRecords(db),
+    tape: new TapeRecords(db),
     db,
   };
 }

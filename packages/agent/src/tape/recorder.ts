@@ -192,7 +192,7 @@ export class TapeRecorder implements RunHooks {
     this.pending = [];
     this.pendingChars = 0;
     const { store } = this.options;
-    store.writes.defer(() => store.tape.write(runs, steps));
+    store.writes.defer((w) => w.tape.write(runs, steps));
   }
 
   /** Redacted, cut and frozen now; written at the next flush. A redactor that throws drops the step. */
