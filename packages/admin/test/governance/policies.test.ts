@@ -11,7 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Framework } from '@fw/runtime';
+import { Framework, type FrameworkModule } from '@fw/runtime';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { mcp } from '@fw/mcp';
 import { Agent, AgentModule, AgentTool, type AiRequest, type AiStreamPart, type ModelProvider } from '@fw/agent';
 import { waitFor } from '@fw/testing';
 import { admin, type AdminService, type AuditEntry, type DecisionRecord, type PolicyFile, type PolicySummary } from '../../dist/index.js';
@@ -120,7 +123,7 @@ async function listen(fw: Framework): Promise<number> {
   throw new Error('no free port from 22100');
 }
 
-async function start(file: unknown = POLICIES, props: Record<string, unknown> = {}): Promise<PolicyApp> {
+async function start(file: unknown = POLICIES, props: Record<string, unknown> = {}, first: FrameworkModule[] = []): Promise<PolicyApp> {
   const dir = mkdtempSync(join(tmpdir(), 'fw-policies-'));
   const path = join(dir, 'policies.json');
   writeFileSync(path, typeof file === 'string' ? file : JSON.stringify(file));
@@ -135,6 +138,7 @@ async function start(file: unknown = POLICIES, props: Record<string, unknown> = 
     'fw.admin.governance.policy-file': path,
     ...props,
   });
+  for (const m of first) await fw.use(m);
   const model = new ToolModel();
   const agents = new AgentModule({ providers: [model] });
   await fw.use(agents);
@@ -480,4 +484,65 @@ test('a policy file that is not valid stops the start (a node does not run witho
     }),
     /used twice/,
   );
+});
+
+test('the admin MCP tools list, check and log for a viewer; reload needs an operator, a bad file is an error and is audited as mcp', async () => {
+  const app = await start(POLICIES, { 'fw.admin.mcp-tools': true, 'fw.admin.mcp-write-tools': true }, [mcp()]);
+  const connect = async (token: string): Promise<Client> => {
+    const client = new Client({ name: 'policy-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app.base}/fw/admin/mcp`), { requestInit: { headers: bearer(token) } }),
+    );
+    return client;
+  };
+  const textOf = (r: unknown): string => ((r as { content: { text: string }[] }).content[0]?.text ?? '') as string;
+  const viewer = await connect(TOKENS.viewer);
+  const operator = await connect(TOKENS.operator);
+  try {
+    const listed = JSON.parse(textOf(await viewer.callTool({ name: 'fw_governance_policies', arguments: {} }))) as {
+      policies: PolicySummary[];
+    };
+    assert.equal(listed.policies.length, 6);
+    const check = await viewer.callTool({
+      name: 'fw_governance_check',
+      arguments: { agent_id: 'banker', action: 'tool_call', context: { tool_name: 'shell' } },
+    });
+    assert.deepEqual(
+      (({ allowed, matched_policy }) => ({ allowed, matched_policy }))(JSON.parse(textOf(check)) as Record<string, unknown>),
+      {
+        allowed: false,
+        matched_policy: 'no-shell',
+      },
+    );
+    const log = JSON.parse(textOf(await viewer.callTool({ name: 'fw_governance_decisions', arguments: { limit: 5 } }))) as DecisionRecord[];
+    assert.equal(log[0]?.policy, 'no-shell');
+
+    const refused = await viewer.callTool({ name: 'fw_governance_reload', arguments: {} });
+    assert.equal(refused.isError, true);
+    assert.match(textOf(refused), /forbidden/);
+    writeFileSync(app.file, '{"policies": 3}');
+    const bad = await operator.callTool({ name: 'fw_governance_reload', arguments: {} });
+    assert.equal(bad.isError, true);
+    assert.match(textOf(bad), /invalid_policy_file/);
+    assert.equal(JSON.parse(textOf(await viewer.callTool({ name: 'fw_governance_policies', arguments: {} }))).policies.length, 6);
+    writeFileSync(app.file, JSON.stringify({ policies: [] }));
+    const good = await operator.callTool({ name: 'fw_governance_reload', arguments: {} });
+    assert.notEqual(good.isError, true, textOf(good));
+    assert.deepEqual((JSON.parse(textOf(good)) as { policies: unknown[] }).policies, []);
+
+    const records = await audit(app, 'governance.reload');
+    for (const [outcome, principal] of [
+      ['refused', 'vera'],
+      ['invalid', 'otto'],
+      ['allowed', 'otto'],
+    ])
+      assert.ok(
+        records.some((e) => e.source === 'mcp' && e.outcome === outcome && e.principal === principal),
+        `${outcome} ${principal}: ${JSON.stringify(records)}`,
+      );
+  } finally {
+    await viewer.close();
+    await operator.close();
+    await app.close();
+  }
 });
