@@ -25,6 +25,11 @@ export interface CodePolicy {
   name: string;
   description?: string;
   mode?: 'enforce' | 'dry-run';
+  /**
+   * Ask it about model output too (`model_output`, on every streamed part of a run's answer, with
+   * the answer so far); false by default, since it then runs once per token.
+   */
+  watchesOutput?: boolean;
   evaluate(request: Readonly<PolicyRequest>): PolicyVerdict;
 }
 
@@ -133,10 +138,11 @@ export class PolicyEngine {
   }
 
   /**
-   * Decides `request` and logs the decision (`logAllow: false` logs only denials and dry-run hits:
-   * the per-token output check). No policy loaded: allowed, nothing logged.
+   * Decides `request` and logs the decision. The per-token output check passes `stream`: allows
+   * are not logged, and a dry-run policy already hit in this answer (named in `stream.dryRun`) is
+   * not counted again. No policy loaded: allowed, nothing logged.
    */
-  evaluate(request: PolicyRequest, source: DecisionRecord['source'], logAllow = true): PolicyDecision {
+  evaluate(request: PolicyRequest, source: DecisionRecord['source'], stream?: { dryRun: Set<string> }): PolicyDecision {
     const start = performance.now();
     const policies = this.size === 0 ? [] : [...this.filePolicies, ...this.codePolicies];
     const now = Date.now();
@@ -146,6 +152,8 @@ export class PolicyEngine {
     let governed = false;
     for (const p of policies) {
       if (!governs(p, request)) continue;
+      if (request.action === 'model_output' && !p.hasOutputRules) continue;
+      if (stream?.dryRun.has(p.name)) continue;
       governed = true;
       let reason: string | undefined;
       try {
@@ -158,6 +166,7 @@ export class PolicyEngine {
       if (p.mode === 'dry-run') {
         p.wouldDeny++;
         dryRun.push(p.name);
+        stream?.dryRun.add(p.name);
         this.record(request, source, start, 'dry-run', p.name, reason);
         continue;
       }
@@ -178,7 +187,7 @@ export class PolicyEngine {
         };
     if (dryRun.length > 0) decision.dry_run = dryRun;
     if (denied) this.record(request, source, start, 'deny', denied.policy.name, denied.reason);
-    else if (logAllow && policies.length > 0) this.record(request, source, start, 'allow', null, decision.reason);
+    else if (!stream && policies.length > 0) this.record(request, source, start, 'allow', null, decision.reason);
     return decision;
   }
 
@@ -232,8 +241,7 @@ function compileCode(policy: CodePolicy): Compiled {
     },
     denied: 0,
     wouldDeny: 0,
-    // A code policy may look at output: it is asked for model_output too.
-    hasOutputRules: true,
+    hasOutputRules: policy.watchesOutput === true,
   };
 }
 

@@ -19,7 +19,7 @@ export class PolicyDeniedError extends FwError {
 export class PolicyHooks implements RunHooks {
   readonly name = 'governance.policies';
   /** The answer so far of each run's model call in progress (output rules only). */
-  private readonly answers = new WeakMap<RunScope, { step: number; text: string }>();
+  private readonly answers = new WeakMap<RunScope, { step: number; text: string; dryRun: Set<string> }>();
 
   constructor(private readonly engine: PolicyEngine) {}
 
@@ -37,15 +37,16 @@ export class PolicyHooks implements RunHooks {
     if (!this.engine.hasOutputRules || part.type !== 'text') return;
     let answer = this.answers.get(run);
     if (!answer || answer.step !== call.step) {
-      answer = { step: call.step, text: '' };
+      answer = { step: call.step, text: '', dryRun: new Set() };
       this.answers.set(run, answer);
     }
     answer.text += part.delta;
-    // Only denials are logged here: an allow per token would flood the decision log.
+    // Only denials are logged here (an allow per token would flood the decision log), and a
+    // dry-run hit once per answer.
     const decision = this.engine.evaluate(
       { agent: run.agent, action: 'model_output', principal: run.principalId, runId: run.runId, content: answer.text },
       'run',
-      false,
+      answer,
     );
     if (!decision.allowed) throw new PolicyDeniedError(decision);
   }

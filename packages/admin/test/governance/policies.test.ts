@@ -546,3 +546,28 @@ test('the admin MCP tools list, check and log for a viewer; reload needs an oper
     await app.close();
   }
 });
+
+test('a dry-run output rule counts an answer once (not once per streamed part); a code policy that watches output can stop the stream', async () => {
+  const app = await start({
+    policies: [{ name: 'watch-out', mode: 'dry-run', rules: [{ type: 'content', on: 'output', pattern: 'her' }] }],
+  });
+  try {
+    // Two parts, and the answer so far matches after each.
+    assert.match(await app.ask('say here and there'), /"completed".*here and there/s);
+    const watch = (await policies(app)).policies.find((p) => p.name === 'watch-out');
+    assert.equal(watch?.wouldDeny, 1);
+    assert.equal((await decisions(app)).filter((d) => d.decision === 'dry-run').length, 1);
+
+    const service = app.fw.services.get('admin') as AdminService;
+    service.governance.usePolicy({
+      name: 'no-shouting',
+      watchesOutput: true,
+      evaluate: (r) =>
+        r.action === 'model_output' && /[A-Z]{5}/.test(r.content ?? '') ? { decision: 'deny', reason: 'no shouting' } : undefined,
+    });
+    assert.match(await app.ask('say calm'), /"completed"/);
+    assert.match(await app.ask('say ok, HELLO THERE'), /refused by policy 'no-shouting': no shouting/);
+  } finally {
+    await app.close();
+  }
+});
