@@ -117,7 +117,7 @@ export interface ChatClient {
   close(): Promise<void>;
 }
 
-export async function chat(app: GovApp, agent: string, token: string = TOKENS.operator): Promise<ChatClient> {
+export async function chat(app: Pick<GovApp, 'ws'>, agent: string, token: string = TOKENS.operator): Promise<ChatClient> {
   const socket = new WebSocket(`${app.ws}/fw/agent/${agent}?access_token=${token}`);
   const frames: ChatClient['frames'] = [];
   socket.on('message', (d) => {

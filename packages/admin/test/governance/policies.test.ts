@@ -18,7 +18,7 @@ import { mcp } from '@fw/mcp';
 import { Agent, AgentModule, AgentTool, type AiRequest, type AiStreamPart, type ModelProvider } from '@fw/agent';
 import { waitFor } from '@fw/testing';
 import { admin, type AdminService, type AuditEntry, type DecisionRecord, type PolicyFile, type PolicySummary } from '../../dist/index.js';
-import { adminEvents, API, AUTH_TOKENS, bearer, TOKENS } from './apps.js';
+import { adminEvents, API, AUTH_TOKENS, bearer, chat, TOKENS } from './apps.js';
 
 /**
  * A prompt `call <tool> <json>` makes the model call that tool; once it has the tool's answer it
@@ -65,7 +65,7 @@ class ToolModel implements ModelProvider {
 /** What each tool really did (a refused call must not run). */
 const ran: string[] = [];
 
-@Agent({ name: 'banker', description: 'moves money', headless: true })
+@Agent({ name: 'banker', description: 'moves money' })
 class Banker {
   @AgentTool({ description: 'Runs a command', input: { type: 'object', properties: { cmd: { type: 'string' } } } })
   shell(input: { cmd: string }): string {
@@ -568,6 +568,35 @@ test('a dry-run output rule counts an answer once (not once per streamed part); 
     assert.match(await app.ask('say calm'), /"completed"/);
     assert.match(await app.ask('say ok, HELLO THERE'), /refused by policy 'no-shouting': no shouting/);
   } finally {
+    await app.close();
+  }
+});
+
+test('on a chat socket: a denied tool is told to the model and the turn completes; a denied input is a clear error frame and the socket goes on', async () => {
+  const app = await start();
+  const client = await chat(app, 'banker').catch(async (err: unknown) => {
+    await app.close();
+    throw err;
+  });
+  ran.length = 0;
+  try {
+    let from = client.frames.length;
+    client.prompt('call shell {"cmd":"ls"}');
+    const done = await client.next('done', from);
+    assert.match(String(done.text), /tool said: .*refused by policy 'no-shell'/);
+    assert.deepEqual(ran, []);
+
+    from = client.frames.length;
+    client.prompt('the password is 1234');
+    const error = await client.next('error', from);
+    assert.equal(error.code, 'policy_denied');
+    assert.match(String(error.message), /refused by policy 'no-secrets-in'/);
+
+    from = client.frames.length;
+    client.prompt('hello');
+    assert.equal((await client.next('done', from)).text, 'ok');
+  } finally {
+    await client.close();
     await app.close();
   }
 });
