@@ -7,6 +7,7 @@ import type { BuiltinRole, Principal } from '@fw/runtime';
  * `kill-switch.arm` / `kill-switch.disarm` (governance) stop or let again every agent run of a
  * scope on every node; their target is the scope (`*`, or an agent's name). `session.cancel-inflight`
  * stops one chat session's model call and keeps its socket (target: the session id).
+ * `governance.reload` reads the policy file again and applies it (target: `policies`).
  * `evaluate` promotes a taped run to a dataset case, or starts an eval run (docs/runs.md, "Evals").
  */
 export type ControlAction =
@@ -19,6 +20,7 @@ export type ControlAction =
   | 'kill-switch.arm'
   | 'kill-switch.disarm'
   | 'session.cancel-inflight'
+  | 'governance.reload'
   | 'replay'
   | 'evaluate';
 export const CONTROL_ACTIONS: readonly ControlAction[] = [
@@ -31,6 +33,7 @@ export const CONTROL_ACTIONS: readonly ControlAction[] = [
   'kill-switch.arm',
   'kill-switch.disarm',
   'session.cancel-inflight',
+  'governance.reload',
   'replay',
   'evaluate',
 ];
@@ -51,6 +54,7 @@ export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Objec
   'kill-switch.arm': 'operator',
   'kill-switch.disarm': 'operator',
   'session.cancel-inflight': 'operator',
+  'governance.reload': 'operator',
 });
 
 /**

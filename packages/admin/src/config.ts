@@ -24,6 +24,17 @@ export const ADMIN_CONFIG = defineConfig({
     description:
       "Cluster mode: how often (ms) a node reads the kill switch's shared state again, to catch a change it missed while Redis was away; 0: only at start",
   },
+  'fw.admin.governance.policy-file': {
+    type: 'string',
+    default: '',
+    description:
+      'JSON policy file (docs/governance.md): read at start (a bad file stops the start) and by POST /api/admin/governance/reload; empty: no file, only code policies',
+  },
+  'fw.admin.governance.decision-log-size': {
+    type: 'number',
+    default: 1000,
+    description: 'Policy decisions kept in memory for GET /api/admin/governance/decisions (oldest overwritten first)',
+  },
   'fw.admin.mcp-tools-on-user-server': {
     type: 'boolean',
     default: false,

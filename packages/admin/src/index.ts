@@ -66,4 +66,8 @@ export {
   type NodeState,
 } from './governance/governance.js';
 export { FLEET, KillSwitch, KillSwitchArmedError, type KillSwitchState } from './governance/kill-switch.js';
-export type { CancelInflightResult } from './governance/governance.js';
+export type { CancelInflightResult, PolicyReloadResult } from './governance/governance.js';
+export type { CodePolicy, PolicyDecision, PolicyRequest, PolicySummary, PolicyVerdict } from './governance/policy-engine.js';
+export type { DecisionRecord } from './governance/decision-log.js';
+export { POLICY_FILE_SCHEMA, PolicyFileError, type PolicyDefinition, type PolicyFile, type PolicyRule } from './governance/policy-file.js';
+export { PolicyDeniedError } from './governance/policy-hooks.js';

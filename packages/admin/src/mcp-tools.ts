@@ -7,6 +7,7 @@ import { credentialEnd } from './credential-state.js';
 import { CONTENT_ROLE, mayReadContent } from './content.js';
 import type { TapeView } from './peer-types.js';
 import { scopeOf } from './governance/governance.js';
+import { PolicyFileError } from './governance/policy-file.js';
 
 type McpModule = typeof import('@fw/mcp');
 type McpParamSpec = ParamSpec;
@@ -349,6 +350,38 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
       [],
       (a) => a.governance.health(),
     ),
+    read(
+      'fw_governance_policies',
+      'The policies this node enforces, in evaluation order, each with its mode, digest (sha256) and what it denied or would have denied (GET governance/policies)',
+      [],
+      (a) => ({ file: a.governance.policyFile || null, digest: a.governance.policies.fileDigest, policies: a.governance.policies.list() }),
+    ),
+    read(
+      'fw_governance_decisions',
+      'The newest policy decisions, newest first: time, policy, decision, reason, evaluation time, context (GET governance/decisions)',
+      [limitParam],
+      (a, _args, limit) => a.governance.decisions(limit),
+    ),
+    read(
+      'fw_governance_check',
+      'Asks the policies whether an agent may act, as POST governance/check: answers {allowed, decision, reason, matched_policy, evaluation_ms}',
+      [
+        req('agent_id', 'The agent'),
+        req('action', 'tool_call, model_call, model_output, or a tool name'),
+        opt('context', 'tool_name, arguments, input, output, principal, run_id', 'object'),
+      ],
+      (a, args) => {
+        const agent = str(args, 'agent_id');
+        const action = str(args, 'action');
+        if (!agent || !action) throw new FwError('bad_request', "'agent_id' and 'action' must be non-empty strings", 400);
+        const context = args.context;
+        return a.governance.check(
+          agent,
+          action,
+          context && typeof context === 'object' && !Array.isArray(context) ? (context as Record<string, unknown>) : {},
+        );
+      },
+    ),
   ];
   if (withWrites) {
     tools.push(
@@ -442,6 +475,24 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
             address,
           }),
         (args) => str(args, 'session') ?? '(missing)',
+      ),
+      write(
+        'fw_governance_reload',
+        'governance.reload',
+        'Reads the policy file again and applies it at once; a bad file changes nothing and says what is wrong',
+        [],
+        async (a, _args, principal, address) => {
+          const caller = { principal, source: 'mcp' as const, address };
+          try {
+            return await a.governance.reload(caller);
+          } catch (err) {
+            // As the REST route: a bad file is an invalid attempt, recorded (nothing changed).
+            if (err instanceof PolicyFileError)
+              await a.control.refuse('governance.reload', 'policies', caller, 'invalid', `${err.code}: ${err.message}`);
+            throw err;
+          }
+        },
+        () => 'policies',
       ),
     );
   }

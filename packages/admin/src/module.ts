@@ -151,8 +151,17 @@ export class AdminModule implements FrameworkModule {
     fw.services.whenProvided('cluster', (cluster) => {
       if (this.audit === audit) this.cleanups.push(registerClusterControl(cluster, control, views));
     });
-    // The kill switch: on the agent host's run hooks, in the store, on the cluster (governance/).
-    const governance = new Governance(fw, control, { syncIntervalMs: get('fw.admin.governance.sync-interval') }, log);
+    // The kill switch and the policies: on the agent host's run hooks, in the store, on the cluster (governance/).
+    const governance = new Governance(
+      fw,
+      control,
+      {
+        syncIntervalMs: get('fw.admin.governance.sync-interval'),
+        policyFile: get('fw.admin.governance.policy-file'),
+        decisionLogSize: get('fw.admin.governance.decision-log-size'),
+      },
+      log,
+    );
     this.governance = governance;
     governance.start();
     const events = new EventStream(

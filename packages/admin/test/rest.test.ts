@@ -351,6 +351,7 @@ test('with a token every REST call needs it; the authorizer refuses with 403; bo
           'kill-switch.arm': false,
           'kill-switch.disarm': false,
           'session.cancel-inflight': false,
+          'governance.reload': false,
           replay: false,
           evaluate: false,
         },

@@ -16,6 +16,10 @@ import { settled } from '../cluster.js';
 import { InflightRuns } from './inflight.js';
 import { KillSwitchHooks } from './kill-switch-hooks.js';
 import { storePersistence, type KillSwitchPersistence } from './kill-switch-store.js';
+import { PolicyEngine, type CodePolicy, type PolicyDecision, type PolicySummary } from './policy-engine.js';
+import { PolicyFileError, readPolicyFile } from './policy-file.js';
+import { PolicyHooks } from './policy-hooks.js';
+import type { DecisionRecord } from './decision-log.js';
 import './seams.js';
 
 /**
@@ -65,6 +69,19 @@ export const CANCEL_INFLIGHT_METHOD = 'governance.cancel-inflight';
 export interface GovernanceOptions {
   /** How often a node of a cluster reads the shared state again (a change it missed); 0: only at start. */
   syncIntervalMs: number;
+  /** The JSON policy file (read at start and on reload); empty: no file, only code policies. */
+  policyFile?: string;
+  /** Decisions kept in memory for GET governance/decisions. */
+  decisionLogSize?: number;
+}
+
+/** What POST governance/reload answers. */
+export interface PolicyReloadResult {
+  file: string;
+  /** sha256 of the file's canonical JSON. */
+  digest: string;
+  policies: PolicySummary[];
+  node: string;
 }
 
 /**
@@ -76,7 +93,10 @@ export interface GovernanceOptions {
  */
 export class Governance {
   readonly killSwitch = new KillSwitch();
+  /** The policies and their decision log (file policies, code policies). */
+  readonly policies: PolicyEngine;
   private readonly hooks = new KillSwitchHooks(this.killSwitch);
+  private readonly policyHooks: PolicyHooks;
   private readonly inflight = new InflightRuns();
   /** The agent layer's own cancel error (its chat endpoint answers it with a `cancelled` frame). */
   private cancelError: ((reason: string) => Error) | undefined;
@@ -92,6 +112,9 @@ export class Governance {
     private readonly options: GovernanceOptions,
     private readonly log: Logger,
   ) {
+    this.policies = new PolicyEngine(options.decisionLogSize ?? 1000);
+    this.policyHooks = new PolicyHooks(this.policies);
+    this.policies.onDenied = (record) => fw.events.emit('PolicyDenied', policyDeniedEvent(record, this.nodeId));
     this.cleanups.push(
       this.killSwitch.onChange(({ state }) => {
         const stopped = this.hooks.stopCovered();
@@ -111,11 +134,17 @@ export class Governance {
     );
   }
 
-  /** Wires the switch to the agent host, the store and the cluster, as each appears. */
+  /**
+   * Wires the switch and the policies to the agent host, the store and the cluster, as each
+   * appears. A policy file that cannot be read or is not valid throws: a node does not start
+   * without the policies its operator wrote (fail closed).
+   */
   start(): void {
+    if (this.options.policyFile) this.policies.load(readPolicyFile(this.options.policyFile));
     this.fw.services.whenProvided('agent.module', (agents) => {
       if (this.closed) return;
-      this.cleanups.push(agents.host.hooks.add(this.hooks), agents.host.hooks.add(this.inflight));
+      // The kill switch first: an armed switch refuses before a policy is asked (and logs nothing).
+      this.cleanups.push(agents.host.hooks.add(this.hooks), agents.host.hooks.add(this.policyHooks), agents.host.hooks.add(this.inflight));
       // Installed (it provided 'agent.module'); until the import settles, a cancel uses an FwError of the same code.
       import('@fw/agent').then(
         (m) => {
@@ -201,6 +230,81 @@ export class Governance {
       }
       return this.cancelHere(sessionId, reason);
     });
+  }
+
+  /**
+   * Reads the policy file again and applies it at once, or changes nothing (fail closed): a file
+   * that cannot be read or is not valid answers 400 with every problem, the old policies stay.
+   * The file is read before the write is recorded, like a malformed body (audited `invalid`),
+   * but only for a caller allowed to reload (others are refused without reading it).
+   */
+  async reload(caller: ControlCaller): Promise<PolicyReloadResult> {
+    const path = this.options.policyFile ?? '';
+    const read = async () => {
+      if (!(await this.control.permitted('governance.reload', RELOAD_TARGET, caller.principal))) return undefined;
+      if (!path) throw new PolicyFileError('no policy file to reload', ["set 'fw.admin.governance.policy-file'"]);
+      return readPolicyFile(path);
+    };
+    const file = await read();
+    return this.control.perform('governance.reload', RELOAD_TARGET, caller, () => {
+      // Not reached without a file: perform refuses the caller read() did not read for.
+      if (!file) throw new FwError('forbidden', 'not allowed to reload the policies', 403);
+      this.policies.load(file);
+      const result: PolicyReloadResult = {
+        file: path,
+        digest: this.policies.fileDigest ?? '',
+        policies: this.policies.list(),
+        node: this.nodeId,
+      };
+      this.log.info({ file: path, digest: result.digest, policies: file.policies.length }, 'policies reloaded');
+      this.fw.events.emit('PoliciesReloaded', {
+        file: path,
+        digest: result.digest,
+        policies: file.policies.map((p) => p.name),
+        operator: caller.principal?.id ?? null,
+        node: this.nodeId,
+      });
+      return result;
+    });
+  }
+
+  /** The policy file this node reads ('' when none). */
+  get policyFile(): string {
+    return this.options.policyFile ?? '';
+  }
+
+  /** Adds a code policy (a function, evaluated after the file's policies); returns the function that removes it. */
+  usePolicy(policy: CodePolicy): () => void {
+    return this.policies.use(policy);
+  }
+
+  /**
+   * POST governance/check: what the policies decide about `action` of `agent` (an external gateway
+   * asks before it acts). Counts toward rate limits and is logged like a decision of a run.
+   */
+  check(agent: string, action: string, context: Record<string, unknown>): PolicyDecision {
+    const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const principal = text(context.principal) ?? text(context.user_id);
+    const runId = text(context.run_id) ?? text(context.runId);
+    if (action === 'model_call' || action === 'model_input')
+      return this.policies.evaluate(
+        { agent, action: 'model_call', principal, runId, content: text(context.input) ?? text(context.content) },
+        'check',
+      );
+    if (action === 'model_output')
+      return this.policies.evaluate(
+        { agent, action: 'model_output', principal, runId, content: text(context.output) ?? text(context.content) },
+        'check',
+      );
+    // A tool call: `tool_call` with the tool in the context, or the action itself names the tool.
+    const tool = action === 'tool_call' ? (text(context.tool_name) ?? text(context.tool) ?? '') : action;
+    const args = context.arguments ?? context.args ?? context.tool_args;
+    return this.policies.evaluate({ agent, action: 'tool_call', principal, runId, tool, arguments: args }, 'check');
+  }
+
+  /** The newest decisions, newest first. */
+  decisions(limit: number): DecisionRecord[] {
+    return this.policies.decisions.newest(limit);
   }
 
   /** The state this node enforces and, in cluster mode, what every node enforces. */
@@ -292,6 +396,22 @@ export class Governance {
     const until = Date.now() + FIRST_SYNC_WINDOW_MS;
     while (!this.closed && !(await this.sync()) && Date.now() < until) await delay(FIRST_SYNC_RETRY_MS);
   }
+}
+
+/** The audit target of a reload: the node's policy set. */
+const RELOAD_TARGET = 'policies';
+
+function policyDeniedEvent(record: DecisionRecord, node: string) {
+  return {
+    policy: record.policy ?? '',
+    decision: record.decision as 'deny' | 'dry-run',
+    reason: record.reason,
+    action: record.action,
+    agent: record.agent,
+    source: record.source,
+    ...(typeof record.context.tool === 'string' ? { tool: record.context.tool } : {}),
+    node,
+  };
 }
 
 function report(state: KillSwitchState, nodes: NodeState[], missing: string[] = [], durable?: boolean): KillSwitchReport {

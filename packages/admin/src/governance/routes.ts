@@ -3,6 +3,7 @@ import type { JsonSchema } from '../api/route-doc.js';
 import type { AdminRequest, AdminRoute } from '../api/router.js';
 import { FLEET } from './kill-switch.js';
 import { scopeOf, type Governance } from './governance.js';
+import { policyRoutes } from './policy-routes.js';
 
 const REPORT_NOTE =
   'Answers `{armed, scope, reason, operator, armedAt, nodes: [{node, ackAt, armed}]}`, plus `missing` (nodes that did not answer) in cluster mode and `durable: false` when the store could not keep it';
@@ -103,5 +104,6 @@ export function governanceRoutes(governance: Governance): AdminRoute[] {
         return { kind: 'json', body: await governance.cancelInflight(r.params.uuid ?? '', reason, caller(r)) };
       },
     },
+    ...policyRoutes(governance),
   ];
 }

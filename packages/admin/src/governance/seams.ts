@@ -1,4 +1,4 @@
-/** What governance adds to the kernel's event map: one event per kill-switch change, on every node that adopts it. */
+/** What governance adds to the kernel's event map: kill-switch changes (on every node that adopts one), policy reloads and denials. */
 declare module '@fw/runtime' {
   interface FwEventMap {
     KillSwitchChanged: {
@@ -12,6 +12,25 @@ declare module '@fw/runtime' {
       node: string;
       /** Runs in flight this node stopped. */
       stopped: number;
+    };
+    /** A reload applied a policy file on this node. */
+    PoliciesReloaded: {
+      file: string;
+      digest: string;
+      policies: string[];
+      operator: string | null;
+      node: string;
+    };
+    /** A policy denied a call (`deny`), or would have in dry-run mode (`dry-run`). */
+    PolicyDenied: {
+      policy: string;
+      decision: 'deny' | 'dry-run';
+      reason: string;
+      action: string;
+      agent: string;
+      source: 'run' | 'check';
+      tool?: string;
+      node: string;
     };
   }
 }

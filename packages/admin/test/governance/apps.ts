@@ -117,7 +117,7 @@ export interface ChatClient {
   close(): Promise<void>;
 }
 
-export async function chat(app: GovApp, agent: string, token: string = TOKENS.operator): Promise<ChatClient> {
+export async function chat(app: Pick<GovApp, 'ws'>, agent: string, token: string = TOKENS.operator): Promise<ChatClient> {
   const socket = new WebSocket(`${app.ws}/fw/agent/${agent}?access_token=${token}`);
   const frames: ChatClient['frames'] = [];
   socket.on('message', (d) => {
@@ -144,7 +144,7 @@ export async function chat(app: GovApp, agent: string, token: string = TOKENS.op
 
 /** The admin event stream (`/fw/admin/events`) on a WebSocket, as `token`'s principal. */
 export async function adminEvents(
-  app: GovApp,
+  app: Pick<GovApp, 'ws'>,
   token: string = TOKENS.viewer,
 ): Promise<{ events: { type: string; [k: string]: unknown }[]; close(): Promise<void> }> {
   const socket = new WebSocket(`${app.ws}/fw/admin/events?access_token=${token}`);
