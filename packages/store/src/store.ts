@@ -135,10 +135,12 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
       // Deleted space goes back to the filesystem (retention/sqlite-space.ts); first, since a new
       // file's auto-vacuum mode is fixed once WAL mode writes its header.
       reclaims = await prepareSqliteSpace(client, options.retention?.walLimit ?? DEFAULT_WAL_LIMIT, log);
-      // WAL: readers do not block the writer; NORMAL sync is durable across a process crash
-      // (only an OS crash can lose the last transactions).
+      // WAL: readers do not block the writer. FULL: every commit is fsynced before fw confirms
+      // it (NORMAL leaves the last transactions in the page cache: a disk that fails or turns
+      // read-only, or a power loss, took acknowledged chat turns with it; test/chaos/
+      // disk-read-only). Group commit shares each fsync between the writes of a batch.
       await client.execute('PRAGMA journal_mode = WAL');
-      await client.execute('PRAGMA synchronous = NORMAL');
+      await client.execute('PRAGMA synchronous = FULL');
       await client.execute('PRAGMA busy_timeout = 5000');
     }
     db = new Kysely<StoreSchema>({ dialect: new LibsqlDialect(client) });
