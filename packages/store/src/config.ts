@@ -11,6 +11,12 @@ export const STORE_CONFIG = defineConfig({
   },
   'fw.store.postgres-pool': { type: 'number', default: 10, description: 'Connections in the PostgreSQL pool of the store' },
   'fw.store.file': { type: 'string', default: 'fw.db', description: 'File name of the embedded SQLite store inside fw.data-dir' },
+  'fw.store.sqlite-synchronous': {
+    type: 'string',
+    default: 'full',
+    description:
+      "How the embedded SQLite store syncs its commits: 'full' fsyncs each commit before fw confirms it (survives a power loss or a disk that fails); 'normal' survives a killed process only, at about twice the chat turns per second (docs/operations.md)",
+  },
   'fw.store.retry-budget': {
     type: 'duration',
     default: '5s',

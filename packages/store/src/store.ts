@@ -17,7 +17,7 @@ import { dirname, resolve } from 'node:path';
 import { createClient } from '@libsql/client';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { errorSummary, fallbackLogger, FwError, type Framework, type Logger } from '@fw/runtime';
+import { ConfigError, errorSummary, fallbackLogger, FwError, type Framework, type Logger } from '@fw/runtime';
 import { STORE_CONFIG } from './config.js';
 import { AuditRecords } from './audit.js';
 import { JournalRecords } from './journal.js';
@@ -47,6 +47,8 @@ export interface StoreOptions {
   postgresPool?: number;
   /** Path of the embedded SQLite file; absent (and no postgresUrl): in memory. */
   file?: string;
+  /** `full` (default): each commit fsynced before it is confirmed; `normal`: durable across a killed process only. */
+  sqliteSynchronous?: 'full' | 'normal';
   /** Where failed writes and lost connections are logged (default: fw's default logger). */
   logger?: Logger;
   /**
@@ -135,12 +137,12 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
       // Deleted space goes back to the filesystem (retention/sqlite-space.ts); first, since a new
       // file's auto-vacuum mode is fixed once WAL mode writes its header.
       reclaims = await prepareSqliteSpace(client, options.retention?.walLimit ?? DEFAULT_WAL_LIMIT, log);
-      // WAL: readers do not block the writer. FULL: every commit is fsynced before fw confirms
+      // WAL: readers do not block the writer. FULL (the default): every commit is fsynced before fw confirms
       // it (NORMAL leaves the last transactions in the page cache: a disk that fails or turns
       // read-only, or a power loss, took acknowledged chat turns with it; test/chaos/
       // disk-read-only). Group commit shares each fsync between the writes of a batch.
       await client.execute('PRAGMA journal_mode = WAL');
-      await client.execute('PRAGMA synchronous = FULL');
+      await client.execute(`PRAGMA synchronous = ${options.sqliteSynchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       await client.execute('PRAGMA busy_timeout = 5000');
     }
     db = new Kysely<StoreSchema>({ dialect: new LibsqlDialect(client) });
@@ -228,9 +230,14 @@ export function storeOptions(fw: Framework): StoreOptions {
   if (postgresUrl) return { postgresUrl, postgresPool: fw.config.get('fw.store.postgres-pool'), logger, retention, health };
   const dir = dataDir(fw);
   if (!dir) return { logger, retention, health };
+  const sqliteSynchronous = fw.config.get('fw.store.sqlite-synchronous');
+  if (sqliteSynchronous !== 'full' && sqliteSynchronous !== 'normal') {
+    throw new ConfigError(`fw.store.sqlite-synchronous must be 'full' or 'normal' (got '${sqliteSynchronous}')`);
+  }
   const abs = resolve(dir);
   mkdirSync(abs, { recursive: true, mode: 0o700 });
-  return { file: resolve(abs, fw.config.get('fw.store.file')), logger, retention: { ...retention, dataDir: abs }, health };
+  const file = resolve(abs, fw.config.get('fw.store.file'));
+  return { file, sqliteSynchronous, logger, retention: { ...retention, dataDir: abs }, health };
 }
 
 /** `fw.data-dir`: where the embedded SQLite file lives; empty keeps the store in memory. */

@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { openStore, MIGRATIONS, type FwStore, type StoreOptions } from '../dist/index.js';
+import { Framework } from '@fw/runtime';
+import { openStore, storeOptions, MIGRATIONS, type FwStore, type StoreOptions } from '../dist/index.js';
 import { createTestDatabase } from '@fw/testing';
+import { sql } from 'kysely';
 
 const dir = mkdtempSync(join(tmpdir(), 'fw-store-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -370,3 +372,23 @@ for (const backend of backends) {
     }
   });
 }
+
+test('fw.store.sqlite-synchronous: full by default (each commit fsynced), normal on request, anything else a configuration error', async () => {
+  const synchronous = async (settings: Record<string, unknown>): Promise<number> => {
+    const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': mkdtempSync(join(dir, 'sync-')), ...settings });
+    const store = await openStore(storeOptions(fw));
+    try {
+      const { rows } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(store.db);
+      return Number(rows[0]!.synchronous);
+    } finally {
+      await store.close();
+      await fw.close();
+    }
+  };
+  assert.equal(await synchronous({}), 2, 'FULL');
+  assert.equal(await synchronous({ 'fw.store.sqlite-synchronous': 'normal' }), 1, 'NORMAL');
+  await assert.rejects(
+    synchronous({ 'fw.store.sqlite-synchronous': 'off' }),
+    /fw\.store\.sqlite-synchronous must be 'full' or 'normal' \(got 'off'\)/,
+  );
+});
