@@ -11,13 +11,16 @@ import { cluster } from '@fw/redis';
 import { waitFor } from '@fw/testing';
 import type { KillSwitchReport } from '../../dist/index.js';
 import { API, chat, startGovApp, TOKENS, type GovApp } from './apps.js';
-import { GovernanceRedis, redisServerMissing } from './redis.js';
+import { redisServerMissing, ThrowawayRedis } from '../security/cluster-nodes.js';
+
+/** The governance tests keep their throwaway Redis to their own port range. */
+const GOVERNANCE_PORTS = { from: 22_000, count: 1000 };
 
 const ARM = `${API}/governance/kill-switch/arm`;
 const DISARM = `${API}/governance/kill-switch/disarm`;
 const HEALTH = `${API}/governance/health`;
 
-function startNode(redis: GovernanceRedis, prefix: string, id: string): Promise<GovApp> {
+function startNode(redis: ThrowawayRedis, prefix: string, id: string): Promise<GovApp> {
   return startGovApp(
     {
       'fw.cluster.redis-url': redis.url,
@@ -55,7 +58,7 @@ async function seesNodes(node: GovApp, count: number): Promise<void> {
 test('arming on A refuses a new run on C within 1 s and stops C’s run in flight; every node acknowledges; a node started while armed is armed', {
   skip: redisServerMissing,
 }, async () => {
-  const redis = await GovernanceRedis.start();
+  const redis = await ThrowawayRedis.start(GOVERNANCE_PORTS);
   const prefix = `fwtest-gov-${randomBytes(4).toString('hex')}`;
   const nodes: GovApp[] = [];
   try {
@@ -118,7 +121,7 @@ test('arming on A refuses a new run on C within 1 s and stops C’s run in fligh
 test('cancel-inflight on node A stops the model call of a chat session held by node B; B’s socket goes on', {
   skip: redisServerMissing,
 }, async () => {
-  const redis = await GovernanceRedis.start();
+  const redis = await ThrowawayRedis.start(GOVERNANCE_PORTS);
   const prefix = `fwtest-gov-${randomBytes(4).toString('hex')}`;
   const nodes: GovApp[] = [];
   try {

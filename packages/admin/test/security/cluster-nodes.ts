@@ -44,9 +44,10 @@ export class ThrowawayRedis {
     private readonly proc: ChildProcess,
   ) {}
 
-  static async start(): Promise<ThrowawayRedis> {
+  /** On a free port of `ports` (default 12000-31999; a suite may keep to a range of its own). */
+  static async start(ports: { from: number; count: number } = { from: 12_000, count: 20_000 }): Promise<ThrowawayRedis> {
     for (let tries = 0; tries < 50; tries++) {
-      const port = 12_000 + Math.floor(Math.random() * 20_000);
+      const port = ports.from + Math.floor(Math.random() * ports.count);
       if (!(await portFree(port))) continue;
       const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
         stdio: 'ignore',
