@@ -84,8 +84,16 @@ export function runsPrunable(db: Kysely<StoreSchema>): Prunable {
   };
 }
 
-export function sessionsPrunable(db: Kysely<StoreSchema>): Prunable {
-  const table = 'fw_agent_sessions';
+/**
+ * Rows of `table` that ended (`ended_at` set), oldest first, each deleted with its children in the
+ * same transaction: only rows still ended go (one resumed meanwhile stays), and only their children.
+ */
+function endedWithChildren(
+  db: Kysely<StoreSchema>,
+  table: 'fw_agent_sessions' | 'fw_tape_runs' | 'fw_eval_runs',
+  children: PrunedTable,
+  removeChildren: (tx: Kysely<StoreSchema>, parents: string[]) => Promise<{ numDeletedRows: bigint }>,
+): Prunable {
   return {
     table,
     count: () => countOf(db, table),
@@ -96,7 +104,6 @@ export function sessionsPrunable(db: Kysely<StoreSchema>): Prunable {
         return (await q.orderBy('ended_at').limit(n).execute()).map((r) => r.id);
       },
       async remove(tx, ids) {
-        // Only sessions still ended go, and only their messages with them.
         const gone = (
           await tx
             .deleteFrom(table)
@@ -105,15 +112,18 @@ export function sessionsPrunable(db: Kysely<StoreSchema>): Prunable {
             .returning('id')
             .execute()
         ).map((r) => r.id);
-        let messages = 0;
-        if (gone.length > 0) {
-          const m = await tx.deleteFrom('fw_agent_session_messages').where('session_id', 'in', gone).executeTakeFirst();
-          messages = Number(m.numDeletedRows);
-        }
-        return { [table]: gone.length, fw_agent_session_messages: messages };
+        const removed = gone.length > 0 ? Number((await removeChildren(tx, gone)).numDeletedRows) : 0;
+        return { [table]: gone.length, [children]: removed };
       },
     }),
   };
+}
+
+/** Ended chat sessions, each with its messages. */
+export function sessionsPrunable(db: Kysely<StoreSchema>): Prunable {
+  return endedWithChildren(db, 'fw_agent_sessions', 'fw_agent_session_messages', (tx, ids) =>
+    tx.deleteFrom('fw_agent_session_messages').where('session_id', 'in', ids).executeTakeFirst(),
+  );
 }
 
 export function messagesPrunable(db: Kysely<StoreSchema>): Prunable {
@@ -237,65 +247,16 @@ export function journalPrunable(db: Kysely<StoreSchema>): Prunable & { upTo(id: 
   };
 }
 
-/** Taped runs that ended, each with its steps in the same transaction. */
+/** Taped runs that ended, each with its steps. */
 export function tapesPrunable(db: Kysely<StoreSchema>): Prunable {
-  const table = 'fw_tape_runs';
-  return {
-    table,
-    count: () => countOf(db, table),
-    older: (before) => ({
-      async select(n) {
-        let q = db.selectFrom(table).select('id').where('ended_at', 'is not', null);
-        if (before !== undefined) q = q.where('ended_at', '<', before);
-        return (await q.orderBy('ended_at').limit(n).execute()).map((r) => r.id);
-      },
-      async remove(tx, ids) {
-        const gone = (
-          await tx
-            .deleteFrom(table)
-            .where('id', 'in', ids as string[])
-            .where('ended_at', 'is not', null)
-            .returning('id')
-            .execute()
-        ).map((r) => r.id);
-        let steps = 0;
-        if (gone.length > 0) {
-          const s = await tx.deleteFrom('fw_tape_steps').where('run_id', 'in', gone).executeTakeFirst();
-          steps = Number(s.numDeletedRows);
-        }
-        return { [table]: gone.length, fw_tape_steps: steps };
-      },
-    }),
-  };
+  return endedWithChildren(db, 'fw_tape_runs', 'fw_tape_steps', (tx, ids) =>
+    tx.deleteFrom('fw_tape_steps').where('run_id', 'in', ids).executeTakeFirst(),
+  );
 }
 
+/** Eval runs that ended, each with its results. */
 export function evalsPrunable(db: Kysely<StoreSchema>): Prunable {
-  const table = 'fw_eval_runs';
-  return {
-    table,
-    count: () => countOf(db, table),
-    older: (before) => ({
-      async select(n) {
-        let q = db.selectFrom(table).select('id').where('ended_at', 'is not', null);
-        if (before !== undefined) q = q.where('ended_at', '<', before);
-        return (await q.orderBy('ended_at').limit(n).execute()).map((r) => r.id);
-      },
-      async remove(tx, ids) {
-        const gone = (
-          await tx
-            .deleteFrom(table)
-            .where('id', 'in', ids as string[])
-            .where('ended_at', 'is not', null)
-            .returning('id')
-            .execute()
-        ).map((r) => r.id);
-        let results = 0;
-        if (gone.length > 0) {
-          const r = await tx.deleteFrom('fw_eval_results').where('eval_run_id', 'in', gone).executeTakeFirst();
-          results = Number(r.numDeletedRows);
-        }
-        return { [table]: gone.length, fw_eval_results: results };
-      },
-    }),
-  };
+  return endedWithChildren(db, 'fw_eval_runs', 'fw_eval_results', (tx, ids) =>
+    tx.deleteFrom('fw_eval_results').where('eval_run_id', 'in', ids).executeTakeFirst(),
+  );
 }
