@@ -319,6 +319,21 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         return { run, steps: await tape.steps(id, Math.max(0, Math.trunc(num(args, 'fromSeq') ?? 0)), limit) };
       },
     ),
+    read(
+      'fw_compare_runs',
+      'Two ended taped runs side by side, step by step (a re-run against its original): {same, steps: [{seq, kind, left, right, differs}], summary} (needs the operator role)',
+      [req('runId', 'The run on the left (fw_list_runs)'), req('with', 'The run on the right')],
+      async (a, args, _limit, ctx) => {
+        const tape = tapeOf(a, ctx);
+        if (typeof tape === 'string') return fail(tape);
+        try {
+          return await tape.compare(str(args, 'runId') ?? '', str(args, 'with') ?? '');
+        } catch (err) {
+          const e = err as { code?: string; message?: string };
+          return fail(`${e.code ?? 'error'}: ${e.message ?? String(err)}`);
+        }
+      },
+    ),
     read('fw_list_runtimes', 'AI runtimes with their capabilities, and which one is active', [], (a) => a.views.agent.runtimes()),
     read('fw_list_mcp', 'The MCP registry: servers, tools, resources, prompts, sessions and pending bridge calls', [], (a) => ({
       servers: a.views.mcp.servers(),
@@ -475,6 +490,14 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
             address,
           }),
         (args) => str(args, 'session') ?? '(missing)',
+      ),
+      write(
+        'fw_rerun_run',
+        'rerun',
+        "Re-runs a taped run's recorded input against the live model as a new run (its tape parent: the original); answers {runId, originalRunId} once it has started (fw_compare_runs once it has ended)",
+        [req('runId', 'The taped run (fw_list_runs)')],
+        (a, args, principal, address) => a.control.rerun(str(args, 'runId') ?? '', { principal, source: 'mcp', address }),
+        (args) => str(args, 'runId') ?? '(missing)',
       ),
       write(
         'fw_governance_reload',
