@@ -211,10 +211,18 @@ export function createPlaygroundTab(shared) {
     }
     let next = 0;
     for (;;) {
-      const [{ data: steps }, { data: runs }] = await Promise.all([
-        get(`tape/runs/${seg(run.id)}/steps`, { fromSeq: next }),
-        get('tape/runs', { agent, limit: 20 }),
-      ]);
+      let steps;
+      let runs;
+      try {
+        [{ data: steps }, { data: runs }] = await Promise.all([
+          get(`tape/runs/${seg(run.id)}/steps`, { fromSeq: next }),
+          get('tape/runs', { agent, limit: 20 }),
+        ]);
+      } catch (err) {
+        if (gen === watching)
+          setText(runHead, `The run could not be read: ${err instanceof ApiError ? `${err.status} ${err.code}` : String(err)}`);
+        return;
+      }
       if (gen !== watching) return;
       for (const step of steps ?? []) {
         stepsList.append(stepItem(step));

@@ -5,7 +5,7 @@ import type { AdminService } from './service.js';
 import { overview } from './overview.js';
 import { credentialEnd } from './credential-state.js';
 import { CONTENT_ROLE, mayReadContent } from './content.js';
-import type { TapeView } from './peer-types.js';
+import type { EvalsView, TapeView } from './peer-types.js';
 import { scopeOf } from './governance/governance.js';
 import { PolicyFileError } from './governance/policy-file.js';
 
@@ -180,6 +180,21 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
     return admin.views.agent.tape ?? 'unavailable: no run tape (the agent module is absent or fw.agent.tape.enabled is false)';
   };
 
+  /** The evals for a caller that may read content, or why not. */
+  const evalsOf = (admin: AdminService, principal: Principal | undefined): EvalsView => {
+    if (!mayReadContent(principal, admin.authRequired))
+      throw new FwError('content_forbidden', `evals are content and need the '${CONTENT_ROLE}' role`, 403);
+    const evals = admin.views.agent.evals;
+    if (!evals) throw new FwError('evals_unavailable', 'no evals (the agent module is absent or fw.agent.tape.enabled is false)', 404);
+    return evals;
+  };
+  const objectArg = (args: Args, name: string): Record<string, unknown> | undefined => {
+    const v = args[name];
+    if (v === undefined) return undefined;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new FwError('bad_request', `'${name}' must be an object`, 400);
+    return v as Record<string, unknown>;
+  };
+
   const limitParam = opt('limit', 'Most items to return', 'integer');
   const tools: McpToolDef[] = [
     read('fw_overview', 'System overview: status, version, connections, broadcasters, agents, sessions, tasks, AI runtime', [], (a) =>
@@ -328,6 +343,29 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         if (typeof tape === 'string') return fail(tape);
         try {
           return await tape.compare(str(args, 'runId') ?? '', str(args, 'with') ?? '');
+        } catch (err) {
+          const e = err as { code?: string; message?: string };
+          return fail(`${e.code ?? 'error'}: ${e.message ?? String(err)}`);
+        }
+      },
+    ),
+    read(
+      'fw_list_eval_runs',
+      'Eval runs, newest first, with their progress and pass rates; with evalRunId, that run with the result of each case (needs the operator role: evals are content)',
+      [
+        opt('evalRunId', 'One eval run (its id)'),
+        opt('dataset', 'Runs of this dataset'),
+        opt('agent', 'Runs against this agent'),
+        limitParam,
+      ],
+      async (a, args, limit, ctx) => {
+        try {
+          const evals = evalsOf(a, ctx.principal);
+          const id = str(args, 'evalRunId');
+          if (id) return (await evals.run(id)) ?? fail(`not_found: eval run '${id}'`);
+          const dataset = str(args, 'dataset');
+          const agent = str(args, 'agent');
+          return await evals.runs({ ...(dataset ? { dataset } : {}), ...(agent ? { agent } : {}), limit });
         } catch (err) {
           const e = err as { code?: string; message?: string };
           return fail(`${e.code ?? 'error'}: ${e.message ?? String(err)}`);
@@ -498,6 +536,49 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         [req('runId', 'The taped run (fw_list_runs)')],
         (a, args, principal, address) => a.control.rerun(str(args, 'runId') ?? '', { principal, source: 'mcp', address }),
         (args) => str(args, 'runId') ?? '(missing)',
+      ),
+      write(
+        'fw_promote_run',
+        'evaluate',
+        "Promotes a taped run to a dataset case (as POST evals/dataset/promote): its input, and its answer as the expected output unless 'expected' is given",
+        [req('runId', 'The taped run (fw_list_runs)'), req('dataset', 'The dataset'), opt('expected', 'The output expected')],
+        (a, args, principal, address) => {
+          const runId = str(args, 'runId') ?? '';
+          const expected = typeof args.expected === 'string' ? args.expected : undefined;
+          return a.control.evaluate(runId, { principal, source: 'mcp', address }, () =>
+            evalsOf(a, principal).promote({ runId, dataset: str(args, 'dataset') ?? '', ...(expected !== undefined ? { expected } : {}) }),
+          );
+        },
+        (args) => str(args, 'runId') ?? '(missing)',
+      ),
+      write(
+        'fw_start_eval',
+        'evaluate',
+        'Starts an eval run of a dataset against an agent (as POST evals/run): answers the run, status running (fw_list_eval_runs for its progress); one at a time',
+        [
+          req('dataset', 'The dataset'),
+          req('agent', 'The agent'),
+          opt('scorer', 'exact (default), contains, json-schema (with schema), judge (with judge), or a custom scorer'),
+          opt('schema', 'The JSON Schema for the json-schema scorer', 'object'),
+          opt('judge', "The LLM judge's {rubric, runtime?, model?, threshold?}", 'object'),
+        ],
+        (a, args, principal, address) => {
+          const dataset = str(args, 'dataset') ?? '';
+          const scorer = str(args, 'scorer');
+          const schema = objectArg(args, 'schema');
+          const judge = objectArg(args, 'judge');
+          // The control plane checks the role (operator, the content role) and audits first.
+          return a.control.evaluate(dataset, { principal, source: 'mcp', address }, () =>
+            evalsOf(a, principal).start({
+              dataset,
+              agent: str(args, 'agent') ?? '',
+              ...(scorer ? { scorer } : {}),
+              ...(schema ? { schema } : {}),
+              ...(judge ? { judge: judge as { rubric: string } } : {}),
+            }),
+          );
+        },
+        (args) => str(args, 'dataset') ?? '(missing)',
       ),
       write(
         'fw_governance_reload',

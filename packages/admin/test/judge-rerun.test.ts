@@ -72,6 +72,17 @@ async function start(extra: Record<string, unknown> = {}) {
   return { fw, agents, model, port, base, post, get, events };
 }
 
+async function connect(port: number, token: string): Promise<Client> {
+  const client = new Client({ name: 'judge-rerun-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/fw/admin/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+const textOf = (result: unknown): string => (result as { content: { text: string }[] }).content.map((c) => c.text).join('');
+
 interface EvalRunReply {
   id: string;
   status: string;
@@ -168,6 +179,44 @@ test('judge scorer: the model grades each answer by the rubric; the verdict is p
     assert.equal(await cli('--scorer', 'judge'), 2, '--rubric is needed');
     assert.equal(await cli('--rubric', 'x'), 2, '--rubric goes with --scorer judge');
     assert.equal(await cli('--scorer', 'judge', '--rubric', 'x', '--threshold', '2'), 2);
+
+    // Over the admin MCP tools: promote and start with the judge as an operator, read the result; a viewer is refused.
+    const operator = await connect(app.port, OPERATOR);
+    const viewer = await connect(app.port, VIEWER);
+    try {
+      const promoted = await operator.callTool({ name: 'fw_promote_run', arguments: { runId: runs[0]!.id, dataset: 'mcp-set' } });
+      assert.notEqual(promoted.isError, true, textOf(promoted));
+      const mcpStart = await operator.callTool({
+        name: 'fw_start_eval',
+        arguments: { dataset: 'mcp-set', agent: 'greeter', scorer: 'judge', judge: { rubric: 'Greets by name.', threshold: 0.5 } },
+      });
+      assert.notEqual(mcpStart.isError, true, textOf(mcpStart));
+      const mcpRun = JSON.parse(textOf(mcpStart)) as { id: string; status: string };
+      assert.equal(mcpRun.status, 'running');
+      const read = async () =>
+        JSON.parse(textOf(await operator.callTool({ name: 'fw_list_eval_runs', arguments: { evalRunId: mcpRun.id } }))) as EvalRunReply;
+      await waitFor('the MCP eval run completed', async () => (await read()).status === 'completed');
+      assert.match((await read()).results[0]!.detail, /^judge: (score|the verdict)/, 'graded by the judge');
+      const listed = JSON.parse(textOf(await operator.callTool({ name: 'fw_list_eval_runs', arguments: { dataset: 'mcp-set' } }))) as {
+        id: string;
+      }[];
+      assert.deepEqual(
+        listed.map((r) => r.id),
+        [mcpRun.id],
+      );
+      for (const [name, args] of [
+        ['fw_start_eval', { dataset: 'mcp-set', agent: 'greeter' }],
+        ['fw_promote_run', { runId: runs[0]!.id, dataset: 'mcp-set' }],
+        ['fw_list_eval_runs', {}],
+      ] as const) {
+        const refused = await viewer.callTool({ name, arguments: args });
+        assert.equal(refused.isError, true, name);
+        assert.match(textOf(refused), /forbidden/, name);
+      }
+    } finally {
+      await operator.close();
+      await viewer.close();
+    }
   } finally {
     verdicts = {};
     await app.fw.close();
@@ -325,18 +374,8 @@ test('live re-run: 202 with the new run, tape parent and owner, compared step by
     assert.equal(doc.paths['/tape/runs/{runId}/compare']?.get?.['x-fw-content-role'], 'operator');
 
     // MCP: fw_rerun_run and fw_compare_runs for an operator; the viewer gets an error.
-    const connect = async (token: string) => {
-      const client = new Client({ name: 'rerun-test', version: '1.0.0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${app.port}/fw/admin/mcp`), {
-          requestInit: { headers: { authorization: `Bearer ${token}` } },
-        }),
-      );
-      return client;
-    };
-    const textOf = (result: unknown): string => (result as { content: { text: string }[] }).content.map((c) => c.text).join('');
-    const operator = await connect(OPERATOR);
-    const viewer = await connect(VIEWER);
+    const operator = await connect(app.port, OPERATOR);
+    const viewer = await connect(app.port, VIEWER);
     try {
       const viaMcp = await operator.callTool({ name: 'fw_rerun_run', arguments: { runId: original!.id } });
       assert.notEqual(viaMcp.isError, true, textOf(viaMcp));
