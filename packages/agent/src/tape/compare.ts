@@ -48,19 +48,38 @@ export interface RunComparison {
   };
 }
 
-/** Fields set aside when bodies are compared: they change from run to run by nature. */
-const VOLATILE = new Set(['toolCallId', 'usage', 'provider', 'model', 'responseModel']);
+/** Fields of a step's body set aside when bodies are compared: they change from run to run by nature. */
+const VOLATILE = new Set(['usage', 'provider', 'model', 'responseModel']);
 
-/** The body without its volatile fields, as canonical JSON (keys sorted). */
+/** Canonical JSON (keys sorted) of a value. */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (!v || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort()) out[k] = canonical((v as Record<string, unknown>)[k]);
+  return out;
+}
+
+/** A tool call or message without its call id (a model names its calls anew each time). */
+function withoutCallId(v: unknown): unknown {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+  const { toolCallId: _id, toolCalls, ...rest } = v as Record<string, unknown>;
+  return Array.isArray(toolCalls) ? { ...rest, toolCalls: toolCalls.map(withoutCallId) } : rest;
+}
+
+/**
+ * The body as compared: without the volatile fields at its top level and the call ids of its
+ * tool calls and messages; what the agent, its tools and the model said stays, nested values
+ * (a tool's arguments) untouched.
+ */
 function comparable(body: unknown): string {
-  const strip = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(strip);
-    if (!v || typeof v !== 'object') return v;
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) if (!VOLATILE.has(k)) out[k] = strip((v as Record<string, unknown>)[k]);
-    return out;
-  };
-  return JSON.stringify(strip(body));
+  if (!body || typeof body !== 'object') return JSON.stringify(body);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(withoutCallId(body) as Record<string, unknown>)) {
+    if (VOLATILE.has(k)) continue;
+    out[k] = k === 'messages' && Array.isArray(v) ? v.map(withoutCallId) : v;
+  }
+  return JSON.stringify(canonical(out));
 }
 
 function side(run: TapeRun, steps: TapeStep[]): ComparedRun {
