@@ -184,12 +184,13 @@ export function createEvalsTab(shared) {
         $('#evals-results-title'),
         `Results of ${data.dataset} against ${data.agent} (${data.scorer}): ${data.status}, ${data.done} of ${data.cases} done, ${data.passed} passed`,
       );
-      // The case inputs come from the dataset's cases, when it is the one shown.
+      // The case inputs come from the dataset's cases: those shown when they are its, else read.
       const inputs = new Map((data.dataset === dataset ? (cases.rows ?? []) : []).map((c) => [c.id, c.input]));
-      if (data.dataset !== dataset) {
+      if ((data.results ?? []).some((r) => !inputs.has(r.caseId))) {
         const { data: list } = await get(`evals/datasets/${seg(data.dataset)}/cases`).catch(() => ({ data: [] }));
         for (const c of list ?? []) inputs.set(c.id, c.input);
       }
+      if (id !== selectedRun) return;
       results.setRows((data.results ?? []).map((r) => ({ ...r, input: inputs.get(r.caseId) ?? '' })));
     },
     300,

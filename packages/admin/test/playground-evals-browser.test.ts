@@ -193,6 +193,7 @@ describe('dashboard: the Playground and Evals tabs', { skip, timeout: 240_000 },
       await page.locator('#evals-results-title', { hasText: '2 of 2 done, 1 passed' }).waitFor();
       assert.deepEqual((await page.locator('#evals-results .badge').allInnerTexts()).sort(), ['fail', 'pass']);
       await page.locator('#evals-results td', { hasText: HOSTILE }).first().waitFor();
+      await page.locator('#evals-results td', { hasText: CASE_INPUT }).first().waitFor(); // each result beside its case's input
 
       // A second run: the baseline's chart has two points, a line.
       await page.click('#evals-form button[type="submit"]');
@@ -205,6 +206,24 @@ describe('dashboard: the Playground and Evals tabs', { skip, timeout: 240_000 },
       assert.match((await page.locator('#evals-chart .chart-summary').textContent()) ?? '', /50 % in the newest of 2 eval runs/);
       await assertInert(page);
       await page.screenshot({ path: `${IMAGES}dashboard-evals.png`, fullPage: true });
+
+      // The judge's own fields show for it and go with the start: this model answers no JSON
+      // verdict, so each case fails with what was wrong, as text.
+      assert.equal(await page.isVisible('#evals-judge-fields'), false);
+      await page.selectOption('#evals-form select[name="scorer"]', 'judge');
+      assert.equal(await page.isVisible('#evals-judge-fields'), true);
+      await page.fill('#evals-form textarea[name="rubric"]', 'Echoes the input <exactly>.');
+      await page.fill('#evals-form input[name="threshold"]', '0.5');
+      const before = model.requests.length;
+      await page.click('#evals-form button[type="submit"]');
+      await page.locator('#evals-status', { hasText: 'started (202)' }).waitFor();
+      await page.locator('#evals-results-title', { hasText: '(judge): completed, 2 of 2 done, 0 passed' }).waitFor();
+      await page.locator('#evals-results td', { hasText: 'judge: the verdict is not JSON' }).first().waitFor();
+      const judged = model.requests
+        .slice(before)
+        .filter((r) => contentText(r.body.messages.at(-1)?.content).startsWith('Rubric:\nEchoes the input <exactly>.'));
+      assert.equal(judged.length, 2, 'the rubric from the form reached the judge');
+      await assertInert(page);
       assert.deepEqual(errors, []);
     } finally {
       await page.close();
@@ -212,8 +231,12 @@ describe('dashboard: the Playground and Evals tabs', { skip, timeout: 240_000 },
     // Both themes: the dark one renders the same tab without errors.
     const dark = await open('evals', 'dark');
     try {
+      // The newest baseline (the judge's, one run) is charted first: pick the exact one's, two runs.
+      await dark.page.locator('#evals-baselines tr', { hasText: 'exact' }).click();
       await dark.page.locator('#evals-chart svg polyline').waitFor({ state: 'attached', timeout: 20_000 });
       await assertInert(dark.page);
+      await dark.page.locator('#evals-results td', { hasText: CASE_INPUT }).first().waitFor();
+      await dark.page.evaluate(() => window.scrollTo(0, 0)); // the sticky header at the top of the full-page shot
       await dark.page.screenshot({ path: `${IMAGES}dashboard-evals-dark.png`, fullPage: true });
       assert.deepEqual(dark.errors, []);
     } finally {
