@@ -123,7 +123,7 @@ export function createPlaygroundTab(shared) {
 
   /** One AG-UI run: the answer streams back as SSE events on the POST's own response. */
   async function runAgui(agent, text, runId) {
-    const threadId = `playground-${crypto.randomUUID()}`;
+    const threadId = `playground-${uid()}`;
     const res = await fetch(new URL(`${agent.path}/agui`, location.href), {
       method: 'POST',
       headers: {
@@ -134,7 +134,7 @@ export function createPlaygroundTab(shared) {
       body: JSON.stringify({
         threadId,
         runId,
-        messages: [{ id: crypto.randomUUID(), role: 'user', content: text }],
+        messages: [{ id: uid(), role: 'user', content: text }],
         tools: [],
         context: [],
         state: {},
@@ -259,7 +259,7 @@ export function createPlaygroundTab(shared) {
         void watchRun(agent.name, (r) => r.sessionId === c.sessionId, seen);
         await c.client.send(text);
       } else {
-        const runId = crypto.randomUUID();
+        const runId = uid();
         void watchRun(agent.name, (r) => r.ref === runId, seen);
         await runAgui(agent, text, runId);
       }
@@ -300,6 +300,15 @@ export function createPlaygroundTab(shared) {
     },
     onEvent() {},
   };
+}
+
+/** A random UUID (v4); `crypto.randomUUID` exists only in secure contexts, and the page may be served over plain HTTP. */
+function uid() {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** One tape step as a line: its kind, what it says in short, how long it took. */
