@@ -7,7 +7,9 @@ import { createAgentsTab } from './agents-tab.js';
 import { createControlTab } from './control-tab.js';
 import { createDashboardTab } from './dashboard-tab.js';
 import { $, h, replace, setText } from './dom.js';
+import { createEvalsTab } from './evals-tab.js';
 import { createJournalTab } from './journal-tab.js';
+import { createPlaygroundTab } from './playground-tab.js';
 import { createEventStream } from './stream.js';
 import { createTabs } from './tabs.js';
 import { setupTheme } from './theme.js';
@@ -54,7 +56,9 @@ const dashboard = createDashboardTab(shared);
 const agents = createAgentsTab(shared);
 const journal = createJournalTab();
 const control = createControlTab(shared);
-const views = { dashboard, agents, journal, control };
+const playground = createPlaygroundTab(shared);
+const evals = createEvalsTab(shared);
+const views = { dashboard, agents, journal, control, playground, evals };
 
 const tabs = createTabs($('#tablist'), (name) => {
   for (const [n, v] of Object.entries(views)) (n === name ? v.show : v.hide)();
