@@ -11,6 +11,11 @@ export type {
   RecoveryFrame,
   CloseFrame,
   ReconnectFrame,
+  RoomMember,
+  PresenceFrame,
+  MembersFrame,
+  RefusalReason,
+  RefusedFrame,
   ServerFrame,
   UpstreamKind,
   UpstreamFrame,
@@ -27,6 +32,10 @@ export {
   encodeReconnect,
   encodeUpstream,
   encodeAck,
+  encodePresence,
+  encodeMembers,
+  encodeRefused,
 } from './encode.js';
+export { ROOM_LIMITS } from './limits.js';
 export { ProtocolError, parseServerFrame, checkServerFrame, parseClientFrame, isUpstreamKind, isSeq } from './decode.js';
 export { CloseCode, FINAL_CLOSE_CODES, CredentialReason, isCredentialReason, type CredentialReasonName } from './close-codes.js';
