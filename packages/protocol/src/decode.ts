@@ -1,6 +1,5 @@
 /** Decoders, for each direction. Both check shapes: a peer's frame is untrusted input. */
-import type { ClientFrame, GapFrame, MessageFrame, RoomMember, ServerFrame, TransportName } from './frames.js';
-import { ROOM_LIMITS } from './limits.js';
+import type { ClientFrame, GapFrame, MessageFrame, ServerFrame, TransportName } from './frames.js';
 
 /** Text that is not an fw frame. `code` matches the client's error code for it. */
 export class ProtocolError extends Error {
@@ -74,42 +73,10 @@ export function checkServerFrame(f: Record<string, unknown>, text = JSON.stringi
       return { t: 'close', reason: typeof f.reason === 'string' ? f.reason : '' };
     case 'reconnect':
       return { t: 'reconnect', reason: typeof f.reason === 'string' ? f.reason : '' };
-    case 'presence':
-      if (typeof f.b !== 'string' || (f.ev !== 'join' && f.ev !== 'leave')) throw bad(text);
-      return { t: 'presence', b: f.b, ev: f.ev, m: checkMember(f.m, text) };
-    case 'members': {
-      if (typeof f.b !== 'string' || !Array.isArray(f.m) || f.m.length > ROOM_LIMITS.maxMembersListed) throw bad(text);
-      if (!Number.isSafeInteger(f.total) || (f.total as number) < f.m.length) throw bad(text);
-      return { t: 'members', b: f.b, m: f.m.map((m) => checkMember(m, text)), total: f.total as number };
-    }
-    case 'refused':
-      if (typeof f.b !== 'string' || f.action !== 'publish' || typeof f.reason !== 'string') throw bad(text);
-      if (f.retryAfter !== undefined && !(Number.isSafeInteger(f.retryAfter) && (f.retryAfter as number) >= 0)) throw bad(text);
-      return {
-        t: 'refused',
-        b: f.b,
-        action: 'publish',
-        reason: f.reason,
-        ...(f.retryAfter !== undefined ? { retryAfter: f.retryAfter as number } : {}),
-      };
     default:
       if (typeof f.t !== 'string') throw bad(text);
       return undefined;
   }
-}
-
-/**
- * A room member as a server describes it: an id, a principal or null, a join time and a metadata
- * object no larger than the protocol's ceiling (a server's own limit is lower: `fw.rooms.max-meta-bytes`).
- */
-function checkMember(v: unknown, text: string): RoomMember {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(text);
-  const m = v as Record<string, unknown>;
-  if (typeof m.id !== 'string' || (m.principal !== null && typeof m.principal !== 'string') || !Number.isSafeInteger(m.joinedAt))
-    throw bad(text);
-  if (typeof m.meta !== 'object' || m.meta === null || Array.isArray(m.meta)) throw bad(text);
-  if (JSON.stringify(m.meta).length > ROOM_LIMITS.maxMetaBytes) throw bad(text);
-  return { id: m.id, principal: m.principal as string | null, meta: m.meta as Record<string, unknown>, joinedAt: m.joinedAt as number };
 }
 
 /** A client message sequence number: a positive safe integer (0 too where `zero`: "none yet"). */

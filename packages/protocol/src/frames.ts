@@ -158,10 +158,14 @@ export type ServerFrame =
   | GapFrame
   | RecoveryFrame
   | CloseFrame
-  | ReconnectFrame
-  | PresenceFrame
-  | MembersFrame
-  | RefusedFrame;
+  | ReconnectFrame;
+
+/**
+ * The frames of a room (docs/rooms.md). Not among {@link ServerFrame}: a client that does not use
+ * rooms never decodes them (`parseServerFrame` skips them as unknown kinds); the room layer checks
+ * them with `checkRoomFrame`.
+ */
+export type RoomFrame = PresenceFrame | MembersFrame | RefusedFrame;
 
 /**
  * What a client sends: an application message (`m`) or a bridge answer (`tool-response`), which

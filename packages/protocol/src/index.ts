@@ -16,6 +16,7 @@ export type {
   MembersFrame,
   RefusalReason,
   RefusedFrame,
+  RoomFrame,
   ServerFrame,
   UpstreamKind,
   UpstreamFrame,
@@ -37,5 +38,6 @@ export {
   encodeRefused,
 } from './encode.js';
 export { ROOM_LIMITS } from './limits.js';
+export { checkRoomFrame } from './rooms.js';
 export { ProtocolError, parseServerFrame, checkServerFrame, parseClientFrame, isUpstreamKind, isSeq } from './decode.js';
 export { CloseCode, FINAL_CLOSE_CODES, CredentialReason, isCredentialReason, type CredentialReasonName } from './close-codes.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseServerFrame, type ServerFrame } from '@fw/protocol';
+import { checkRoomFrame, parseServerFrame, type RoomFrame, type ServerFrame } from '@fw/protocol';
 import { authenticate, useRooms, type Framework, type RoomsOptions } from '../../dist/index.js';
 import { connectWs, recordEvents, refusedUpgrade, startFw, type Running, type WsClient } from '../helpers.js';
 
@@ -16,10 +16,12 @@ async function roomsApp(options: RoomsOptions, config: Record<string, unknown> =
 }
 
 /** The next frame of one of `types` (heartbeats and others skipped). */
-async function frame<T extends ServerFrame['t']>(c: WsClient, ...types: T[]): Promise<Extract<ServerFrame, { t: T }>> {
+type Frame = ServerFrame | RoomFrame;
+async function frame<T extends Frame['t']>(c: WsClient, ...types: T[]): Promise<Extract<Frame, { t: T }>> {
   for (;;) {
-    const f = parseServerFrame(await c.messages.next());
-    if (f !== undefined && (types as string[]).includes(f.t)) return f as Extract<ServerFrame, { t: T }>;
+    const text = await c.messages.next();
+    const f = parseServerFrame(text) ?? checkRoomFrame(JSON.parse(text) as Record<string, unknown>);
+    if (f !== undefined && (types as string[]).includes(f.t)) return f as Extract<Frame, { t: T }>;
   }
 }
 
@@ -137,7 +139,7 @@ test('fw.rooms.publish-burst messages at once are taken, the next one is refused
     const ada = await join(app, ADA);
     for (let i = 1; i <= 4; i++) ada.socket.send(JSON.stringify({ t: 'm', d: `n${i}` }));
     const seen: string[] = [];
-    let refused: Extract<ServerFrame, { t: 'refused' }> | undefined;
+    let refused: Extract<Frame, { t: 'refused' }> | undefined;
     while (seen.length < 3 || refused === undefined) {
       const f = await frame(ada, 'm', 'refused');
       if (f.t === 'm') seen.push(f.d);
