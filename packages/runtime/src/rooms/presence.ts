@@ -15,6 +15,11 @@ export interface RoomPresence {
   members(room: string, limit: number): { members: RoomMember[]; total: number };
   /** The rooms with at least one member. */
   rooms(): string[];
+  /**
+   * A cluster presence: members that joined or left on other nodes (a dead node's members leave
+   * within the node timeout). The rooms layer tells its local members and emits the events.
+   */
+  watch?(listener: (room: string, ev: 'join' | 'leave', member: RoomMember, node: string) => void): () => void;
 }
 
 /** This node's members, in join order (a Map keeps insertion order). A room with no member is forgotten. */

@@ -58,7 +58,7 @@ const OPEN: RoomPolicy = { pattern: '' };
  * fan-out is its broadcaster's.
  */
 export class Rooms implements RoomsView {
-  readonly presence: RoomPresence;
+  presence: RoomPresence;
   /** Put it after `authenticate(fw)` in the handler's interceptors. */
   readonly interceptor: Interceptor;
   private readonly policies: { pattern: PathPattern; policy: RoomPolicy }[];
@@ -81,6 +81,8 @@ export class Rooms implements RoomsView {
         throw fw.config.invalid(key, 'must be a positive number');
     }
     this.presence = options.presence ?? new LocalPresence();
+    // A cluster module provides presence across nodes: this node's members move into it.
+    if (options.presence === undefined) fw.services.whenProvided('rooms.presence', (cluster) => this.useClusterPresence(cluster));
     this.policies = (options.rooms ?? []).map((policy) => ({ pattern: new PathPattern(policy.pattern), policy }));
     this.interceptor = {
       name: 'rooms',
@@ -128,6 +130,16 @@ export class Rooms implements RoomsView {
       store: rt.replayStore,
       epoch: rt.epoch,
       max: this.fw.config.get('fw.rooms.history-max'),
+    });
+  }
+
+  private useClusterPresence(cluster: RoomPresence): void {
+    const local = this.presence;
+    this.presence = cluster;
+    for (const room of local.rooms()) for (const m of local.members(room, Number.MAX_SAFE_INTEGER).members) cluster.join(room, m);
+    cluster.watch?.((room, ev, member, node) => {
+      this.announce(room, encodePresence(room, ev, member), undefined);
+      this.fw.events.emit(ev === 'join' ? 'RoomMemberJoined' : 'RoomMemberLeft', { room, member, node });
     });
   }
 
