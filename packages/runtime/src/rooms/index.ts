@@ -3,4 +3,5 @@ export { permits, type RoomRule, type RoomPolicy, type RoomAction } from './auth
 export { LocalPresence, type RoomPresence, type RoomMember } from './presence.js';
 export type { HistoryPage, HistoryMessage, HistoryQuery } from './history.js';
 export { ROOMS_CONFIG } from './config.js';
+export { addresses, type VirtualMember, type MessageSender, type RoomHandle } from './virtual-member.js';
 import './seams.js';

@@ -13,6 +13,7 @@ import { readHistory, type HistoryPage, type HistoryQuery } from './history.js';
 import { clientMeta } from './member-meta.js';
 import { LocalPresence, type RoomPresence } from './presence.js';
 import { PublishBucket } from './publish-rate.js';
+import type { MessageSender, RoomHandle, VirtualMember } from './virtual-member.js';
 
 export interface RoomsOptions {
   /** The rules per room pattern; the first pattern that matches a room's path applies. A room no pattern matches is open. */
@@ -65,6 +66,8 @@ export class Rooms implements RoomsView {
   private readonly memberships = new WeakMap<Resource, Membership>();
   /** This node's member resources per room: where presence frames go. */
   private readonly local = new Map<string, Set<Resource>>();
+  /** Virtual members per room (agents, bots), with the handle each speaks through. */
+  private readonly virtual = new Map<string, Map<string, { member: VirtualMember; handle: RoomHandle }>>();
 
   constructor(
     private readonly fw: Framework,
@@ -97,7 +100,12 @@ export class Rooms implements RoomsView {
       },
       attach: (resource) => this.join(resource),
       detach: (resource) => this.leave(resource),
-      inbound: (resource, _data) => this.mayPublish(resource),
+      inbound: (resource, data) => {
+        if (!this.mayPublish(resource)) return false;
+        const room = this.memberships.get(resource)?.room;
+        if (room !== undefined && this.virtual.has(room)) this.tellVirtual(room, data, resource);
+        return true;
+      },
     };
     fw.route('GET', `${fw.path}/rooms/history`, (req, res, ctx) => this.serveHistory(req, res, ctx));
     fw.services.provide('rooms', this);
@@ -120,6 +128,60 @@ export class Rooms implements RoomsView {
   /** The members of a room (at most `fw.rooms.members-listed`) and how many there are. */
   members(room: string): { members: RoomMember[]; total: number } {
     return this.presence.members(room, this.fw.config.get('fw.rooms.members-listed'));
+  }
+
+  /**
+   * Adds a virtual member to `room` (a path such as `/fw/chat/lobby`): it is in the presence of
+   * every node, hears what this node's members publish, and speaks with `publish`. Returns the
+   * function that takes it out.
+   */
+  addVirtualMember(room: string, member: VirtualMember): () => void {
+    let members = this.virtual.get(room);
+    if (members === undefined) this.virtual.set(room, (members = new Map()));
+    if (members.has(member.name)) throw new FwError('duplicate_member', `${room} has a virtual member '${member.name}' already`, 409);
+    const principal = member.principal ?? `room:${room}`;
+    const info: RoomMember = {
+      id: `virtual:${member.name}`,
+      principal,
+      meta: { ...member.meta, virtual: true },
+      joinedAt: Date.now(),
+    };
+    let present = true;
+    const handle: RoomHandle = {
+      name: room,
+      principal,
+      publish: (message) => (present ? this.fw.broadcasters.lookup(room, true).broadcast(message) : 0),
+      get present() {
+        return present;
+      },
+    };
+    members.set(member.name, { member, handle });
+    this.presence.join(room, info);
+    this.announce(room, encodePresence(room, 'join', info), undefined);
+    this.fw.events.emit('RoomMemberJoined', { room, member: info });
+    return () => {
+      if (!present) return;
+      present = false;
+      members.delete(member.name);
+      if (members.size === 0) this.virtual.delete(room);
+      if (this.presence.leave(room, info.id) === undefined) return;
+      this.announce(room, encodePresence(room, 'leave', info), undefined);
+      this.fw.events.emit('RoomMemberLeft', { room, member: info });
+    };
+  }
+
+  /** Hands a message the room took to its virtual members, once it is on its way to the others. */
+  private tellVirtual(room: string, data: string, resource: Resource): void {
+    const from: MessageSender = { member: resource.uuid, principal: resource.principal?.id ?? null };
+    queueMicrotask(() => {
+      for (const { member, handle } of this.virtual.get(room)?.values() ?? []) {
+        try {
+          member.message(data, from, handle);
+        } catch (err) {
+          this.fw.logger.error({ err, room, member: member.name }, 'virtual member failed');
+        }
+      }
+    });
   }
 
   /** The room's past messages after `since`, or its `last` N, with the gaps nobody can fill said. */

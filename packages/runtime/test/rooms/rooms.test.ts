@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkRoomFrame, parseServerFrame, type RoomFrame, type ServerFrame } from '@fw/protocol';
-import { authenticate, useRooms, type Framework, type RoomsOptions } from '../../dist/index.js';
+import { addresses, authenticate, useRooms, type Framework, type RoomsOptions } from '../../dist/index.js';
 import { connectWs, recordEvents, refusedUpgrade, startFw, type Running, type WsClient } from '../helpers.js';
 
 const ADA = 'ada-token-0123456789abcdef';
@@ -263,4 +263,66 @@ test('history: last N and since a bid, from the replay cache, with the gap said;
   } finally {
     await app.close();
   }
+});
+
+test('a virtual member is in the presence, hears what the room took and streams its reply to the room', async () => {
+  const app = await roomsApp({ rooms: [{ pattern: '/chat/{room}', publish: { roles: ['operator'] } }] });
+  try {
+    const rooms = app.fw.services.get('rooms') as import('../../dist/index.js').Rooms;
+    const heard: [string, string | null][] = [];
+    const leave = rooms.addVirtualMember('/fw/chat/lobby', {
+      name: 'echo',
+      meta: { name: 'Echo' },
+      message(data, from, room) {
+        heard.push([data, from.principal]);
+        if (!addresses(data, 'echo')) return;
+        for (const chunk of ['one ', 'two ', 'three']) room.publish({ from: 'echo', chunk });
+        room.publish({ from: 'echo', done: true, as: room.principal });
+      },
+    });
+    assert.throws(() => rooms.addVirtualMember('/fw/chat/lobby', { name: 'echo', message() {} }), /virtual member 'echo' already/);
+    const ada = await join(app, ADA);
+    const bea = await join(app, BEA);
+    const list = await frame(ada, 'members');
+    assert.deepEqual(
+      list.m.map((m) => [m.id, m.principal, m.meta]),
+      [
+        ['virtual:echo', 'room:/fw/chat/lobby', { name: 'Echo', virtual: true }],
+        [list.m[1]!.id, 'ada', {}],
+      ],
+    );
+    bea.socket.send(JSON.stringify({ t: 'm', d: '@echo from a viewer' })); // refused: the member never hears it
+    await frame(bea, 'refused');
+    ada.socket.send(JSON.stringify({ t: 'm', d: 'no mention here' }));
+    ada.socket.send(JSON.stringify({ t: 'm', d: 'hey @echo, count' }));
+    const got: string[] = [];
+    while (got.length < 6) got.push((await frame(ada, 'm')).d);
+    assert.deepEqual(got, [
+      'no mention here',
+      'hey @echo, count',
+      '{"from":"echo","chunk":"one "}',
+      '{"from":"echo","chunk":"two "}',
+      '{"from":"echo","chunk":"three"}',
+      '{"from":"echo","done":true,"as":"room:/fw/chat/lobby"}',
+    ]);
+    assert.deepEqual(heard, [
+      ['no mention here', 'ada'],
+      ['hey @echo, count', 'ada'],
+    ]);
+    leave();
+    const left = await frame(ada, 'presence');
+    assert.deepEqual([left.ev, left.m.id], ['leave', 'virtual:echo']);
+    for (const c of [ada, bea]) c.socket.close(1000);
+  } finally {
+    await app.close();
+  }
+});
+
+test('addresses: @name as a word of its own, any case', () => {
+  assert.ok(addresses('@assistant hi', 'assistant'));
+  assert.ok(addresses('hi @Assistant!', 'assistant'));
+  assert.ok(!addresses('hi @assistants', 'assistant'));
+  assert.ok(!addresses('mail me at x@assistant', 'assistant'));
+  assert.ok(!addresses('assistant, hi', 'assistant'));
+  assert.ok(addresses('(@a.b)', 'a.b'));
 });
