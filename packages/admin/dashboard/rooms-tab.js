@@ -50,7 +50,11 @@ export function createRoomsTab() {
     membersTable.setRows(listed);
     setText(
       $('#room-members-count'),
-      room === undefined ? '' : room.members > listed.length ? `${num(listed.length)} of ${num(room.members)} listed` : `${num(room.members)}`,
+      room === undefined
+        ? ''
+        : room.members > listed.length
+          ? `${num(listed.length)} of ${num(room.members)} listed`
+          : `${num(room.members)}`,
     );
   }
 
