@@ -90,3 +90,43 @@ test('history(): a refused read is an http_error naming the server’s code', as
     await server.close();
   }
 });
+
+test('history after a reconnect: what was missed since the last message seen, or the gap when the cache no longer holds it', async () => {
+  const server = await serve({ 'fw.broadcaster.replay-cache': 4 }, (fw) => {
+    const rooms = useRooms(fw);
+    fw.handle('/chat/{room}', {}, { interceptors: [rooms.interceptor] });
+  });
+  try {
+    const stay = connect(server.url('/fw/chat/lobby')); // keeps the room (and its broadcaster) alive
+    await until(stay, 'open');
+    const first = connect(server.url('/fw/chat/lobby'));
+    let last = 0;
+    first.onMessage((_d, meta) => (last = meta.broadcasterSeq ?? last));
+    await until(first, 'open');
+    const lobby = () => server.fw.broadcasters.lookup('/fw/chat/lobby')!;
+    lobby().broadcast('a');
+    await waitFor('a seen', () => last === 1 || undefined);
+    first.close();
+    for (const m of ['b', 'c', 'd']) lobby().broadcast(m);
+
+    const again = connect(server.url('/fw/chat/lobby'));
+    await until(again, 'open');
+    const missed = await room(again).history({ since: last });
+    assert.deepEqual(
+      missed.messages.map((m) => m.d),
+      ['b', 'c', 'd'],
+    );
+    assert.deepEqual(missed.gaps, []);
+
+    for (const m of ['e', 'f', 'g']) lobby().broadcast(m); // the cache (4) now holds d…g: b and c are gone
+    const later = await room(again).history({ since: last });
+    assert.deepEqual(
+      later.messages.map((m) => m.d),
+      ['d', 'e', 'f', 'g'],
+    );
+    assert.deepEqual(later.gaps, [{ b: '/fw/chat/lobby', from: 2, to: 3, lost: 2, reason: 'replay-window-exceeded' }]);
+    for (const c of [stay, again]) c.close();
+  } finally {
+    await server.close();
+  }
+});
