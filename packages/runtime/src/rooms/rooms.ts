@@ -115,8 +115,8 @@ export class Rooms implements RoomsView {
     return this.presence
       .rooms()
       .sort()
-      .map((name) => this.get(name)!)
-      .filter((r) => r !== undefined);
+      .map((name) => this.get(name))
+      .filter((r): r is RoomInfo => r !== undefined);
   }
 
   get(name: string): RoomInfo | undefined {
