@@ -71,6 +71,10 @@ describe('rooms: the dashboard Rooms view and the chat page presence', { skip: s
     ada.close();
     await page.waitForFunction(() => document.getElementById('rooms-count')?.textContent === '2 rooms, 3 members');
     await page.waitForFunction(() => document.querySelectorAll('#room-members-table tbody tr').length === 2);
+    // The event feed says who joined and left, by the name in their metadata.
+    const feed = await page.$eval('#feed', (el) => (el as HTMLElement).textContent ?? '');
+    assert.match(feed, /bea joined \/fw\/chat\/lobby/);
+    assert.match(feed, /ada left \/fw\/chat\/lobby/);
     // Selecting another room lists its members.
     await page.click('#rooms-table tbody tr:nth-child(2)');
     await page.waitForFunction(() => document.getElementById('room-members-title')?.textContent === 'Members of /fw/chat/random');
