@@ -33,7 +33,7 @@ const lobbyOn = async (n: FwNode): Promise<RoomInfo | undefined> =>
 
 test('3 nodes: every node counts every member; the members of a killed node leave within the node timeout', {
   skip: !available && SKIP_NO_REDIS,
-}, async () => {
+}, async (t) => {
   const prefix = uniquePrefix('rooms');
   const settings = [`fw.cluster.heartbeat-interval=${HEARTBEAT}`, `fw.cluster.node-timeout=${TIMEOUT}`];
   nodes.push(...(await Promise.all(['a', 'b', 'c'].map((id) => startNode(REDIS_URL, prefix, id, settings, 0, 'rooms-node.js')))));
@@ -77,8 +77,11 @@ test('3 nodes: every node counts every member; the members of a killed node leav
     TIMEOUT + 10 * HEARTBEAT,
   );
   const took = Date.now() - killedAt;
-  // The dead node's record expires at most a node timeout after its last heartbeat; the survivors see it at their next one.
-  assert.ok(took <= TIMEOUT + 3 * HEARTBEAT, `the members of c left after ${took} ms`);
+  // The dead node's record expires at most a node timeout after its last heartbeat; the survivors
+  // see it at their next one (a heartbeat more), and this test's polling adds its own; on a
+  // loaded machine timers run late, so the bound keeps a second of slack beyond that.
+  t.diagnostic(`the members of c left every survivor ${took} ms after the kill`);
+  assert.ok(took <= TIMEOUT + 5 * HEARTBEAT, `the members of c left after ${took} ms`);
   await waitFor('a member on a was told both left', () => leftOnA.length === 2 || undefined);
   assert.deepEqual(leftOnA.map((m) => m.id).sort(), [...onC].sort());
   for (const w of watchers.slice(0, 3)) await waitFor('a live member lists three', () => w.total === 3 || undefined);
