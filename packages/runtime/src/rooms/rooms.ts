@@ -59,7 +59,7 @@ const OPEN: RoomPolicy = { pattern: '' };
  * fan-out is its broadcaster's.
  */
 export class Rooms implements RoomsView {
-  presence: RoomPresence;
+  private current: RoomPresence;
   /** Put it after `authenticate(fw)` in the handler's interceptors. */
   readonly interceptor: Interceptor;
   private readonly policies: { pattern: PathPattern; policy: RoomPolicy }[];
@@ -83,7 +83,7 @@ export class Rooms implements RoomsView {
       if (!Number.isFinite(v) || v < 0 || (key === 'fw.rooms.history-max' && v < 1))
         throw fw.config.invalid(key, 'must be a positive number');
     }
-    this.presence = options.presence ?? new LocalPresence();
+    this.current = options.presence ?? new LocalPresence();
     // A cluster module provides presence across nodes: this node's members move into it.
     if (options.presence === undefined) fw.services.whenProvided('rooms.presence', (cluster) => this.useClusterPresence(cluster));
     this.policies = (options.rooms ?? []).map((policy) => ({ pattern: new PathPattern(policy.pattern), policy }));
@@ -109,6 +109,11 @@ export class Rooms implements RoomsView {
     };
     fw.route('GET', `${fw.path}/rooms/history`, (req, res, ctx) => this.serveHistory(req, res, ctx));
     fw.services.provide('rooms', this);
+  }
+
+  /** Who is where: this node's own presence, or the cluster's once a cluster module provided it. */
+  get presence(): RoomPresence {
+    return this.current;
   }
 
   list(): RoomInfo[] {
@@ -196,8 +201,8 @@ export class Rooms implements RoomsView {
   }
 
   private useClusterPresence(cluster: RoomPresence): void {
-    const local = this.presence;
-    this.presence = cluster;
+    const local = this.current;
+    this.current = cluster;
     for (const room of local.rooms()) for (const m of local.members(room, Number.MAX_SAFE_INTEGER).members) cluster.join(room, m);
     cluster.watch?.((room, ev, member, node) => {
       this.announce(room, encodePresence(room, ev, member), undefined);
