@@ -76,6 +76,16 @@ test('history(): a refused read is an http_error naming the server’s code', as
     fw.handle('/vip', {}, { interceptors: [authenticate(fw, { required: false }), rooms.interceptor] });
   });
   try {
+    // A refused join: the client hears the server's code (over an HTTP transport) and does not get in.
+    const errors: { code: string; status?: number; problemCode?: string }[] = [];
+    const refused = connect(server.url('/fw/vip'), { transports: ['sse'], reconnect: false });
+    refused.onError((e) => errors.push(e));
+    await until(refused, 'closed');
+    assert.deepEqual(
+      errors.map((e) => [e.code, e.status, e.problemCode]),
+      [['http_error', 403, 'room_join_refused']],
+    );
+
     const ada = connect(server.url('/fw/vip'), { token: ADA });
     await until(ada, 'open');
     const anonymous = room(ada); // no token for history()
