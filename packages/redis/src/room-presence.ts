@@ -1,4 +1,4 @@
-import type { RoomMember, RoomPresence } from '@fw/runtime';
+import type { MessageSender, RoomMember, RoomPresence } from '@fw/runtime';
 import type { RedisLink } from './link.js';
 
 /** A member as stored: which node holds its connection, so a dead node's members can be found. */
@@ -8,6 +8,10 @@ interface Entry {
 }
 
 type Watcher = (room: string, ev: 'join' | 'leave', member: RoomMember, node: string) => void;
+type Relayed = (room: string, data: string, from: MessageSender) => void;
+
+/** A virtual member's id (docs/rooms.md, *Virtual members*): the rooms layer names them so. */
+const isVirtual = (member: RoomMember): boolean => member.id.startsWith('virtual:');
 
 /**
  * Removes a member and, with its last member, the room: its hash and its name in the set of rooms
@@ -33,10 +37,16 @@ return 0`;
  * its own members they left, and removes them from Redis (idempotent: each survivor may). Entries
  * of nodes that are not alive are also pruned at every load, so a cluster that restarted whole
  * keeps nothing of its past members: what is stored lives as long as a member or a node start.
+ *
+ * The same channel relays what members publish to the virtual members of other nodes (an agent in
+ * a room on one node hears the members of every node), only for rooms where another node has one.
  */
 export class ClusterRoomPresence implements RoomPresence {
   private readonly mirror = new Map<string, Map<string, Entry>>();
   private readonly watchers = new Set<Watcher>();
+  private readonly relayed = new Set<Relayed>();
+  /** Per room, how many virtual members other nodes have there: a message is relayed only to a room that has some. */
+  private readonly remoteVirtual = new Map<string, number>();
   private readonly channel: string;
   private readonly onMessage = (channel: string, message: string): void => {
     if (channel === this.channel) this.receive(message);
@@ -98,6 +108,16 @@ export class ClusterRoomPresence implements RoomPresence {
 
   rooms(): string[] {
     return [...this.mirror.keys()];
+  }
+
+  relay(room: string, data: string, from: MessageSender): void {
+    if (!this.remoteVirtual.has(room)) return;
+    void this.link.cmd.publish(this.channel, JSON.stringify({ ev: 'heard', room, node: this.nodeId, data, from })).catch(() => undefined);
+  }
+
+  onRelay(listener: Relayed): () => void {
+    this.relayed.add(listener);
+    return () => this.relayed.delete(listener);
   }
 
   watch(listener: Watcher): () => void {
@@ -172,13 +192,18 @@ export class ClusterRoomPresence implements RoomPresence {
   }
 
   private receive(message: string): void {
-    let e: { ev: 'join' | 'leave'; room: string; node: string; member: RoomMember };
+    let e: { ev: 'join' | 'leave' | 'heard'; room: string; node: string; member: RoomMember; data: string; from: MessageSender };
     try {
       e = JSON.parse(message) as typeof e;
     } catch {
       return;
     }
-    if (e.node === this.nodeId || typeof e.room !== 'string' || typeof e.member?.id !== 'string') return;
+    if (e.node === this.nodeId || typeof e.room !== 'string') return;
+    if (e.ev === 'heard') {
+      if (typeof e.data === 'string' && typeof e.from?.member === 'string') for (const l of this.relayed) l(e.room, e.data, e.from);
+      return;
+    }
+    if (typeof e.member?.id !== 'string') return;
     const field = `${e.node}|${e.member.id}`;
     if (e.ev === 'join') {
       if (this.put(e.room, { node: e.node, member: e.member })) this.tell(e.room, 'join', { node: e.node, member: e.member });
@@ -192,6 +217,7 @@ export class ClusterRoomPresence implements RoomPresence {
     const field = `${e.node}|${e.member.id}`;
     const fresh = !entries.has(field);
     entries.set(field, e);
+    if (fresh && e.node !== this.nodeId && isVirtual(e.member)) this.remoteVirtual.set(room, (this.remoteVirtual.get(room) ?? 0) + 1);
     return fresh;
   }
 
@@ -201,6 +227,11 @@ export class ClusterRoomPresence implements RoomPresence {
     if (e === undefined) return undefined;
     entries!.delete(field);
     if (entries!.size === 0) this.mirror.delete(room);
+    if (e.node !== this.nodeId && isVirtual(e.member)) {
+      const left = (this.remoteVirtual.get(room) ?? 1) - 1;
+      if (left > 0) this.remoteVirtual.set(room, left);
+      else this.remoteVirtual.delete(room);
+    }
     return e;
   }
 

@@ -1,7 +1,8 @@
 /**
  * Room presence across a 3-node cluster (docs/rooms.md, *Cluster*): every node counts every
- * member; a node killed takes its members out of every room within the node timeout, on every
- * node and for every member watching; a room nobody is in keeps nothing in Redis.
+ * member; a virtual member on one node hears the members of another; a node killed takes its
+ * members out of every room within the node timeout, on every node and for every member watching;
+ * a room nobody is in keeps nothing in Redis.
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
@@ -63,6 +64,18 @@ test('3 nodes: every node counts every member; the members of a killed node leav
     return true;
   });
   await waitFor('every member sees five', () => watchers.every((w) => w.total === 5 && w.members.size === 5) || undefined);
+  // A member on node b reaches the virtual member of node a, which answers in the room (on every node).
+  const asker = connect(`${b.url}/fw/chat/agents`, { transports: ['websocket'] });
+  clients.push(asker);
+  const agents = room(asker);
+  const heard: string[] = [];
+  asker.onMessage((d) => heard.push(d));
+  await waitFor('the asker lists the echo member', () => agents.members.has('virtual:echo') || undefined);
+  await asker.send('hi @echo');
+  await waitFor('the echo', () => heard.find((d) => d.startsWith('echo from a')));
+  assert.deepEqual(heard, ['hi @echo', `echo from a to ${asker.uuid!.slice(0, 8)}: hi @echo`]);
+  asker.close();
+
   const onC = (await lobbyOn(a))!.memberDetails.filter((m) => m.meta.node === 'c').map((m) => m.id);
   assert.equal(onC.length, 2);
 

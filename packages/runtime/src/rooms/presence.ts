@@ -1,4 +1,5 @@
 import type { RoomMember } from '@fw/protocol';
+import type { MessageSender } from './virtual-member.js';
 
 export type { RoomMember };
 
@@ -20,6 +21,13 @@ export interface RoomPresence {
    * within the node timeout). The rooms layer tells its local members and emits the events.
    */
   watch?(listener: (room: string, ev: 'join' | 'leave', member: RoomMember, node: string) => void): () => void;
+  /**
+   * A cluster presence: a message a member of this node published in `room`, for the virtual
+   * members of other nodes (sent only when another node has one there).
+   */
+  relay?(room: string, data: string, from: MessageSender): void;
+  /** A cluster presence: messages members of other nodes published, for this node's virtual members. */
+  onRelay?(listener: (room: string, data: string, from: MessageSender) => void): () => void;
 }
 
 /** This node's members, in join order (a Map keeps insertion order). A room with no member is forgotten. */

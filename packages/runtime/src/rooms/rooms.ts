@@ -103,7 +103,12 @@ export class Rooms implements RoomsView {
       inbound: (resource, data) => {
         if (!this.mayPublish(resource)) return false;
         const room = this.memberships.get(resource)?.room;
-        if (room !== undefined && this.virtual.has(room)) this.tellVirtual(room, data, resource);
+        if (room === undefined) return true;
+        const relay = this.current.relay;
+        if (!this.virtual.has(room) && relay === undefined) return true;
+        const from: MessageSender = { member: resource.uuid, principal: resource.principal?.id ?? null };
+        if (this.virtual.has(room)) this.tellVirtual(room, data, from);
+        relay?.call(this.current, room, data, from);
         return true;
       },
     };
@@ -137,8 +142,8 @@ export class Rooms implements RoomsView {
 
   /**
    * Adds a virtual member to `room` (a path such as `/fw/chat/lobby`): it is in the presence of
-   * every node, hears what this node's members publish, and speaks with `publish`. Returns the
-   * function that takes it out.
+   * every node, hears what the room's members publish (on every node, in cluster mode), and speaks
+   * with `publish`. Returns the function that takes it out.
    */
   addVirtualMember(room: string, member: VirtualMember): () => void {
     let members = this.virtual.get(room);
@@ -176,8 +181,7 @@ export class Rooms implements RoomsView {
   }
 
   /** Hands a message the room took to its virtual members, once it is on its way to the others. */
-  private tellVirtual(room: string, data: string, resource: Resource): void {
-    const from: MessageSender = { member: resource.uuid, principal: resource.principal?.id ?? null };
+  private tellVirtual(room: string, data: string, from: MessageSender): void {
     queueMicrotask(() => {
       for (const { member, handle } of this.virtual.get(room)?.values() ?? []) {
         try {
@@ -204,6 +208,10 @@ export class Rooms implements RoomsView {
     const local = this.current;
     this.current = cluster;
     for (const room of local.rooms()) for (const m of local.members(room, Number.MAX_SAFE_INTEGER).members) cluster.join(room, m);
+    // Messages the members of other nodes published, for the virtual members of this one.
+    cluster.onRelay?.((room, data, from) => {
+      if (this.virtual.has(room)) this.tellVirtual(room, data, from);
+    });
     cluster.watch?.((room, ev, member, node) => {
       this.announce(room, encodePresence(room, ev, member), undefined);
       this.fw.events.emit(ev === 'join' ? 'RoomMemberJoined' : 'RoomMemberLeft', { room, member, node });
