@@ -240,6 +240,18 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
       },
     ),
     read(
+      'fw_list_rooms',
+      'Rooms with their member counts and members (docs/rooms.md)',
+      [opt('search', 'Substring of the room name'), limitParam],
+      (a, args, limit) => {
+        const search = str(args, 'search');
+        return a.views.rooms
+          .list()
+          .filter((r) => !search || r.name.includes(search))
+          .slice(0, limit);
+      },
+    ),
+    read(
       'fw_list_resources',
       'Connected resources (clients), filterable',
       [

@@ -281,6 +281,35 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       handle: async (r) => json(await control.destroy(param(r, 'id'), caller(r))),
     },
 
+    // --- rooms (docs/rooms.md) ------------------------------------------------------------------
+    {
+      // Presence is cluster-wide when the cluster module provides it: every node answers the same.
+      method: 'GET',
+      path: '/rooms',
+      doc: {
+        tag: 'rooms',
+        reply: 'list',
+        paged: true,
+        summary: 'Rooms with their member count and members (at most fw.rooms.members-listed each)',
+        query: { search: { description: 'Only rooms whose name contains this text', schema: { type: 'string' } } },
+      },
+      handle: (r) => {
+        const search = strParam(r.url, 'search');
+        const all = views.rooms.list();
+        return paged(r, search ? all.filter((room) => room.name.includes(search)) : all);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/rooms/{name}',
+      doc: { tag: 'rooms', reply: 'object', summary: 'One room: its members (name URL-encoded, e.g. %2Ffw%2Fchat%2Flobby)' },
+      handle: (r) => {
+        const room = views.rooms.get(param(r, 'name'));
+        if (!room) throw new NotFoundError('room', param(r, 'name'));
+        return json(room);
+      },
+    },
+
     // --- resources ---------------------------------------------------------------------------
     {
       method: 'GET',
