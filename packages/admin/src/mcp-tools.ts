@@ -8,6 +8,7 @@ import { CONTENT_ROLE, mayReadContent } from './content.js';
 import type { TapeView } from './peer-types.js';
 import { scopeOf } from './governance/governance.js';
 import { PolicyFileError } from './governance/policy-file.js';
+import { FLOW_MAX_LOOKBACK_MINUTES } from './api/fleet-routes.js';
 
 type McpModule = typeof import('@fw/mcp');
 type McpParamSpec = ParamSpec;
@@ -264,6 +265,42 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         );
       },
     ),
+    read(
+      'fw_flow',
+      'Flow graph of who dispatches to whom: nodes, and edges with dispatches, successes, failures, average and p95 duration (of one coordination with coordinationId)',
+      [opt('lookbackMinutes', 'Events of the last this many minutes (0 or absent: the whole journal)', 'integer'), opt('coordinationId', 'One coordination')],
+      async (a, args) => {
+        const view = a.views.agent;
+        if (!view.flow || !view.coordinationFlow) return fail('unavailable: the agent module is not installed');
+        const coordinationId = str(args, 'coordinationId');
+        if (coordinationId) return (await view.coordinationFlow(coordinationId)) ?? fail(`not_found: coordination '${coordinationId}'`);
+        const lookback = num(args, 'lookbackMinutes') ?? 0;
+        if (!Number.isSafeInteger(lookback) || lookback < 0 || lookback > FLOW_MAX_LOOKBACK_MINUTES)
+          return fail(`bad_request: lookbackMinutes must be an integer from 0 to ${FLOW_MAX_LOOKBACK_MINUTES}`);
+        return view.flow({ lookbackMinutes: lookback });
+      },
+    ),
+    read(
+      'fw_coordinator_health',
+      "Fleet health of a coordinator: per agent, available, circuitState (CLOSED, OPEN, HALF_OPEN) and recentFailures",
+      [req('coordinator', 'Coordinator name')],
+      (a, args) => {
+        const name = str(args, 'coordinator') ?? '';
+        return a.views.agent.fleetHealth?.(name) ?? fail(`not_found: coordinator '${name}'`);
+      },
+    ),
+    read(
+      'fw_journal_tree',
+      'One coordination as its causal tree: root events with the events they caused as children (fan-outs, retries, handoffs, evaluations)',
+      [req('coordinationId', 'Coordination id')],
+      async (a, args) => {
+        const id = str(args, 'coordinationId') ?? '';
+        return (await a.views.agent.journalTree?.(id)) ?? fail(`not_found: coordination '${id}'`);
+      },
+    ),
+    read('fw_list_protocols', 'The protocol bridges agents are served on (A2A, AG-UI, MCP, chat) and the A2A client to remote agents', [], (a) => [
+      ...(a.views.agent.protocols?.() ?? []),
+    ]),
     read(
       'fw_list_tasks',
       'A2A tasks, filterable by agent and state',

@@ -28,6 +28,11 @@ export interface AgentContext {
 export interface DispatchOptions {
   /** The skill asked for (journal and events); default `'default'`. */
   skill?: string;
+  /**
+   * Further attempts after a failure (default 0). Each retry is journaled as a dispatch with its
+   * `attempt`, a child of the failure it repeats; a refusal of an open circuit breaker is not retried.
+   */
+  retries?: number;
 }
 
 export interface DispatchResult {

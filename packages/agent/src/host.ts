@@ -24,6 +24,7 @@ import { definitionOf, type AgentClass, type AgentDefinition, type AgentToolDefi
 import { checkToolArguments, InvalidSchemaError } from '@fw/mcp';
 import { NoRuntimeError, NotInFleetError, StoreUnavailableError, ToolStepLimitError } from './errors.js';
 import { CoordinationJournal } from './journal.js';
+import { CircuitOpenError, FleetBreakers } from './coordination/fleet-health.js';
 import type { RunListener } from './run-event.js';
 import { ProviderRegistry } from './runtime/registry.js';
 import type { AiMessage, ModelProvider, AiToolCall, AiToolSpec, AiUsage } from './runtime/port.js';
@@ -104,6 +105,8 @@ export class AgentHost {
    * run's start and end, each model call and streamed part, each tool call (hooks/run-hooks.ts).
    */
   readonly hooks: RunHookSet;
+  /** The circuit breakers of every coordinator's fleet (coordination/fleet-health.ts). */
+  readonly breakers: FleetBreakers;
   /** The run each agent context belongs to, for the tool calls made through it. */
   private readonly scopes = new WeakMap<AgentContext, RunScope>();
 
@@ -114,6 +117,7 @@ export class AgentHost {
     this.log = fw.logger.child({ module: 'agent' });
     this.hooks = new RunHookSet(this.log);
     this.limits = new AgentLimits(fw);
+    this.breakers = new FleetBreakers(fw.config, fw.events);
     this.journal = new CoordinationJournal(store, () => ({
       maxEvents: fw.config.get('fw.agent.journal.max-events'),
       maxAgeMs: fw.config.get('fw.agent.journal.max-age'),
@@ -215,6 +219,7 @@ export class AgentHost {
   close(): void {
     this.root.abort(new FwError('closing', 'the framework is closing', 503));
     this.sessions.endAll();
+    this.breakers.close();
   }
 
   get(name: string): MountedAgent {
@@ -412,18 +417,29 @@ export class AgentHost {
     this.scopes.set(base, scope);
     if (agent.def.kind !== 'coordinator') return base;
     const coordinator = agent.name;
+    const step: CoordinationStep = { cursor: null, completions: new Map() };
     const ctx: CoordinatorContext = {
       ...base,
       coordinationId,
       coordinator,
       fleet: agent.fleetNames,
-      dispatch: (to, message, options) => this.dispatch(agent, ctx, to, message, options, emit),
+      dispatch: (to, message, options) => this.dispatch(agent, ctx, step, to, message, options, emit),
       handoff: (from, to, reason) => {
-        this.journal.record({ kind: 'handoff', coordinationId, coordinator, agent: to, from, to, reason });
+        step.cursor = this.journal.record({
+          kind: 'handoff',
+          coordinationId,
+          coordinator,
+          agent: to,
+          from,
+          to,
+          reason,
+          parentEventId: step.completions.get(from) ?? step.cursor,
+        }).eventId;
         this.hooks.handoff(scope, { from, to, ...(reason !== undefined ? { reason } : {}) });
       },
       evaluate: (target, e) => {
-        this.journal.record({
+        // A branch of what it rates: the evaluated agent's latest answer in this coordination.
+        step.cursor = this.journal.record({
           kind: 'evaluation',
           coordinationId,
           coordinator,
@@ -431,7 +447,8 @@ export class AgentHost {
           evaluator: e.evaluator,
           score: e.score,
           passed: e.passed,
-        });
+          parentEventId: step.completions.get(target) ?? step.cursor,
+        }).eventId;
       },
     };
     this.scopes.set(ctx, scope);
@@ -700,9 +717,15 @@ export class AgentHost {
     }
   }
 
+  /**
+   * A coordinator's dispatch, retried up to `options.retries` times. Its journal events name their
+   * cause: the dispatch the step the coordinator was at when it started (dispatches started
+   * together share it: a fan-out), its completion or failure the dispatch, a retry the failure.
+   */
   private async dispatch(
     coord: MountedAgent,
     ctx: CoordinatorContext,
+    step: CoordinationStep,
     to: string,
     message: string,
     options: DispatchOptions = {},
@@ -710,6 +733,7 @@ export class AgentHost {
   ): Promise<DispatchResult> {
     const skill = options.skill ?? 'default';
     const { coordinationId } = ctx;
+    let parentEventId = step.cursor;
     if (!coord.fleetNames.includes(to)) {
       const err = new NotInFleetError(coord.name, to);
       this.journal.record({
@@ -720,11 +744,66 @@ export class AgentHost {
         skill,
         durationMs: 0,
         error: err.message,
+        parentEventId,
       });
       throw err;
     }
+    const retries = Math.max(0, Math.floor(options.retries ?? 0));
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.dispatchOnce(coord, ctx, to, message, skill, attempt, parentEventId, emit);
+      if (outcome.ok) {
+        step.cursor = outcome.eventId;
+        step.completions.set(to, outcome.eventId);
+        return outcome.result;
+      }
+      if (attempt > retries || ctx.signal.aborted || outcome.error instanceof CircuitOpenError) {
+        step.cursor = outcome.eventId;
+        throw outcome.error;
+      }
+      parentEventId = outcome.eventId;
+    }
+  }
+
+  /** One attempt through the agent's circuit breaker: refused at once while it is open (journaled as a failure). */
+  private async dispatchOnce(
+    coord: MountedAgent,
+    ctx: CoordinatorContext,
+    to: string,
+    message: string,
+    skill: string,
+    attempt: number,
+    parentEventId: string | null,
+    emit: RunListener,
+  ): Promise<{ ok: true; eventId: string; result: DispatchResult } | { ok: false; eventId: string; error: unknown }> {
+    const { coordinationId } = ctx;
+    const retry = attempt > 1 ? { attempt } : {};
     const subagentRunId = randomUUID();
-    this.journal.record({ kind: 'dispatch', coordinationId, coordinator: coord.name, agent: to, skill });
+    const breaker = this.breakers.breaker(coord.name, to);
+    if (!breaker.tryAcquire()) {
+      const error = new CircuitOpenError(coord.name, to, breaker.state, breaker.retryAt);
+      const failure = this.journal.record({
+        kind: 'failure',
+        coordinationId,
+        coordinator: coord.name,
+        agent: to,
+        skill,
+        durationMs: 0,
+        error: error.message,
+        parentEventId,
+        ...retry,
+      });
+      emit({ type: 'subagent-error', subagentRunId, agent: to, error: error.message });
+      return { ok: false, eventId: failure.eventId, error };
+    }
+    const dispatched = this.journal.record({
+      kind: 'dispatch',
+      coordinationId,
+      coordinator: coord.name,
+      agent: to,
+      skill,
+      parentEventId,
+      ...retry,
+    });
     this.fw.events.emit('AgentDispatched', { coordinationId, coordinator: coord.name, agent: to, skill });
     emit({ type: 'subagent-started', subagentRunId, agent: to, skill });
     const started = performance.now();
@@ -742,18 +821,49 @@ export class AgentHost {
       } else {
         text = await this.run(to, { message, ...(this.scopes.has(ctx) ? { parent: this.scopes.get(ctx) } : {}) }, ctx.signal);
       }
+      breaker.success();
       const durationMs = done(true);
-      this.journal.record({ kind: 'completion', coordinationId, coordinator: coord.name, agent: to, skill, durationMs });
+      const completion = this.journal.record({
+        kind: 'completion',
+        coordinationId,
+        coordinator: coord.name,
+        agent: to,
+        skill,
+        durationMs,
+        parentEventId: dispatched.eventId,
+      });
       emit({ type: 'subagent-finished', subagentRunId, agent: to, result: text });
-      return { agent: to, text, durationMs };
+      return { ok: true, eventId: completion.eventId, result: { agent: to, text, durationMs } };
     } catch (err) {
       const error = (err as Error)?.message ?? String(err);
+      // Cancelled by its caller: no verdict on the agent (a probe's turn is given back).
+      if (ctx.signal.aborted) breaker.release();
+      else breaker.failure(error);
       const durationMs = done(false);
-      this.journal.record({ kind: 'failure', coordinationId, coordinator: coord.name, agent: to, skill, durationMs, error });
+      const failure = this.journal.record({
+        kind: 'failure',
+        coordinationId,
+        coordinator: coord.name,
+        agent: to,
+        skill,
+        durationMs,
+        error,
+        parentEventId: dispatched.eventId,
+      });
       emit({ type: 'subagent-error', subagentRunId, agent: to, error });
-      throw err;
+      return { ok: false, eventId: failure.eventId, error: err };
     }
   }
+}
+
+/**
+ * Where a coordinator's run is: the last event it learned from (a completion, a failure it caught,
+ * a handoff, an evaluation), which the next dispatches it starts are children of, and each agent's
+ * latest completion (what an evaluation or handoff of that agent is a branch of).
+ */
+interface CoordinationStep {
+  cursor: string | null;
+  completions: Map<string, string>;
 }
 
 /** A tool method's outcome: the text the model reads, and the value itself (an MCP client may get it structured). */

@@ -103,6 +103,8 @@ export class AgentModule implements FrameworkModule {
     }
     this.db = await useStore(fw);
     this.host = new AgentHost(fw, this.db);
+    // Per-agent breaker settings that do not parse fail the start, not the first dispatch.
+    this.host.breakers.settings('');
     this.host.sessions.log = log;
     this.host.journal.logger = log;
     this.host.auth = new AgentAuth(fw, this.options.authenticator);

@@ -15,6 +15,17 @@ declare module '@fw/runtime' {
     TaskStateChanged: { taskId: string; agentName: string; oldState: string | null; newState: string };
     AgentDispatched: { coordinationId: string; coordinator: string; agent: string; skill: string };
     AgentCompleted: { coordinationId: string; coordinator: string; agent: string; skill: string; durationMs: number; success: boolean };
+    /** A coordinator's circuit breaker for one fleet agent changed state (coordination/circuit-breaker.ts). */
+    CircuitStateChanged: {
+      coordinator: string;
+      agent: string;
+      from: 'CLOSED' | 'OPEN' | 'HALF_OPEN';
+      to: 'CLOSED' | 'OPEN' | 'HALF_OPEN';
+      consecutiveFailures: number;
+      /** The failure that opened it. */
+      error?: string;
+      at: string;
+    };
   }
   interface FwServices {
     /** The agent layer's read/control view (what the admin plane shows). */

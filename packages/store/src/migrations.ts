@@ -286,6 +286,19 @@ const evals: Migration = {
   },
 };
 
+/**
+ * Causality in the journal (issue 28): each event keeps its own id and the id of the event that
+ * caused it (a fan-out's dispatches share the step that started them, a retry names the failure
+ * it repeats, …), so a coordination reads as a tree. Rows written before have neither: they read
+ * as roots. Self-contained: only the journal's own reads use the two columns.
+ */
+const journalCausality: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema.alterTable('fw_agent_journal').addColumn('event_id', 'text').execute();
+    await db.schema.alterTable('fw_agent_journal').addColumn('parent_event_id', 'text').execute();
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
@@ -298,6 +311,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008-governance': governanceMigration,
   '0009-store-probe': probe,
   '0010-evals': evals,
+  '0013-journal-causality': journalCausality,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -62,6 +62,10 @@ export interface AgentJournalTable {
   other: string | null;
   /** The remaining fields (skill, durationMs, error, reason, score, …) as JSON. */
   body: string;
+  /** The event's own id (a UUID; migration 0013): what `parent_event_id` of its children names. */
+  event_id: string | null;
+  /** The event that caused this one (a dispatch's failure for its retry, …); null for a root and for rows before 0013. */
+  parent_event_id: string | null;
 }
 
 /**
