@@ -268,7 +268,10 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
     read(
       'fw_flow',
       'Flow graph of who dispatches to whom: nodes, and edges with dispatches, successes, failures, average and p95 duration (of one coordination with coordinationId)',
-      [opt('lookbackMinutes', 'Events of the last this many minutes (0 or absent: the whole journal)', 'integer'), opt('coordinationId', 'One coordination')],
+      [
+        opt('lookbackMinutes', 'Events of the last this many minutes (0 or absent: the whole journal)', 'integer'),
+        opt('coordinationId', 'One coordination'),
+      ],
       async (a, args) => {
         const view = a.views.agent;
         if (!view.flow || !view.coordinationFlow) return fail('unavailable: the agent module is not installed');
@@ -282,7 +285,7 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
     ),
     read(
       'fw_coordinator_health',
-      "Fleet health of a coordinator: per agent, available, circuitState (CLOSED, OPEN, HALF_OPEN) and recentFailures",
+      'Fleet health of a coordinator: per agent, available, circuitState (CLOSED, OPEN, HALF_OPEN) and recentFailures',
       [req('coordinator', 'Coordinator name')],
       (a, args) => {
         const name = str(args, 'coordinator') ?? '';
@@ -298,9 +301,12 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         return (await a.views.agent.journalTree?.(id)) ?? fail(`not_found: coordination '${id}'`);
       },
     ),
-    read('fw_list_protocols', 'The protocol bridges agents are served on (A2A, AG-UI, MCP, chat) and the A2A client to remote agents', [], (a) => [
-      ...(a.views.agent.protocols?.() ?? []),
-    ]),
+    read(
+      'fw_list_protocols',
+      'The protocol bridges agents are served on (A2A, AG-UI, MCP, chat) and the A2A client to remote agents',
+      [],
+      (a) => [...(a.views.agent.protocols?.() ?? [])],
+    ),
     read(
       'fw_list_tasks',
       'A2A tasks, filterable by agent and state',

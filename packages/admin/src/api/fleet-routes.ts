@@ -94,7 +94,8 @@ export function fleetRoutes(d: { views: Views }): AdminRoute[] {
       doc: {
         tag: 'fleet',
         reply: 'list',
-        summary: 'The protocol bridges installed: what agents are served on (A2A, AG-UI, MCP, chat), MCP servers, the A2A client to remote agents',
+        summary:
+          'The protocol bridges installed: what agents are served on (A2A, AG-UI, MCP, chat), MCP servers, the A2A client to remote agents',
       },
       handle: () => {
         const bridges: unknown[] = [...(views.agent.protocols?.() ?? [])];
