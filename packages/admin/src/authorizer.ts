@@ -9,6 +9,8 @@ import type { BuiltinRole, Principal } from '@fw/runtime';
  * stops one chat session's model call and keeps its socket (target: the session id).
  * `governance.reload` reads the policy file again and applies it (target: `policies`).
  * `evaluate` promotes a taped run to a dataset case, or starts an eval run (docs/runs.md, "Evals").
+ * `agent-state` clears a session's conversation (target: the session id) or adds or removes an
+ * agent's fact (target: the agent's name) (docs/agents.md, "Agent state").
  */
 export type ControlAction =
   | 'broadcast'
@@ -22,7 +24,8 @@ export type ControlAction =
   | 'session.cancel-inflight'
   | 'governance.reload'
   | 'replay'
-  | 'evaluate';
+  | 'evaluate'
+  | 'agent-state';
 export const CONTROL_ACTIONS: readonly ControlAction[] = [
   'broadcast',
   'unicast',
@@ -36,6 +39,7 @@ export const CONTROL_ACTIONS: readonly ControlAction[] = [
   'governance.reload',
   'replay',
   'evaluate',
+  'agent-state',
 ];
 
 /**
@@ -49,6 +53,7 @@ export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Objec
   cancel: 'operator',
   replay: 'operator',
   evaluate: 'operator',
+  'agent-state': 'operator',
   destroy: 'admin',
   revoke: 'admin',
   'kill-switch.arm': 'operator',

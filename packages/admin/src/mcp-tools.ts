@@ -308,6 +308,28 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
       (a) => [...(a.views.agent.protocols?.() ?? [])],
     ),
     read(
+      'fw_read_conversation',
+      "A chat session's stored conversation (needs the operator role: conversations are content)",
+      [req('agent', 'Agent name'), req('sessionId', 'Session id (fw_list_agent_sessions)')],
+      async (a, args, _limit, ctx) => {
+        if (!mayReadContent(ctx.principal, a.authRequired))
+          return fail(`forbidden: conversations are content and need the '${CONTENT_ROLE}' role`);
+        const id = str(args, 'sessionId') ?? '';
+        return (await a.views.agent.conversation?.(str(args, 'agent') ?? '', id)) ?? fail(`not_found: session '${id}'`);
+      },
+    ),
+    read(
+      'fw_list_facts',
+      'The facts an agent with memory keeps, newest first (needs the operator role)',
+      [req('agent', 'Agent name'), limitParam],
+      async (a, args, limit, ctx) => {
+        if (!mayReadContent(ctx.principal, a.authRequired)) return fail(`forbidden: facts are content and need the '${CONTENT_ROLE}' role`);
+        const facts = a.views.agent.facts;
+        if (!facts) return fail('unavailable: the agent module is not installed');
+        return (await facts(str(args, 'agent') ?? '')).slice(0, limit);
+      },
+    ),
+    read(
       'fw_list_tasks',
       'A2A tasks, filterable by agent and state',
       [opt('agent', 'Agent name'), opt('state', 'Task state'), limitParam],
@@ -482,6 +504,52 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
             address,
           }),
         (args) => str(args, 'taskId') ?? '(missing)',
+      ),
+      write(
+        'fw_clear_conversation',
+        'agent-state',
+        "Forgets a chat session's conversation (stored and live)",
+        [req('agent', 'Agent name'), req('sessionId', 'Session id')],
+        (a, args, principal, address) => {
+          const id = str(args, 'sessionId') ?? '';
+          return a.control.perform('agent-state', id, { principal, source: 'mcp', address }, async () => {
+            const out = await a.views.agent.clearConversation?.(str(args, 'agent') ?? '', id);
+            if (!out) throw new FwError('not_found', `session '${id}' not found`, 404);
+            return out;
+          });
+        },
+        (args) => str(args, 'sessionId') ?? '(missing)',
+      ),
+      write(
+        'fw_add_fact',
+        'agent-state',
+        'Adds a fact to an agent with memory',
+        [req('agent', 'Agent name'), req('content', 'The fact')],
+        (a, args, principal, address) => {
+          const agent = str(args, 'agent') ?? '';
+          const content = str(args, 'content');
+          if (!content) throw new FwError('bad_request', "'content' must be a non-empty string", 400);
+          return a.control.perform('agent-state', agent, { principal, source: 'mcp', address }, async () => {
+            if (!a.views.agent.addFact) throw new FwError('unavailable', 'the agent module is not installed', 404);
+            return a.views.agent.addFact(agent, content, principal ? `principal:${principal.id}` : null);
+          });
+        },
+        (args) => str(args, 'agent') ?? '(missing)',
+      ),
+      write(
+        'fw_remove_fact',
+        'agent-state',
+        "Removes one of an agent's facts",
+        [req('agent', 'Agent name'), req('factId', 'Fact id (fw_list_facts)')],
+        (a, args, principal, address) => {
+          const agent = str(args, 'agent') ?? '';
+          const factId = str(args, 'factId') ?? '';
+          return a.control.perform('agent-state', agent, { principal, source: 'mcp', address }, async () => {
+            if (!(await a.views.agent.removeFact?.(agent, factId))) throw new FwError('not_found', `fact '${factId}' not found`, 404);
+            return { removed: factId };
+          });
+        },
+        (args) => str(args, 'agent') ?? '(missing)',
       ),
       write(
         'fw_kill_switch_arm',

@@ -2,6 +2,16 @@ import type { TapeView } from './tape/tape.js';
 import type { EvalsView } from './evals/evals.js';
 import type { FleetHealth } from './coordination/fleet-health.js';
 import type { FlowGraph } from './coordination/flow.js';
+import type { AgentFact } from './memory/memory.js';
+
+/** One session's stored conversation (`GET /api/admin/agents/{name}/conversation/{sessionId}`). */
+export interface AgentConversation {
+  agentName: string;
+  sessionId: string;
+  /** The session is open on this node (its next turn goes on from what is here). */
+  live: boolean;
+  messages: { seq: number; role: string; content: string; at: string }[];
+}
 
 /** `GET /api/admin/flow`: the flow graph of a time window. */
 export interface FlowReport extends FlowGraph {
@@ -45,6 +55,8 @@ export interface AgentInfo {
   activeSessions: number;
   /** For coordinators: the fleet's agent names. */
   fleet?: string[];
+  /** Declared with `memory: true`: it keeps facts (docs/agents.md, "Agent state"). */
+  memory?: boolean;
 }
 
 export interface AgentSessionInfo {
@@ -217,6 +229,16 @@ export interface AgentAdminView {
   fleetHealth?(coordinator: string): FleetHealth | undefined;
   /** The protocol bridges installed. */
   protocols?(): ProtocolBridgeInfo[];
+  /** A session's stored conversation; undefined when the agent has no such session. */
+  conversation?(agentName: string, sessionId: string): Promise<AgentConversation | undefined>;
+  /** Forgets a session's conversation (stored and live); undefined when the agent has no such session. */
+  clearConversation?(agentName: string, sessionId: string): Promise<{ agentName: string; sessionId: string; cleared: number } | undefined>;
+  /** An agent's facts, newest first; throws NotFoundError for an unknown agent, FwError `no_memory` (404) for one without memory. */
+  facts?(agentName: string): Promise<AgentFact[]>;
+  /** Adds a fact (400 for a bad one, 409 `memory_full` at the cap). */
+  addFact?(agentName: string, content: string, source: string | null): Promise<AgentFact>;
+  /** Removes a fact; false when the agent has none with that id. */
+  removeFact?(agentName: string, factId: string): Promise<boolean>;
   /** The run tape (docs/runs.md); absent when `fw.agent.tape.enabled` is false. */
   tape?: TapeView;
   /** Evals (docs/runs.md); absent when the tape is. */

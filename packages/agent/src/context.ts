@@ -1,5 +1,6 @@
 import type { AiMessage, ModelProvider } from './runtime/port.js';
 import type { RunListener } from './run-event.js';
+import type { AgentMemoryAccess } from './memory/memory.js';
 
 /** What a prompt handler and a tool method receive. */
 export interface AgentContext {
@@ -23,6 +24,8 @@ export interface AgentContext {
   stream(message?: string): AsyncIterable<string>;
   /** Reports a run event (tool activity, …) to the protocol endpoint serving this run. */
   readonly emit: RunListener;
+  /** The agent's facts, for an agent declared with `memory: true`; undefined otherwise. */
+  readonly memory?: AgentMemoryAccess;
 }
 
 export interface DispatchOptions {

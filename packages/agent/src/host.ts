@@ -25,6 +25,7 @@ import { checkToolArguments, InvalidSchemaError } from '@fw/mcp';
 import { NoRuntimeError, NotInFleetError, StoreUnavailableError, ToolStepLimitError } from './errors.js';
 import { CoordinationJournal } from './journal.js';
 import { CircuitOpenError, FleetBreakers } from './coordination/fleet-health.js';
+import type { AgentMemory, AgentMemoryAccess } from './memory/memory.js';
 import type { RunListener } from './run-event.js';
 import { ProviderRegistry } from './runtime/registry.js';
 import type { AiMessage, ModelProvider, AiToolCall, AiToolSpec, AiUsage } from './runtime/port.js';
@@ -105,6 +106,8 @@ export class AgentHost {
    * run's start and end, each model call and streamed part, each tool call (hooks/run-hooks.ts).
    */
   readonly hooks: RunHookSet;
+  /** Where agents declared with `memory: true` keep their facts (set by the agent module). */
+  memory: AgentMemory | undefined;
   /** The circuit breakers of every coordinator's fleet (coordination/fleet-health.ts). */
   readonly breakers: FleetBreakers;
   /** The run each agent context belongs to, for the tool calls made through it. */
@@ -413,6 +416,7 @@ export class AgentHost {
       runtime: () => this.activeRuntime(),
       stream: (message) => this.modelLoop(agent, message ?? input.message, input, signal, emit, base),
       emit,
+      ...(agent.def.options.memory && this.memory ? { memory: this.memoryOf(agent.name, this.memory) } : {}),
     };
     this.scopes.set(base, scope);
     if (agent.def.kind !== 'coordinator') return base;
@@ -455,6 +459,24 @@ export class AgentHost {
     return ctx;
   }
 
+  /** An agent's own view of its memory: what it adds is marked as its own. */
+  private memoryOf(agent: string, memory: AgentMemory): AgentMemoryAccess {
+    return {
+      facts: (limit) => memory.list(agent, limit),
+      remember: (content) => memory.add(agent, content, 'agent'),
+      forget: (factId) => memory.remove(agent, factId),
+    };
+  }
+
+  /** The system message with an agent's newest facts (`fw.agent.memory.prompt-facts`), when it keeps any. */
+  private async factsMessage(agent: MountedAgent): Promise<AiMessage[]> {
+    const n = this.fw.config.get('fw.agent.memory.prompt-facts');
+    if (!agent.def.options.memory || !this.memory || n <= 0) return [];
+    const facts = await this.memory.list(agent.name, n);
+    if (facts.length === 0) return [];
+    return [{ role: 'system', content: `Facts you remember:\n${facts.map((f) => `- ${f.content}`).join('\n')}` }];
+  }
+
   /**
    * The model with the agent's tools (and the client's, for AG-UI): runs tool calls and feeds results
    * back, up to `fw.agent.max-tool-steps` turns. A call of a client tool ends the run once the
@@ -481,6 +503,7 @@ export class AgentHost {
     }
     const messages: AiMessage[] = [
       ...(agent.def.options.system ? [{ role: 'system' as const, content: agent.def.options.system }] : []),
+      ...(await this.factsMessage(agent)),
       ...(input.history ?? []),
       { role: 'user', content: message },
       ...(input.continuation ?? []),

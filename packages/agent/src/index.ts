@@ -52,3 +52,11 @@ export { CircuitBreaker, type CircuitState, type CircuitSettings, type CircuitTr
 export { FleetBreakers, CircuitOpenError, type FleetHealth, type FleetAgentHealth } from './coordination/fleet-health.js';
 export { flowOf, percentile, type FlowGraph, type FlowEdge, type FlowNode } from './coordination/flow.js';
 export { treeOf } from './journal-tree.js';
+export {
+  StoreMemory,
+  MemoryFullError,
+  type AgentMemory,
+  type AgentMemoryAccess,
+  type AgentFact,
+  type MemoryLimits,
+} from './memory/memory.js';

@@ -1,5 +1,5 @@
 /** The AgentAdminView the admin plane reads (published as the service `'agent'`). */
-import { NotFoundError } from '@fw/runtime';
+import { FwError, NotFoundError } from '@fw/runtime';
 import { flowOf } from './coordination/flow.js';
 import type { AgentAdminView, AgentInfo, CoordinatorInfo, FlowReport, ProtocolBridgeInfo, RuntimeInfo, TaskInfo } from './admin-view.js';
 import type { A2AEndpoint } from './a2a/endpoint.js';
@@ -21,7 +21,16 @@ export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: M
     protocols: (['a2a', 'mcp', 'agui'] as const).filter((p) => a.protocols.has(p)),
     activeSessions: host.sessions.count(a.name),
     ...(a.def.kind === 'coordinator' ? { fleet: [...a.fleetNames] } : {}),
+    ...(a.def.options.memory ? { memory: true } : {}),
   });
+  /** The memory of an agent that keeps one: 404 for an unknown agent or one declared without memory. */
+  const memoryOf = (name: string) => {
+    const a = host.agents.get(name);
+    if (!a) throw new NotFoundError('agent', name);
+    if (!a.def.options.memory || !host.memory)
+      throw new FwError('no_memory', `agent '${name}' keeps no memory (declare it with @Agent({ memory: true }))`, 404, { agent: name });
+    return host.memory;
+  };
   const runtime = (r: ModelProvider, active: ModelProvider | undefined): RuntimeInfo => ({
     name: r.name,
     priority: r.priority,
@@ -72,6 +81,11 @@ export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: M
       };
     },
     protocols: () => protocolBridges(host),
+    conversation: (agentName, sessionId) => host.sessions.conversation(agentName, sessionId),
+    clearConversation: (agentName, sessionId) => host.sessions.clearConversation(agentName, sessionId),
+    facts: (agentName) => memoryOf(agentName).list(agentName),
+    addFact: (agentName, content, source) => memoryOf(agentName).add(agentName, content, source),
+    removeFact: (agentName, factId) => memoryOf(agentName).remove(agentName, factId),
     runs: (query) => host.runs(query),
     tasks: (query = {}) => {
       // AG-UI runs in flight are listed beside the A2A tasks (as `working`, protocol `agui`).

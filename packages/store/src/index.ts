@@ -25,6 +25,7 @@ export { writerOn, type StoreWriter } from './writer.js';
 export { TaskRecords, type TaskRow, type TaskFilter } from './tasks.js';
 export { SessionRecords, type SessionRow, type SessionMessageRow } from './sessions.js';
 export { RunRecords, type RunRow } from './runs.js';
+export { FactRecords, type FactRow } from './facts.js';
 export {
   JournalRecords,
   type JournalRow,
