@@ -472,7 +472,11 @@ export class AgentHost {
   private async factsMessage(agent: MountedAgent): Promise<AiMessage[]> {
     const n = this.fw.config.get('fw.agent.memory.prompt-facts');
     if (!agent.def.options.memory || !this.memory || n <= 0) return [];
-    const facts = await this.memory.list(agent.name, n);
+    // Memory that cannot be read leaves the prompt without it (logged) rather than failing the run.
+    const facts = await this.memory.list(agent.name, n).catch((err: unknown) => {
+      this.log.error({ agent: agent.name, error: errorSummary(err) }, 'agent memory could not be read for the prompt');
+      return [];
+    });
     if (facts.length === 0) return [];
     return [{ role: 'system', content: `Facts you remember:\n${facts.map((f) => `- ${f.content}`).join('\n')}` }];
   }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '@fw/testing';
-import { Agent, Coordinator, OnPrompt, type CoordinatorContext, type JournalTreeNode } from '../dist/index.js';
+import { openStore } from '@fw/store';
+import { Agent, CircuitBreaker, Coordinator, CoordinationJournal, OnPrompt, type CoordinatorContext, type JournalTreeNode } from '../dist/index.js';
 import { startApp } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -254,5 +255,70 @@ test('causality: a coordination reads as a tree with a fan-out, a retry, an eval
     assert.deepEqual(bridges[2]!.endpoints, ['/fw/agent/planner']);
   } finally {
     await app.close();
+  }
+});
+
+test('causality: rows journaled before migration 0013 (no event ids) read as roots with an id of their own', async () => {
+  const store = await openStore({});
+  try {
+    // As an older fw wrote them: no event_id, no parent_event_id.
+    await store.journal.append([
+      { id: 1, at: 1000, kind: 'dispatch', coordination_id: 'old', coordinator: 'k', agent: 'a', other: null, body: '{"skill":"s"}' },
+      { id: 2, at: 1001, kind: 'completion', coordination_id: 'old', coordinator: 'k', agent: 'a', other: null, body: '{"durationMs":1}' },
+    ]);
+    const journal = new CoordinationJournal(store, () => ({ maxEvents: 0, maxAgeMs: 0 }));
+    await journal.open();
+    const events = await journal.query({ coordinationId: 'old' });
+    assert.deepEqual(
+      events.map((e) => [e.eventId, e.parentEventId, e.skill ?? e.durationMs]),
+      [
+        ['seq-1', null, 's'],
+        ['seq-2', null, 1],
+      ],
+    );
+    const tree = (await journal.tree('old'))!;
+    assert.deepEqual(
+      tree.map((n) => [n.kind, n.children]),
+      [
+        ['dispatch', undefined],
+        ['completion', undefined],
+      ],
+    );
+    // A new event may name an old one as its parent.
+    journal.record({ kind: 'evaluation', coordinationId: 'old', coordinator: 'k', agent: 'a', evaluator: 'e', score: 1, passed: true, parentEventId: 'seq-2' });
+    assert.equal((await journal.tree('old'))![1]!.children![0]!.kind, 'evaluation');
+  } finally {
+    await store.close();
+  }
+});
+
+test('circuit breaker: the state machine at its edges, with a clock of its own', () => {
+  let now = 0;
+  const changes: string[] = [];
+  const b = new CircuitBreaker(
+    () => ({ failureThreshold: 2, openDurationMs: 100 }),
+    (t) => changes.push(`${t.from}>${t.to}`),
+    () => now,
+  );
+  try {
+    assert.equal(b.tryAcquire(), true);
+    b.failure('x');
+    b.success();
+    b.failure('x');
+    assert.equal(b.state, 'CLOSED', 'a success in between resets the count');
+    b.failure('y');
+    assert.equal(b.state, 'OPEN');
+    now = 99;
+    assert.equal(b.tryAcquire(), false, 'still open 1 ms before the end');
+    now = 100;
+    assert.equal(b.tryAcquire(), true, 'the probe');
+    assert.equal(b.tryAcquire(), false, 'only one probe');
+    b.release();
+    assert.equal(b.tryAcquire(), true, 'a cancelled probe gives its turn back');
+    b.success();
+    assert.equal(b.state, 'CLOSED');
+    assert.deepEqual(changes, ['CLOSED>OPEN', 'OPEN>HALF_OPEN', 'HALF_OPEN>CLOSED']);
+  } finally {
+    b.close();
   }
 });

@@ -108,7 +108,8 @@ export class CircuitBreaker {
     this.move('OPEN', error);
     // Announced when its time is up even if no dispatch asks: the fleet view shows HALF_OPEN live.
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.state, this.settings().openDurationMs + 1);
+    // (Node's timers stop at 2^31 - 1 ms, about 24.8 days: a longer duration is read when asked.)
+    this.timer = setTimeout(() => void this.state, Math.min(this.settings().openDurationMs + 1, 2 ** 31 - 1));
     this.timer.unref();
   }
 
