@@ -2,7 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '@fw/testing';
 import { openStore } from '@fw/store';
-import { Agent, CircuitBreaker, Coordinator, CoordinationJournal, OnPrompt, type CoordinatorContext, type JournalTreeNode } from '../dist/index.js';
+import {
+  Agent,
+  CircuitBreaker,
+  Coordinator,
+  CoordinationJournal,
+  OnPrompt,
+  type CoordinatorContext,
+  type JournalTreeNode,
+} from '../dist/index.js';
 import { startApp } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -285,7 +293,16 @@ test('causality: rows journaled before migration 0013 (no event ids) read as roo
       ],
     );
     // A new event may name an old one as its parent.
-    journal.record({ kind: 'evaluation', coordinationId: 'old', coordinator: 'k', agent: 'a', evaluator: 'e', score: 1, passed: true, parentEventId: 'seq-2' });
+    journal.record({
+      kind: 'evaluation',
+      coordinationId: 'old',
+      coordinator: 'k',
+      agent: 'a',
+      evaluator: 'e',
+      score: 1,
+      passed: true,
+      parentEventId: 'seq-2',
+    });
     assert.equal((await journal.tree('old'))![1]!.children![0]!.kind, 'evaluation');
   } finally {
     await store.close();
