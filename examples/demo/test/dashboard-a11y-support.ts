@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-export const TABS = ['dashboard', 'agents', 'journal', 'rooms', 'control', 'playground', 'evals'] as const;
+export const TABS = ['dashboard', 'agents', 'journal', 'fleet', 'rooms', 'control', 'playground', 'evals'] as const;
 
 interface AxeNode {
   target: string[];
@@ -49,6 +49,7 @@ export async function settle(page: Page, tab: (typeof TABS)[number]): Promise<vo
     dashboard: '#chart-conn svg polyline, #chart-conn svg circle',
     agents: '#agents-table tbody tr',
     journal: '#graph svg',
+    fleet: '#fleet-health table',
     rooms: '#room-members-table tbody tr', // the lobby's agent member is always there
     control: '#audit-table table',
     playground: '#playground-form select option',

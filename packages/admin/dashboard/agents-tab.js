@@ -6,12 +6,14 @@ import { createTable } from './data-table.js';
 import { $, h, setText } from './dom.js';
 import { ago, dateTime, num, shortId } from './format.js';
 import { throttled } from './schedule.js';
+import { createAgentState } from './agent-state.js';
 
 const POLL_MS = 5000;
 const badge = (text, cls = '') => h('span', { class: `badge ${cls}`.trim(), text });
 
 export function createAgentsTab(ctx) {
   let selectedAgent = null;
+  const state = createAgentState(ctx);
 
   const agentsTable = createTable($('#agents-table'), {
     label: 'Agents and coordinators',
@@ -53,9 +55,10 @@ export function createAgentsTab(ctx) {
     ],
     onRowActivate: (a) => {
       selectedAgent = a.name;
+      state.showAgent(a);
       refreshSessions.now();
     },
-    note: 'Select an agent to list its sessions.',
+    note: 'Select an agent to list its sessions and see its state.',
   });
 
   const sessionsTable = createTable($('#sessions-table'), {
@@ -88,6 +91,8 @@ export function createAgentsTab(ctx) {
       },
       { key: 'messageCount', label: 'Messages', num: true },
     ],
+    onRowActivate: (s) => state.showSession(s.id),
+    note: 'Select a session to read its conversation.',
   });
 
   const runtimesTable = createTable($('#runtimes-table'), {
@@ -239,7 +244,10 @@ export function createAgentsTab(ctx) {
       const coordinators = agents.filter((a) => a.kind === 'coordinator').length;
       const n = agents.length - coordinators;
       setText($('#agents-note'), `${num(n)} agent${n === 1 ? '' : 's'}, ${num(coordinators)} coordinator${coordinators === 1 ? '' : 's'}`);
-      if (!selectedAgent && agents[0]) selectedAgent = agents[0].name;
+      if (!selectedAgent && agents[0]) {
+        selectedAgent = agents[0].name;
+        state.showAgent(agents[0]);
+      }
       agentsTable.select(selectedAgent);
     },
     1000,

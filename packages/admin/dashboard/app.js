@@ -9,6 +9,7 @@ import { createDashboardTab } from './dashboard-tab.js';
 import { $, h, replace, setText } from './dom.js';
 import { createEvalsTab } from './evals-tab.js';
 import { createJournalTab } from './journal-tab.js';
+import { createFleetTab } from './fleet-tab.js';
 import { createPlaygroundTab } from './playground-tab.js';
 import { createRoomsTab } from './rooms-tab.js';
 import { createEventStream } from './stream.js';
@@ -56,11 +57,12 @@ const shared = {
 const dashboard = createDashboardTab(shared);
 const agents = createAgentsTab(shared);
 const journal = createJournalTab();
+const fleet = createFleetTab();
 const rooms = createRoomsTab();
 const control = createControlTab(shared);
 const playground = createPlaygroundTab(shared);
 const evals = createEvalsTab(shared);
-const views = { dashboard, agents, journal, rooms, control, playground, evals };
+const views = { dashboard, agents, journal, fleet, rooms, control, playground, evals };
 
 const tabs = createTabs($('#tablist'), (name) => {
   for (const [n, v] of Object.entries(views)) (n === name ? v.show : v.hide)();

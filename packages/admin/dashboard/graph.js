@@ -3,7 +3,7 @@
 // failures. Below it, a timeline of the individual calls from the journal events. All text is
 // set with textContent.
 
-import { s } from './dom.js';
+import { h, s } from './dom.js';
 import { duration, num } from './format.js';
 
 const NODE_W = 230;
@@ -19,7 +19,9 @@ const OUTCOMES = ['success', 'failure', 'mixed', 'pending'];
  * at it, one line per edge (kind, calls, total duration, outcome), and each edge's arrow ends at
  * its own line, so a label can never be read against the wrong edge.
  */
-export function renderGraph(graph) {
+export function renderGraph(graph, options = {}) {
+  const lineOf = options.line ?? edgeLine;
+  const titleOf = options.title ?? edgeTitle;
   const nodes = graph.nodes ?? [];
   const edges = (graph.edges ?? []).filter((e) => nodes.some((n) => n.id === e.from) && nodes.some((n) => n.id === e.to));
   const col = new Map();
@@ -64,7 +66,7 @@ export function renderGraph(graph) {
     height,
     viewBox: `0 0 ${width} ${height}`,
     role: 'img',
-    'aria-label': `Execution graph of coordination ${graph.coordinationId}: ${nodes.length} nodes, ${edges.length} edges`,
+    'aria-label': `${options.label ?? `Execution graph of coordination ${graph.coordinationId}`}: ${nodes.length} nodes, ${edges.length} edges`,
   });
   const defs = s('defs');
   for (const o of OUTCOMES) {
@@ -101,7 +103,7 @@ export function renderGraph(graph) {
       const outcome = OUTCOMES.includes(e.outcome) ? e.outcome : 'pending';
       const y = HEAD_H + i * LINE_H + 10;
       g.append(s('circle', { class: `dot ${outcome}`, cx: 14, cy: y - 4, r: 3.5 }));
-      g.append(s('text', { class: 'edge-line', x: 24, y, text: edgeLine(e) }, s('title', { text: edgeTitle(e) })));
+      g.append(s('text', { class: 'edge-line', x: 24, y, text: clip(lineOf(e)) }, s('title', { text: titleOf(e) })));
     });
     svg.append(g);
   }
@@ -128,7 +130,7 @@ export function renderGraph(graph) {
       const out = Math.max(x1, x2) + 40;
       d = `M${x1},${y1} C${out},${y1} ${out},${ty} ${x2 + 2},${ty}`;
     }
-    const path = s('path', { d, 'marker-end': `url(#arrow-${outcome})` }, s('title', { text: edgeTitle(e) }));
+    const path = s('path', { d, 'marker-end': `url(#arrow-${outcome})` }, s('title', { text: titleOf(e) }));
     edgeLayer.append(s('g', { class: `edge ${outcome} ${e.kind}` }, path));
   });
   return svg;
@@ -139,7 +141,11 @@ function edgeLine(e) {
   const count = e.count > 1 ? ` ×${num(e.count)}` : '';
   const from = e.kind === 'dispatch' ? '' : ` from ${e.from}`;
   const time = e.kind === 'dispatch' || e.totalDurationMs ? ` · ${duration(e.totalDurationMs)}` : '';
-  const text = `${e.kind}${count}${from}${time} · ${outcomeText(e)}`;
+  return `${e.kind}${count}${from}${time} · ${outcomeText(e)}`;
+}
+
+/** A node line fits its box. */
+function clip(text) {
   return text.length > 36 ? `${text.slice(0, 35)}…` : text;
 }
 
@@ -233,4 +239,44 @@ export function renderTimeline(events) {
     }
   });
   return svg;
+}
+
+const TREE_KIND = { dispatch: '', completion: 'ok', failure: 'bad', handoff: 'warn', evaluation: 'accent', interrupted: 'bad' };
+
+/**
+ * The causal tree of one coordination (`GET journal/{id}/tree`): each event under the event that
+ * caused it, so a fan-out is several dispatches under one step, a retry a dispatch under the
+ * failure it repeats, handoffs and evaluations branches of the answer they follow. Nested lists,
+ * text only.
+ */
+export function renderTree(roots) {
+  const item = (e) =>
+    h(
+      'li',
+      { dataset: { kind: String(e.kind), eventId: String(e.eventId ?? '') } },
+      h('span', { class: `badge ${TREE_KIND[e.kind] ?? ''}`.trim(), text: String(e.kind) }),
+      ' ',
+      treeText(e),
+      e.children?.length ? h('ul', {}, e.children.map(item)) : null,
+    );
+  return h('ul', { class: 'tree', attrs: { 'aria-label': 'Causal tree: each event under the event that caused it' } }, roots.map(item));
+}
+
+function treeText(e) {
+  const attempt = e.attempt > 1 ? ` (attempt ${e.attempt})` : '';
+  const time = e.durationMs !== undefined ? ` · ${duration(e.durationMs)}` : '';
+  switch (e.kind) {
+    case 'dispatch':
+      return `${e.coordinator} → ${e.agent}${e.skill && e.skill !== 'default' ? ` · ${e.skill}` : ''}${attempt}`;
+    case 'completion':
+      return `${e.agent} answered${time}`;
+    case 'failure':
+      return `${e.agent} failed${time}: ${e.error ?? 'unknown'}`;
+    case 'handoff':
+      return `${e.from ?? '?'} → ${e.to ?? '?'}${e.reason ? `: ${e.reason}` : ''}`;
+    case 'evaluation':
+      return `${e.evaluator ?? '?'} rated ${e.agent}: ${e.score ?? '?'}${e.passed === undefined ? '' : e.passed ? ', passed' : ', failed'}`;
+    default:
+      return `${e.agent}${e.error ? `: ${e.error}` : ''}`;
+  }
 }

@@ -5,7 +5,7 @@ import { ApiError, get, seg } from './api.js';
 import { createTable } from './data-table.js';
 import { $, h, replace, setText } from './dom.js';
 import { clock, dateTime, duration, localInputToIso, num, shortId } from './format.js';
-import { renderGraph, renderTimeline } from './graph.js';
+import { renderGraph, renderTimeline, renderTree } from './graph.js';
 import { throttled } from './schedule.js';
 
 const KIND_CLASS = { dispatch: '', completion: 'ok', failure: 'bad', handoff: 'warn', evaluation: 'accent' };
@@ -105,14 +105,17 @@ export function createJournalTab() {
     const id = selected;
     if (!id) return;
     try {
-      const [graph, events, log] = await Promise.all([
+      const [graph, events, log, tree] = await Promise.all([
         get(`journal/${seg(id)}/graph`),
         get(`journal/${seg(id)}`, { limit: 1000 }),
         get(`journal/${seg(id)}/log`, undefined, { text: true }),
+        get(`journal/${seg(id)}/tree`),
       ]);
       if (id !== selected) return;
       const timeline = renderTimeline(events.data ?? []);
-      replace($('#graph'), renderGraph(graph.data), timeline);
+      // The branches: fan-outs, retries, handoffs and evaluations under what caused them.
+      const branches = h('div', { class: 'tree-block' }, h('h3', { text: 'Causal tree' }), renderTree(tree.data ?? []));
+      replace($('#graph'), renderGraph(graph.data), timeline, branches);
       setText($('#journal-log'), log.data ?? '');
     } catch (err) {
       if (id !== selected) return;
@@ -155,7 +158,7 @@ export function createJournalTab() {
     },
     onEvent(ev) {
       if (!visible) return;
-      if (ev.type === 'AgentDispatched' || ev.type === 'AgentCompleted') {
+      if (ev.type === 'AgentDispatched' || ev.type === 'AgentCompleted' || ev.type === 'CircuitStateChanged') {
         refreshTable.trigger();
         if (ev.coordinationId === selected) refreshGraph.trigger();
       }

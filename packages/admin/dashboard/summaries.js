@@ -88,6 +88,17 @@ const SUMMARIES = {
     ' in ',
     code(e.coordinationId),
   ],
+  CircuitStateChanged: (e) => [
+    'breaker of ',
+    code(e.coordinator),
+    ' for ',
+    code(e.agent),
+    ' ',
+    String(e.from ?? '?'),
+    ' → ',
+    e.to === 'OPEN' ? { bad: 'OPEN' } : e.to === 'CLOSED' ? { ok: 'CLOSED' } : String(e.to ?? '?'),
+    ...(e.to === 'OPEN' ? [` after ${plural(Number(e.consecutiveFailures ?? 0), 'failure')} in a row`] : []),
+  ],
   ControlActionExecuted: (e) => [
     code(e.principal ?? 'anonymous'),
     ' ',

@@ -10,6 +10,8 @@ import type { BuiltinRole, Principal } from '@fw/runtime';
  * `governance.reload` reads the policy file again and applies it (target: `policies`).
  * `evaluate` promotes a taped run to a dataset case, or starts an eval run (docs/runs.md, "Evals").
  * `rerun` sends a taped run's input to its agent again, with the live model (docs/runs.md, "Re-run and compare").
+ * `agent-state` clears a session's conversation (target: the session id) or adds or removes an
+ * agent's fact (target: the agent's name) (docs/agents.md, "Agent state").
  */
 export type ControlAction =
   | 'broadcast'
@@ -24,7 +26,8 @@ export type ControlAction =
   | 'governance.reload'
   | 'replay'
   | 'evaluate'
-  | 'rerun';
+  | 'rerun'
+  | 'agent-state';
 export const CONTROL_ACTIONS: readonly ControlAction[] = [
   'broadcast',
   'unicast',
@@ -39,6 +42,7 @@ export const CONTROL_ACTIONS: readonly ControlAction[] = [
   'replay',
   'evaluate',
   'rerun',
+  'agent-state',
 ];
 
 /**
@@ -53,6 +57,7 @@ export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Objec
   replay: 'operator',
   evaluate: 'operator',
   rerun: 'operator',
+  'agent-state': 'operator',
   destroy: 'admin',
   revoke: 'admin',
   'kill-switch.arm': 'operator',

@@ -8,6 +8,7 @@ import { CONTENT_ROLE, mayReadContent } from './content.js';
 import type { EvalsView, TapeView } from './peer-types.js';
 import { scopeOf } from './governance/governance.js';
 import { PolicyFileError } from './governance/policy-file.js';
+import { FLOW_MAX_LOOKBACK_MINUTES } from './api/fleet-routes.js';
 
 type McpModule = typeof import('@fw/mcp');
 type McpParamSpec = ParamSpec;
@@ -292,6 +293,70 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
       },
     ),
     read(
+      'fw_flow',
+      'Flow graph of who dispatches to whom: nodes, and edges with dispatches, successes, failures, average and p95 duration (of one coordination with coordinationId)',
+      [
+        opt('lookbackMinutes', 'Events of the last this many minutes (0 or absent: the whole journal)', 'integer'),
+        opt('coordinationId', 'One coordination'),
+      ],
+      async (a, args) => {
+        const view = a.views.agent;
+        if (!view.flow || !view.coordinationFlow) return fail('unavailable: the agent module is not installed');
+        const coordinationId = str(args, 'coordinationId');
+        if (coordinationId) return (await view.coordinationFlow(coordinationId)) ?? fail(`not_found: coordination '${coordinationId}'`);
+        const lookback = num(args, 'lookbackMinutes') ?? 0;
+        if (!Number.isSafeInteger(lookback) || lookback < 0 || lookback > FLOW_MAX_LOOKBACK_MINUTES)
+          return fail(`bad_request: lookbackMinutes must be an integer from 0 to ${FLOW_MAX_LOOKBACK_MINUTES}`);
+        return view.flow({ lookbackMinutes: lookback });
+      },
+    ),
+    read(
+      'fw_coordinator_health',
+      'Fleet health of a coordinator: per agent, available, circuitState (CLOSED, OPEN, HALF_OPEN) and recentFailures',
+      [req('coordinator', 'Coordinator name')],
+      (a, args) => {
+        const name = str(args, 'coordinator') ?? '';
+        return a.views.agent.fleetHealth?.(name) ?? fail(`not_found: coordinator '${name}'`);
+      },
+    ),
+    read(
+      'fw_journal_tree',
+      'One coordination as its causal tree: root events with the events they caused as children (fan-outs, retries, handoffs, evaluations)',
+      [req('coordinationId', 'Coordination id')],
+      async (a, args) => {
+        const id = str(args, 'coordinationId') ?? '';
+        return (await a.views.agent.journalTree?.(id)) ?? fail(`not_found: coordination '${id}'`);
+      },
+    ),
+    read(
+      'fw_list_protocols',
+      'The protocol bridges agents are served on (A2A, AG-UI, MCP, chat) and the A2A client to remote agents',
+      [],
+      (a) => [...(a.views.agent.protocols?.() ?? [])],
+    ),
+    read(
+      'fw_read_conversation',
+      "A chat session's stored conversation (needs the operator role: conversations are content)",
+      [req('agent', 'Agent name'), req('sessionId', 'Session id (fw_list_agent_sessions)')],
+      async (a, args, _limit, ctx) => {
+        if (!mayReadContent(ctx.principal, a.authRequired))
+          return fail(`forbidden: conversations are content and need the '${CONTENT_ROLE}' role`);
+        const id = str(args, 'sessionId') ?? '';
+        return (await a.views.agent.conversation?.(str(args, 'agent') ?? '', id)) ?? fail(`not_found: session '${id}'`);
+      },
+    ),
+    read(
+      'fw_list_facts',
+      'The facts an agent with memory keeps, newest first (needs the operator role)',
+      [req('agent', 'Agent name'), limitParam],
+      async (a, args, limit, ctx) => {
+        if (!mayReadContent(ctx.principal, a.authRequired)) return fail(`forbidden: facts are content and need the '${CONTENT_ROLE}' role`);
+        const facts = a.views.agent.facts;
+        if (!facts) return fail('unavailable: the agent module is not installed');
+        return (await facts(str(args, 'agent') ?? '')).slice(0, limit);
+      },
+    ),
+    read(
       'fw_list_tasks',
       'A2A tasks, filterable by agent and state',
       [opt('agent', 'Agent name'), opt('state', 'Task state'), limitParam],
@@ -504,6 +569,52 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
             address,
           }),
         (args) => str(args, 'taskId') ?? '(missing)',
+      ),
+      write(
+        'fw_clear_conversation',
+        'agent-state',
+        "Forgets a chat session's conversation (stored and live)",
+        [req('agent', 'Agent name'), req('sessionId', 'Session id')],
+        (a, args, principal, address) => {
+          const id = str(args, 'sessionId') ?? '';
+          return a.control.perform('agent-state', id, { principal, source: 'mcp', address }, async () => {
+            const out = await a.views.agent.clearConversation?.(str(args, 'agent') ?? '', id);
+            if (!out) throw new FwError('not_found', `session '${id}' not found`, 404);
+            return out;
+          });
+        },
+        (args) => str(args, 'sessionId') ?? '(missing)',
+      ),
+      write(
+        'fw_add_fact',
+        'agent-state',
+        'Adds a fact to an agent with memory',
+        [req('agent', 'Agent name'), req('content', 'The fact')],
+        (a, args, principal, address) => {
+          const agent = str(args, 'agent') ?? '';
+          const content = str(args, 'content');
+          if (!content) throw new FwError('bad_request', "'content' must be a non-empty string", 400);
+          return a.control.perform('agent-state', agent, { principal, source: 'mcp', address }, async () => {
+            if (!a.views.agent.addFact) throw new FwError('unavailable', 'the agent module is not installed', 404);
+            return a.views.agent.addFact(agent, content, principal ? `principal:${principal.id}` : null);
+          });
+        },
+        (args) => str(args, 'agent') ?? '(missing)',
+      ),
+      write(
+        'fw_remove_fact',
+        'agent-state',
+        "Removes one of an agent's facts",
+        [req('agent', 'Agent name'), req('factId', 'Fact id (fw_list_facts)')],
+        (a, args, principal, address) => {
+          const agent = str(args, 'agent') ?? '';
+          const factId = str(args, 'factId') ?? '';
+          return a.control.perform('agent-state', agent, { principal, source: 'mcp', address }, async () => {
+            if (!(await a.views.agent.removeFact?.(agent, factId))) throw new FwError('not_found', `fact '${factId}' not found`, 404);
+            return { removed: factId };
+          });
+        },
+        (args) => str(args, 'agent') ?? '(missing)',
       ),
       write(
         'fw_kill_switch_arm',

@@ -139,9 +139,21 @@ export function fakeAgent(): AgentAdminView & { taskList: TaskInfo[] } {
   const now = new Date().toISOString();
   const taskList: TaskInfo[] = [{ id: 't1', contextId: 'c1', agentName: 'research', state: 'working', createdAt: now, updatedAt: now }];
   const journal = [
-    { seq: 1, kind: 'dispatch' as const, coordinationId: 'co-1', coordinator: 'boss', agent: 'research', skill: 'search', timestamp: now },
+    {
+      seq: 1,
+      eventId: 'e1',
+      parentEventId: null,
+      kind: 'dispatch' as const,
+      coordinationId: 'co-1',
+      coordinator: 'boss',
+      agent: 'research',
+      skill: 'search',
+      timestamp: now,
+    },
     {
       seq: 2,
+      eventId: 'e2',
+      parentEventId: 'e1',
       kind: 'completion' as const,
       coordinationId: 'co-1',
       coordinator: 'boss',
@@ -150,7 +162,17 @@ export function fakeAgent(): AgentAdminView & { taskList: TaskInfo[] } {
       timestamp: now,
       durationMs: 12,
     },
-    { seq: 3, kind: 'dispatch' as const, coordinationId: 'co-2', coordinator: 'boss', agent: 'writer', skill: 'write', timestamp: now },
+    {
+      seq: 3,
+      eventId: 'e3',
+      parentEventId: null,
+      kind: 'dispatch' as const,
+      coordinationId: 'co-2',
+      coordinator: 'boss',
+      agent: 'writer',
+      skill: 'write',
+      timestamp: now,
+    },
   ];
   return {
     taskList,

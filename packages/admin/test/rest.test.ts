@@ -355,6 +355,7 @@ test('with a token every REST call needs it; the authorizer refuses with 403; bo
           replay: false,
           evaluate: false,
           rerun: false,
+          'agent-state': false,
         },
         audit: undefined,
       },

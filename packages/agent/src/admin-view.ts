@@ -1,5 +1,41 @@
 import type { TapeView } from './tape/tape.js';
 import type { EvalsView } from './evals/evals.js';
+import type { FleetHealth } from './coordination/fleet-health.js';
+import type { FlowGraph } from './coordination/flow.js';
+import type { AgentFact } from './memory/memory.js';
+
+/** One session's stored conversation (`GET /api/admin/agents/{name}/conversation/{sessionId}`). */
+export interface AgentConversation {
+  agentName: string;
+  sessionId: string;
+  /** The session is open on this node (its next turn goes on from what is here). */
+  live: boolean;
+  messages: { seq: number; role: string; content: string; at: string }[];
+}
+
+/** `GET /api/admin/flow`: the flow graph of a time window. */
+export interface FlowReport extends FlowGraph {
+  /** The window asked for (0: the whole journal). */
+  lookbackMinutes: number;
+  /** Start and end of the window (ISO-8601; `from` absent for the whole journal). */
+  from?: string;
+  to: string;
+  /** Journal events aggregated. */
+  events: number;
+  /** True when the window held more than `fw.agent.flow.max-events` events: the graph is of the newest. */
+  truncated: boolean;
+}
+
+/** One protocol bridge the agent layer serves (inbound) or calls out through (outbound). */
+export interface ProtocolBridgeInfo {
+  name: 'a2a' | 'agui' | 'mcp' | 'chat' | 'a2a-client';
+  direction: 'inbound' | 'outbound';
+  description: string;
+  /** The agents it serves (inbound) or the remote fleet agents it reaches (outbound). */
+  agents: string[];
+  /** Where (inbound: each agent's base path; outbound: the remote agents' URLs). */
+  endpoints: string[];
+}
 /**
  * What `@fw/agent` publishes for the admin plane, as the service `'agent'`
  * (`fw.services.get('agent')`). Reads reflect live state; `cancelTask` is the one
@@ -19,6 +55,8 @@ export interface AgentInfo {
   activeSessions: number;
   /** For coordinators: the fleet's agent names. */
   fleet?: string[];
+  /** Declared with `memory: true`: it keeps facts (docs/agents.md, "Agent state"). */
+  memory?: boolean;
 }
 
 export interface AgentSessionInfo {
@@ -44,6 +82,16 @@ export type JournalEventKind = 'dispatch' | 'completion' | 'failure' | 'handoff'
 
 export interface JournalEvent {
   seq: number;
+  /** The event's own id (a UUID; `seq-<n>` for events journaled before causality was recorded). */
+  eventId: string;
+  /**
+   * The event that caused this one, in the same coordination: a dispatch's step (the completion
+   * the coordinator acted on; dispatches started together share it: a fan-out), a completion's or
+   * failure's dispatch, a retry's failure. Null for a root.
+   */
+  parentEventId: string | null;
+  /** dispatch: which attempt (2 and up are retries, children of the failure they repeat). */
+  attempt?: number;
   kind: JournalEventKind;
   coordinationId: string;
   coordinator: string;
@@ -124,6 +172,9 @@ export interface CoordinationGraph {
   }[];
 }
 
+/** One event of a coordination's causal tree (`GET /journal/{id}/tree`) with the events it caused. */
+export type JournalTreeNode = JournalEvent & { children?: JournalTreeNode[] };
+
 export interface TaskInfo {
   id: string;
   contextId: string;
@@ -168,6 +219,26 @@ export interface AgentAdminView {
   cancelTask(id: string, reason?: string): Promise<TaskInfo>;
   runtimes(): RuntimeInfo[];
   activeRuntime(): RuntimeInfo | undefined;
+  /** One coordination as its causal tree (roots oldest first, each with `children`); undefined when unknown. */
+  journalTree?(coordinationId: string): Promise<JournalTreeNode[] | undefined>;
+  /** Who calls whom over the journal's last `lookbackMinutes` (0: all of it). */
+  flow?(query: { lookbackMinutes: number }): Promise<FlowReport>;
+  /** The flow graph of one coordination; undefined when unknown. */
+  coordinationFlow?(coordinationId: string): Promise<(FlowGraph & { coordinationId: string }) | undefined>;
+  /** The health of a coordinator's fleet: availability and circuit breaker per agent; undefined for no such coordinator. */
+  fleetHealth?(coordinator: string): FleetHealth | undefined;
+  /** The protocol bridges installed. */
+  protocols?(): ProtocolBridgeInfo[];
+  /** A session's stored conversation; undefined when the agent has no such session. */
+  conversation?(agentName: string, sessionId: string): Promise<AgentConversation | undefined>;
+  /** Forgets a session's conversation (stored and live); undefined when the agent has no such session. */
+  clearConversation?(agentName: string, sessionId: string): Promise<{ agentName: string; sessionId: string; cleared: number } | undefined>;
+  /** An agent's facts, newest first; throws NotFoundError for an unknown agent, FwError `no_memory` (404) for one without memory. */
+  facts?(agentName: string): Promise<AgentFact[]>;
+  /** Adds a fact (400 for a bad one, 409 `memory_full` at the cap). */
+  addFact?(agentName: string, content: string, source: string | null): Promise<AgentFact>;
+  /** Removes a fact; false when the agent has none with that id. */
+  removeFact?(agentName: string, factId: string): Promise<boolean>;
   /** The run tape (docs/runs.md); absent when `fw.agent.tape.enabled` is false. */
   tape?: TapeView;
   /** Evals (docs/runs.md); absent when the tape is. */

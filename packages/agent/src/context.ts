@@ -1,5 +1,6 @@
 import type { AiMessage, ModelProvider } from './runtime/port.js';
 import type { RunListener } from './run-event.js';
+import type { AgentMemoryAccess } from './memory/memory.js';
 
 /** What a prompt handler and a tool method receive. */
 export interface AgentContext {
@@ -23,11 +24,18 @@ export interface AgentContext {
   stream(message?: string): AsyncIterable<string>;
   /** Reports a run event (tool activity, …) to the protocol endpoint serving this run. */
   readonly emit: RunListener;
+  /** The agent's facts, for an agent declared with `memory: true`; undefined otherwise. */
+  readonly memory?: AgentMemoryAccess;
 }
 
 export interface DispatchOptions {
   /** The skill asked for (journal and events); default `'default'`. */
   skill?: string;
+  /**
+   * Further attempts after a failure (default 0). Each retry is journaled as a dispatch with its
+   * `attempt`, a child of the failure it repeats; a refusal of an open circuit breaker is not retried.
+   */
+  retries?: number;
 }
 
 export interface DispatchResult {

@@ -17,6 +17,11 @@ export interface AgentOptions {
   skills?: { id: string; name: string; description: string; tags?: string[] }[];
   /** System prompt sent to the model before the conversation. */
   system?: string;
+  /**
+   * Keeps facts across sessions (docs/agents.md, "Agent state"): `ctx.memory` reads and adds them,
+   * the newest go to the model with each prompt, operators manage them in the admin plane.
+   */
+  memory?: boolean;
 }
 
 export type FleetMember = string | { name: string; url: string };

@@ -24,6 +24,8 @@ import { definitionOf, type AgentClass, type AgentDefinition, type AgentToolDefi
 import { checkToolArguments, InvalidSchemaError } from '@fw/mcp';
 import { NoRuntimeError, NotInFleetError, StoreUnavailableError, ToolStepLimitError } from './errors.js';
 import { CoordinationJournal } from './journal.js';
+import { CircuitOpenError, FleetBreakers } from './coordination/fleet-health.js';
+import type { AgentMemory, AgentMemoryAccess } from './memory/memory.js';
 import type { RunListener } from './run-event.js';
 import { ProviderRegistry } from './runtime/registry.js';
 import type { AiMessage, ModelProvider, AiToolCall, AiToolSpec, AiUsage } from './runtime/port.js';
@@ -109,6 +111,10 @@ export class AgentHost {
    * run's start and end, each model call and streamed part, each tool call (hooks/run-hooks.ts).
    */
   readonly hooks: RunHookSet;
+  /** Where agents declared with `memory: true` keep their facts (set by the agent module). */
+  memory: AgentMemory | undefined;
+  /** The circuit breakers of every coordinator's fleet (coordination/fleet-health.ts). */
+  readonly breakers: FleetBreakers;
   /** The run each agent context belongs to, for the tool calls made through it. */
   private readonly scopes = new WeakMap<AgentContext, RunScope>();
 
@@ -119,6 +125,7 @@ export class AgentHost {
     this.log = fw.logger.child({ module: 'agent' });
     this.hooks = new RunHookSet(this.log);
     this.limits = new AgentLimits(fw);
+    this.breakers = new FleetBreakers(fw.config, fw.events);
     this.journal = new CoordinationJournal(store, () => ({
       maxEvents: fw.config.get('fw.agent.journal.max-events'),
       maxAgeMs: fw.config.get('fw.agent.journal.max-age'),
@@ -220,6 +227,7 @@ export class AgentHost {
   close(): void {
     this.root.abort(new FwError('closing', 'the framework is closing', 503));
     this.sessions.endAll();
+    this.breakers.close();
   }
 
   get(name: string): MountedAgent {
@@ -413,22 +421,34 @@ export class AgentHost {
       runtime: () => this.activeRuntime(),
       stream: (message) => this.modelLoop(agent, message ?? input.message, input, signal, emit, base),
       emit,
+      ...(agent.def.options.memory && this.memory ? { memory: this.memoryOf(agent.name, this.memory) } : {}),
     };
     this.scopes.set(base, scope);
     if (agent.def.kind !== 'coordinator') return base;
     const coordinator = agent.name;
+    const step: CoordinationStep = { cursor: null, completions: new Map() };
     const ctx: CoordinatorContext = {
       ...base,
       coordinationId,
       coordinator,
       fleet: agent.fleetNames,
-      dispatch: (to, message, options) => this.dispatch(agent, ctx, to, message, options, emit),
+      dispatch: (to, message, options) => this.dispatch(agent, ctx, step, to, message, options, emit),
       handoff: (from, to, reason) => {
-        this.journal.record({ kind: 'handoff', coordinationId, coordinator, agent: to, from, to, reason });
+        step.cursor = this.journal.record({
+          kind: 'handoff',
+          coordinationId,
+          coordinator,
+          agent: to,
+          from,
+          to,
+          reason,
+          parentEventId: step.completions.get(from) ?? step.cursor,
+        }).eventId;
         this.hooks.handoff(scope, { from, to, ...(reason !== undefined ? { reason } : {}) });
       },
       evaluate: (target, e) => {
-        this.journal.record({
+        // A branch of what it rates: the evaluated agent's latest answer in this coordination.
+        step.cursor = this.journal.record({
           kind: 'evaluation',
           coordinationId,
           coordinator,
@@ -436,11 +456,34 @@ export class AgentHost {
           evaluator: e.evaluator,
           score: e.score,
           passed: e.passed,
-        });
+          parentEventId: step.completions.get(target) ?? step.cursor,
+        }).eventId;
       },
     };
     this.scopes.set(ctx, scope);
     return ctx;
+  }
+
+  /** An agent's own view of its memory: what it adds is marked as its own. */
+  private memoryOf(agent: string, memory: AgentMemory): AgentMemoryAccess {
+    return {
+      facts: (limit) => memory.list(agent, limit),
+      remember: (content) => memory.add(agent, content, 'agent'),
+      forget: (factId) => memory.remove(agent, factId),
+    };
+  }
+
+  /** The system message with an agent's newest facts (`fw.agent.memory.prompt-facts`), when it keeps any. */
+  private async factsMessage(agent: MountedAgent): Promise<AiMessage[]> {
+    const n = this.fw.config.get('fw.agent.memory.prompt-facts');
+    if (!agent.def.options.memory || !this.memory || n <= 0) return [];
+    // Memory that cannot be read leaves the prompt without it (logged) rather than failing the run.
+    const facts = await this.memory.list(agent.name, n).catch((err: unknown) => {
+      this.log.error({ agent: agent.name, error: errorSummary(err) }, 'agent memory could not be read for the prompt');
+      return [];
+    });
+    if (facts.length === 0) return [];
+    return [{ role: 'system', content: `Facts you remember:\n${facts.map((f) => `- ${f.content}`).join('\n')}` }];
   }
 
   /**
@@ -469,6 +512,7 @@ export class AgentHost {
     }
     const messages: AiMessage[] = [
       ...(agent.def.options.system ? [{ role: 'system' as const, content: agent.def.options.system }] : []),
+      ...(await this.factsMessage(agent)),
       ...(input.history ?? []),
       { role: 'user', content: message },
       ...(input.continuation ?? []),
@@ -705,9 +749,15 @@ export class AgentHost {
     }
   }
 
+  /**
+   * A coordinator's dispatch, retried up to `options.retries` times. Its journal events name their
+   * cause: the dispatch the step the coordinator was at when it started (dispatches started
+   * together share it: a fan-out), its completion or failure the dispatch, a retry the failure.
+   */
   private async dispatch(
     coord: MountedAgent,
     ctx: CoordinatorContext,
+    step: CoordinationStep,
     to: string,
     message: string,
     options: DispatchOptions = {},
@@ -715,6 +765,7 @@ export class AgentHost {
   ): Promise<DispatchResult> {
     const skill = options.skill ?? 'default';
     const { coordinationId } = ctx;
+    let parentEventId = step.cursor;
     if (!coord.fleetNames.includes(to)) {
       const err = new NotInFleetError(coord.name, to);
       this.journal.record({
@@ -725,11 +776,66 @@ export class AgentHost {
         skill,
         durationMs: 0,
         error: err.message,
+        parentEventId,
       });
       throw err;
     }
+    const retries = Math.max(0, Math.floor(options.retries ?? 0));
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.dispatchOnce(coord, ctx, to, message, skill, attempt, parentEventId, emit);
+      if (outcome.ok) {
+        step.cursor = outcome.eventId;
+        step.completions.set(to, outcome.eventId);
+        return outcome.result;
+      }
+      if (attempt > retries || ctx.signal.aborted || outcome.error instanceof CircuitOpenError) {
+        step.cursor = outcome.eventId;
+        throw outcome.error;
+      }
+      parentEventId = outcome.eventId;
+    }
+  }
+
+  /** One attempt through the agent's circuit breaker: refused at once while it is open (journaled as a failure). */
+  private async dispatchOnce(
+    coord: MountedAgent,
+    ctx: CoordinatorContext,
+    to: string,
+    message: string,
+    skill: string,
+    attempt: number,
+    parentEventId: string | null,
+    emit: RunListener,
+  ): Promise<{ ok: true; eventId: string; result: DispatchResult } | { ok: false; eventId: string; error: unknown }> {
+    const { coordinationId } = ctx;
+    const retry = attempt > 1 ? { attempt } : {};
     const subagentRunId = randomUUID();
-    this.journal.record({ kind: 'dispatch', coordinationId, coordinator: coord.name, agent: to, skill });
+    const breaker = this.breakers.breaker(coord.name, to);
+    if (!breaker.tryAcquire()) {
+      const error = new CircuitOpenError(coord.name, to, breaker.state, breaker.retryAt);
+      const failure = this.journal.record({
+        kind: 'failure',
+        coordinationId,
+        coordinator: coord.name,
+        agent: to,
+        skill,
+        durationMs: 0,
+        error: error.message,
+        parentEventId,
+        ...retry,
+      });
+      emit({ type: 'subagent-error', subagentRunId, agent: to, error: error.message });
+      return { ok: false, eventId: failure.eventId, error };
+    }
+    const dispatched = this.journal.record({
+      kind: 'dispatch',
+      coordinationId,
+      coordinator: coord.name,
+      agent: to,
+      skill,
+      parentEventId,
+      ...retry,
+    });
     this.fw.events.emit('AgentDispatched', { coordinationId, coordinator: coord.name, agent: to, skill });
     emit({ type: 'subagent-started', subagentRunId, agent: to, skill });
     const started = performance.now();
@@ -747,18 +853,49 @@ export class AgentHost {
       } else {
         text = await this.run(to, { message, ...(this.scopes.has(ctx) ? { parent: this.scopes.get(ctx) } : {}) }, ctx.signal);
       }
+      breaker.success();
       const durationMs = done(true);
-      this.journal.record({ kind: 'completion', coordinationId, coordinator: coord.name, agent: to, skill, durationMs });
+      const completion = this.journal.record({
+        kind: 'completion',
+        coordinationId,
+        coordinator: coord.name,
+        agent: to,
+        skill,
+        durationMs,
+        parentEventId: dispatched.eventId,
+      });
       emit({ type: 'subagent-finished', subagentRunId, agent: to, result: text });
-      return { agent: to, text, durationMs };
+      return { ok: true, eventId: completion.eventId, result: { agent: to, text, durationMs } };
     } catch (err) {
       const error = (err as Error)?.message ?? String(err);
+      // Cancelled by its caller: no verdict on the agent (a probe's turn is given back).
+      if (ctx.signal.aborted) breaker.release();
+      else breaker.failure(error);
       const durationMs = done(false);
-      this.journal.record({ kind: 'failure', coordinationId, coordinator: coord.name, agent: to, skill, durationMs, error });
+      const failure = this.journal.record({
+        kind: 'failure',
+        coordinationId,
+        coordinator: coord.name,
+        agent: to,
+        skill,
+        durationMs,
+        error,
+        parentEventId: dispatched.eventId,
+      });
       emit({ type: 'subagent-error', subagentRunId, agent: to, error });
-      throw err;
+      return { ok: false, eventId: failure.eventId, error: err };
     }
   }
+}
+
+/**
+ * Where a coordinator's run is: the last event it learned from (a completion, a failure it caught,
+ * a handoff, an evaluation), which the next dispatches it starts are children of, and each agent's
+ * latest completion (what an evaluation or handoff of that agent is a branch of).
+ */
+interface CoordinationStep {
+  cursor: string | null;
+  completions: Map<string, string>;
 }
 
 /** A tool method's outcome: the text the model reads, and the value itself (an MCP client may get it structured). */

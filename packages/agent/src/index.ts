@@ -48,3 +48,15 @@ export { AiSdkProvider, openAiProvider, type AiSdkProviderOptions, type OpenAiPr
 export { ProviderRegistry } from './runtime/registry.js';
 export type { ModelProvider, AiRequest, AiMessage, AiStreamPart, AiToolCall, AiToolSpec } from './runtime/port.js';
 export type * from './admin-view.js';
+export { CircuitBreaker, type CircuitState, type CircuitSettings, type CircuitTransition } from './coordination/circuit-breaker.js';
+export { FleetBreakers, CircuitOpenError, type FleetHealth, type FleetAgentHealth } from './coordination/fleet-health.js';
+export { flowOf, percentile, type FlowGraph, type FlowEdge, type FlowNode } from './coordination/flow.js';
+export { treeOf } from './journal-tree.js';
+export {
+  StoreMemory,
+  MemoryFullError,
+  type AgentMemory,
+  type AgentMemoryAccess,
+  type AgentFact,
+  type MemoryLimits,
+} from './memory/memory.js';

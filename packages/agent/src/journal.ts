@@ -6,11 +6,22 @@
  * store's write queue; every read first waits for the writes before it. Reads are pages by cursor,
  * a readable log of one coordination, and its execution graph.
  */
+import { randomUUID } from 'node:crypto';
 import { BadRequestError, errorSummary, fallbackLogger, type Logger } from '@fw/runtime';
 import type { FwStore, JournalRow } from '@fw/store';
-import type { CoordinationGraph, JournalEvent, JournalEventKind, JournalPage, JournalPageQuery, JournalQuery } from './admin-view.js';
+import type {
+  CoordinationGraph,
+  JournalEvent,
+  JournalEventKind,
+  JournalPage,
+  JournalPageQuery,
+  JournalQuery,
+  JournalTreeNode,
+} from './admin-view.js';
+import { treeOf } from './journal-tree.js';
 
-export type JournalEntry = Omit<JournalEvent, 'seq' | 'timestamp'>;
+/** What a caller records: the journal numbers it, stamps it and gives it its `eventId`. */
+export type JournalEntry = Omit<JournalEvent, 'seq' | 'timestamp' | 'eventId' | 'parentEventId'> & { parentEventId?: string | null };
 
 /** Events of one coordination read for its log and graph. */
 const COORDINATION_MAX_EVENTS = 10_000;
@@ -51,7 +62,13 @@ export class CoordinationJournal {
   record(entry: JournalEntry): JournalEvent {
     const at = Math.max(this.now(), this.lastAt);
     this.lastAt = at;
-    const event: JournalEvent = { seq: ++this.seq, timestamp: new Date(at).toISOString(), ...entry };
+    const event: JournalEvent = {
+      seq: ++this.seq,
+      timestamp: new Date(at).toISOString(),
+      eventId: randomUUID(),
+      ...entry,
+      parentEventId: entry.parentEventId ?? null,
+    };
     this.pending.push(toRow(event, at));
     if (!this.flushQueued) {
       this.flushQueued = true;
@@ -136,7 +153,14 @@ export class CoordinationJournal {
     return (await this.page({ ...q, limit, withTotal: false })).events;
   }
 
-  private async coordination(coordinationId: string): Promise<JournalEvent[]> {
+  /** One coordination as its causal tree: the roots, each with the events it caused; undefined when unknown. */
+  async tree(coordinationId: string): Promise<JournalTreeNode[] | undefined> {
+    const events = await this.coordination(coordinationId);
+    return events.length === 0 ? undefined : treeOf(events);
+  }
+
+  /** Every event of one coordination, oldest first (at most 10,000). */
+  async coordination(coordinationId: string): Promise<JournalEvent[]> {
     await this.flush();
     const page = await this.store.journal.page({ coordinationId, limit: COORDINATION_MAX_EVENTS, order: 'asc' });
     return page.rows.map(fromRow);
@@ -181,7 +205,7 @@ export function isJournalKind(v: string): v is JournalEventKind {
 }
 
 function toRow(e: JournalEvent, at: number): JournalRow {
-  const { seq, kind, coordinationId, coordinator, agent, timestamp: _t, ...rest } = e;
+  const { seq, kind, coordinationId, coordinator, agent, timestamp: _t, eventId, parentEventId, ...rest } = e;
   return {
     id: seq,
     at,
@@ -191,6 +215,8 @@ function toRow(e: JournalEvent, at: number): JournalRow {
     agent,
     other: e.from ?? e.evaluator ?? null,
     body: JSON.stringify(rest),
+    event_id: eventId,
+    parent_event_id: parentEventId,
   };
 }
 
@@ -209,6 +235,9 @@ function fromRow(r: JournalRow): JournalEvent {
     agent: r.agent,
     timestamp: new Date(r.at).toISOString(),
     ...rest,
+    // Rows from before causality was recorded (migration 0013): an id of their own, no parent.
+    eventId: r.event_id ?? `seq-${r.id}`,
+    parentEventId: r.parent_event_id ?? null,
   };
 }
 
@@ -293,7 +322,7 @@ function line(e: JournalEvent): string {
   const t = e.timestamp;
   switch (e.kind) {
     case 'dispatch':
-      return `${t}  dispatch    ${e.coordinator} → ${e.agent}${e.skill ? `  skill=${e.skill}` : ''}`;
+      return `${t}  dispatch    ${e.coordinator} → ${e.agent}${e.skill ? `  skill=${e.skill}` : ''}${e.attempt && e.attempt > 1 ? `  attempt=${e.attempt}` : ''}`;
     case 'completion':
       return `${t}  completion  ${e.agent} → ${e.coordinator}${e.skill ? `  skill=${e.skill}` : ''}  ${e.durationMs ?? 0} ms`;
     case 'failure':

@@ -33,6 +33,7 @@ import { OfflineProvider } from './runtime/offline.js';
 import type { ModelProvider } from './runtime/port.js';
 import { countAgentEvents } from './seams.js';
 import { createAdminView } from './view.js';
+import { StoreMemory, type AgentMemory } from './memory/memory.js';
 
 /** Extra protocol mounts (the per-agent MCP endpoint plugs in here). */
 export type ProtocolMount = (fw: Framework, host: AgentHost, agent: MountedAgent) => (() => void)[] | undefined;
@@ -47,6 +48,8 @@ export interface AgentModuleOptions {
   tapeRedactors?: readonly TapeRedactor[];
   /** Custom eval scorers by name, beside exact, contains and json-schema (docs/runs.md, "Evals"). */
   evalScorers?: Readonly<Record<string, EvalScorer>>;
+  /** Where agents declared with `memory: true` keep their facts; default the store (`StoreMemory`). */
+  memory?: AgentMemory;
 }
 
 export class AgentModule implements FrameworkModule {
@@ -103,6 +106,14 @@ export class AgentModule implements FrameworkModule {
     }
     this.db = await useStore(fw);
     this.host = new AgentHost(fw, this.db);
+    // Per-agent breaker settings that do not parse fail the start, not the first dispatch.
+    this.host.breakers.settings('');
+    this.host.memory =
+      this.options.memory ??
+      new StoreMemory(this.db, () => ({
+        maxFacts: fw.config.get('fw.agent.memory.max-facts'),
+        maxFactChars: fw.config.get('fw.agent.memory.max-fact-chars'),
+      }));
     this.host.sessions.log = log;
     this.host.journal.logger = log;
     this.host.auth = new AgentAuth(fw, this.options.authenticator);
@@ -138,12 +149,13 @@ export class AgentModule implements FrameworkModule {
         'A2A tasks and runs were in flight when the last process stopped; marked failed/interrupted',
       );
     }
+    await this.pruneFacts();
     const interval = fw.config.get('fw.agent.journal.prune-interval');
     if (interval > 0) {
-      this.pruneTimer = setInterval(
-        () => void this.host.journal.prune().catch((err: unknown) => log.error({ error: errorSummary(err) }, 'journal retention failed')),
-        interval,
-      );
+      this.pruneTimer = setInterval(() => {
+        void this.host.journal.prune().catch((err: unknown) => log.error({ error: errorSummary(err) }, 'journal retention failed'));
+        void this.pruneFacts().catch((err: unknown) => log.error({ error: errorSummary(err) }, 'memory retention failed'));
+      }, interval);
       this.pruneTimer.unref();
     }
     if (fw.config.get('fw.agent.tape.enabled')) {
@@ -177,6 +189,14 @@ export class AgentModule implements FrameworkModule {
     });
     for (const target of this.options.agents ?? []) this.mount(target);
     for (const target of fw.services.get('agent.pending') ?? []) this.mount(target);
+  }
+
+  /** Memory retention by age (`fw.agent.memory.max-age`; 0 keeps facts until removed); returns how many went. */
+  async pruneFacts(): Promise<number> {
+    const maxAge = this.fw.config.get('fw.agent.memory.max-age');
+    if (maxAge <= 0) return 0;
+    await this.db.writes.flush();
+    return this.db.facts.prune(Date.now() - maxAge);
   }
 
   /** Mounts an agent class (or instance) on every protocol it serves. Idempotent for the same class. */

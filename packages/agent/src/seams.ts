@@ -23,6 +23,17 @@ declare module '@fw/runtime' {
       state: 'completed' | 'failed' | 'cancelled';
       error: string | null;
     };
+    /** A coordinator's circuit breaker for one fleet agent changed state (coordination/circuit-breaker.ts). */
+    CircuitStateChanged: {
+      coordinator: string;
+      agent: string;
+      from: 'CLOSED' | 'OPEN' | 'HALF_OPEN';
+      to: 'CLOSED' | 'OPEN' | 'HALF_OPEN';
+      consecutiveFailures: number;
+      /** The failure that opened it. */
+      error?: string;
+      at: string;
+    };
   }
   interface FwServices {
     /** The agent layer's read/control view (what the admin plane shows). */

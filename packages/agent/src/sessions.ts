@@ -205,6 +205,50 @@ export class SessionTracker {
     return (await this.store.sessions.messages(sessionId, limit)).map(toAiMessage);
   }
 
+  /**
+   * A session's stored conversation with each message's number and time, oldest first; undefined
+   * when the store does not know the session or it is another agent's.
+   */
+  async conversation(
+    agentName: string,
+    sessionId: string,
+    limit = 1000,
+  ): Promise<
+    | { agentName: string; sessionId: string; live: boolean; messages: { seq: number; role: string; content: string; at: string }[] }
+    | undefined
+  > {
+    await this.store.writes.flush();
+    const row = await this.store.sessions.get(sessionId);
+    if (!row || row.agent !== agentName) return undefined;
+    const messages = await this.store.sessions.messages(sessionId, limit);
+    return {
+      agentName,
+      sessionId,
+      live: this.sessions.has(sessionId),
+      messages: messages.map((m) => ({ seq: m.seq, role: m.role, content: m.content, at: new Date(Number(m.at)).toISOString() })),
+    };
+  }
+
+  /**
+   * Forgets a session's conversation: its stored messages and, when it is live, the history its
+   * next turn would send to the model. Undefined when unknown or another agent's.
+   */
+  async clearConversation(
+    agentName: string,
+    sessionId: string,
+  ): Promise<{ agentName: string; sessionId: string; cleared: number } | undefined> {
+    await this.store.writes.flush();
+    const row = await this.store.sessions.get(sessionId);
+    if (!row || row.agent !== agentName) return undefined;
+    const live = this.sessions.get(sessionId);
+    if (live) {
+      live.history.length = 0;
+      live.messageCount = 0;
+    }
+    const cleared = await this.store.writes.commit((w) => w.sessions.clearMessages(sessionId), sessionId);
+    return { agentName, sessionId, cleared };
+  }
+
   endAll(): void {
     for (const s of [...this.sessions.values()]) this.end(s);
   }

@@ -1,6 +1,7 @@
 /** The AgentAdminView the admin plane reads (published as the service `'agent'`). */
-import { NotFoundError } from '@fw/runtime';
-import type { AgentAdminView, AgentInfo, CoordinatorInfo, RuntimeInfo, TaskInfo } from './admin-view.js';
+import { FwError, NotFoundError } from '@fw/runtime';
+import { flowOf } from './coordination/flow.js';
+import type { AgentAdminView, AgentInfo, CoordinatorInfo, FlowReport, ProtocolBridgeInfo, RuntimeInfo, TaskInfo } from './admin-view.js';
 import type { A2AEndpoint } from './a2a/endpoint.js';
 import type { BoundedTaskStore } from './a2a/task-store.js';
 import type { AgentHost, MountedAgent } from './host.js';
@@ -20,7 +21,16 @@ export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: M
     protocols: (['a2a', 'mcp', 'agui'] as const).filter((p) => a.protocols.has(p)),
     activeSessions: host.sessions.count(a.name),
     ...(a.def.kind === 'coordinator' ? { fleet: [...a.fleetNames] } : {}),
+    ...(a.def.options.memory ? { memory: true } : {}),
   });
+  /** The memory of an agent that keeps one: 404 for an unknown agent or one declared without memory. */
+  const memoryOf = (name: string) => {
+    const a = host.agents.get(name);
+    if (!a) throw new NotFoundError('agent', name);
+    if (!a.def.options.memory || !host.memory)
+      throw new FwError('no_memory', `agent '${name}' keeps no memory (declare it with @Agent({ memory: true }))`, 404, { agent: name });
+    return host.memory;
+  };
   const runtime = (r: ModelProvider, active: ModelProvider | undefined): RuntimeInfo => ({
     name: r.name,
     priority: r.priority,
@@ -52,6 +62,30 @@ export function createAdminView(host: AgentHost, store: BoundedTaskStore, a2a: M
     journalPage: (query) => host.journal.page(query),
     journalLog: (id) => host.journal.log(id),
     journalGraph: (id) => host.journal.graph(id),
+    journalTree: (id) => host.journal.tree(id),
+    flow: (query) => flowReport(host, query.lookbackMinutes),
+    coordinationFlow: async (id) => {
+      const events = await host.journal.coordination(id);
+      return events.length === 0 ? undefined : { coordinationId: id, ...flowOf(events) };
+    },
+    fleetHealth: (name) => {
+      const c = host.agents.get(name);
+      if (c?.def.kind !== 'coordinator') return undefined;
+      return {
+        coordinator: name,
+        timestamp: new Date().toISOString(),
+        agents: c.fleetNames.map((n) => {
+          const url = c.remote.get(n);
+          return host.breakers.health(name, url ? { name: n, url } : { name: n }, host.agents.has(n));
+        }),
+      };
+    },
+    protocols: () => protocolBridges(host),
+    conversation: (agentName, sessionId) => host.sessions.conversation(agentName, sessionId),
+    clearConversation: (agentName, sessionId) => host.sessions.clearConversation(agentName, sessionId),
+    facts: (agentName) => memoryOf(agentName).list(agentName),
+    addFact: (agentName, content, source) => memoryOf(agentName).add(agentName, content, source),
+    removeFact: (agentName, factId) => memoryOf(agentName).remove(agentName, factId),
     runs: (query) => host.runs(query),
     tasks: (query = {}) => {
       // AG-UI runs in flight are listed beside the A2A tasks (as `working`, protocol `agui`).
@@ -125,4 +159,57 @@ function safe(f: () => boolean): boolean {
   } catch {
     return false;
   }
+}
+
+/** The flow graph of the journal's last `lookbackMinutes` (0: all of it), at most `fw.agent.flow.max-events` of its newest events. */
+async function flowReport(host: AgentHost, lookbackMinutes: number): Promise<FlowReport> {
+  const to = Date.now();
+  const from = lookbackMinutes > 0 ? to - lookbackMinutes * 60_000 : undefined;
+  const max = Math.max(1, host.fw.config.get('fw.agent.flow.max-events'));
+  const page = await host.journal.page({
+    kind: ['dispatch', 'completion', 'failure'],
+    limit: max,
+    withTotal: false,
+    ...(from !== undefined ? { from } : {}),
+  });
+  return {
+    lookbackMinutes,
+    ...(from !== undefined ? { from: new Date(from).toISOString() } : {}),
+    to: new Date(to).toISOString(),
+    events: page.events.length,
+    truncated: page.nextCursor !== undefined,
+    ...flowOf(page.events),
+  };
+}
+
+const INBOUND: readonly { name: ProtocolBridgeInfo['name']; description: string }[] = [
+  { name: 'a2a', description: 'A2A (JSON-RPC): agent card, message send and stream, tasks' },
+  { name: 'agui', description: 'AG-UI: agent runs streamed as AG-UI events' },
+  { name: 'mcp', description: "MCP: each agent's tools on its own MCP endpoint" },
+  { name: 'chat', description: 'Chat: sessions over an fw connection (not for headless agents)' },
+];
+
+/** The bridges agents are served on, and the A2A client through which coordinators reach remote agents. */
+function protocolBridges(host: AgentHost): ProtocolBridgeInfo[] {
+  const agents = [...host.agents.values()];
+  const serves = (a: MountedAgent, name: ProtocolBridgeInfo['name']): boolean =>
+    name === 'chat' ? !a.def.options.headless : a.protocols.has(name as 'a2a' | 'agui' | 'mcp');
+  const out: ProtocolBridgeInfo[] = [];
+  for (const p of INBOUND) {
+    const served = agents.filter((a) => serves(a, p.name));
+    if (served.length === 0) continue;
+    out.push({ ...p, direction: 'inbound', agents: served.map((a) => a.name), endpoints: served.map((a) => a.path) });
+  }
+  const remote = new Map<string, string>();
+  for (const a of agents) for (const [name, url] of a.remote) remote.set(name, url);
+  if (host.remoteCaller && remote.size > 0) {
+    out.push({
+      name: 'a2a-client',
+      direction: 'outbound',
+      description: 'A2A client: coordinators dispatch to remote fleet agents',
+      agents: [...remote.keys()],
+      endpoints: [...remote.values()],
+    });
+  }
+  return out;
 }

@@ -25,7 +25,15 @@ export { writerOn, type StoreWriter } from './writer.js';
 export { TaskRecords, type TaskRow, type TaskFilter } from './tasks.js';
 export { SessionRecords, type SessionRow, type SessionMessageRow } from './sessions.js';
 export { RunRecords, type RunRow } from './runs.js';
-export { JournalRecords, type JournalRow, type JournalFilter, type JournalPageRequest, type JournalRowPage } from './journal.js';
+export { FactRecords, type FactRow } from './facts.js';
+export {
+  JournalRecords,
+  type JournalRow,
+  type JournalRowInput,
+  type JournalFilter,
+  type JournalPageRequest,
+  type JournalRowPage,
+} from './journal.js';
 export { EvalRecords, type EvalCaseRow, type EvalRunRow, type EvalResultRow, type NewEvalRun } from './evals.js';
 export { TapeRecords, type TapeRunRow, type TapeStepRow, type NewTapeRun, type TapeRunFilter, type TapeRunEnd } from './tape.js';
 export { AuditRecords, type AuditRow, type NewAuditRow } from './audit.js';

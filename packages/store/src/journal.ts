@@ -14,6 +14,11 @@ import { journalPrunable, PRUNED_TABLES } from './retention/tables.js';
 import type { AgentJournalTable, StoreSchema } from './schema.js';
 
 export type JournalRow = Selectable<AgentJournalTable>;
+/** A row to append: the causality columns may be left out (null). */
+export type JournalRowInput = Omit<JournalRow, 'event_id' | 'parent_event_id'> & {
+  event_id?: string | null;
+  parent_event_id?: string | null;
+};
 
 export interface JournalFilter {
   coordinationId?: string;
@@ -56,8 +61,10 @@ export class JournalRecords {
   ) {}
 
   /** One transaction per call (or the caller's): a batch is in the journal whole or not at all. */
-  async append(rows: readonly JournalRow[]): Promise<void> {
-    if (rows.length === 0) return;
+  async append(input: readonly JournalRowInput[]): Promise<void> {
+    if (input.length === 0) return;
+    // Every row with every column: one multi-row INSERT takes no DEFAULT on SQLite.
+    const rows: JournalRow[] = input.map((r) => ({ ...r, event_id: r.event_id ?? null, parent_event_id: r.parent_event_id ?? null }));
     const parties: { party: string; id: number; kind: string }[] = [];
     for (const r of rows) {
       for (const party of new Set([r.agent, r.coordinator, ...(r.other ? [r.other] : [])])) parties.push({ party, id: r.id, kind: r.kind });

@@ -286,6 +286,31 @@ const evals: Migration = {
   },
 };
 
+/**
+ * The fleet (issue 28). Causality in the journal: each event keeps its own id and the id of the
+ * event that caused it (a fan-out's dispatches share the step that started them, a retry names
+ * the failure it repeats, …), so a coordination reads as a tree; rows written before have
+ * neither and read as roots. Agent memory: the facts an agent keeps, per agent, newest first.
+ * Self-contained: only the journal's own reads use the two columns, nothing refers to the facts.
+ */
+const fleet: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema.alterTable('fw_agent_journal').addColumn('event_id', 'text').execute();
+    await db.schema.alterTable('fw_agent_journal').addColumn('parent_event_id', 'text').execute();
+    await db.schema
+      .createTable('fw_agent_facts')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('agent', 'text', (c) => c.notNull())
+      .addColumn('content', 'text', (c) => c.notNull())
+      .addColumn('source', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    // Listing an agent's facts and retention by age both walk it by time.
+    await db.schema.createIndex('fw_agent_facts_agent').on('fw_agent_facts').columns(['agent', 'created_at']).execute();
+    await db.schema.createIndex('fw_agent_facts_created').on('fw_agent_facts').column('created_at').execute();
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
@@ -298,6 +323,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008-governance': governanceMigration,
   '0009-store-probe': probe,
   '0010-evals': evals,
+  '0013-fleet': fleet,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -62,6 +62,10 @@ export interface AgentJournalTable {
   other: string | null;
   /** The remaining fields (skill, durationMs, error, reason, score, …) as JSON. */
   body: string;
+  /** The event's own id (a UUID; migration 0013): what `parent_event_id` of its children names. */
+  event_id: string | null;
+  /** The event that caused this one (a dispatch's failure for its retry, …); null for a root and for rows before 0013. */
+  parent_event_id: string | null;
 }
 
 /**
@@ -151,6 +155,16 @@ export interface StoreProbeTable {
   at: number;
 }
 
+/** One fact an agent remembers (migration 0013): what an operator or the agent itself added. */
+export interface AgentFactTable {
+  id: string;
+  agent: string;
+  content: string;
+  /** Who added it: `principal:<id>`, `agent` (the agent itself), or null (the anonymous local operator). */
+  source: string | null;
+  created_at: number;
+}
+
 /** One dataset case (migration 0010-evals): what to ask an agent and what it should answer. */
 export interface EvalCaseTable {
   id: string;
@@ -208,6 +222,7 @@ export interface StoreSchema {
   fw_eval_cases: EvalCaseTable;
   fw_eval_runs: EvalRunTable;
   fw_eval_results: EvalResultTable;
+  fw_agent_facts: AgentFactTable;
 }
 
 /** Kysely's row type helper for generated columns, re-exported for repositories added later. */

@@ -57,6 +57,13 @@ export class SessionRecords {
     return rows.reverse();
   }
 
+  /** Deletes a session's stored messages (its conversation) and zeroes its count; returns how many went. */
+  async clearMessages(sessionId: string): Promise<number> {
+    const r = await this.db.deleteFrom('fw_agent_session_messages').where('session_id', '=', sessionId).executeTakeFirst();
+    await this.db.updateTable('fw_agent_sessions').set({ message_count: 0 }).where('id', '=', sessionId).execute();
+    return Number(r.numDeletedRows);
+  }
+
   /** The highest message sequence number of a session (0 when it has none). */
   async lastSeq(sessionId: string): Promise<number> {
     const r = await this.db

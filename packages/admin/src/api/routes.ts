@@ -18,6 +18,8 @@ import { openApiDocument } from './openapi.js';
 import { tapeRoutes } from './tape-routes.js';
 import { evalRoutes } from './eval-routes.js';
 import { rerunRoutes } from './rerun-routes.js';
+import { fleetRoutes } from './fleet-routes.js';
+import { agentStateRoutes } from './agent-state-routes.js';
 import { MESSAGE_SCHEMA, REASON_BODY, TIME_SCHEMA } from './route-doc.js';
 import type { AdminRequest, AdminRoute, Reply } from './router.js';
 
@@ -728,6 +730,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
     handle: () => json(document),
   };
   routes.push(...tapeRoutes(d), ...rerunRoutes(d), ...evalRoutes(d), route);
+  routes.push(...tapeRoutes(d), ...evalRoutes(d), ...fleetRoutes(d), ...agentStateRoutes(d), route);
   const document = openApiDocument(routes, { base: d.serverUrl, version: FW_VERSION });
   return routes;
 }
