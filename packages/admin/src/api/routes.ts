@@ -729,8 +729,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
     doc: { tag: 'overview', reply: 'object', public: true, summary: 'This document: the OpenAPI 3.1 description of the admin API' },
     handle: () => json(document),
   };
-  routes.push(...tapeRoutes(d), ...rerunRoutes(d), ...evalRoutes(d), route);
-  routes.push(...tapeRoutes(d), ...evalRoutes(d), ...fleetRoutes(d), ...agentStateRoutes(d), route);
+  routes.push(...tapeRoutes(d), ...rerunRoutes(d), ...evalRoutes(d), ...fleetRoutes(d), ...agentStateRoutes(d), route);
   const document = openApiDocument(routes, { base: d.serverUrl, version: FW_VERSION });
   return routes;
 }
