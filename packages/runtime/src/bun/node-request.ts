@@ -1,0 +1,121 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+
+/**
+ * The socket a route reads from a request on Bun (`req.socket.remoteAddress`, `localAddress`,
+ * `encrypted`: what the security policy, `clientAddress` and the tenancy shares read). Ending it
+ * ends the response, as ending a node:http socket would.
+ */
+export class BunRequestSocket {
+  readonly encrypted = false;
+  readonly remoteFamily: string | undefined;
+  onEnd: (() => void) | undefined;
+
+  constructor(
+    readonly remoteAddress: string | undefined,
+    readonly remotePort: number | undefined,
+    readonly localAddress: string,
+    readonly localPort: number,
+  ) {
+    this.remoteFamily = remoteAddress?.includes(':') ? 'IPv6' : 'IPv4';
+  }
+
+  end(): void {
+    this.onEnd?.();
+  }
+
+  destroy(): void {
+    this.onEnd?.();
+  }
+
+  setTimeout(): this {
+    return this;
+  }
+
+  setNoDelay(): this {
+    return this;
+  }
+
+  setKeepAlive(): this {
+    return this;
+  }
+}
+
+/**
+ * A fetch `Request` seen as a `node:http` `IncomingMessage`: method, URL (path and query),
+ * lower-cased headers, the socket's addresses, and the body as a readable stream pulled from the
+ * request's body on demand (so `fw.websocket.max-payload`-style limits stop reading, not buffer).
+ * fw's routes, the admin plane, MCP and the agents take this object unchanged: one code path for
+ * every route on Node and on Bun.
+ */
+export class BunIncomingMessage extends Readable {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly rawHeaders: string[];
+  readonly httpVersion = '1.1';
+  readonly httpVersionMajor = 1;
+  readonly httpVersionMinor = 1;
+  complete = false;
+  aborted = false;
+  private reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+
+  constructor(
+    readonly request: Request,
+    readonly socket: BunRequestSocket,
+  ) {
+    super();
+    this.method = request.method;
+    const url = new URL(request.url);
+    this.url = url.pathname + url.search;
+    const headers: Record<string, string | string[]> = {};
+    const raw: string[] = [];
+    request.headers.forEach((value, name) => {
+      raw.push(name, value);
+      const prior = headers[name];
+      if (prior === undefined) headers[name] = value;
+      else if (name === 'set-cookie') headers[name] = Array.isArray(prior) ? [...prior, value] : [prior, value];
+    });
+    this.headers = headers as IncomingHttpHeaders;
+    this.rawHeaders = raw;
+    if (request.body === null) {
+      this.complete = true;
+      this.push(null);
+    }
+  }
+
+  /** The socket under another name, as node:http has it. */
+  get connection(): BunRequestSocket {
+    return this.socket;
+  }
+
+  override _read(): void {
+    const body = this.request.body;
+    if (body === null) return;
+    this.reader ??= body.getReader();
+    this.reader.read().then(
+      ({ done, value }) => {
+        if (done) {
+          this.complete = true;
+          this.push(null);
+        } else {
+          this.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+        }
+      },
+      (err: unknown) => {
+        this.aborted = true;
+        this.destroy(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  }
+
+  override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
+    if (this.reader !== undefined && !this.complete) this.reader.cancel().catch(() => {});
+    callback(err);
+  }
+
+  /** What fw's routes and helpers are typed against. */
+  asNode(): IncomingMessage {
+    return this as unknown as IncomingMessage;
+  }
+}

@@ -1,0 +1,121 @@
+import { CloseCode, encodeClose, HEARTBEAT_FRAME } from '@fw/protocol';
+import type { Outgoing } from '../broadcast/outgoing.js';
+import type { FwResource } from '../resource/resource.js';
+import type { Connection } from '../transport/connection.js';
+import { closeReason, receiveWebSocketText } from '../transport/websocket-inbound.js';
+import type { BunServerWebSocket } from './bun-api.js';
+
+const OPEN = 1;
+
+/**
+ * A WebSocket connection on Bun: fw's `Connection` over Bun's native `ServerWebSocket`. A batch
+ * is collected between `begin` and `end` and sent inside one `cork()`, so one tick's frames leave
+ * in one write, as on Node. Bun frames each send itself: an fw frame carries the recipient's own
+ * id (`{"t":"m","id":N…`), so it is one `sendText` per recipient (the tail is built once per
+ * broadcast, see Outgoing); a raw client's text is the shared payload string.
+ *
+ * Backpressure is Bun's `getBufferedAmount()`: fw's slow-consumer policy reads it before every
+ * flush exactly as it reads `bufferedAmount` on Node, and Bun's own backpressure limit is set
+ * out of the way (see serve.ts) so that no frame is ever dropped silently below fw's policy. A
+ * send Bun refuses (0: the socket is gone) ends the connection as a drop: the resource waits for
+ * a resume and replays from its ring, so nothing is lost without a gap.
+ */
+export class BunWebSocketConnection implements Connection {
+  readonly transport = 'websocket' as const;
+  resource: FwResource | undefined;
+  private batch: string[] | undefined;
+  private drains: (() => void)[] | undefined;
+
+  constructor(
+    private readonly ws: BunServerWebSocket<unknown>,
+    private readonly fw: boolean,
+  ) {}
+
+  /** A client text frame (Bun has decoded and bounded it by `maxPayloadLength`). */
+  received(text: string): void {
+    const r = this.resource;
+    if (r !== undefined) receiveWebSocketText(r, this.fw, text);
+  }
+
+  /** The socket closed: 1000/1001 is the client's goodbye, anything else a drop that may come back. */
+  ended(code: number): void {
+    const r = this.resource;
+    this.drains = undefined;
+    if (r === undefined) return;
+    if (code === 1000 || code === 1001) r.terminate('client closed');
+    else if (code === CloseCode.messageTooBig) r.terminate('message too large');
+    else r.detach(this, 'connection lost');
+  }
+
+  /** Bun's `drain` handler: what was buffered has been written. */
+  drained(): void {
+    const fns = this.drains;
+    this.drains = undefined;
+    if (fns !== undefined) for (const fn of fns) fn();
+  }
+
+  bufferedBytes(): number {
+    return this.ws.getBufferedAmount();
+  }
+
+  onDrain(fn: () => void): void {
+    (this.drains ??= []).push(fn);
+  }
+
+  begin(): void {
+    this.batch = [];
+  }
+
+  message(out: Outgoing, id: number): void {
+    this.push(this.fw ? out.frame(id) : out.payload);
+  }
+
+  control(frame: string): void {
+    this.push(frame);
+  }
+
+  end(): void {
+    const batch = this.batch;
+    this.batch = undefined;
+    if (batch === undefined || batch.length === 0 || this.ws.readyState !== OPEN) return;
+    if (batch.length === 1) this.send(batch[0]!);
+    else
+      this.ws.cork(() => {
+        for (const frame of batch) if (!this.send(frame)) break;
+      });
+  }
+
+  heartbeat(): void {
+    if (this.ws.readyState !== OPEN) return;
+    if (this.fw) this.send(HEARTBEAT_FRAME);
+    else this.ws.ping();
+  }
+
+  closeWith(reason: string, code = 4000): void {
+    if (this.ws.readyState !== OPEN) return;
+    if (this.fw) this.ws.sendText(encodeClose(reason));
+    this.ws.close(code, closeReason(reason));
+  }
+
+  goAway(reason: string): void {
+    if (this.ws.readyState !== OPEN) return;
+    this.end();
+    this.ws.close(CloseCode.serviceRestart, closeReason(reason));
+  }
+
+  destroy(): void {
+    this.ws.terminate();
+  }
+
+  private push(frame: string): void {
+    if (this.batch !== undefined) this.batch.push(frame);
+    else if (this.ws.readyState === OPEN) this.send(frame);
+  }
+
+  /** One frame; false when Bun dropped it (the socket is closing): the connection is then a drop. */
+  private send(frame: string): boolean {
+    if (this.ws.sendText(frame) !== 0) return true;
+    this.ws.terminate();
+    return false;
+  }
+}
