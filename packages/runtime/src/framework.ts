@@ -561,9 +561,15 @@ async function closeServer(server: Server, deadline: number): Promise<void> {
 
 /** Stops a Bun server: open requests may finish until `deadline`, then every connection is cut. */
 async function closeBunServer(server: BunServer, deadline: number): Promise<void> {
-  const graceful = server.stop(false);
-  while (server.pendingRequests + server.pendingWebSockets > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  await Promise.race([server.stop(true), graceful]);
+  // Resolves once every request has been answered (the streams ended by the runtime included).
+  const graceful = server.stop(false).then(() => true);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+  });
+  const done = await Promise.race([graceful, late]);
+  clearTimeout(timer);
+  if (!done) await server.stop(true);
 }
 
 function parseUrl(req: IncomingMessage): URL | undefined {

@@ -44,6 +44,8 @@ export interface BunWebSocketHandlers<T> {
   message(ws: BunServerWebSocket<T>, message: string | Uint8Array): void;
   close(ws: BunServerWebSocket<T>, code: number, reason: string): void;
   drain(ws: BunServerWebSocket<T>): void;
+  /** A ping from the client (Bun has answered it). */
+  ping(ws: BunServerWebSocket<T>, data: Uint8Array): void;
   maxPayloadLength: number;
   backpressureLimit: number;
   closeOnBackpressureLimit: boolean;

@@ -103,8 +103,10 @@ export class BunIncomingMessage extends Readable {
         }
       },
       (err: unknown) => {
+        // The client went away mid-body: as on node:http, 'aborted' and 'close'; an 'error' only for a reader listening for one.
         this.aborted = true;
-        this.destroy(err instanceof Error ? err : new Error(String(err)));
+        this.emit('aborted');
+        this.destroy(this.listenerCount('error') > 0 ? (err instanceof Error ? err : new Error(String(err))) : undefined);
       },
     );
   }

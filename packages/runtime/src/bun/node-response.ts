@@ -5,6 +5,9 @@ import type { BunIncomingMessage, BunRequestSocket } from './node-request.js';
 /** Bytes the response body's stream holds before a write waits (and `writableLength` grows): a slow reader shows. */
 const STREAM_HIGH_WATER_MARK = 64 * 1024;
 
+/** An SSE comment line: what makes Bun send an event stream's headers before its first event. */
+const OPENING_COMMENT = new TextEncoder().encode(':\n\n');
+
 type HeaderValue = number | string | readonly string[];
 
 /**
@@ -25,6 +28,7 @@ export class BunServerResponse extends Writable {
   private deliver!: (response: Response) => void;
   private readonly fields = new Map<string, { name: string; value: HeaderValue }>();
   private committed = false;
+  private wrote = false;
   private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   /** A write's callback, held until the stream wants more. */
   private waiting: (() => void) | undefined;
@@ -37,8 +41,9 @@ export class BunServerResponse extends Writable {
     this.response = new Promise((resolve) => {
       this.deliver = resolve;
     });
+    // Ending the socket after `end()` lets the answer finish (Bun then closes the stream); before it, it cuts the response.
     socket.onEnd = () => {
-      if (!this.writableFinished) this.destroy();
+      if (!this.writableEnded) this.destroy();
     };
     req.request.signal.addEventListener('abort', () => this.clientGone(), { once: true });
   }
@@ -98,9 +103,20 @@ export class BunServerResponse extends Writable {
     return this;
   }
 
-  /** Commits the status and headers and starts the body stream. */
+  /**
+   * Commits the status and headers and starts the body stream. Bun sends a streamed response's
+   * headers with its first bytes, not before: an event stream gets an SSE comment (which
+   * EventSource ignores) so that its client sees the response open at once, as on node:http.
+   * Other streams open with their first write (fw-protocol streams with their handshake).
+   */
   flushHeaders(): void {
-    if (!this.committed) this.startStream();
+    if (this.committed) return;
+    this.startStream();
+    if (!String(this.getHeader('content-type') ?? '').startsWith('text/event-stream')) return;
+    // Only when nothing else is written in this turn (an fw stream's handshake is).
+    setImmediate(() => {
+      if (!this.wrote && !this.writableEnded && !this.destroyed) this.controller?.enqueue(OPENING_COMMENT);
+    });
   }
 
   /** What fw's routes and helpers are typed against. */
@@ -122,6 +138,7 @@ export class BunServerResponse extends Writable {
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (!this.committed) this.startStream();
+    this.wrote = true;
     const controller = this.controller;
     if (controller === undefined) return callback();
     try {
@@ -163,7 +180,10 @@ export class BunServerResponse extends Writable {
 
   private clientGone(): void {
     if (this.writableFinished || this.destroyed) return;
-    this.req.aborted = true;
+    if (!this.req.complete) {
+      this.req.aborted = true;
+      this.req.emit('aborted');
+    }
     this.req.destroy();
     this.destroy();
   }

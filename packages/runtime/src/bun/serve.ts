@@ -75,6 +75,7 @@ export function serveOnBun(bun: BunGlobal, fw: Framework, port: number, hostname
     const data: SocketData = { endpoint, admitted, conn: undefined };
     if (server.upgrade(request, { data })) return undefined;
     endpoint.abandonUpgrade(admitted);
+    res.shouldKeepAlive = false;
     sendProblem(res.asNode(), 400, 'upgrade_failed', 'not a valid WebSocket upgrade');
     return res.response;
   };
@@ -121,6 +122,9 @@ export function serveOnBun(bun: BunGlobal, fw: Framework, port: number, hostname
       },
       drain(ws: BunServerWebSocket<SocketData>) {
         ws.data.conn?.drained();
+      },
+      ping(ws: BunServerWebSocket<SocketData>) {
+        ws.data.conn?.pinged();
       },
       maxPayloadLength: settings.maxPayload,
       backpressureLimit: BUN_BACKPRESSURE_LIMIT,

@@ -17,8 +17,8 @@ const OPEN = 1;
  * Backpressure is Bun's `getBufferedAmount()`: fw's slow-consumer policy reads it before every
  * flush exactly as it reads `bufferedAmount` on Node, and Bun's own backpressure limit is set
  * out of the way (see serve.ts) so that no frame is ever dropped silently below fw's policy. A
- * send Bun refuses (0: the socket is gone) ends the connection as a drop: the resource waits for
- * a resume and replays from its ring, so nothing is lost without a gap.
+ * send Bun refuses (0: the socket is closing) is a drop: the resource waits for a resume and
+ * replays from its ring, so nothing is lost without a gap.
  */
 export class BunWebSocketConnection implements Connection {
   readonly transport = 'websocket' as const;
@@ -47,8 +47,25 @@ export class BunWebSocketConnection implements Connection {
     else r.detach(this, 'connection lost');
   }
 
-  /** Bun's `drain` handler: what was buffered has been written. */
+  /**
+   * A client's ping (Bun answers it with a pong itself). A client that pings without reading the
+   * pongs gets the slow-consumer bound, as on Node: past `fw.slow-consumer.high-water-mark` bytes
+   * unread, the connection and its resource end, counted as a slow-consumer disconnect.
+   */
+  pinged(): void {
+    const r = this.resource;
+    if (r === undefined || this.ws.getBufferedAmount() <= r.runtime.settings.highWaterMark) return;
+    r.runtime.counters.slowConsumerDisconnects++;
+    r.terminate('slow consumer: pongs not read (fw.slow-consumer.high-water-mark)');
+    this.ws.terminate();
+  }
+
+  /**
+   * Bun's `drain` handler. Bun calls it whenever the socket took some of what was buffered; fw's
+   * drain means all of it (node:net's `drain`), so the waiters run once nothing is left.
+   */
   drained(): void {
+    if (this.ws.getBufferedAmount() > 0) return;
     const fns = this.drains;
     this.drains = undefined;
     if (fns !== undefined) for (const fn of fns) fn();
@@ -112,10 +129,12 @@ export class BunWebSocketConnection implements Connection {
     else if (this.ws.readyState === OPEN) this.send(frame);
   }
 
-  /** One frame; false when Bun dropped it (the socket is closing): the connection is then a drop. */
+  /**
+   * One frame; false when Bun dropped it: the socket is closing (its backpressure limit is out of
+   * reach), and its close handler detaches the resource, which replays from its ring on resume.
+   * An empty frame reports 0 bytes sent.
+   */
   private send(frame: string): boolean {
-    if (this.ws.sendText(frame) !== 0) return true;
-    this.ws.terminate();
-    return false;
+    return this.ws.sendText(frame) !== 0 || frame.length === 0;
   }
 }
