@@ -66,18 +66,10 @@ export class BunIncomingMessage extends Readable {
   ) {
     super();
     this.method = request.method;
-    const url = new URL(request.url);
-    this.url = url.pathname + url.search;
-    const headers: Record<string, string | string[]> = {};
-    const raw: string[] = [];
-    request.headers.forEach((value, name) => {
-      raw.push(name, value);
-      const prior = headers[name];
-      if (prior === undefined) headers[name] = value;
-      else if (name === 'set-cookie') headers[name] = Array.isArray(prior) ? [...prior, value] : [prior, value];
-    });
-    this.headers = headers as IncomingHttpHeaders;
-    this.rawHeaders = raw;
+    this.url = requestTarget(request);
+    const { headers, rawHeaders } = nodeHeaders(request);
+    this.headers = headers;
+    this.rawHeaders = rawHeaders;
     if (request.body === null) {
       this.complete = true;
       this.push(null);
@@ -120,4 +112,44 @@ export class BunIncomingMessage extends Readable {
   asNode(): IncomingMessage {
     return this as unknown as IncomingMessage;
   }
+}
+
+/** The request target as node:http has it: path and query. */
+function requestTarget(request: Request): string {
+  const url = new URL(request.url);
+  return url.pathname + url.search;
+}
+
+/** A fetch request's headers as node:http has them: lower-cased names, and the raw list. */
+function nodeHeaders(request: Request): { headers: IncomingHttpHeaders; rawHeaders: string[] } {
+  const headers: Record<string, string | string[]> = {};
+  const rawHeaders: string[] = [];
+  request.headers.forEach((value, name) => {
+    rawHeaders.push(name, value);
+    const prior = headers[name];
+    if (prior === undefined) headers[name] = value;
+    else if (name === 'set-cookie') headers[name] = Array.isArray(prior) ? [...prior, value] : [prior, value];
+  });
+  return { headers: headers as IncomingHttpHeaders, rawHeaders };
+}
+
+/**
+ * A WebSocket upgrade as node:http's `upgrade` event has it: method, target, headers and socket,
+ * no body. A plain object rather than a stream: it is read by the screening, the authenticators
+ * and the interceptors, then let go; a refused upgrade's answer uses a `BunIncomingMessage`.
+ */
+export function upgradeRequest(request: Request, socket: BunRequestSocket): IncomingMessage {
+  const { headers, rawHeaders } = nodeHeaders(request);
+  const view = {
+    method: request.method,
+    url: requestTarget(request),
+    headers,
+    rawHeaders,
+    httpVersion: '1.1',
+    complete: true,
+    aborted: false,
+    socket,
+    connection: socket,
+  };
+  return view as unknown as IncomingMessage;
 }

@@ -45,7 +45,12 @@ export class BunServerResponse extends Writable {
     socket.onEnd = () => {
       if (!this.writableEnded) this.destroy();
     };
-    req.request.signal.addEventListener('abort', () => this.clientGone(), { once: true });
+  }
+
+  /** Ends the response when the client goes away (the request's signal); not for a WebSocket upgrade's refusal. */
+  watchClient(): this {
+    this.req.request.signal.addEventListener('abort', () => this.clientGone(), { once: true });
+    return this;
   }
 
   get connection(): BunRequestSocket {

@@ -6,7 +6,7 @@ import { isLoopback } from '../security/loopback.js';
 import type { AdmittedUpgrade, HandlerTransports } from '../transport/endpoint.js';
 import { nativeEndpoint } from '../transport/native-upgrade.js';
 import type { BunGlobal, BunServer, BunServerWebSocket } from './bun-api.js';
-import { BunIncomingMessage, BunRequestSocket } from './node-request.js';
+import { BunIncomingMessage, BunRequestSocket, upgradeRequest } from './node-request.js';
 import { BunServerResponse } from './node-response.js';
 import { BunWebSocketConnection } from './websocket-connection.js';
 
@@ -40,44 +40,42 @@ export function serveOnBun(bun: BunGlobal, fw: Framework, port: number, hostname
     // A loopback peer reached a loopback address; otherwise the address listened on.
     isLoopback(peer) ? (peer!.includes(':') ? '::1' : '127.0.0.1') : hostname;
 
-  const upgrade = async (
-    request: Request,
-    server: BunServer,
-    req: BunIncomingMessage,
-    res: BunServerResponse,
-  ): Promise<Response | undefined> => {
+  const upgrade = async (request: Request, server: BunServer, socket: BunRequestSocket): Promise<Response | undefined> => {
+    const req = upgradeRequest(request, socket);
+    // A refusal's answer: made only when there is one, so that an accepted socket keeps nothing of it.
+    const res = new Lazy(() => new BunServerResponse(new BunIncomingMessage(request, socket), socket));
     await fw.start();
-    const routing = fw.routeUpgrade(req.asNode());
+    const routing = fw.routeUpgrade(req);
     if (routing.kind === 'refused') {
-      sendProblem(res.asNode(), routing.status, routing.code, routing.detail, undefined, routing.headers);
-      return res.response;
+      sendProblem(res.get().asNode(), routing.status, routing.code, routing.detail, undefined, routing.headers);
+      return res.get().response;
     }
     if (routing.kind === 'none') {
-      sendProblem(res.asNode(), 404, 'not_found', `no WebSocket endpoint at ${routing.path}`);
-      return res.response;
+      sendProblem(res.get().asNode(), 404, 'not_found', `no WebSocket endpoint at ${routing.path}`);
+      return res.get().response;
     }
     const endpoint = nativeEndpoint(routing.handler);
     if (endpoint === undefined) {
       // An upgrade route built on `ws` itself (MCP over WebSocket) needs a node:http socket.
       sendProblem(
-        res.asNode(),
+        res.get().asNode(),
         501,
         'websocket_not_native',
         `the WebSocket endpoint at ${routing.ctx.url.pathname} needs node:http: set fw.bun.native=false to serve it on Bun`,
       );
-      return res.response;
+      return res.get().response;
     }
-    const admitted = await endpoint.admitUpgrade(req.asNode(), routing.ctx);
+    const admitted = await endpoint.admitUpgrade(req, routing.ctx);
     if (!('query' in admitted)) {
-      sendError(res.asNode(), admitted);
-      return res.response;
+      sendError(res.get().asNode(), admitted);
+      return res.get().response;
     }
     const data: SocketData = { endpoint, admitted, conn: undefined };
     if (server.upgrade(request, { data })) return undefined;
     endpoint.abandonUpgrade(admitted);
-    res.shouldKeepAlive = false;
-    sendProblem(res.asNode(), 400, 'upgrade_failed', 'not a valid WebSocket upgrade');
-    return res.response;
+    res.get().shouldKeepAlive = false;
+    sendProblem(res.get().asNode(), 400, 'upgrade_failed', 'not a valid WebSocket upgrade');
+    return res.get().response;
   };
 
   return bun.serve<SocketData>({
@@ -91,9 +89,9 @@ export function serveOnBun(bun: BunGlobal, fw: Framework, port: number, hostname
     fetch(request, server) {
       const ip = server.requestIP(request);
       const socket = new BunRequestSocket(ip?.address, ip?.port, localFor(ip?.address), server.port);
+      if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') return upgrade(request, server, socket);
       const req = new BunIncomingMessage(request, socket);
-      const res = new BunServerResponse(req, socket);
-      if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') return upgrade(request, server, req, res);
+      const res = new BunServerResponse(req, socket).watchClient();
       fw.serveRequest(req.asNode(), res.asNode());
       return res.response;
     },
@@ -136,6 +134,16 @@ export function serveOnBun(bun: BunGlobal, fw: Framework, port: number, hostname
       perMessageDeflate: false,
     },
   });
+}
+
+/** A value made on first use. */
+class Lazy<T> {
+  private value: T | undefined;
+  constructor(private readonly make: () => T) {}
+  get(): T {
+    this.value ??= this.make();
+    return this.value;
+  }
 }
 
 /** The address a Bun server listens on, as node:net reports one. */
