@@ -36,6 +36,8 @@ export class BunServerResponse extends Writable {
   constructor(
     readonly req: BunIncomingMessage,
     readonly socket: BunRequestSocket,
+    /** Called when the response becomes a stream (its connection's idle timeout is then fw's business). */
+    private readonly streaming?: () => void,
   ) {
     super({ highWaterMark: 16 * 1024 });
     this.response = new Promise((resolve) => {
@@ -194,6 +196,7 @@ export class BunServerResponse extends Writable {
   }
 
   private startStream(): void {
+    this.streaming?.();
     const body = new ReadableStream<Uint8Array>(
       {
         start: (controller) => {

@@ -81,8 +81,9 @@ export function serveOnBun(bun: BunGlobal, fw: Framework, port: number, hostname
   return bun.serve<SocketData>({
     port,
     hostname,
-    // Streams and long-polls are bounded by fw (heartbeats, fw.long-polling.timeout), not by Bun's 10 s default.
-    idleTimeout: 0,
+    // A connection quiet this long is closed (Bun's default is 10 s): longer than a held long-poll
+    // (fw.long-polling.timeout), at most Bun's 255 s. Streams turn it off for their connection.
+    idleTimeout: idleSeconds(settings.longPollTimeout),
     // Request bodies are bounded by each route's own named key (fw.websocket.max-payload, the admin and MCP limits).
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     development: false,
@@ -91,7 +92,8 @@ export function serveOnBun(bun: BunGlobal, fw: Framework, port: number, hostname
       const socket = new BunRequestSocket(ip?.address, ip?.port, localFor(ip?.address), server.port);
       if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') return upgrade(request, server, socket);
       const req = new BunIncomingMessage(request, socket);
-      const res = new BunServerResponse(req, socket).watchClient();
+      // SSE and streaming responses are bounded by fw's heartbeat and idle timeout, not Bun's.
+      const res = new BunServerResponse(req, socket, () => server.timeout(request, 0)).watchClient();
       fw.serveRequest(req.asNode(), res.asNode());
       return res.response;
     },
@@ -134,6 +136,11 @@ export function serveOnBun(bun: BunGlobal, fw: Framework, port: number, hostname
       perMessageDeflate: false,
     },
   });
+}
+
+/** Bun's idle timeout for HTTP connections: a held long-poll plus a margin, within Bun's 1–255 s. */
+export function idleSeconds(longPollTimeoutMs: number): number {
+  return Math.min(255, Math.max(10, Math.ceil(longPollTimeoutMs / 1000) + 10));
 }
 
 /** A value made on first use. */
