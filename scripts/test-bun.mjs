@@ -5,7 +5,8 @@
 // start servers; the machine may be shared). Tests that cannot run on Bun skip themselves with
 // the reason (`notOnBun(...)` in packages/runtime/test/helpers.ts), and docs/bun.md lists them.
 //
-// Usage: node scripts/test-bun.mjs [filter ...]   (default: the runtime's tests, packages/runtime/dist-test)
+// Usage: node scripts/test-bun.mjs [filter ...]   (default: the runtime's tests, packages/runtime/dist-test,
+// and a few of the packages above it: ABOVE_THE_RUNTIME below)
 // Bun: $BUN, else `bun` on PATH, else the @oven/bun-* binary of an `npm install bun` under
 // node_modules here or in $BUN_PREFIX (CI: `npm install --prefix /tmp/bun --ignore-scripts bun`).
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -56,7 +57,9 @@ const live = all.filter((f) => {
   return existsSync(join(pkgDir, 'test', rest.replace(/\.js$/, '.ts')));
 });
 const selected = (
-  filters.length === 0 ? live.filter((f) => f.startsWith(dist)) : live.filter((f) => filters.some((x) => f.includes(x)))
+  filters.length === 0
+    ? live.filter((f) => f.startsWith(dist) || ABOVE_THE_RUNTIME.includes(relative(root, f)))
+    : live.filter((f) => filters.some((x) => f.includes(x)))
 ).sort();
 if (selected.length === 0) {
   console.error('no test files matched');
