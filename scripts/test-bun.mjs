@@ -50,6 +50,20 @@ if (bun === undefined) {
 }
 
 const dist = join(root, 'packages', 'runtime', 'dist-test');
+/**
+ * Beyond the runtime's own tests, the default set runs these of the packages above it, each on a
+ * server of `fw.listen()` (so on Bun.serve): the MCP conformance suite and its access rules, the
+ * admin plane's acceptance test (REST, audit, events, MCP tools), and the agents' A2A, AG-UI and
+ * chat-over-every-transport tests.
+ */
+const ABOVE_THE_RUNTIME = [
+  'packages/mcp/dist-test/conformance.test.js',
+  'packages/mcp/dist-test/access.test.js',
+  'packages/admin/dist-test/acceptance.test.js',
+  'packages/agent/dist-test/a2a.test.js',
+  'packages/agent/dist-test/agui.test.js',
+  'packages/agent/dist-test/chat-transports.test.js',
+];
 const all = walk(join(root, 'packages'), []).filter((f) => f.includes('/dist-test/'));
 // Only tests whose TypeScript source still exists (a stale compiled file never runs).
 const live = all.filter((f) => {
