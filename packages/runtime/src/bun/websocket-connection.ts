@@ -21,9 +21,13 @@ const OPEN = 1;
  * replays from its ring, so nothing is lost without a gap.
  */
 export class BunWebSocketConnection implements Connection {
-  readonly transport = 'websocket' as const;
   resource: FwResource | undefined;
-  private batch: string[] | undefined;
+  /**
+   * The batch between `begin` and `end`: `null` when begun and empty, one frame as itself (the
+   * common case, a broadcast's single message: no array), several as an array; `undefined`
+   * outside a batch, where a frame is sent at once.
+   */
+  private queued: string | string[] | null | undefined;
   private drains: (() => void)[] | undefined;
 
   constructor(
@@ -71,6 +75,11 @@ export class BunWebSocketConnection implements Connection {
     if (fns !== undefined) for (const fn of fns) fn();
   }
 
+  /** A getter, not a field: one slot less in every connection. */
+  get transport(): 'websocket' {
+    return 'websocket';
+  }
+
   bufferedBytes(): number {
     return this.ws.getBufferedAmount();
   }
@@ -80,7 +89,7 @@ export class BunWebSocketConnection implements Connection {
   }
 
   begin(): void {
-    this.batch = [];
+    this.queued = null;
   }
 
   message(out: Outgoing, id: number): void {
@@ -92,13 +101,13 @@ export class BunWebSocketConnection implements Connection {
   }
 
   end(): void {
-    const batch = this.batch;
-    this.batch = undefined;
-    if (batch === undefined || batch.length === 0 || this.ws.readyState !== OPEN) return;
-    if (batch.length === 1) this.send(batch[0]!);
+    const queued = this.queued;
+    this.queued = undefined;
+    if (queued == null || this.ws.readyState !== OPEN) return;
+    if (typeof queued === 'string') this.send(queued);
     else
       this.ws.cork(() => {
-        for (const frame of batch) if (!this.send(frame)) break;
+        for (const frame of queued) if (!this.send(frame)) break;
       });
   }
 
@@ -125,8 +134,12 @@ export class BunWebSocketConnection implements Connection {
   }
 
   private push(frame: string): void {
-    if (this.batch !== undefined) this.batch.push(frame);
-    else if (this.ws.readyState === OPEN) this.send(frame);
+    const queued = this.queued;
+    if (queued === undefined) {
+      if (this.ws.readyState === OPEN) this.send(frame);
+    } else if (queued === null) this.queued = frame;
+    else if (typeof queued === 'string') this.queued = [queued, frame];
+    else queued.push(frame);
   }
 
   /**
