@@ -3,7 +3,7 @@
  * a raw `ws` send loop and Socket.IO 4, in the same run. Not a test: it prints a table per N with
  * ratios, and a Markdown table for docs/benchmarks.md.
  *
- *   npm run bench:fanout -- [--sizes 100,1000,5000] [--kinds fw,ws,sio] [--fw-protocol]
+ *   npm run bench:fanout -- [--sizes 100,1000,5000] [--kinds fw,ws,sio] [--fw-protocol]   (kinds: fw, fw-proto, fw-rooms, ws, sio)
  *                           [--deliveries 500000] [--paced-rate 20000] [--clients 1] [--memory-only]
  *                           [--server-flags '--max-semi-space-size=1'] [--subscriber-flags '--cpu-prof']
  *                           [--rounds 3] [--idle-seconds 10] [--bun <path to bun>]
@@ -60,6 +60,7 @@ const BUN = arg('bun', process.env.BUN ?? 'bun');
 const LABEL: Record<ServerKind, string> = {
   fw: 'fw',
   'fw-proto': 'fw (fw protocol)',
+  'fw-rooms': 'fw (fw protocol, rooms)',
   ws: 'ws (raw loop)',
   sio: 'Socket.IO 4',
   'fw-bun': 'fw on Bun',
