@@ -21,8 +21,14 @@ export class BenchChild {
     script: string | URL,
     args: string[] = [],
     execArgv: string[] = ['--expose-gc'],
+    /** Another runtime for the child (a Bun binary: Bun speaks Node's IPC); default this Node. */
+    execPath?: string,
   ) {
-    this.proc = fork(script instanceof URL ? script.pathname : script, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.proc = fork(script instanceof URL ? script.pathname : script, args, {
+      execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      ...(execPath ? { execPath } : {}),
+    });
     this.proc.on('message', (m: BenchMessage) => {
       const i = this.waiting.findIndex((w) => w.type === m.type);
       if (i >= 0) this.waiting.splice(i, 1)[0]!.resolve(m);

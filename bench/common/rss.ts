@@ -37,7 +37,9 @@ export interface Memory {
  * process that holds nothing but the server under test.
  */
 export async function settledMemory(): Promise<Memory> {
-  const gc = (globalThis as { gc?: () => void }).gc;
+  // Node with --expose-gc, or Bun (bench/fanout's Bun kinds), whose full collection is Bun.gc(true).
+  const bun = (globalThis as { Bun?: { gc(full: boolean): void } }).Bun;
+  const gc = (globalThis as { gc?: () => void }).gc ?? (bun ? () => bun.gc(true) : undefined);
   for (let i = 0; i < 3; i++) {
     gc?.();
     await new Promise((r) => setTimeout(r, 50));

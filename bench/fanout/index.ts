@@ -6,6 +6,15 @@
  *   npm run bench:fanout -- [--sizes 100,1000,5000] [--kinds fw,ws,sio] [--fw-protocol]   (kinds: fw, fw-proto, fw-rooms, ws, sio)
  *                           [--deliveries 500000] [--paced-rate 20000] [--clients 1] [--memory-only]
  *                           [--server-flags '--max-semi-space-size=1'] [--subscriber-flags '--cpu-prof']
+ *                           [--rounds 3] [--idle-seconds 10] [--bun <path to bun>]
+ *
+ * On Bun (docs/bun.md): kinds `fw-bun`, `fw-proto-bun` (fw's server unchanged, its `fw.listen()`
+ * serving through `Bun.serve`) and `bun` (Bun's own pub/sub: one `server.publish` per message)
+ * run their server process on the Bun binary given by `--bun` (or $BUN, or `bun` on PATH); the
+ * subscribers and the publisher stay on Node, the same for every kind. `--rounds 3` measures the
+ * kinds alternated, three times over, in one run; `--idle-seconds` adds the server's CPU while the
+ * N connections are idle (µs per second per 1,000 connections). `npm run bench:bun` runs both
+ * acceptance measurements of issue #30 (docs/bun.md, *Benchmarks*).
  *
  * Per server kind and N: the server starts in a child process of its own; the subscribers connect
  * from `--clients` other child processes; the server's RSS is read (after a GC) before, at N/2 and
@@ -26,7 +35,7 @@ import { BenchChild, type BenchMessage } from '../common/child.js';
 import { Histogram, type HistogramData } from '../common/histogram.js';
 import { fmt, markdownTable, ratio, textTable } from '../common/table.js';
 import { MESSAGE_BYTES } from './message.js';
-import type { ServerKind } from './server.js';
+import { ON_BUN, type ServerKind } from './kinds.js';
 import { arg } from '../common/args.js';
 
 const argv = process.argv.slice(2);
@@ -44,6 +53,9 @@ const SERVER_FLAGS = arg('server-flags', '').split(' ').filter(Boolean);
 /** Extra Node flags for the subscriber processes (e.g. `--cpu-prof` to see where the load generator's time goes). */
 const SUBSCRIBER_FLAGS = arg('subscriber-flags', '').split(' ').filter(Boolean);
 const TIMEOUT_MS = Number(arg('timeout', '60')) * 1000;
+const ROUNDS = Number(arg('rounds', '1'));
+const IDLE_SECONDS = Number(arg('idle-seconds', '0'));
+const BUN = arg('bun', process.env.BUN ?? 'bun');
 
 const LABEL: Record<ServerKind, string> = {
   fw: 'fw',
@@ -51,6 +63,9 @@ const LABEL: Record<ServerKind, string> = {
   'fw-rooms': 'fw (fw protocol, rooms)',
   ws: 'ws (raw loop)',
   sio: 'Socket.IO 4',
+  'fw-bun': 'fw on Bun',
+  'fw-proto-bun': 'fw on Bun (fw protocol)',
+  bun: 'Bun pub/sub',
 };
 
 interface PhaseResult {
@@ -74,6 +89,8 @@ interface Result {
   rssMarginal: number;
   /** V8 heap + external bytes per connection: the part of the RSS the server's objects account for. */
   heapPerConn: number;
+  /** Server CPU while the N connections are idle, µs per second per 1,000 connections (`--idle-seconds`). */
+  idleCpuPer1000: number;
   burst: PhaseResult;
   paced: PhaseResult;
 }
@@ -129,7 +146,10 @@ async function runPhase(
 }
 
 async function measure(kind: ServerKind, n: number): Promise<Result> {
-  const server = new BenchChild(`${kind} server`, script('server'), [kind], ['--expose-gc', ...SERVER_FLAGS]);
+  const onBun = ON_BUN.includes(kind);
+  const server = onBun
+    ? new BenchChild(`${kind} server`, script('server'), [kind], SERVER_FLAGS, BUN)
+    : new BenchChild(`${kind} server`, script('server'), [kind], ['--expose-gc', ...SERVER_FLAGS]);
   const subs: BenchChild[] = [];
   let publisher: BenchChild | undefined;
   try {
@@ -160,7 +180,15 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
     const rssPerConn = ((after.rss as number) - (before.rss as number)) / conns;
     const rssMarginal = ((after.rss as number) - (half.rss as number)) / (conns - (half.connections as number));
     const heapPerConn = ((after.heap as number) - (before.heap as number)) / conns;
-    if (MEMORY_ONLY) return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, burst: NO_PHASE, paced: NO_PHASE };
+    let idleCpuPer1000 = NaN;
+    if (IDLE_SECONDS > 0) {
+      const cpu0 = (await server.request({ type: 'cpu' })).us as number;
+      await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+      const cpu1 = (await server.request({ type: 'cpu' })).us as number;
+      idleCpuPer1000 = (cpu1 - cpu0) / IDLE_SECONDS / (conns / 1000);
+    }
+    if (MEMORY_ONLY)
+      return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, idleCpuPer1000, burst: NO_PHASE, paced: NO_PHASE };
 
     publisher = new BenchChild(`${kind} publisher`, script('publisher'), [kind, String(port)], []);
     await publisher.next('ready');
@@ -176,7 +204,7 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
       count: Math.round(rate * PACED_SECONDS),
       intervalMs: 1000 / rate,
     });
-    return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, burst, paced };
+    return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, idleCpuPer1000, burst, paced };
   } finally {
     await Promise.all(
       [...subs, ...(publisher ? [publisher] : [])].map(async (s) => {
@@ -202,6 +230,7 @@ const HEADERS = [
   'RSS/conn KB',
   'RSS/conn KB (2nd half)',
   'heap/conn KB',
+  'idle CPU µs/s per 1k conns',
 ];
 
 function row(r: Result): string[] {
@@ -218,29 +247,34 @@ function row(r: Result): string[] {
     fmt(r.rssPerConn / 1024, 1),
     fmt(r.rssMarginal / 1024, 1),
     fmt(r.heapPerConn / 1024, 1),
+    fmt(r.idleCpuPer1000, 1),
   ];
 }
 
+/** fw against every other kind, and fw on Bun against Bun's own pub/sub (the issue #30 targets). */
 function ratios(rs: Result[]): string[][] {
-  const fw = rs.find((r) => r.kind === 'fw');
-  if (!fw) return [];
   const rate = (r: Result) => r.burst.deliveries / r.burst.seconds;
-  return rs
-    .filter((r) => r !== fw)
-    .map((o) => [
-      String(fw.n),
-      `fw / ${LABEL[o.kind]}`,
-      ratio(rate(fw), rate(o)),
-      '',
-      ratio(fw.burst.p50, o.burst.p50),
-      ratio(fw.burst.p99, o.burst.p99),
-      ratio(fw.paced.p50, o.paced.p50),
-      ratio(fw.paced.p99, o.paced.p99),
-      ratio(fw.burst.cpuUsPerDelivery, o.burst.cpuUsPerDelivery),
-      ratio(fw.rssPerConn, o.rssPerConn),
-      ratio(fw.rssMarginal, o.rssMarginal),
-      ratio(fw.heapPerConn, o.heapPerConn),
-    ]);
+  const against = (a: Result, o: Result): string[] => [
+    String(a.n),
+    `${LABEL[a.kind]} / ${LABEL[o.kind]}`,
+    ratio(rate(a), rate(o)),
+    '',
+    ratio(a.burst.p50, o.burst.p50),
+    ratio(a.burst.p99, o.burst.p99),
+    ratio(a.paced.p50, o.paced.p50),
+    ratio(a.paced.p99, o.paced.p99),
+    ratio(a.burst.cpuUsPerDelivery, o.burst.cpuUsPerDelivery),
+    ratio(a.rssPerConn, o.rssPerConn),
+    ratio(a.rssMarginal, o.rssMarginal),
+    ratio(a.heapPerConn, o.heapPerConn),
+    ratio(a.idleCpuPer1000, o.idleCpuPer1000),
+  ];
+  const out: string[][] = [];
+  const fw = rs.find((r) => r.kind === 'fw');
+  if (fw) for (const o of rs) if (o !== fw && !ON_BUN.includes(o.kind)) out.push(against(fw, o));
+  const bun = rs.find((r) => r.kind === 'bun');
+  if (bun) for (const o of rs) if (o.kind === 'fw-bun' || o.kind === 'fw-proto-bun') out.push(against(o, bun));
+  return out;
 }
 
 const machine = () =>
@@ -252,27 +286,35 @@ console.log(
 );
 const all: string[][] = [];
 for (const n of SIZES) {
-  const results: Result[] = [];
-  for (const kind of KINDS) {
-    process.stderr.write(`  N=${n} ${LABEL[kind]}…\n`);
-    try {
-      results.push(await measure(kind, n));
-    } catch (err) {
-      console.error(`  N=${n} ${LABEL[kind]} failed: ${(err as Error).message}`);
+  for (let round = 1; round <= ROUNDS; round++) {
+    const results: Result[] = [];
+    // Rounds alternate the kinds (the first kind of one round is the last of the one before), so
+    // that a machine whose load drifts during the run does not favour one kind.
+    const order = round % 2 === 1 ? KINDS : [...KINDS].reverse();
+    for (const kind of order) {
+      process.stderr.write(`  N=${n}${ROUNDS > 1 ? ` round ${round}` : ''} ${LABEL[kind]}…\n`);
+      try {
+        results.push(await measure(kind, n));
+      } catch (err) {
+        console.error(`  N=${n} ${LABEL[kind]} failed: ${(err as Error).message}`);
+      }
     }
-  }
-  const rows = [...results.map(row), ...ratios(results)];
-  all.push(...rows);
-  console.log(`\nN = ${n}\n${textTable(HEADERS, rows)}`);
-  for (const r of results) {
-    for (const [name, p] of [
-      ['burst', r.burst],
-      ['paced', r.paced],
-    ] as const) {
-      if (p.unsent > 0)
-        console.log(`  note: ${LABEL[r.kind]} ${name}: ${p.unsent} messages not published within --timeout (rates are over what was sent)`);
+    results.sort((a, b) => KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind));
+    const rows = [...results.map(row), ...ratios(results)];
+    all.push(...rows);
+    console.log(`\nN = ${n}${ROUNDS > 1 ? `, round ${round} of ${ROUNDS}` : ''}\n${textTable(HEADERS, rows)}`);
+    for (const r of results) {
+      for (const [name, p] of [
+        ['burst', r.burst],
+        ['paced', r.paced],
+      ] as const) {
+        if (p.unsent > 0)
+          console.log(
+            `  note: ${LABEL[r.kind]} ${name}: ${p.unsent} messages not published within --timeout (rates are over what was sent)`,
+          );
+      }
+      if (r.connectFailed > 0) console.log(`  note: ${LABEL[r.kind]}: ${r.connectFailed} subscribers failed to connect`);
     }
-    if (r.connectFailed > 0) console.log(`  note: ${LABEL[r.kind]}: ${r.connectFailed} subscribers failed to connect`);
   }
 }
 console.log(`\nDone, ${machine()}.\n\nMarkdown:\n\n${markdownTable(HEADERS, all)}`);

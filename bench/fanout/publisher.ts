@@ -30,7 +30,7 @@ function open(): Promise<void> {
       s.once('connect_error', reject);
       return;
     }
-    const ws = new WebSocket(`ws://127.0.0.1:${port}${kind === 'ws' ? '' : '/fw'}/publish`, { perMessageDeflate: false });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${kind === 'ws' || kind === 'bun' ? '' : '/fw'}/publish`, { perMessageDeflate: false });
     conn = ws;
     send = (m) => ws.send(m);
     ws.once('open', () => resolve());

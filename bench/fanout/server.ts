@@ -6,6 +6,11 @@
  * `io.emit`.
  *
  *   node bench/dist/fanout/server.js fw|fw-proto|fw-rooms|ws|sio   (started by bench/dist/fanout/index.js)
+ *   bun bench/dist/fanout/server.js fw-bun|fw-proto-bun|bun
+ *
+ * On Bun (docs/bun.md): `fw-bun` and `fw-proto-bun` are the fw server above, unchanged, whose
+ * `fw.listen()` serves through `Bun.serve`; `bun` is Bun's own pub/sub, the ceiling: every
+ * subscriber `subscribe`s one topic and each published message is one `server.publish`.
  */
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,9 +19,9 @@ import { Server as SocketIoServer } from 'socket.io';
 import { Framework, useRooms } from '@fw/runtime';
 import { serveParent } from '../common/child.js';
 import { settledMemory } from '../common/rss.js';
+import type { ServerKind } from './kinds.js';
 
-/** `fw-rooms`: `fw-proto` with the subscribers' path and the publisher's path made rooms (presence, a join, a publish and a presence rule). */
-export type ServerKind = 'fw' | 'fw-proto' | 'fw-rooms' | 'ws' | 'sio';
+export type { ServerKind };
 
 interface Target {
   port: number;
@@ -32,7 +37,9 @@ async function listen(server: HttpServer): Promise<number> {
 async function start(kind: ServerKind): Promise<Target> {
   switch (kind) {
     case 'fw':
-    case 'fw-proto': {
+    case 'fw-proto':
+    case 'fw-bun':
+    case 'fw-proto-bun': {
       // Every subscriber connects from loopback: no per-address share (fw.connections.max-per-address).
       const fw = new Framework({ configFile: false, 'fw.connections.max-per-address': 0 });
       // Subscribers join the broadcaster /fw/bench; nobody but the publisher sends.
@@ -83,6 +90,9 @@ async function start(kind: ServerKind): Promise<Target> {
       });
       return { port: await listen(http), connections: () => subscribers.size };
     }
+    case 'bun': {
+      return bunPubSub();
+    }
     case 'sio': {
       const http = createServer();
       const io = new SocketIoServer(http, { transports: ['websocket'], serveClient: false });
@@ -91,6 +101,57 @@ async function start(kind: ServerKind): Promise<Target> {
       return { port: await listen(http), connections: () => io.of('/').sockets.size };
     }
   }
+}
+
+/** What the `bun` kind uses of Bun's API (typed here: the bench compiles on Node). */
+interface BunSocket {
+  data: { publisher: boolean };
+  subscribe(topic: string): void;
+}
+interface BunLike {
+  serve(options: {
+    port: number;
+    hostname: string;
+    fetch(req: Request, server: { upgrade(req: Request, o: { data: { publisher: boolean } }): boolean }): Response | undefined;
+    websocket: {
+      open(ws: BunSocket): void;
+      message(ws: BunSocket, message: string | Uint8Array): void;
+      close(ws: BunSocket): void;
+      perMessageDeflate: boolean;
+      idleTimeout: number;
+    };
+  }): { port: number; publish(topic: string, data: string | Uint8Array): number };
+}
+
+/** Bun's own pub/sub: the subscribers on one topic, each publisher message published once. */
+function bunPubSub(): Target {
+  const bun = (globalThis as { Bun?: BunLike }).Bun;
+  if (bun === undefined) throw new Error("the 'bun' kind runs on Bun (--bun <path>)");
+  let subscribers = 0;
+  const server = bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch(req, srv) {
+      const publisher = new URL(req.url).pathname.endsWith('/publish');
+      return srv.upgrade(req, { data: { publisher } }) ? undefined : new Response('upgrade required', { status: 426 });
+    },
+    websocket: {
+      open(ws) {
+        if (ws.data.publisher) return;
+        subscribers++;
+        ws.subscribe('bench');
+      },
+      message(ws, message) {
+        if (ws.data.publisher) server.publish('bench', message);
+      },
+      close(ws) {
+        if (!ws.data.publisher) subscribers--;
+      },
+      perMessageDeflate: false,
+      idleTimeout: 0,
+    },
+  });
+  return { port: server.port, connections: () => subscribers };
 }
 
 const target = await start(process.argv[2] as ServerKind);

@@ -12,7 +12,7 @@ import { io, type Socket } from 'socket.io-client';
 import { serveParent, type BenchMessage } from '../common/child.js';
 import { nowUs } from '../common/clock.js';
 import { Histogram } from '../common/histogram.js';
-import type { ServerKind } from './server.js';
+import { fwProtocol, type ServerKind } from './kinds.js';
 import { phaseOf, sentUsOf } from './message.js';
 
 const kind = process.argv[2] as ServerKind;
@@ -44,10 +44,9 @@ function open(): Promise<WebSocket | Socket> {
       s.once('connect_error', reject);
       return;
     }
-    const framed = kind === 'fw-proto' || kind === 'fw-rooms'; // a room's members get its presence frames too, skipped here
-    const url = `ws://127.0.0.1:${port}/fw/bench${framed ? '?fw=1' : ''}`;
+    const url = `ws://127.0.0.1:${port}/fw/bench${fwProtocol(kind) ? '?fw=1' : ''}`;
     const ws = new WebSocket(url, { perMessageDeflate: false });
-    if (framed) {
+    if (fwProtocol(kind)) {
       ws.on('message', (data: Buffer) => {
         const f = JSON.parse(data.toString()) as { t: string; d?: string };
         if (f.t === 'm') deliver(f.d!);

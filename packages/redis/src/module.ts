@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import type { Framework, FrameworkModule, Logger } from '@fw/runtime';
 import { ClientMover } from './client-mover.js';
 import { ClusterBroadcast } from './cluster-broadcast.js';
@@ -341,8 +340,7 @@ export function cluster(): ClusterModule {
 }
 
 function addressOf(fw: Framework): string {
-  const server = fw.listeningServers[0];
-  const a = server?.address() as AddressInfo | null | undefined;
+  const a = fw.listeningAddresses[0];
   if (!a) return '';
   const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
   return `http://${host}:${a.port}`;

@@ -9,7 +9,7 @@ import { EventBus } from './events.js';
 import { Services } from './services.js';
 import { sendError, sendProblem } from './http/problem.js';
 import { FwError } from './errors.js';
-import { RouteTable, type HttpRouteHandler, type Method, type UpgradeRouteHandler } from './http/router.js';
+import { RouteTable, type HttpRouteHandler, type Method, type RouteContext, type UpgradeRouteHandler } from './http/router.js';
 import type { FrameworkModule } from './module.js';
 import { RUNTIME_CONFIG } from './runtime-config.js';
 import { rejectUpgrade } from './http/reject-upgrade.js';
@@ -19,6 +19,8 @@ import { Endpoints } from './http/endpoints.js';
 import { liveFrameworks, trackFramework } from './live-frameworks.js';
 import { listenFailure, logListening } from './http/listening.js';
 import { Runtime } from './runtime.js';
+import { bunRuntime, type BunGlobal, type BunServer } from './bun/bun-api.js';
+import { bunAddress, serveOnBun } from './bun/serve.js';
 import { Readiness } from './health/readiness.js';
 import { mountProbes, probePaths, type LifecyclePhase } from './health/probes.js';
 import { FwMetrics } from './metrics/fw-metrics.js';
@@ -237,59 +239,13 @@ export class Framework {
     server.removeAllListeners('request');
     server.removeAllListeners('upgrade');
 
-    const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-      const url = parseUrl(req);
-      // Probes answer at once while starting (readiness then says so); everything else waits.
-      if (!this.started && !(url && this.probes.has(url.pathname))) {
-        this.start().then(
-          () => onRequest(req, res),
-          (err) => sendError(res, err),
-        );
-        return;
-      }
-      // OPTIONS on any fw path is a CORS preflight fw answers from its policy, whatever the route.
-      const methods = url && req.method === 'OPTIONS' ? this.httpRoutes.methods(url.pathname) : [];
-      if (url && methods.length > 0) {
-        const refusal = this.security.screen(req);
-        if (refusal) return this.refuse(req, res, url, refusal);
-        this.security.preflight(req, res, methods);
-        return;
-      }
-      const m = url ? this.httpRoutes.match(req.method ?? 'GET', url.pathname) : { kind: 'none' as const };
-      if (m.kind === 'found' && url) {
-        // Probes are exempt: orchestrators call them by IP address, and they reveal nothing.
-        const probe = this.probes.has(url.pathname);
-        const refusal = probe ? undefined : this.security.screen(req);
-        if (refusal) return this.refuse(req, res, url, refusal);
-        for (const [k, v] of Object.entries(this.security.corsHeaders(req))) res.setHeader(k, v);
-        if (!probe) {
-          // Draining: what is in flight finishes, nothing new starts (the balancer retries elsewhere).
-          if (this.closing) return this.refuseWhileDraining(req, res);
-          this.requests.track(res);
-        }
-        if (this.metrics.enabled) this.timeRequest(req, res, m.route);
-        try {
-          // A W3C traceparent continues the caller's trace in every span the route starts.
-          const r = withContext(incomingContext(req), () => m.handler(req, res, { params: m.params, url }));
-          if (r && typeof (r as Promise<void>).catch === 'function')
-            (r as Promise<void>).catch((err) => this.routeFailed(req, url, res, err));
-        } catch (err) {
-          this.routeFailed(req, url, res, err);
-        }
-        return;
-      }
-      if (appRequest.length > 0) {
-        for (const l of appRequest) l.call(server, req, res);
-        return;
-      }
-      if (m.kind === 'method-not-allowed') {
-        sendProblem(res, 405, 'method_not_allowed', `${req.method} is not allowed on ${url?.pathname}`, undefined, {
-          allow: m.allow.join(', '),
-        });
-      } else {
-        sendProblem(res, 404, 'not_found', `no route for ${req.method} ${url?.pathname ?? req.url}`);
-      }
-    };
+    const app =
+      appRequest.length > 0
+        ? (req: IncomingMessage, res: ServerResponse): void => {
+            for (const l of appRequest) l.call(server, req, res);
+          }
+        : undefined;
+    const onRequest = (req: IncomingMessage, res: ServerResponse): void => this.serveRequest(req, res, app);
 
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
       if (!this.started) {
@@ -299,33 +255,26 @@ export class Framework {
         );
         return;
       }
-      const url = parseUrl(req);
-      const m = url ? this.upgradeRoutes.match('GET', url.pathname) : { kind: 'none' as const };
-      if (m.kind === 'found' && url) {
-        // Refused before the handshake: a foreign Host or Origin never gets a socket.
-        const refusal = this.security.screen(req);
-        if (refusal) {
-          rejectUpgrade(socket, refusal.status, refusal.code, refusal.detail);
-          this.security.refused(req, url, refusal);
+      const routing = this.routeUpgrade(req);
+      switch (routing.kind) {
+        case 'refused':
+          rejectUpgrade(socket, routing.status, routing.code, routing.detail, routing.headers);
           return;
-        }
-        if (this.closing) {
-          rejectUpgrade(socket, 503, 'shutting_down', 'the server is shutting down', { 'retry-after': this.retryAfter() });
+        case 'route':
+          try {
+            const r = routing.handler(req, socket, head, routing.ctx);
+            if (r && typeof (r as Promise<void>).catch === 'function') (r as Promise<void>).catch(() => socket.destroy());
+          } catch {
+            socket.destroy();
+          }
           return;
-        }
-        try {
-          const r = m.handler(req, socket, head, { params: m.params, url });
-          if (r && typeof (r as Promise<void>).catch === 'function') (r as Promise<void>).catch(() => socket.destroy());
-        } catch {
-          socket.destroy();
-        }
-        return;
+        case 'none':
+          if (appUpgrade.length > 0) {
+            for (const l of appUpgrade) l.call(server, req, socket, head);
+            return;
+          }
+          rejectUpgrade(socket, 404, 'not_found', `no WebSocket endpoint at ${routing.path}`);
       }
-      if (appUpgrade.length > 0) {
-        for (const l of appUpgrade) l.call(server, req, socket, head);
-        return;
-      }
-      rejectUpgrade(socket, 404, 'not_found', `no WebSocket endpoint at ${url?.pathname ?? req.url}`);
     };
 
     server.on('request', onRequest);
@@ -345,6 +294,91 @@ export class Framework {
       for (const l of appUpgrade) server.on('upgrade', l);
     });
     return this;
+  }
+
+  /**
+   * Where a WebSocket upgrade goes, whatever server received it (node:http's `upgrade` event or
+   * Bun's fetch handler): an fw route, screened first (a foreign Host or Origin never gets a
+   * socket; none while draining), or no fw route. Call once the framework has started.
+   */
+  routeUpgrade(req: IncomingMessage): UpgradeRouting {
+    const url = parseUrl(req);
+    const m = url ? this.upgradeRoutes.match('GET', url.pathname) : { kind: 'none' as const };
+    if (m.kind !== 'found' || !url) return { kind: 'none', path: url?.pathname ?? req.url ?? '/' };
+    const refusal = this.security.screen(req);
+    if (refusal) {
+      this.security.refused(req, url, refusal);
+      return { kind: 'refused', status: refusal.status, code: refusal.code, detail: refusal.detail };
+    }
+    if (this.closing) {
+      return {
+        kind: 'refused',
+        status: 503,
+        code: 'shutting_down',
+        detail: 'the server is shutting down',
+        headers: { 'retry-after': this.retryAfter() },
+      };
+    }
+    return { kind: 'route', handler: m.handler, ctx: { params: m.params, url } };
+  }
+
+  /**
+   * Serves one request on fw's routes (screened first), or hands it to the app's own listener
+   * (`app`), or answers 404/405. The same path for a node:http server fw is attached to and for
+   * `Bun.serve` (its fetch handler passes the request as node:http objects, src/bun/).
+   */
+  serveRequest(req: IncomingMessage, res: ServerResponse, app?: (req: IncomingMessage, res: ServerResponse) => void): void {
+    const url = parseUrl(req);
+    // Probes answer at once while starting (readiness then says so); everything else waits.
+    if (!this.started && !(url && this.probes.has(url.pathname))) {
+      this.start().then(
+        () => this.serveRequest(req, res, app),
+        (err) => sendError(res, err),
+      );
+      return;
+    }
+    // OPTIONS on any fw path is a CORS preflight fw answers from its policy, whatever the route.
+    const methods = url && req.method === 'OPTIONS' ? this.httpRoutes.methods(url.pathname) : [];
+    if (url && methods.length > 0) {
+      const refusal = this.security.screen(req);
+      if (refusal) return this.refuse(req, res, url, refusal);
+      this.security.preflight(req, res, methods);
+      return;
+    }
+    const m = url ? this.httpRoutes.match(req.method ?? 'GET', url.pathname) : { kind: 'none' as const };
+    if (m.kind === 'found' && url) {
+      // Probes are exempt: orchestrators call them by IP address, and they reveal nothing.
+      const probe = this.probes.has(url.pathname);
+      const refusal = probe ? undefined : this.security.screen(req);
+      if (refusal) return this.refuse(req, res, url, refusal);
+      for (const [k, v] of Object.entries(this.security.corsHeaders(req))) res.setHeader(k, v);
+      if (!probe) {
+        // Draining: what is in flight finishes, nothing new starts (the balancer retries elsewhere).
+        if (this.closing) return this.refuseWhileDraining(req, res);
+        this.requests.track(res);
+      }
+      if (this.metrics.enabled) this.timeRequest(req, res, m.route);
+      try {
+        // A W3C traceparent continues the caller's trace in every span the route starts.
+        const r = withContext(incomingContext(req), () => m.handler(req, res, { params: m.params, url }));
+        if (r && typeof (r as Promise<void>).catch === 'function')
+          (r as Promise<void>).catch((err) => this.routeFailed(req, url, res, err));
+      } catch (err) {
+        this.routeFailed(req, url, res, err);
+      }
+      return;
+    }
+    if (app !== undefined) {
+      app(req, res);
+      return;
+    }
+    if (m.kind === 'method-not-allowed') {
+      sendProblem(res, 405, 'method_not_allowed', `${req.method} is not allowed on ${url?.pathname}`, undefined, {
+        allow: m.allow.join(', '),
+      });
+    } else {
+      sendProblem(res, 404, 'not_found', `no route for ${req.method} ${url?.pathname ?? req.url}`);
+    }
   }
 
   /** Observes the request's duration once its response is finished (or its connection gone). */
@@ -396,9 +430,11 @@ export class Framework {
    */
   async listen(port?: number, host?: string): Promise<AddressInfo> {
     await this.start();
-    const server = createServer();
     const p = port ?? this.config.get('fw.port');
     const h = host ?? this.config.get('fw.host');
+    const bun = bunRuntime();
+    if (bun !== undefined && this.config.get('fw.bun.native')) return this.listenOnBun(bun, p, h, port !== undefined);
+    const server = createServer();
     this.attach(server);
     await new Promise<void>((resolve, reject) => {
       const fail = (err: unknown): void => {
@@ -416,6 +452,26 @@ export class Framework {
   }
 
   private readonly ownServers = new Set<Server>();
+  private readonly bunServers = new Set<BunServer>();
+
+  /** `listen()` on Bun: `Bun.serve` with native WebSockets (src/bun/, docs/bun.md). */
+  private listenOnBun(bun: BunGlobal, port: number, host: string, portGiven: boolean): AddressInfo {
+    let server: BunServer;
+    try {
+      server = serveOnBun(bun, this, port, host, this.log);
+    } catch (err) {
+      throw listenFailure(err, port, host, this.config, portGiven);
+    }
+    this.bunServers.add(server);
+    const address = bunAddress(server);
+    logListening(this.log, address, this.security.publicUrl, this.endpoints);
+    return address;
+  }
+
+  /** Where fw listens itself (from `listen`), on Node or on Bun. */
+  get listeningAddresses(): AddressInfo[] {
+    return [...[...this.ownServers].map((s) => s.address() as AddressInfo), ...[...this.bunServers].map(bunAddress)];
+  }
 
   /** The servers fw listens on itself (from `listen`). */
   get listeningServers(): Server[] {
@@ -460,7 +516,9 @@ export class Framework {
       // fw keeps answering on its own servers (503) until they are closed: detached first, a
       // request still arriving on an open connection would find no listener and hang.
       await Promise.all([...this.ownServers].map((s) => closeServer(s, deadline)));
+      await Promise.all([...this.bunServers].map((s) => closeBunServer(s, deadline)));
       this.ownServers.clear();
+      this.bunServers.clear();
       for (const d of this.detachers.splice(0)) d();
       this.closed = true;
       this.untrack();
@@ -468,6 +526,12 @@ export class Framework {
     return this.closing;
   }
 }
+
+/** Where `routeUpgrade` sends an upgrade. */
+export type UpgradeRouting =
+  | { kind: 'route'; handler: UpgradeRouteHandler; ctx: RouteContext }
+  | { kind: 'refused'; status: number; code: string; detail: string; headers?: Record<string, string> }
+  | { kind: 'none'; path: string };
 
 /**
  * Stops listening and closes each connection once it is idle (a client reading its 503 or
@@ -493,6 +557,19 @@ async function closeServer(server: Server, deadline: number): Promise<void> {
       resolve();
     });
   });
+}
+
+/** Stops a Bun server: open requests may finish until `deadline`, then every connection is cut. */
+async function closeBunServer(server: BunServer, deadline: number): Promise<void> {
+  // Resolves once every request has been answered (the streams ended by the runtime included).
+  const graceful = server.stop(false).then(() => true);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+  });
+  const done = await Promise.race([graceful, late]);
+  clearTimeout(timer);
+  if (!done) await server.stop(true);
 }
 
 function parseUrl(req: IncomingMessage): URL | undefined {

@@ -1,4 +1,4 @@
-export { Framework, rejectUpgrade, type FrameworkOptions } from './framework.js';
+export { Framework, rejectUpgrade, type FrameworkOptions, type UpgradeRouting } from './framework.js';
 export { Endpoints, type AnnouncedEndpoint } from './http/endpoints.js';
 export { ListenError, listeningOrigin } from './http/listening.js';
 export type { FrameworkModule } from './module.js';

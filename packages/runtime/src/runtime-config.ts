@@ -18,6 +18,12 @@ export const RUNTIME_CONFIG = defineConfig({
     description:
       'Host used by fw.listen() when none is given; `0.0.0.0` or `::` listens on all interfaces (see [runtime](runtime.md#port-host-and-listening-on-all-interfaces))',
   },
+  'fw.bun.native': {
+    type: 'boolean',
+    default: true,
+    description:
+      'On Bun, fw.listen() serves through `Bun.serve` (native WebSocket, fetch handler); false: through `node:http` as on Node (see [bun](bun.md))',
+  },
   'fw.public-url': {
     type: 'string',
     default: '',

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { WebSocketServer } from 'ws';
+import { servedNatively } from './transport/native-upgrade.js';
 import type { Config } from './config.js';
 import { FwError, NotFoundError } from './errors.js';
 import type { EventBus, TransportName } from './events.js';
@@ -265,7 +266,7 @@ export class Runtime implements RuntimeView {
     const endpoint = new HandlerTransports(this, entry);
     this.handlers.push(entry);
     const offHttp = this.host.route('*', path, endpoint.http);
-    const offUpgrade = this.host.upgrade(path, endpoint.upgrade);
+    const offUpgrade = this.host.upgrade(path, servedNatively(endpoint.upgrade, endpoint));
     return () => {
       offHttp();
       offUpgrade();

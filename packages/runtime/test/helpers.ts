@@ -1,5 +1,7 @@
 import { request } from 'node:http';
-import { WebSocket } from 'ws';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { WebSocket as WsWebSocket } from 'ws';
 import { Framework, type FrameworkOptions } from '../dist/index.js';
 
 export interface Running {
@@ -60,6 +62,16 @@ export class Queue<T> {
     return this.items.length;
   }
 }
+
+/**
+ * The `ws` package's own client. On Node this is what `import 'ws'` gives; Bun answers that
+ * import with a built-in client of its own, which has no TCP socket (`_socket`) for a test to
+ * pause, and the slow-consumer tests need a reader that stops reading. Loading the package's
+ * file runs the real `ws` on either runtime.
+ */
+const requireHere = createRequire(import.meta.url);
+export const WebSocket: typeof WsWebSocket = requireHere(join(dirname(requireHere.resolve('ws/package.json')), 'index.js'));
+export type WebSocket = WsWebSocket;
 
 export interface WsClient {
   socket: WebSocket;
@@ -175,4 +187,12 @@ export function refusedUpgrade(
     req.on('error', reject);
     req.end();
   });
+}
+
+/** Running on Bun (`bun test`, scripts/test-bun.mjs), where `fw.listen()` serves through `Bun.serve`. */
+export const onBun = 'Bun' in globalThis;
+
+/** A test's options that skip it on Bun, saying why (docs/bun.md lists them). */
+export function notOnBun(reason: string): { skip: string | false } {
+  return { skip: onBun ? `not on Bun: ${reason}` : false };
 }

@@ -49,6 +49,14 @@ class Context implements ConnectContext {
   }
 }
 
+/** A WebSocket upgrade that passed every check, before its socket opens. */
+export interface AdmittedUpgrade {
+  readonly query: ConnectQuery;
+  readonly cc: Context;
+  readonly target: FwResource | undefined;
+  readonly share: Caller | undefined;
+}
+
 /**
  * The four transports of one handler path (docs/protocol.md): the WebSocket upgrade, and on
  * plain HTTP `GET` (sse, streaming, long-polling), `POST` (a client message for `tracking`),
@@ -81,56 +89,78 @@ export class HandlerTransports {
   };
 
   readonly upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer, ctx: RouteContext): Promise<void> => {
-    const path = normalize(ctx.url.pathname);
-    let q: ConnectQuery;
-    let cc: Context;
-    let target: FwResource | undefined;
-    /** A fresh connection's place in `fw.connections.*`, taken before the upgrade is answered. */
-    let share: Caller | undefined;
-    try {
-      this.refuseWhenUnavailable();
-      q = parseConnectQuery(ctx.url.searchParams);
-      if (q.transport !== undefined && q.transport !== 'websocket') {
-        throw new FwError('invalid_query', `transport '${q.transport}' cannot be used on a WebSocket upgrade`, 400, {
-          parameter: 'transport',
-        });
-      }
-      if (q.tracking !== undefined) target = this.target(q.tracking, path, q.last);
-      cc = await this.connect(req, ctx, 'websocket', path);
-      if (target !== undefined) ownedBy(target, cc);
-      this.refuseWhenUnavailable();
-      // Refused here, before the 101: a client over its share gets a 429 it can read, never a socket.
-      if (target === undefined) share = this.admit(cc);
-    } catch (err) {
-      const e = err instanceof FwError ? err : new FwError('internal_error', 'an internal error occurred', 500);
-      rejectUpgrade(socket, e.status, e.code, e.message, e.headers, e.details);
+    const admitted = await this.admitUpgrade(req, ctx);
+    if (admitted instanceof FwError) {
+      rejectUpgrade(socket, admitted.status, admitted.code, admitted.message, admitted.headers, admitted.details);
       return;
     }
+    const { share } = admitted;
     // `ws` gives up on a socket that broke during the handshake without calling back: the place goes back then.
     const broken = (): void => this.rt.connections.giveBack(share!);
     if (share !== undefined) socket.once('close', broken);
     this.rt.wss().handleUpgrade(req, socket, head, (ws) => {
       if (share !== undefined) socket.off('close', broken);
-      if (this.rt.closing) {
-        // Upgraded while close() drained: an unknown socket would keep the server from closing.
-        if (share !== undefined) this.rt.connections.giveBack(share);
-        ws.terminate();
-        return;
-      }
       // The runtime's server constructs WebSocketConnection (its `WebSocket` option).
-      const conn = (ws as WebSocketConnection).accept(q.fw, this.rt.looseSockets);
-      if (target !== undefined) {
-        if (target.closed) {
-          conn.closeWith('resource expired', 4000);
-          return;
-        }
-        target.renewCredential(cc.principal);
-        this.resume(target, conn, q.last);
-      } else {
-        this.open(conn, cc, q);
-      }
+      const conn = (ws as WebSocketConnection).accept(admitted.query.fw, this.rt.looseSockets);
+      this.upgraded(conn, admitted);
     });
   };
+
+  /**
+   * Everything a WebSocket upgrade is checked for before the 101, whatever server answers it
+   * (`ws` on Node, `Bun.serve` on Bun): the query, the target of a resume, authentication and
+   * ownership, and a fresh connection's place in `fw.connections.*`. An FwError is the refusal
+   * the client reads (429/503 past its share, 401/403…), never a socket.
+   */
+  async admitUpgrade(req: IncomingMessage, ctx: RouteContext): Promise<AdmittedUpgrade | FwError> {
+    const path = normalize(ctx.url.pathname);
+    let target: FwResource | undefined;
+    let share: Caller | undefined;
+    try {
+      this.refuseWhenUnavailable();
+      const query = parseConnectQuery(ctx.url.searchParams);
+      if (query.transport !== undefined && query.transport !== 'websocket') {
+        throw new FwError('invalid_query', `transport '${query.transport}' cannot be used on a WebSocket upgrade`, 400, {
+          parameter: 'transport',
+        });
+      }
+      if (query.tracking !== undefined) target = this.target(query.tracking, path, query.last);
+      const cc = await this.connect(req, ctx, 'websocket', path);
+      if (target !== undefined) ownedBy(target, cc);
+      this.refuseWhenUnavailable();
+      // Refused here, before the 101: a client over its share gets a 429 it can read, never a socket.
+      if (target === undefined) share = this.admit(cc);
+      return { query, cc, target, share };
+    } catch (err) {
+      return err instanceof FwError ? err : new FwError('internal_error', 'an internal error occurred', 500);
+    }
+  }
+
+  /** A place taken by `admitUpgrade` whose socket never opened goes back. */
+  abandonUpgrade(admitted: AdmittedUpgrade): void {
+    if (admitted.share !== undefined) this.rt.connections.giveBack(admitted.share);
+  }
+
+  /** The WebSocket is open: the resource is opened on it, or resumed. */
+  upgraded(conn: Connection, admitted: AdmittedUpgrade): void {
+    const { query, cc, target } = admitted;
+    if (this.rt.closing) {
+      // Upgraded while close() drained: an unknown socket would keep the server from closing.
+      this.abandonUpgrade(admitted);
+      conn.destroy();
+      return;
+    }
+    if (target !== undefined) {
+      if (target.closed) {
+        conn.closeWith('resource expired', 4000);
+        return;
+      }
+      target.renewCredential(cc.principal);
+      this.resume(target, conn, query.last);
+    } else {
+      this.open(conn, cc, query);
+    }
+  }
 
   /** Takes a fresh connection's place in `fw.connections.*` (429/503 past its share or the capacity). */
   private admit(cc: Context): Caller {

@@ -2,9 +2,9 @@ import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
 import type { Outgoing } from '../broadcast/outgoing.js';
 import type { FwResource } from '../resource/resource.js';
-import { jsonDepthExceeds } from '../security/json-depth.js';
-import { CloseCode, encodeClose, HEARTBEAT_FRAME, parseClientFrame } from '@fw/protocol';
+import { CloseCode, encodeClose, HEARTBEAT_FRAME } from '@fw/protocol';
 import type { Connection } from './connection.js';
+import { closeReason, receiveWebSocketText } from './websocket-inbound.js';
 
 const OPEN = 1;
 const CLOSED = 3;
@@ -105,30 +105,7 @@ export class WebSocketConnection extends WebSocket implements Connection {
   /** A client frame: the message itself for raw clients, an fw frame (`m`, `hb` or `tool-response`) otherwise. */
   private received(data: Buffer): void {
     const r = this.resource;
-    if (r === undefined) return;
-    const text = data.toString('utf8');
-    if (!this.fw) {
-      r.receive(text);
-      return;
-    }
-    // Checked before parsing (fw.limits.json-depth): a deep frame costs one scan, never a stack.
-    if (jsonDepthExceeds(text, r.runtime.settings.jsonDepth)) {
-      r.close('malformed frame: JSON nests too deep (fw.limits.json-depth)', 1007);
-      return;
-    }
-    const frame = parseClientFrame(text);
-    if (frame === undefined) r.close('malformed frame', CloseCode.invalidPayload);
-    else if (frame.t === 'hb') r.heard = true;
-    else if (frame.s === undefined) r.receiveNumbered(frame.t, frame.d, undefined);
-    else {
-      // A numbered message is taken once and acknowledged (a resend too: its ack was lost).
-      if (frame.s > r.upstream + 1) {
-        r.close(`client message ${frame.s} arrived before ${r.upstream + 1}`, 1002);
-        return;
-      }
-      r.receiveNumbered(frame.t, frame.d, frame.s);
-      r.acknowledge();
-    }
+    if (r !== undefined) receiveWebSocketText(r, this.fw, data.toString('utf8'));
   }
 
   /** `ws` has already answered the peer (1009 for a frame over maxPayload, 1002/1007 otherwise). */
@@ -222,22 +199,15 @@ export class WebSocketConnection extends WebSocket implements Connection {
   closeWith(reason: string, code = 4000): void {
     if (this.readyState !== OPEN) return;
     if (this.fw) this.send(encodeClose(reason));
-    this.close(code, truncate(reason));
+    this.close(code, closeReason(reason));
   }
 
   goAway(reason: string): void {
     if (this.readyState !== OPEN) return;
-    this.close(CloseCode.serviceRestart, truncate(reason));
+    this.close(CloseCode.serviceRestart, closeReason(reason));
   }
 
   destroy(): void {
     this.terminate();
   }
-}
-
-/** A WebSocket close reason is at most 123 bytes of UTF-8. */
-function truncate(reason: string): string {
-  let r = reason;
-  while (Buffer.byteLength(r) > 123) r = r.slice(0, -1);
-  return r;
 }

@@ -19,6 +19,7 @@ interface Frame {
 }
 
 const ROOM = '/fw/room';
+const onBun = 'Bun' in globalThis;
 
 /** Connects, stops reading, and broadcasts until the server drops messages for it; then the room is quiet. */
 async function overflow(
@@ -77,8 +78,15 @@ test('drop, and the client never reads again: the gap is written after fw.slow-c
   });
   const conn = app.fw.resources.get(uuid)!.connection!;
   const before = conn.bufferedBytes();
-  // Nothing else is written to this connection (no heartbeats, no messages): only the gap can grow its buffer.
-  await waitFor('the gap frame queued behind the unread messages', () => conn.bufferedBytes() > before, 10_000);
+  // Nothing else is written to this connection (no heartbeats, no messages): only the gap can grow
+  // its buffer. On Bun the socket may hand it all to the kernel at once (its buffered amount
+  // counts only what the kernel refused): there the bound's timer, the only one, is gone once the
+  // gap is written.
+  await waitFor(
+    'the gap frame queued behind the unread messages',
+    () => conn.bufferedBytes() > before || (onBun && app.fw.runtime.diagnostics().timers === 0),
+    10_000,
+  );
   const dropped = app.fw.runtime.stats().dropped;
   socket.resume();
   const gap = (await readUntilGap(c)).at(-1)!;

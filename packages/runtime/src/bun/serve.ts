@@ -1,0 +1,160 @@
+import type { AddressInfo } from 'node:net';
+import type { Framework } from '../framework.js';
+import { sendError, sendProblem } from '../http/problem.js';
+import type { Logger } from '../logging/logger.js';
+import { isLoopback } from '../security/loopback.js';
+import type { AdmittedUpgrade, HandlerTransports } from '../transport/endpoint.js';
+import { nativeEndpoint } from '../transport/native-upgrade.js';
+import type { BunGlobal, BunServer, BunServerWebSocket } from './bun-api.js';
+import { BunIncomingMessage, BunRequestSocket, upgradeRequest } from './node-request.js';
+import { BunServerResponse } from './node-response.js';
+import { BunWebSocketConnection } from './websocket-connection.js';
+
+/**
+ * What a WebSocket carries from its upgrade to its `open` (then only its connection: the
+ * upgrade's context is let go, an idle socket holds one small object).
+ */
+interface SocketData {
+  endpoint: HandlerTransports | undefined;
+  admitted: AdmittedUpgrade | undefined;
+  conn: BunWebSocketConnection | undefined;
+}
+
+/**
+ * Bun's own backpressure limit, set out of the way: past it Bun drops frames without a word,
+ * and fw never loses a frame silently. fw's slow-consumer policy (`fw.slow-consumer.*`) reads
+ * `getBufferedAmount()` before each flush and drops with a gap frame, or cuts, long before.
+ */
+const BUN_BACKPRESSURE_LIMIT = 2 ** 31 - 1;
+
+/**
+ * `fw.listen()` on Bun: one `Bun.serve` whose WebSocket handlers are Bun's native ones and whose
+ * fetch handler serves every other request through the framework's route table, as node:http
+ * objects over the fetch `Request`/`Response` (node-request.ts, node-response.ts): the same
+ * screening (`SecurityPolicy`), routes, admin plane, MCP and agents as on Node, and SSE,
+ * streaming and long-polling as `ReadableStream` bodies.
+ */
+export function serveOnBun(bun: BunGlobal, fw: Framework, port: number, hostname: string, log: Logger): BunServer {
+  const settings = fw.runtime.settings;
+  const localFor = (peer: string | undefined): string =>
+    // A loopback peer reached a loopback address; otherwise the address listened on.
+    isLoopback(peer) ? (peer!.includes(':') ? '::1' : '127.0.0.1') : hostname;
+
+  const upgrade = async (request: Request, server: BunServer, socket: BunRequestSocket): Promise<Response | undefined> => {
+    const req = upgradeRequest(request, socket);
+    // A refusal's answer: made only when there is one, so that an accepted socket keeps nothing of it.
+    const res = new Lazy(() => new BunServerResponse(new BunIncomingMessage(request, socket), socket));
+    await fw.start();
+    const routing = fw.routeUpgrade(req);
+    if (routing.kind === 'refused') {
+      sendProblem(res.get().asNode(), routing.status, routing.code, routing.detail, undefined, routing.headers);
+      return res.get().response;
+    }
+    if (routing.kind === 'none') {
+      sendProblem(res.get().asNode(), 404, 'not_found', `no WebSocket endpoint at ${routing.path}`);
+      return res.get().response;
+    }
+    const endpoint = nativeEndpoint(routing.handler);
+    if (endpoint === undefined) {
+      // An upgrade route built on `ws` itself (MCP over WebSocket) needs a node:http socket.
+      sendProblem(
+        res.get().asNode(),
+        501,
+        'websocket_not_native',
+        `the WebSocket endpoint at ${routing.ctx.url.pathname} needs node:http: set fw.bun.native=false to serve it on Bun`,
+      );
+      return res.get().response;
+    }
+    const admitted = await endpoint.admitUpgrade(req, routing.ctx);
+    if (!('query' in admitted)) {
+      sendError(res.get().asNode(), admitted);
+      return res.get().response;
+    }
+    const data: SocketData = { endpoint, admitted, conn: undefined };
+    if (server.upgrade(request, { data })) return undefined;
+    endpoint.abandonUpgrade(admitted);
+    res.get().shouldKeepAlive = false;
+    sendProblem(res.get().asNode(), 400, 'upgrade_failed', 'not a valid WebSocket upgrade');
+    return res.get().response;
+  };
+
+  return bun.serve<SocketData>({
+    port,
+    hostname,
+    // A connection quiet this long is closed (Bun's default is 10 s): longer than a held long-poll
+    // (fw.long-polling.timeout), at most Bun's 255 s. Streams turn it off for their connection.
+    idleTimeout: idleSeconds(settings.longPollTimeout),
+    // Request bodies are bounded by each route's own named key (fw.websocket.max-payload, the admin and MCP limits).
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    development: false,
+    fetch(request, server) {
+      const ip = server.requestIP(request);
+      const socket = new BunRequestSocket(ip?.address, ip?.port, localFor(ip?.address), server.port);
+      if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') return upgrade(request, server, socket);
+      const req = new BunIncomingMessage(request, socket);
+      // SSE and streaming responses are bounded by fw's heartbeat and idle timeout, not Bun's.
+      const res = new BunServerResponse(req, socket, () => server.timeout(request, 0)).watchClient();
+      fw.serveRequest(req.asNode(), res.asNode());
+      return res.response;
+    },
+    error(err) {
+      log.error({ err }, 'request failed');
+      return new Response(JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500, code: 'internal_error' }), {
+        status: 500,
+        headers: { 'content-type': 'application/problem+json' },
+      });
+    },
+    websocket: {
+      open(ws: BunServerWebSocket<SocketData>) {
+        const { endpoint, admitted } = ws.data;
+        ws.data.endpoint = undefined;
+        ws.data.admitted = undefined;
+        if (endpoint === undefined || admitted === undefined) return ws.terminate();
+        const conn = new BunWebSocketConnection(ws, admitted.query.fw);
+        ws.data.conn = conn;
+        endpoint.upgraded(conn, admitted);
+      },
+      message(ws: BunServerWebSocket<SocketData>, message: string | Uint8Array) {
+        ws.data.conn?.received(typeof message === 'string' ? message : Buffer.from(message).toString('utf8'));
+      },
+      close(ws: BunServerWebSocket<SocketData>, code: number) {
+        ws.data.conn?.ended(code);
+      },
+      drain(ws: BunServerWebSocket<SocketData>) {
+        ws.data.conn?.drained();
+      },
+      ping(ws: BunServerWebSocket<SocketData>) {
+        ws.data.conn?.pinged();
+      },
+      maxPayloadLength: settings.maxPayload,
+      backpressureLimit: BUN_BACKPRESSURE_LIMIT,
+      closeOnBackpressureLimit: false,
+      // fw's heartbeat interceptor pings and judges liveness itself (fw.heartbeat.interval, fw.idle-timeout).
+      idleTimeout: 0,
+      sendPings: false,
+      publishToSelf: false,
+      perMessageDeflate: false,
+    },
+  });
+}
+
+/** Bun's idle timeout for HTTP connections: a held long-poll plus a margin, within Bun's 1–255 s. */
+export function idleSeconds(longPollTimeoutMs: number): number {
+  return Math.min(255, Math.max(10, Math.ceil(longPollTimeoutMs / 1000) + 10));
+}
+
+/** A value made on first use. */
+class Lazy<T> {
+  private value: T | undefined;
+  constructor(private readonly make: () => T) {}
+  get(): T {
+    this.value ??= this.make();
+    return this.value;
+  }
+}
+
+/** The address a Bun server listens on, as node:net reports one. */
+export function bunAddress(server: BunServer): AddressInfo {
+  const address = server.hostname;
+  return { address, family: address.includes(':') ? 'IPv6' : 'IPv4', port: server.port };
+}

@@ -1,0 +1,153 @@
+import { CloseCode, encodeClose, HEARTBEAT_FRAME } from '@fw/protocol';
+import type { Outgoing } from '../broadcast/outgoing.js';
+import type { FwResource } from '../resource/resource.js';
+import type { Connection } from '../transport/connection.js';
+import { closeReason, receiveWebSocketText } from '../transport/websocket-inbound.js';
+import type { BunServerWebSocket } from './bun-api.js';
+
+const OPEN = 1;
+
+/**
+ * A WebSocket connection on Bun: fw's `Connection` over Bun's native `ServerWebSocket`. A batch
+ * is collected between `begin` and `end` and sent inside one `cork()`, so one tick's frames leave
+ * in one write, as on Node. Bun frames each send itself: an fw frame carries the recipient's own
+ * id (`{"t":"m","id":N…`), so it is one `sendText` per recipient (the tail is built once per
+ * broadcast, see Outgoing); a raw client's text is the shared payload string.
+ *
+ * Backpressure is Bun's `getBufferedAmount()`: fw's slow-consumer policy reads it before every
+ * flush exactly as it reads `bufferedAmount` on Node, and Bun's own backpressure limit is set
+ * out of the way (see serve.ts) so that no frame is ever dropped silently below fw's policy. A
+ * send Bun refuses (0: the socket is closing) is a drop: the resource waits for a resume and
+ * replays from its ring, so nothing is lost without a gap.
+ */
+export class BunWebSocketConnection implements Connection {
+  resource: FwResource | undefined;
+  /**
+   * The batch between `begin` and `end`: `null` when begun and empty, one frame as itself (the
+   * common case, a broadcast's single message: no array), several as an array; `undefined`
+   * outside a batch, where a frame is sent at once.
+   */
+  private queued: string | string[] | null | undefined;
+  private drains: (() => void)[] | undefined;
+
+  constructor(
+    private readonly ws: BunServerWebSocket<unknown>,
+    private readonly fw: boolean,
+  ) {}
+
+  /** A client text frame (Bun has decoded and bounded it by `maxPayloadLength`). */
+  received(text: string): void {
+    const r = this.resource;
+    if (r !== undefined) receiveWebSocketText(r, this.fw, text);
+  }
+
+  /** The socket closed: 1000/1001 is the client's goodbye, anything else a drop that may come back. */
+  ended(code: number): void {
+    const r = this.resource;
+    this.drains = undefined;
+    if (r === undefined) return;
+    if (code === 1000 || code === 1001) r.terminate('client closed');
+    else if (code === CloseCode.messageTooBig) r.terminate('message too large');
+    else r.detach(this, 'connection lost');
+  }
+
+  /**
+   * A client's ping (Bun answers it with a pong itself). A client that pings without reading the
+   * pongs gets the slow-consumer bound, as on Node: past `fw.slow-consumer.high-water-mark` bytes
+   * unread, the connection and its resource end, counted as a slow-consumer disconnect.
+   */
+  pinged(): void {
+    const r = this.resource;
+    if (r === undefined || this.ws.getBufferedAmount() <= r.runtime.settings.highWaterMark) return;
+    r.runtime.counters.slowConsumerDisconnects++;
+    r.terminate('slow consumer: pongs not read (fw.slow-consumer.high-water-mark)');
+    this.ws.terminate();
+  }
+
+  /**
+   * Bun's `drain` handler. Bun calls it whenever the socket took some of what was buffered; fw's
+   * drain means all of it (node:net's `drain`), so the waiters run once nothing is left.
+   */
+  drained(): void {
+    if (this.ws.getBufferedAmount() > 0) return;
+    const fns = this.drains;
+    this.drains = undefined;
+    if (fns !== undefined) for (const fn of fns) fn();
+  }
+
+  /** A getter, not a field: one slot less in every connection. */
+  get transport(): 'websocket' {
+    return 'websocket';
+  }
+
+  bufferedBytes(): number {
+    return this.ws.getBufferedAmount();
+  }
+
+  onDrain(fn: () => void): void {
+    (this.drains ??= []).push(fn);
+  }
+
+  begin(): void {
+    this.queued = null;
+  }
+
+  message(out: Outgoing, id: number): void {
+    this.push(this.fw ? out.frame(id) : out.payload);
+  }
+
+  control(frame: string): void {
+    this.push(frame);
+  }
+
+  end(): void {
+    const queued = this.queued;
+    this.queued = undefined;
+    if (queued == null || this.ws.readyState !== OPEN) return;
+    if (typeof queued === 'string') this.send(queued);
+    else
+      this.ws.cork(() => {
+        for (const frame of queued) if (!this.send(frame)) break;
+      });
+  }
+
+  heartbeat(): void {
+    if (this.ws.readyState !== OPEN) return;
+    if (this.fw) this.send(HEARTBEAT_FRAME);
+    else this.ws.ping();
+  }
+
+  closeWith(reason: string, code = 4000): void {
+    if (this.ws.readyState !== OPEN) return;
+    if (this.fw) this.ws.sendText(encodeClose(reason));
+    this.ws.close(code, closeReason(reason));
+  }
+
+  goAway(reason: string): void {
+    if (this.ws.readyState !== OPEN) return;
+    this.end();
+    this.ws.close(CloseCode.serviceRestart, closeReason(reason));
+  }
+
+  destroy(): void {
+    this.ws.terminate();
+  }
+
+  private push(frame: string): void {
+    const queued = this.queued;
+    if (queued === undefined) {
+      if (this.ws.readyState === OPEN) this.send(frame);
+    } else if (queued === null) this.queued = frame;
+    else if (typeof queued === 'string') this.queued = [queued, frame];
+    else queued.push(frame);
+  }
+
+  /**
+   * One frame; false when Bun dropped it: the socket is closing (its backpressure limit is out of
+   * reach), and its close handler detaches the resource, which replays from its ring on resume.
+   * An empty frame reports 0 bytes sent.
+   */
+  private send(frame: string): boolean {
+    return this.ws.sendText(frame) !== 0 || frame.length === 0;
+  }
+}
