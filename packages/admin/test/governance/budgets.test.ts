@@ -235,6 +235,20 @@ test('a hard run budget stops a streaming run near its limit: budget_exceeded, t
     assert.equal(soft.scope, 'run');
     assert.equal(soft.agent, 'writer');
     assert.equal(soft.principal, 'otto');
+    // The warning is on the run: its tape shows it where it happened, before the end.
+    const steps = await waitFor(
+      'the warning on the tape',
+      async () => {
+        const res = await app.get(`${API}/tape/runs/${String(soft.runId)}/steps`, TOKENS.operator);
+        const list = (await res.json()) as { kind: string; body: { code?: string; message?: string } }[];
+        return list.some((x) => x.kind === 'warning') ? list : undefined;
+      },
+      5000,
+    );
+    const warning = steps.find((x) => x.kind === 'warning');
+    assert.equal(warning?.body.code, 'budget_soft_limit');
+    assert.match(warning?.body.message ?? '', /the soft budget 'per-run' of 40 tokens is reached \(this run used/);
+    assert.equal(steps.at(-1)?.kind, 'end');
     const hard = await waitFor('BudgetExceeded', () => stream.events.find((e) => e.type === 'BudgetExceeded'), 5000);
     assert.equal(hard.budget, 'per-run');
     assert.deepEqual(hard.limit, { tokens: 80 });

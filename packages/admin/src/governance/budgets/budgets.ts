@@ -128,12 +128,28 @@ export class Budgets {
     };
     if (rise.state === 'soft') {
       this.log.warn(event, 'soft budget reached: the run goes on');
+      // On the run itself (its tape shows it where it happened).
+      rise.run.warn({
+        source: 'governance.budgets',
+        code: 'budget_soft_limit',
+        message: `the soft budget '${rise.budget.id}' of ${limitText(limit)} is reached (${whose(rise)} used ${event.used.tokens} tokens, ${event.used.usd} USD)`,
+      });
       this.fw.events.emit('BudgetSoftLimitReached', event);
     } else {
       this.log.warn(event, 'hard budget reached: model calls are refused');
       this.fw.events.emit('BudgetExceeded', event);
     }
   }
+}
+
+function limitText(limit: { tokens?: number; usd?: number }): string {
+  return [limit.tokens !== undefined ? `${limit.tokens} tokens` : '', limit.usd !== undefined ? `${limit.usd} USD` : '']
+    .filter(Boolean)
+    .join(' or ');
+}
+
+function whose(rise: BudgetRise): string {
+  return rise.budget.scope === 'run' ? 'this run' : `${rise.budget.scope} '${rise.entity}' today`;
 }
 
 function roundUsd(usd: number): number {
