@@ -104,6 +104,18 @@ export class BudgetBook {
     return undefined;
   }
 
+  /** The budgets of `run` with a hard limit, their entities' spend live (a stream checks them per part). */
+  hardOf(run: RunScope): Governed[] {
+    return this.hard ? this.governing(run).filter((g) => g.budget.hard !== undefined) : [];
+  }
+
+  /** A stream reached `g`'s hard limit with `used` (its estimate on top): told once. */
+  reachedHard(g: Governed, used: Usage, run: RunScope): Governed {
+    const found = { ...g, used };
+    this.rise(found, 'hard', run);
+    return found;
+  }
+
   /** After a call was counted: tells every budget of `run` that rose. */
   observe(run: RunScope): void {
     for (const g of this.governing(run)) {
@@ -167,7 +179,7 @@ export class BudgetBook {
   }
 }
 
-function reached(limit: BudgetLimit, used: Usage): boolean {
+export function reached(limit: BudgetLimit, used: Usage): boolean {
   return (limit.tokens !== undefined && used.tokens >= limit.tokens) || (limit.usd !== undefined && used.usd >= limit.usd);
 }
 

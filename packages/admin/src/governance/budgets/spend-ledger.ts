@@ -12,6 +12,7 @@ import type { PricedUsage } from './prices.js';
 
 /** Longest a call's spend waits in memory before it is written. */
 const FLUSH_MS = 1000;
+const DAY_MS = 86_400_000;
 
 /** Tokens (input + output) and USD. */
 export interface Usage {
@@ -55,6 +56,8 @@ function addTo(sums: SpendSums, u: PricedUsage): void {
 
 export class SpendLedger {
   private day = dayOf(Date.now());
+  /** The start of `day` (epoch ms). */
+  private dayStart = Date.parse(`${this.day}T00:00:00.000Z`);
   private readonly runs = new Map<string, Usage>();
   private agentsToday = new Map<string, Usage>();
   private principalsToday = new Map<string, Usage>();
@@ -133,19 +136,23 @@ export class SpendLedger {
     if (this.store) this.schedule();
   }
 
-  /** What a run has spent so far (zero for one not seen). */
+  /**
+   * What a run has spent so far. The sums below are live: the object answered is the one later
+   * calls add to (until the run ends, or the day turns), so a stream's check per part reads it
+   * without a lookup.
+   */
   run(runId: string): Usage {
-    return this.runs.get(runId) ?? { tokens: 0, usd: 0 };
+    return live(this.runs, runId);
   }
 
   agentToday(agent: string, now = Date.now()): Usage {
     this.rollOver(now);
-    return this.agentsToday.get(agent) ?? { tokens: 0, usd: 0 };
+    return live(this.agentsToday, agent);
   }
 
   principalToday(principal: string, now = Date.now()): Usage {
     this.rollOver(now);
-    return this.principalsToday.get(principal) ?? { tokens: 0, usd: 0 };
+    return live(this.principalsToday, principal);
   }
 
   /** Every agent (or principal) with spend today. */
@@ -213,7 +220,10 @@ export class SpendLedger {
 
   /** A new UTC day: the per-day sums start at zero. */
   private rollOver(at: number): void {
+    // One comparison on the hot path; the day's string only when it may have changed.
+    if (at >= this.dayStart && at < this.dayStart + DAY_MS) return;
     const day = dayOf(at);
+    this.dayStart = Date.parse(`${day}T00:00:00.000Z`);
     if (day === this.day) return;
     this.day = day;
     this.agentsToday = new Map();
@@ -228,6 +238,12 @@ export class SpendLedger {
     const byAge = [...this.rows].sort(([, a], [, b]) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.updated_at - b.updated_at));
     for (const [key] of byAge.slice(0, this.rows.size - max)) this.rows.delete(key);
   }
+}
+
+function live(map: Map<string, Usage>, key: string): Usage {
+  let u = map.get(key);
+  if (!u) map.set(key, (u = { tokens: 0, usd: 0 }));
+  return u;
 }
 
 function add(map: Map<string, Usage>, key: string, tokens: number, usd: number): void {
