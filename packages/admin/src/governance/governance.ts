@@ -281,6 +281,7 @@ export class Governance {
         file: path,
         digest: result.digest,
         policies: file.policies.map((p) => p.name),
+        budgets: (file.budgets ?? []).map((b) => b.id),
         operator: caller.principal?.id ?? null,
         node: this.nodeId,
       });

@@ -381,7 +381,21 @@ test('budgets fail closed: a bad section stops the start, and a reload with one 
         app.file,
         JSON.stringify({ policies: [], budgets: [{ id: 'new', scope: 'principal', key: 'otto', hard: { usd: 1 } }] }),
       );
-      assert.equal((await app.post(`${API}/governance/reload`)).status, 200);
+      const stream = await adminEvents(app);
+      try {
+        assert.equal((await app.post(`${API}/governance/reload`)).status, 200);
+        const reloaded = await waitFor('PoliciesReloaded', () => stream.events.find((e) => e.type === 'PoliciesReloaded'), 5000);
+        assert.deepEqual(reloaded.budgets, ['new']);
+        assert.equal(reloaded.operator, 'otto');
+        const audited = await waitFor(
+          'ControlActionExecuted',
+          () => stream.events.find((e) => e.type === 'ControlActionExecuted' && e.action === 'governance.reload' && e.success === true),
+          5000,
+        );
+        assert.ok(audited);
+      } finally {
+        await stream.close();
+      }
       assert.deepEqual((await budgets(app)).budgets, [
         {
           id: 'new',
