@@ -76,8 +76,6 @@ export interface GovernanceOptions {
   decisionLogSize?: number;
   /** The price table (`fw.admin.governance.prices`): inline JSON or a file's path; '' : every cost 0. */
   prices?: string;
-  /** Without a store: daily spend rows kept in memory. */
-  spendMemoryRows?: () => number;
 }
 
 /** What POST governance/reload answers. */
@@ -120,12 +118,7 @@ export class Governance {
     private readonly log: Logger,
   ) {
     this.policies = new PolicyEngine(options.decisionLogSize ?? 1000);
-    this.budgets = new Budgets(
-      fw,
-      log,
-      { prices: options.prices ?? '', memoryRows: options.spendMemoryRows ?? (() => 10_000) },
-      () => this.nodeId,
-    );
+    this.budgets = new Budgets(fw, log, { prices: options.prices ?? '' }, () => this.nodeId);
     this.policyHooks = new PolicyHooks(this.policies);
     this.policies.onDenied = (record) => fw.events.emit('PolicyDenied', policyDeniedEvent(record, this.nodeId));
     this.cleanups.push(

@@ -19,8 +19,6 @@ import './seams.js';
 export interface BudgetsOptions {
   /** `fw.admin.governance.prices`: inline JSON or a file's path ('' : no prices, every cost 0). */
   prices: string;
-  /** Without a store: daily spend rows kept in memory. */
-  memoryRows: () => number;
 }
 
 /** What GET spend answers. */
@@ -50,7 +48,7 @@ export class Budgets {
   ) {
     // A bad table throws here: the node does not start with spend it would price wrong.
     this.prices = readPriceTable(options.prices);
-    this.ledger = new SpendLedger(log, options.memoryRows);
+    this.ledger = new SpendLedger(log);
     this.book = new BudgetBook(this.ledger);
     this.hooks = new BudgetHooks(this.book, this.ledger, this.prices);
     this.book.onRise = (rise) => this.announce(rise);

@@ -3,8 +3,9 @@
  * (per run, per agent today, per principal today: O(1) per call) and where GET spend and the
  * metrics read them (per day × agent × principal × model rows). The rows go to the store
  * (`fw_spend_daily`, migration 0011) in batches nobody waits for, at most every FLUSH_MS; at start
- * today's rows are read back, so per-day budgets survive a restart. Without a store the rows stay
- * in memory, at most `memoryRows` of them (the oldest day goes first).
+ * today's rows are read back, so per-day budgets survive a restart. The store is the agent host's
+ * (in memory with `fw.data-dir` empty): there are no model calls without it, so rows wait here only
+ * until it is read.
  */
 import { errorSummary, type Logger } from '@fw/runtime';
 import type { FwStore, SpendDelta, SpendGroup, SpendTotals } from '@fw/store';
@@ -62,7 +63,7 @@ export class SpendLedger {
   private agentsToday = new Map<string, Usage>();
   private principalsToday = new Map<string, Usage>();
   private today = emptySums();
-  /** Rows not yet written (store) or every row kept (no store), by day|agent|principal|model. */
+  /** Rows not yet written, by day|agent|principal|model. */
   private rows = new Map<string, SpendDelta>();
   private store: FwStore | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -71,10 +72,7 @@ export class SpendLedger {
   /** Models called that the price table has no price for. */
   readonly unpriced = new Set<string>();
 
-  constructor(
-    private readonly log: Logger,
-    private readonly memoryRows: () => number,
-  ) {}
+  constructor(private readonly log: Logger) {}
 
   /** From now on rows go to `store`; today's rows already there are counted (a restarted node keeps its day). */
   async useStore(store: FwStore): Promise<void> {
@@ -131,7 +129,6 @@ export class SpendLedger {
         cost_usd: usage.costUsd,
         updated_at: at,
       });
-      if (!this.store) this.bound();
     }
     if (this.store) this.schedule();
   }
@@ -229,14 +226,6 @@ export class SpendLedger {
     this.agentsToday = new Map();
     this.principalsToday = new Map();
     this.today = emptySums();
-  }
-
-  /** Without a store: at most `memoryRows` rows, the oldest day's first to go. */
-  private bound(): void {
-    const max = Math.max(1, this.memoryRows());
-    if (this.rows.size <= max) return;
-    const byAge = [...this.rows].sort(([, a], [, b]) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.updated_at - b.updated_at));
-    for (const [key] of byAge.slice(0, this.rows.size - max)) this.rows.delete(key);
   }
 }
 
