@@ -25,7 +25,6 @@ export interface BudgetReport {
   used: Usage | null;
   /** The entity's state or, for a budget of many, the highest of theirs (live runs, today). */
   state: BudgetState;
-  description?: string;
 }
 
 /** A budget that governs one run, with its entity's spend. */
@@ -153,7 +152,6 @@ export class BudgetBook {
         hard: b.hard ?? null,
         used: used ? { tokens: used.tokens, usd: round(used.usd) } : null,
         state,
-        ...(b.description ? { description: b.description } : {}),
       };
     });
   }

@@ -101,7 +101,13 @@ export class SpendLedger {
     add(this.agentsToday, owner.agent, tokens, usage.costUsd);
     if (owner.principal !== undefined) add(this.principalsToday, owner.principal, tokens, usage.costUsd);
     addTo(this.today, usage);
-    if (!usage.priced) this.unpriced.add(owner.model);
+    if (!usage.priced && !this.unpriced.has(owner.model)) {
+      this.unpriced.add(owner.model);
+      this.log.warn(
+        { model: owner.model, agent: owner.agent },
+        'a model without a price in fw.admin.governance.prices: its calls are counted at cost 0',
+      );
+    }
     const totalKey = `${owner.agent}\u0000${owner.model}`;
     let total = this.totals.get(totalKey);
     if (!total) this.totals.set(totalKey, (total = { agent: owner.agent, model: owner.model, sums: emptySums() }));
