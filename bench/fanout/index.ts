@@ -3,7 +3,7 @@
  * a raw `ws` send loop and Socket.IO 4, in the same run. Not a test: it prints a table per N with
  * ratios, and a Markdown table for docs/benchmarks.md.
  *
- *   npm run bench:fanout -- [--sizes 100,1000,5000] [--kinds fw,ws,sio] [--fw-protocol]
+ *   npm run bench:fanout -- [--sizes 100,1000,5000] [--kinds fw,ws,sio] [--fw-protocol]   (kinds: fw, fw-proto, fw-rooms, ws, sio)
  *                           [--deliveries 500000] [--paced-rate 20000] [--clients 1] [--memory-only]
  *                           [--server-flags '--max-semi-space-size=1'] [--subscriber-flags '--cpu-prof']
  *
@@ -45,7 +45,13 @@ const SERVER_FLAGS = arg('server-flags', '').split(' ').filter(Boolean);
 const SUBSCRIBER_FLAGS = arg('subscriber-flags', '').split(' ').filter(Boolean);
 const TIMEOUT_MS = Number(arg('timeout', '60')) * 1000;
 
-const LABEL: Record<ServerKind, string> = { fw: 'fw', 'fw-proto': 'fw (fw protocol)', ws: 'ws (raw loop)', sio: 'Socket.IO 4' };
+const LABEL: Record<ServerKind, string> = {
+  fw: 'fw',
+  'fw-proto': 'fw (fw protocol)',
+  'fw-rooms': 'fw (fw protocol, rooms)',
+  ws: 'ws (raw loop)',
+  sio: 'Socket.IO 4',
+};
 
 interface PhaseResult {
   deliveries: number;

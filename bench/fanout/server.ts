@@ -5,17 +5,18 @@
  * handed to the server's own fan-out: fw's broadcaster, a loop over `ws` clients, Socket.IO's
  * `io.emit`.
  *
- *   node bench/dist/fanout/server.js fw|fw-proto|ws|sio   (started by bench/dist/fanout/index.js)
+ *   node bench/dist/fanout/server.js fw|fw-proto|fw-rooms|ws|sio   (started by bench/dist/fanout/index.js)
  */
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { Server as SocketIoServer } from 'socket.io';
-import { Framework } from '@fw/runtime';
+import { Framework, useRooms } from '@fw/runtime';
 import { serveParent } from '../common/child.js';
 import { settledMemory } from '../common/rss.js';
 
-export type ServerKind = 'fw' | 'fw-proto' | 'ws' | 'sio';
+/** `fw-rooms`: `fw-proto` with the subscribers' path and the publisher's path made rooms (presence, a join, a publish and a presence rule). */
+export type ServerKind = 'fw' | 'fw-proto' | 'fw-rooms' | 'ws' | 'sio';
 
 interface Target {
   port: number;
@@ -37,6 +38,31 @@ async function start(kind: ServerKind): Promise<Target> {
       // Subscribers join the broadcaster /fw/bench; nobody but the publisher sends.
       fw.handle('/bench', {});
       fw.handle('/publish', { message: (_r, data) => void fw.broadcasters.lookup('/fw/bench')?.broadcast(data) }, { broadcaster: null });
+      const { port } = await fw.listen(0, '127.0.0.1');
+      return { port, connections: () => fw.broadcasters.lookup('/fw/bench')?.size ?? 0 };
+    }
+    case 'fw-rooms': {
+      // The same as fw-proto, with rooms: every subscriber is a member (presence kept and told to
+      // every member), every join passes a rule, every publish passes a rule (a function) and the
+      // connection's publish rate (set out of the way: the bench measures the checks, not refusals).
+      const fw = new Framework({
+        configFile: false,
+        'fw.connections.max-per-address': 0,
+        'fw.rooms.publish-rate': 0,
+        'fw.rooms.members-listed': 1000,
+      });
+      const rooms = useRooms(fw, {
+        rooms: [
+          { pattern: '/bench', join: { allow: () => true }, presence: { allow: () => true } },
+          { pattern: '/publish', publish: { allow: (_p, room) => room === '/fw/publish' } },
+        ],
+      });
+      fw.handle('/bench', {}, { interceptors: [rooms.interceptor] });
+      fw.handle(
+        '/publish',
+        { message: (_r, data) => void fw.broadcasters.lookup('/fw/bench')?.broadcast(data) },
+        { interceptors: [rooms.interceptor] },
+      );
       const { port } = await fw.listen(0, '127.0.0.1');
       return { port, connections: () => fw.broadcasters.lookup('/fw/bench')?.size ?? 0 };
     }

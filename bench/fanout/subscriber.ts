@@ -44,9 +44,10 @@ function open(): Promise<WebSocket | Socket> {
       s.once('connect_error', reject);
       return;
     }
-    const url = `ws://127.0.0.1:${port}/fw/bench${kind === 'fw-proto' ? '?fw=1' : ''}`;
+    const framed = kind === 'fw-proto' || kind === 'fw-rooms'; // a room's members get its presence frames too, skipped here
+    const url = `ws://127.0.0.1:${port}/fw/bench${framed ? '?fw=1' : ''}`;
     const ws = new WebSocket(url, { perMessageDeflate: false });
-    if (kind === 'fw-proto') {
+    if (framed) {
       ws.on('message', (data: Buffer) => {
         const f = JSON.parse(data.toString()) as { t: string; d?: string };
         if (f.t === 'm') deliver(f.d!);

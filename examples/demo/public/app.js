@@ -2,6 +2,7 @@
 // client served at /fw/client.js. Everything from the network is rendered with textContent,
 // never as HTML.
 import { connect } from '/fw/client.js';
+import { room as roomOf } from '/fw/room.js';
 
 const $ = (id) => document.getElementById(id);
 const ROOM = /^[a-z0-9][a-z0-9-]{0,31}$/;
@@ -41,8 +42,32 @@ function show(data) {
   render(msg, data);
 }
 
+/** A streamed agent reply: its chunks join one line (found by the message's `stream` id). */
+function streamed(msg) {
+  const list = $('messages');
+  let li = [...list.children].find((el) => el.dataset.stream === msg.stream);
+  if (!li) {
+    const when = typeof msg.at === 'number' ? new Date(msg.at).toLocaleTimeString() : '';
+    line(
+      [
+        [when, 'when'],
+        [String(msg.user ?? 'agent'), 'who'],
+        ['', 'text'],
+      ],
+      'agent-line',
+    );
+    li = list.lastElementChild;
+    li.dataset.stream = msg.stream;
+    li.setAttribute('aria-busy', 'true');
+  }
+  li.querySelector('.text').textContent += msg.text;
+  if (msg.done === true) li.removeAttribute('aria-busy');
+}
+
 function render(msg, raw) {
-  if (msg && typeof msg === 'object' && typeof msg.text === 'string') {
+  if (msg && typeof msg === 'object' && typeof msg.stream === 'string' && typeof msg.text === 'string') {
+    streamed(msg);
+  } else if (msg && typeof msg === 'object' && typeof msg.text === 'string') {
     const when = typeof msg.at === 'number' ? new Date(msg.at).toLocaleTimeString() : '';
     // The demo's simulated participants say so in every message (and their names start with sim-).
     const parts =
@@ -87,8 +112,23 @@ async function join(name) {
   if (joining !== joins) return;
   for (const msg of recent) render(msg, '');
   const choice = $('transport-choice').value;
-  const c = connect(`/fw/chat/${encodeURIComponent(name)}`, choice === 'auto' ? {} : { transports: [choice] });
+  // The name is this page's member metadata: the room's presence shows it to everyone.
+  const meta = JSON.stringify({ name: $('name').value.trim().slice(0, 32) || 'anonymous' });
+  const c = connect(
+    `/fw/chat/${encodeURIComponent(name)}?meta=${encodeURIComponent(meta)}`,
+    choice === 'auto' ? {} : { transports: [choice] },
+  );
   client = c;
+  const members = roomOf(c);
+  const presence = () => {
+    if (c === client) showPresence(members, c);
+  };
+  members.onMembers(presence);
+  members.onJoin(presence);
+  members.onLeave(presence);
+  members.onRefused((f) => {
+    if (c === client) system(`not sent: ${f.reason === 'rate_limited' ? 'too fast, slow down' : f.reason}`);
+  });
   c.onStateChange((state) => {
     if (c !== client) return;
     setState(state);
@@ -108,6 +148,25 @@ async function join(name) {
   });
   setState(c.state);
   refreshRooms();
+}
+
+/** Who is in the room (the room's presence): names from the members' metadata, agents marked. */
+function showPresence(members, c) {
+  const all = [...members.members.values()];
+  $('presence-count').textContent = String(members.total);
+  // The room list's count of this room follows at once (the others at the next refresh).
+  const current = $('rooms').querySelector('button[aria-current="true"] .members');
+  if (current) current.textContent = String(members.total);
+  $('presence').replaceChildren(
+    ...all.map((m) => {
+      const li = document.createElement('li');
+      const name = typeof m.meta.name === 'string' ? m.meta.name : (m.principal ?? 'anonymous');
+      li.textContent = m.meta.agent === true ? `${name} (agent)` : m.id === c.uuid ? `${name} (you)` : name;
+      if (m.meta.agent === true) li.className = 'agent';
+      else if (m.id === c.uuid) li.className = 'you';
+      return li;
+    }),
+  );
 }
 
 async function refreshRooms() {

@@ -7,6 +7,7 @@ import { parseDemoArgs, USAGE, UsageError } from './cli.js';
 import { installAgentsRoute } from './agents-route.js';
 import { installChat } from './chat/index.js';
 import { installChatPage } from './chat/page.js';
+import { installRoomAgent } from './chat/room-agent.js';
 import { DEMO_CONFIG } from './config.js';
 import { firstRunText } from './first-run.js';
 import { withDemoGovernance } from './governance.js';
@@ -51,6 +52,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   installAgentsRoute(fw);
   await installMcpDemo(fw);
   await installAgentDemo(fw);
+  installRoomAgent(fw);
   await installModules(fw);
   const address = await fw.listen(options.port, options.host);
   configureAgentDemo(fw);

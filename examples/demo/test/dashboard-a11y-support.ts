@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-export const TABS = ['dashboard', 'agents', 'journal', 'control'] as const;
+export const TABS = ['dashboard', 'agents', 'journal', 'rooms', 'control', 'playground', 'evals'] as const;
 
 interface AxeNode {
   target: string[];
@@ -49,7 +49,10 @@ export async function settle(page: Page, tab: (typeof TABS)[number]): Promise<vo
     dashboard: '#chart-conn svg polyline, #chart-conn svg circle',
     agents: '#agents-table tbody tr',
     journal: '#graph svg',
+    rooms: '#room-members-table tbody tr', // the lobby's agent member is always there
     control: '#audit-table table',
+    playground: '#playground-form select option',
+    evals: '#evals-runs table',
   };
   // Attached, not visible: a flat line (a steady count) has an empty bounding box.
   await page.locator(ready[tab]).first().waitFor({ state: 'attached', timeout: 20_000 });

@@ -1,5 +1,5 @@
 // fw admin dashboard: wiring. Loads the session (who am I, what may I do), starts the live event
-// stream, and hands events and connection changes to the four tabs. Plain browser ES modules,
+// stream, and hands events and connection changes to the five tabs. Plain browser ES modules,
 // no build step, no dependency; everything from the server is rendered as text.
 
 import { ApiError, auth, get } from './api.js';
@@ -7,7 +7,10 @@ import { createAgentsTab } from './agents-tab.js';
 import { createControlTab } from './control-tab.js';
 import { createDashboardTab } from './dashboard-tab.js';
 import { $, h, replace, setText } from './dom.js';
+import { createEvalsTab } from './evals-tab.js';
 import { createJournalTab } from './journal-tab.js';
+import { createPlaygroundTab } from './playground-tab.js';
+import { createRoomsTab } from './rooms-tab.js';
 import { createEventStream } from './stream.js';
 import { createTabs } from './tabs.js';
 import { setupTheme } from './theme.js';
@@ -53,8 +56,11 @@ const shared = {
 const dashboard = createDashboardTab(shared);
 const agents = createAgentsTab(shared);
 const journal = createJournalTab();
+const rooms = createRoomsTab();
 const control = createControlTab(shared);
-const views = { dashboard, agents, journal, control };
+const playground = createPlaygroundTab(shared);
+const evals = createEvalsTab(shared);
+const views = { dashboard, agents, journal, rooms, control, playground, evals };
 
 const tabs = createTabs($('#tablist'), (name) => {
   for (const [n, v] of Object.entries(views)) (n === name ? v.show : v.hide)();

@@ -98,7 +98,25 @@ const SUMMARIES = {
     e.success ? { ok: 'succeeded' } : { bad: String(e.outcome ?? 'failed') },
     ...(e.reason ? [' (', String(e.reason), ')'] : []),
   ],
+  // Rooms (docs/rooms.md): not among the feed's filter chips, shown whatever the filter.
+  RoomMemberJoined: (e) => [code(memberName(e.member)), ' joined ', code(e.room), ...(e.node ? [' on node ', code(e.node)] : [])],
+  RoomMemberLeft: (e) => [code(memberName(e.member)), ' left ', code(e.room), ...(e.node ? [' on node ', code(e.node)] : [])],
+  RoomRefused: (e) => [
+    code(e.principal ?? 'anonymous'),
+    ' ',
+    String(e.action ?? '?'),
+    ' in ',
+    code(e.room),
+    ': ',
+    { bad: String(e.reason ?? 'refused') },
+  ],
 };
+
+/** A member by its display name when its metadata has one, else its principal, else its id. */
+function memberName(m) {
+  if (m && typeof m.meta?.name === 'string') return m.meta.name;
+  return m?.principal ?? m?.id;
+}
 
 function stateOutcome(state) {
   const s = stateLabel(String(state ?? '?'));

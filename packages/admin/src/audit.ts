@@ -10,7 +10,8 @@ import { DEFAULT_REFUSAL_LIMITS, RefusalWindows, type RefusalLimits, type Refusa
  */
 export type AuditOutcome = 'allowed' | 'refused' | 'invalid' | 'failed' | 'error';
 export const AUDIT_OUTCOMES: readonly AuditOutcome[] = ['allowed', 'refused', 'invalid', 'failed', 'error'];
-export type AuditSource = 'rest' | 'dashboard' | 'mcp' | 'events';
+/** Where an attempt came from; `realtime`: a room's refusal of a join, publish or history read (docs/rooms.md). */
+export type AuditSource = 'rest' | 'dashboard' | 'mcp' | 'events' | 'realtime';
 
 /**
  * The retention class of a record. `action`: writes (allowed, failed), credential revocations and

@@ -147,6 +147,21 @@ export class AdminModule implements FrameworkModule {
     );
     const views = new Views(fw);
     const control = new ControlPlane(views, audit, fw.events, authorizer, () => gate.authRequired, log);
+    // A room's refusals (docs/rooms.md) join the refusal records, aggregated like every other refusal.
+    this.cleanups.push(
+      fw.events.on('RoomRefused', (e) => {
+        void audit.note({
+          action: `room.${e.action}`,
+          target: e.room,
+          principal: e.principal,
+          address: null,
+          success: false,
+          outcome: 'refused',
+          reason: e.reason,
+          source: 'realtime',
+        });
+      }),
+    );
     // Cluster mode: writes routed here by other nodes pass this node's own rules before they act.
     fw.services.whenProvided('cluster', (cluster) => {
       if (this.audit === audit) this.cleanups.push(registerClusterControl(cluster, control, views));

@@ -1,5 +1,5 @@
 import type { ClusterService } from '@fw/runtime/adapter';
-import type { Framework, RuntimeView } from '@fw/runtime';
+import type { Framework, RoomsView, RuntimeView } from '@fw/runtime';
 import type { AgentAdminView, McpAdminView } from './peer-types.js';
 
 export type { McpAdminView, AgentAdminView };
@@ -30,6 +30,8 @@ const EMPTY_AGENT: AgentAdminView = {
   activeRuntime: () => undefined,
 };
 
+const NO_ROOMS: RoomsView = { list: () => [], get: () => undefined };
+
 /**
  * The live data the admin plane reads. Services are looked up at every call, so install order
  * does not matter; an absent module reads as empty, never as an error. `present` says which
@@ -56,6 +58,11 @@ export class Views {
   }
 
   /** The cluster service in cluster mode, looked up now; undefined on a single node. */
+  /** The rooms (docs/rooms.md) when the app uses them (`useRooms`); none otherwise. */
+  get rooms(): RoomsView {
+    return this.fw.services.get('rooms') ?? NO_ROOMS;
+  }
+
   get cluster(): ClusterService | undefined {
     return this.fw.services.get('cluster');
   }

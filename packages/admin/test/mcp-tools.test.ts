@@ -15,6 +15,7 @@ const READ_TOOLS = [
   'fw_list_agent_sessions',
   'fw_list_coordinators',
   'fw_list_broadcasters',
+  'fw_list_rooms',
   'fw_list_resources',
   'fw_list_handlers',
   'fw_list_interceptors',

@@ -15,6 +15,14 @@ declare module '@fw/runtime' {
     TaskStateChanged: { taskId: string; agentName: string; oldState: string | null; newState: string };
     AgentDispatched: { coordinationId: string; coordinator: string; agent: string; skill: string };
     AgentCompleted: { coordinationId: string; coordinator: string; agent: string; skill: string; durationMs: number; success: boolean };
+    /** A live re-run of a taped run ended (docs/runs.md, "Re-run and compare"). */
+    RunRerunEnded: {
+      runId: string;
+      originalRunId: string;
+      agent: string;
+      state: 'completed' | 'failed' | 'cancelled';
+      error: string | null;
+    };
   }
   interface FwServices {
     /** The agent layer's read/control view (what the admin plane shows). */

@@ -27,9 +27,11 @@ const common = {
 
 await build({ ...common, format: 'esm', outfile: `${out}client.js` });
 await build({ ...common, format: 'iife', globalName: 'fw', outfile: `${out}client.global.js` });
+// The room layer apart (docs/rooms.md): it takes a client and needs none of its code.
+await build({ ...common, entryPoints: [`${root}dist/room.js`], format: 'esm', outfile: `${out}room.js` });
 
 let over = false;
-for (const name of ['client.js', 'client.global.js']) {
+for (const name of ['client.js', 'client.global.js', 'room.js']) {
   const code = readFileSync(out + name);
   const gzip = gzipSync(code, { level: 9 }).length;
   const brotli = brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;

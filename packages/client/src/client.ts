@@ -197,6 +197,7 @@ export class FwClient<M extends MessageMap = MessageMap> {
   private readonly gapListeners = new Set<GapListener>();
   private readonly recoveryListeners = new Set<RecoveryListener>();
   private readonly errorListeners = new Set<ErrorListener>();
+  private readonly otherListeners = new Set<(frame: Record<string, unknown>) => void>();
 
   constructor(url: string | URL | ReadonlyArray<string | URL>, options: ConnectOptions = {}) {
     const urls = typeof url === 'string' || url instanceof URL ? [url] : [...url];
@@ -308,6 +309,15 @@ export class FwClient<M extends MessageMap = MessageMap> {
     return add(this.recoveryListeners, listener);
   }
 
+  /**
+   * Frames of kinds the client's core does not decode (a room's `presence`, `members`, `refused`),
+   * parsed but not checked: for the layer that knows them (`room(client)`, `@fw/client/room`), which
+   * checks them itself. Kept out of the core so a page without rooms does not load their code.
+   */
+  onOtherFrame(listener: (frame: Record<string, unknown>) => void): () => void {
+    return add(this.otherListeners, listener);
+  }
+
   /** Every transport failure, for logs and diagnostics (the client recovers by itself). */
   onError(listener: ErrorListener): () => void {
     return add(this.errorListeners, listener);
@@ -414,8 +424,11 @@ export class FwClient<M extends MessageMap = MessageMap> {
         frame: (frame) => {
           if (gen === this.generation) this.onFrame(frame, transport);
         },
-        alive: () => {
-          if (gen === this.generation) this.lastSeen = Date.now();
+        alive: (other) => {
+          if (gen !== this.generation) return;
+          this.lastSeen = Date.now();
+          if (other !== undefined)
+            this.emit(this.otherListeners, typeof other === 'string' ? (JSON.parse(other) as Record<string, unknown>) : other);
         },
         end: (error) => {
           if (gen === this.generation) this.onEnd(error);
@@ -515,6 +528,7 @@ export class FwClient<M extends MessageMap = MessageMap> {
     this.closeListeners.clear();
     this.gapListeners.clear();
     this.recoveryListeners.clear();
+    this.otherListeners.clear();
     this.errorListeners.clear();
   }
 

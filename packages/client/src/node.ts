@@ -15,3 +15,4 @@ export function connect<M extends MessageMap = MessageMap>(
 ): FwClient<M> {
   return new FwClient<M>(url, { WebSocket: WebSocket as unknown as WebSocketConstructor, ...options });
 }
+export { room, Room, type RoomOptions, type RoomHistory } from './room.js';

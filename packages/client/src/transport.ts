@@ -8,8 +8,12 @@ import type { ServerFrame, TransportName, UpstreamKind } from '@fw/protocol';
 
 export interface TransportSink {
   frame(frame: ServerFrame): void;
-  /** Something arrived that is not a frame (an SSE comment, an empty long-poll): the peer lives. */
-  alive(): void;
+  /**
+   * Something arrived that is not a frame the core decodes (an SSE comment, an empty long-poll):
+   * the peer lives. `other`: a frame of another kind (its text, or its object from a long-poll),
+   * for the client's `onOtherFrame` listeners.
+   */
+  alive(other?: string | Record<string, unknown>): void;
   /** The connection is over (never called after `close()`). */
   end(error: ClientError): void;
 }

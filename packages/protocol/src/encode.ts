@@ -3,7 +3,7 @@
  * tail (`@fw/runtime`'s Outgoing): only the id digits differ between recipients, so the heads are
  * exported as strings rather than built per frame.
  */
-import type { Gap, GapReason, HandshakeFrame, UpstreamKind } from './frames.js';
+import type { Gap, GapReason, HandshakeFrame, RefusalReason, RoomMember, UpstreamKind } from './frames.js';
 
 /** `{"t":"m","id":` — the head of a message frame; the id, then the encoded tail follow. */
 export const MESSAGE_FRAME_HEAD = '{"t":"m","id":';
@@ -43,4 +43,19 @@ export function encodeUpstream(data: string, kind: UpstreamKind = 'm', seq?: num
 /** Client messages up to `seq` taken (WebSocket). */
 export function encodeAck(seq: number): string {
   return `{"t":"ack","s":${seq}}`;
+}
+
+/** A member joined or left room `room`. */
+export function encodePresence(room: string, ev: 'join' | 'leave', member: RoomMember): string {
+  return JSON.stringify({ t: 'presence', b: room, ev, m: member });
+}
+
+/** The members of `room` (at most the listed ones) and how many there are. */
+export function encodeMembers(room: string, members: readonly RoomMember[], total: number): string {
+  return JSON.stringify({ t: 'members', b: room, m: members, total });
+}
+
+/** The room refused a publish; `retryAfter` in ms when rate limited. */
+export function encodeRefused(room: string, reason: RefusalReason, retryAfter?: number): string {
+  return JSON.stringify({ t: 'refused', b: room, action: 'publish', reason, retryAfter });
 }

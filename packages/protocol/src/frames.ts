@@ -100,6 +100,54 @@ export interface AckFrame {
   s: number;
 }
 
+/**
+ * One member of a room (docs/rooms.md): `id` is its resource's uuid (a virtual member's own id),
+ * `principal` who it is (null: anonymous), `meta` what the server set from the principal merged
+ * with what the client asked for within the room's limits (the server's keys win).
+ */
+export interface RoomMember {
+  id: string;
+  principal: string | null;
+  meta: Record<string, unknown>;
+  /** Epoch milliseconds. */
+  joinedAt: number;
+}
+
+/** A member joined or left the room `b` (sent to the members that may see presence). */
+export interface PresenceFrame {
+  t: 'presence';
+  b: string;
+  ev: 'join' | 'leave';
+  m: RoomMember;
+}
+
+/**
+ * The members of room `b` when the resource joined it: at most `fw.rooms.members-listed` of them
+ * (`m`), and how many there are (`total`): a large room is counted, not listed.
+ */
+export interface MembersFrame {
+  t: 'members';
+  b: string;
+  m: RoomMember[];
+  total: number;
+}
+
+/** Why a room turned an action down: the authorizer said no, or the connection's publish rate was exceeded. */
+export type RefusalReason = 'not_allowed' | 'rate_limited';
+
+/**
+ * The room `b` refused what the client did (`action`: `publish`; a refused join never opens, it is
+ * a 403 `room_join_refused`). The message was not taken. `retryAfter`: ms until a publish is taken
+ * again (`rate_limited`).
+ */
+export interface RefusedFrame {
+  t: 'refused';
+  b: string;
+  action: 'publish';
+  reason: RefusalReason | (string & {});
+  retryAfter?: number;
+}
+
 /** Every frame a server sends. */
 export type ServerFrame =
   | HandshakeFrame
@@ -111,6 +159,13 @@ export type ServerFrame =
   | RecoveryFrame
   | CloseFrame
   | ReconnectFrame;
+
+/**
+ * The frames of a room (docs/rooms.md). Not among {@link ServerFrame}: a client that does not use
+ * rooms never decodes them (`parseServerFrame` skips them as unknown kinds); the room layer checks
+ * them with `checkRoomFrame`.
+ */
+export type RoomFrame = PresenceFrame | MembersFrame | RefusedFrame;
 
 /**
  * What a client sends: an application message (`m`) or a bridge answer (`tool-response`), which

@@ -11,6 +11,12 @@ export type {
   RecoveryFrame,
   CloseFrame,
   ReconnectFrame,
+  RoomMember,
+  PresenceFrame,
+  MembersFrame,
+  RefusalReason,
+  RefusedFrame,
+  RoomFrame,
   ServerFrame,
   UpstreamKind,
   UpstreamFrame,
@@ -27,6 +33,11 @@ export {
   encodeReconnect,
   encodeUpstream,
   encodeAck,
+  encodePresence,
+  encodeMembers,
+  encodeRefused,
 } from './encode.js';
+export { ROOM_LIMITS } from './limits.js';
+export { checkRoomFrame } from './rooms.js';
 export { ProtocolError, parseServerFrame, checkServerFrame, parseClientFrame, isUpstreamKind, isSeq } from './decode.js';
 export { CloseCode, FINAL_CLOSE_CODES, CredentialReason, isCredentialReason, type CredentialReasonName } from './close-codes.js';

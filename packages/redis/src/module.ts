@@ -13,6 +13,7 @@ import { ClusterConfigError } from './errors.js';
 import { RedisLink, type LinkState } from './link.js';
 import { LossReporter } from './loss-reporter.js';
 import { Presence } from './presence.js';
+import { ClusterRoomPresence } from './room-presence.js';
 import { Rpc } from './rpc.js';
 import { SharedLog } from './shared-log.js';
 
@@ -99,6 +100,7 @@ export class ClusterModule implements FrameworkModule {
   private broadcast: ClusterBroadcast | undefined;
   private rpc: Rpc | undefined;
   private presence: Presence | undefined;
+  private roomPresence: ClusterRoomPresence | undefined;
   private reporter: LossReporter | undefined;
   private mover: ClientMover | undefined;
   private readonly logs = new Map<string, SharedLog<object>>();
@@ -211,9 +213,13 @@ export class ClusterModule implements FrameworkModule {
       },
       onLeave: (id) => {
         this.known = this.known.filter((k) => k !== id);
+        this.roomPresence?.nodeLeft(id);
         emit('node-left', `node ${id} left the cluster (no heartbeat within ${s.nodeTimeout} ms)`);
       },
     }));
+    // Room members of every node (docs/rooms.md): the rooms layer takes it in place of its own.
+    this.roomPresence = new ClusterRoomPresence(link, s.prefix, s.nodeId, async () => (await presence.nodes()).map((n) => n.id));
+    fw.services.provide('rooms.presence', this.roomPresence);
     this.service = new Cluster({
       nodeId: s.nodeId,
       runtime: runtime.view,
@@ -275,7 +281,7 @@ export class ClusterModule implements FrameworkModule {
 
   private async subscribe(): Promise<void> {
     try {
-      await Promise.all([this.broadcast!.start(), this.rpc!.start(), this.syncEpoch()]);
+      await Promise.all([this.broadcast!.start(), this.rpc!.start(), this.syncEpoch(), this.roomPresence!.start()]);
     } catch {
       // Lost again already: the next 'up' subscribes.
     }
@@ -317,6 +323,7 @@ export class ClusterModule implements FrameworkModule {
     this.unregisterReadiness?.();
     for (const remove of this.unregisterMetrics.splice(0)) remove();
     await this.presence?.leave();
+    this.roomPresence?.close();
     this.rpc?.close();
     this.mover?.close();
     this.broadcast?.close();

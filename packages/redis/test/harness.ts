@@ -73,11 +73,23 @@ export interface FwNode {
   exited: Promise<number | null>;
 }
 
-export async function startNode(redisUrl: string, prefix: string, id: string, extra: string[] = [], listenPort = 0): Promise<FwNode> {
-  const proc = spawn(process.execPath, [FIXTURE, redisUrl, prefix, id, ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, FW_TEST_PORT: String(listenPort) },
-  });
+export async function startNode(
+  redisUrl: string,
+  prefix: string,
+  id: string,
+  extra: string[] = [],
+  listenPort = 0,
+  /** Another fixture of `fixtures/` (its compiled name, e.g. `rooms-node.js`) speaking the same start line. */
+  fixture = FIXTURE,
+): Promise<FwNode> {
+  const proc = spawn(
+    process.execPath,
+    [fixture.includes('/') ? fixture : fileURLToPath(new URL(`./fixtures/${fixture}`, import.meta.url)), redisUrl, prefix, id, ...extra],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, FW_TEST_PORT: String(listenPort) },
+    },
+  );
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));

@@ -85,3 +85,4 @@ export {
   type Span,
   type TracedOptions,
 } from './telemetry/tracing.js';
+export * from './rooms/index.js';

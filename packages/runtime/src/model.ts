@@ -55,6 +55,12 @@ export interface Resource {
    */
   writeToolCall(payload: string): boolean;
   /**
+   * Sends an fw-protocol control frame (a whole frame, e.g. a room's `presence`), not a message:
+   * it is not numbered and not replayed by a resume once written; a resource without a connection
+   * keeps it until it reconnects. A raw client gets nothing (it has no frames): returns false.
+   */
+  writeControl(frame: string): boolean;
+  /**
    * Bridge answers from this client: an fw client's `tool-response` frames, and a raw client's
    * messages that look like one. A listener returns true when the answer was for one of its
    * pending calls; only then is a raw client's message kept from the application. Answers never

@@ -1,4 +1,5 @@
 import { AUTH_CONFIG } from './auth/config.js';
+import { ROOMS_CONFIG } from './rooms/config.js';
 import { defineConfig, type ConfigTypes } from './config.js';
 
 /** The runtime's configuration keys. Each is documented in docs/configuration.md. */
@@ -53,6 +54,7 @@ export const RUNTIME_CONFIG = defineConfig({
     description: 'Deepest nesting of a JSON body or message fw parses; deeper is a 400 `json_too_deep` (a JSON-RPC -32600 on A2A and MCP)',
   },
   ...AUTH_CONFIG,
+  ...ROOMS_CONFIG,
   'fw.data-dir': {
     type: 'string',
     default: '.fw-data',

@@ -17,6 +17,7 @@ import { enumParam, intParam, requireMessage, requireString, strParam, timeParam
 import { openApiDocument } from './openapi.js';
 import { tapeRoutes } from './tape-routes.js';
 import { evalRoutes } from './eval-routes.js';
+import { rerunRoutes } from './rerun-routes.js';
 import { MESSAGE_SCHEMA, REASON_BODY, TIME_SCHEMA } from './route-doc.js';
 import type { AdminRequest, AdminRoute, Reply } from './router.js';
 
@@ -283,6 +284,35 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       doc: { tag: 'broadcasters', reply: 'object', summary: 'Destroy a broadcaster (its own resources are closed)' },
       write: { action: 'destroy', target: { param: 'id' }, body: 'optional' },
       handle: async (r) => json(await control.destroy(param(r, 'id'), caller(r))),
+    },
+
+    // --- rooms (docs/rooms.md) ------------------------------------------------------------------
+    {
+      // Presence is cluster-wide when the cluster module provides it: every node answers the same.
+      method: 'GET',
+      path: '/rooms',
+      doc: {
+        tag: 'rooms',
+        reply: 'list',
+        paged: true,
+        summary: 'Rooms with their member count and members (at most fw.rooms.members-listed each)',
+        query: { search: { description: 'Only rooms whose name contains this text', schema: { type: 'string' } } },
+      },
+      handle: (r) => {
+        const search = strParam(r.url, 'search');
+        const all = views.rooms.list();
+        return paged(r, search ? all.filter((room) => room.name.includes(search)) : all);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/rooms/{name}',
+      doc: { tag: 'rooms', reply: 'object', summary: 'One room: its members (name URL-encoded, e.g. %2Ffw%2Fchat%2Flobby)' },
+      handle: (r) => {
+        const room = views.rooms.get(param(r, 'name'));
+        if (!room) throw new NotFoundError('room', param(r, 'name'));
+        return json(room);
+      },
     },
 
     // --- resources ---------------------------------------------------------------------------
@@ -702,7 +732,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
     doc: { tag: 'overview', reply: 'object', public: true, summary: 'This document: the OpenAPI 3.1 description of the admin API' },
     handle: () => json(document),
   };
-  routes.push(...tapeRoutes(d), ...evalRoutes(d), route);
+  routes.push(...tapeRoutes(d), ...rerunRoutes(d), ...evalRoutes(d), route);
   const document = openApiDocument(routes, { base: d.serverUrl, version: FW_VERSION });
   return routes;
 }

@@ -4,3 +4,5 @@ export { TapeReader, type TapeRunQuery, type TapeRunTree } from './reader.js';
 export { replayRun, type ReplayResult, type ReplayDivergence, type ReplayedToolCall } from './replay.js';
 export { TAPE_CONFIG } from './config.js';
 export type * from './steps.js';
+export { Reruns, type RerunCaller, type RerunStarted, type RerunEnded } from './rerun.js';
+export { compareRuns, type RunComparison, type ComparedStep, type ComparedRun } from './compare.js';

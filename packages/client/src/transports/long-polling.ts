@@ -83,6 +83,8 @@ export function openLongPolling({ endpoint, params, sink, env, heartbeat, token 
           throw protocolError(e);
         }
         if (frame) frames.push(frame);
+        // Another kind (a room's frame): handed on now, ahead of this answer's frames (which only its handshake must precede).
+        else sink.alive(raw as Record<string, unknown>);
       }
       let accepted = false;
       if (frames.some((f) => f.t === 'hs')) {

@@ -42,7 +42,10 @@ function openStream({ endpoint, params, sink, env, token }: OpenRequest, mode: M
     } catch (e) {
       return finish(protocolError(e));
     }
-    if (!frame) return alive();
+    if (!frame) {
+      if (!done) sink.alive(text);
+      return;
+    }
     if (frame.t === 'hs') uuid = frame.uuid;
     sink.frame(frame);
   };

@@ -67,7 +67,7 @@ export function openWebSocket({ endpoint, params, sink, env, token }: OpenReques
       return finish(protocolError(e));
     }
     if (frame) sink.frame(frame);
-    else sink.alive();
+    else sink.alive(event.data);
   };
   ws.onclose = (event) => {
     if (FINAL_CLOSE_CODES.has(event.code)) {

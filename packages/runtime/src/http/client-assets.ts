@@ -13,6 +13,9 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   'client.js.map': { file: 'client.js.map', type: 'application/json; charset=utf-8' },
   'client.global.js': { file: 'client.global.js', type: 'text/javascript; charset=utf-8' },
   'client.global.js.map': { file: 'client.global.js.map', type: 'application/json; charset=utf-8' },
+  // The room layer (docs/rooms.md), loaded only by pages that use rooms: `import { room } from '/fw/room.js'`.
+  'room.js': { file: 'room.js', type: 'text/javascript; charset=utf-8' },
+  'room.js.map': { file: 'room.js.map', type: 'application/json; charset=utf-8' },
 };
 
 interface Asset {
@@ -26,7 +29,7 @@ interface Asset {
 /**
  * Serves the browser client with no build step for users: `<fw>/client.js` is one minified ES
  * module (`import { connect } from '/fw/client.js'`), `<fw>/client.global.js` an IIFE defining
- * `fw` for a plain `<script>`, each with its source map. Read and compressed (gzip, brotli) once,
+ * `fw` for a plain `<script>`, `<fw>/room.js` the room layer (`room(client)`), each with its source map. Read and compressed (gzip, brotli) once,
  * on first request; served with a strong ETag (304 on revalidation), `Cache-Control: no-cache`
  * (browsers revalidate, so a server upgrade is picked up at once) and `Vary: Accept-Encoding`.
  */

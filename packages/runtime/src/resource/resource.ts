@@ -290,6 +290,12 @@ export class FwResource implements Resource {
     return this.deliver(new Outgoing(payload, undefined, undefined, 'tool-call'));
   }
 
+  writeControl(frame: string): boolean {
+    if (this.closed || this.protocol !== 'fw') return false;
+    this.mark(frame, false);
+    return true;
+  }
+
   /** The hot path: one message for this resource, encoded already. */
   deliver(out: Outgoing): boolean {
     if (this.closed) return false;
