@@ -10,6 +10,7 @@ import { installChatPage } from './chat/page.js';
 import { installRoomAgent } from './chat/room-agent.js';
 import { DEMO_CONFIG } from './config.js';
 import { firstRunText } from './first-run.js';
+import { withDemoGovernance } from './governance.js';
 import { installMcpDemo } from './mcp-demo.js';
 import { installModules } from './modules.js';
 import { installSimulationRoute } from './simulation/route.js';
@@ -40,7 +41,7 @@ export interface Demo {
 
 /** The demo app: chat rooms on the real-time runtime, the MCP server, agents and admin. */
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
-  const fw = new Framework(options.config);
+  const fw = new Framework(withDemoGovernance(options.config));
   fw.config.declare(DEMO_CONFIG);
   // Checked before anything listens: a bad rate fails the start, it is not corrected silently.
   const messageIntervalMs = atLeast(fw, 'demo.simulation.message-interval', MIN_MESSAGE_INTERVAL_MS);

@@ -71,3 +71,9 @@ export type { CodePolicy, PolicyDecision, PolicyRequest, PolicySummary, PolicyVe
 export type { DecisionRecord } from './governance/decision-log.js';
 export { POLICY_FILE_SCHEMA, PolicyFileError, type PolicyDefinition, type PolicyFile, type PolicyRule } from './governance/policy-file.js';
 export { PolicyDeniedError } from './governance/policy-hooks.js';
+export { Budgets, type SpendReport } from './governance/budgets/budgets.js';
+export type { BudgetDefinition, BudgetLimit } from './governance/budgets/budget-definition.js';
+export type { BudgetReport, BudgetState } from './governance/budgets/budget-book.js';
+export { BudgetExceededError } from './governance/budgets/budget-hooks.js';
+export { PriceTable, readPriceTable, type ModelPrice, type PricedUsage } from './governance/budgets/prices.js';
+export type { SpendSums } from './governance/budgets/spend-ledger.js';

@@ -174,6 +174,7 @@ export class AdminModule implements FrameworkModule {
         syncIntervalMs: get('fw.admin.governance.sync-interval'),
         policyFile: get('fw.admin.governance.policy-file'),
         decisionLogSize: get('fw.admin.governance.decision-log-size'),
+        prices: get('fw.admin.governance.prices'),
       },
       log,
     );

@@ -25,6 +25,7 @@ export {
   type RunHooks,
   type RunOutcome,
   type RunScope,
+  type RunWarning,
   type ToolResult,
 } from './hooks/index.js';
 export { AgentHost, type MountedAgent, type RunInput, type RemoteCaller, type Recovery } from './host.js';
@@ -46,7 +47,7 @@ export { AgentAuth, AGENT_AUTHENTICATOR_SERVICE, admitAgentCall, type CardSecuri
 export { OfflineProvider, type OfflineProviderOptions } from './runtime/offline.js';
 export { AiSdkProvider, openAiProvider, type AiSdkProviderOptions, type OpenAiProviderOptions } from './runtime/ai-sdk.js';
 export { ProviderRegistry } from './runtime/registry.js';
-export type { ModelProvider, AiRequest, AiMessage, AiStreamPart, AiToolCall, AiToolSpec } from './runtime/port.js';
+export type { ModelProvider, AiRequest, AiMessage, AiStreamPart, AiToolCall, AiToolSpec, AiUsage } from './runtime/port.js';
 export type * from './admin-view.js';
 export { CircuitBreaker, type CircuitState, type CircuitSettings, type CircuitTransition } from './coordination/circuit-breaker.js';
 export { FleetBreakers, CircuitOpenError, type FleetHealth, type FleetAgentHealth } from './coordination/fleet-health.js';

@@ -6,6 +6,7 @@
  */
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { governanceMigration } from './governance.js';
+import { spendMigration } from './spend.js';
 
 const initial: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
@@ -323,6 +324,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008-governance': governanceMigration,
   '0009-store-probe': probe,
   '0010-evals': evals,
+  '0011-spend': spendMigration,
   '0013-fleet': fleet,
 };
 

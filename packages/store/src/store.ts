@@ -29,6 +29,7 @@ import { SessionRecords } from './sessions.js';
 import { TapeRecords } from './tape.js';
 import { EvalRecords } from './evals.js';
 import { FactRecords } from './facts.js';
+import { SpendRecords } from './spend.js';
 import { TaskRecords } from './tasks.js';
 import { WriteQueue } from './write-queue.js';
 import { StoreHealth, type StoreHealthSettings } from './health.js';
@@ -80,6 +81,8 @@ export interface FwStore {
   readonly evals: EvalRecords;
   /** Agent memory: the facts each agent keeps (the agent module's default memory writes them). */
   readonly facts: FactRecords;
+  /** Spend: tokens and USD per day, agent, principal and model (the admin plane's governance writes it). */
+  readonly spend: SpendRecords;
   /** The admin audit log (adapted to an AuditSink by @fw/admin). */
   readonly audit: AuditRecords;
   /**
@@ -192,6 +195,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     tape: new TapeRecords(db),
     evals: new EvalRecords(db),
     facts: new FactRecords(db),
+    spend: new SpendRecords(db),
     writes,
     health,
     db,

@@ -30,6 +30,20 @@ export interface RunScope {
    * no further tool runs, and the run ends `cancelled` with that reason.
    */
   abort(reason: Error): void;
+  /**
+   * Puts a warning on the run (a soft budget reached): every hook hears it (`warning`), the run
+   * tape records it as a `warning` step, and the run goes on.
+   */
+  warn(warning: RunWarning): void;
+}
+
+/** A warning put on a run by a module that governs it. */
+export interface RunWarning {
+  /** Who says it (`governance.budgets`). */
+  readonly source: string;
+  /** A stable code (`budget_soft_limit`). */
+  readonly code: string;
+  readonly message: string;
 }
 
 /** The principal id of an owner string (`principal:<id>`), or undefined. */
