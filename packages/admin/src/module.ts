@@ -159,6 +159,11 @@ export class AdminModule implements FrameworkModule {
         syncIntervalMs: get('fw.admin.governance.sync-interval'),
         policyFile: get('fw.admin.governance.policy-file'),
         decisionLogSize: get('fw.admin.governance.decision-log-size'),
+        approvals: {
+          timeoutMs: () => fw.config.get('fw.governance.approval-timeout'),
+          retentionMs: () => fw.config.get('fw.governance.approval-retention'),
+          sweepIntervalMs: get('fw.governance.approval-sweep-interval'),
+        },
       },
       log,
     );
@@ -241,6 +246,7 @@ export class AdminModule implements FrameworkModule {
       pageDefault,
       pageMax,
       mcpWriteTools,
+      mcpApproval: get('fw.admin.mcp-approval'),
       authRequired: gate.authRequired,
       mountDashboard: (prefix) => {
         const p = prefix.replace(/\/+$/, '');

@@ -8,6 +8,7 @@ import type { EventStream } from '../event-stream.js';
 import type { AdminGate } from '../gate.js';
 import type { Governance } from '../governance/governance.js';
 import { governanceRoutes } from '../governance/routes.js';
+import { approvalRoutes } from '../governance/approvals/routes.js';
 import type { History } from '../history.js';
 import { collectMetrics } from '../metrics.js';
 import { FW_VERSION, overview } from '../overview.js';
@@ -611,6 +612,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
 
     // --- governance --------------------------------------------------------------------------
     ...governanceRoutes(d.governance),
+    ...approvalRoutes(d.governance.approvals, d.gate),
 
     // --- credentials -------------------------------------------------------------------------
     {

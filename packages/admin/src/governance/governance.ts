@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { errorSummary, FwError, NotFoundError, type Framework, type Logger } from '@fw/runtime';
 import type { ClusterService } from '@fw/runtime/adapter';
+import type { AiToolCall, RunScope } from '@fw/agent';
 import type { ControlCaller, ControlPlane } from '../control.js';
 import { DISARMED, FLEET, KillSwitch, type KillSwitchState } from './kill-switch.js';
 import {
@@ -20,6 +21,8 @@ import { PolicyEngine, type CodePolicy, type PolicyDecision, type PolicySummary 
 import { PolicyFileError, readPolicyFile } from './policy-file.js';
 import { PolicyHooks } from './policy-hooks.js';
 import type { DecisionRecord } from './decision-log.js';
+import { Approvals, type ApprovalSettings } from './approvals/approvals.js';
+import { ApprovalHooks, type ApprovalNeed } from './approvals/approval-hooks.js';
 import './seams.js';
 
 /**
@@ -73,6 +76,8 @@ export interface GovernanceOptions {
   policyFile?: string;
   /** Decisions kept in memory for GET governance/decisions. */
   decisionLogSize?: number;
+  /** Human approvals: timeout, retention, sweep (defaults: 15 min, 7 days, 5 s). */
+  approvals?: Partial<ApprovalSettings>;
 }
 
 /** What POST governance/reload answers. */
@@ -98,6 +103,8 @@ export class Governance {
   private readonly hooks = new KillSwitchHooks(this.killSwitch);
   private readonly policyHooks: PolicyHooks;
   private readonly inflight = new InflightRuns();
+  /** Human approvals of tool calls and of admin MCP actions (docs/governance.md, "Human approval"). */
+  readonly approvals: Approvals;
   /** The agent layer's own cancel error (its chat endpoint answers it with a `cancelled` frame). */
   private cancelError: ((reason: string) => Error) | undefined;
   private persistence: KillSwitchPersistence | undefined;
@@ -113,6 +120,17 @@ export class Governance {
     private readonly log: Logger,
   ) {
     this.policies = new PolicyEngine(options.decisionLogSize ?? 1000);
+    this.approvals = new Approvals(
+      fw,
+      control,
+      {
+        timeoutMs: options.approvals?.timeoutMs ?? (() => 900_000),
+        retentionMs: options.approvals?.retentionMs ?? (() => 604_800_000),
+        sweepIntervalMs: options.approvals?.sweepIntervalMs ?? 5000,
+      },
+      log,
+      () => this.nodeId,
+    );
     this.policyHooks = new PolicyHooks(this.policies);
     this.policies.onDenied = (record) => fw.events.emit('PolicyDenied', policyDeniedEvent(record, this.nodeId));
     this.cleanups.push(
@@ -141,10 +159,31 @@ export class Governance {
    */
   start(): void {
     if (this.options.policyFile) this.policies.load(readPolicyFile(this.options.policyFile));
+    this.approvals.start();
     this.fw.services.whenProvided('agent.module', (agents) => {
       if (this.closed) return;
-      // The kill switch first: an armed switch refuses before a policy is asked (and logs nothing).
-      this.cleanups.push(agents.host.hooks.add(this.hooks), agents.host.hooks.add(this.policyHooks), agents.host.hooks.add(this.inflight));
+      // A tool's own `approval` (its ToolSpec), else a policy's `require-approval` rule.
+      const needs = (run: RunScope, call: AiToolCall): ApprovalNeed | undefined => {
+        const spec = agents.host.agents.get(run.agent)?.def.tools.find((t) => t.name === call.toolName)?.spec.approval;
+        if (spec) return spec === true ? { reason: null } : { reason: spec.reason ?? null, timeoutMs: spec.timeoutMs };
+        const policy = this.policies.approvalFor({
+          agent: run.agent,
+          action: 'tool_call',
+          principal: run.principalId,
+          runId: run.runId,
+          tool: call.toolName,
+          arguments: call.input,
+        });
+        return policy ? { reason: policy.reason, timeoutMs: policy.timeoutMs } : undefined;
+      };
+      // The kill switch first: an armed switch refuses before a policy is asked (and logs nothing);
+      // a call the policies deny asks no human.
+      this.cleanups.push(
+        agents.host.hooks.add(this.hooks),
+        agents.host.hooks.add(this.policyHooks),
+        agents.host.hooks.add(new ApprovalHooks(this.approvals, needs)),
+        agents.host.hooks.add(this.inflight),
+      );
       // Installed (it provided 'agent.module'); until the import settles, a cancel uses an FwError of the same code.
       import('@fw/agent').then(
         (m) => {
@@ -335,6 +374,7 @@ export class Governance {
 
   close(): void {
     this.closed = true;
+    this.approvals.close();
     if (this.syncTimer) clearInterval(this.syncTimer);
     for (const c of this.cleanups.splice(0).reverse()) c();
   }
