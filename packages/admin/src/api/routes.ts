@@ -91,7 +91,11 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       doc: { tag: 'overview', reply: 'object', summary: 'Who is asking: principal, roles and which control actions it may perform' },
       handle: async (r) => {
         const permissions = {} as Record<ControlAction, boolean>;
-        for (const action of CONTROL_ACTIONS) permissions[action] = await control.permitted(action, '*', r.principal);
+        for (const action of CONTROL_ACTIONS) {
+          // fw's own record of an expiry, never a caller's act: nothing to offer.
+          if (action === 'approval.expire') continue;
+          permissions[action] = await control.permitted(action, '*', r.principal);
+        }
         return json({
           principal: r.principal?.id ?? null,
           roles: r.principal?.roles ?? [],
