@@ -220,6 +220,8 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): { registry: Too
       surface: 'admin-mcp',
       reason: `${tool} on '${target}' asked by ${caller.principal?.id ?? 'an anonymous operator'} over MCP`,
     });
+    // The AI's call itself did not act: audited as held (a refusal whose reason names the approval).
+    await admin.control.refuse(action, target, caller, 'refused', `awaiting a human's approval (approval ${approval.id})`);
     return `pending approval ${approval.id}: ${tool} runs once a human approves it (POST /api/admin/approvals/${approval.id}); it expires (denied) at ${approval.expiresAt}`;
   };
 
