@@ -549,6 +549,22 @@ test('fw.admin.mcp-approval: an AI operator kill-switch arm over MCP waits for a
     assert.notEqual(denied.isError, true, textOf(denied));
     assert.equal((JSON.parse(textOf(denied)) as Approval).status, 'denied');
     assert.equal((await health()).armed, true);
+
+    // An action runs as its approver: an operator cannot approve what needs the admin role (it stays pending), but may deny it.
+    const admin = await connect(TOKENS.admin);
+    try {
+      const destroy = await admin.callTool({ name: 'fw_destroy_broadcaster', arguments: { broadcasterId: '/fw/chat/lobby' } });
+      const destroyId = /^pending approval ([0-9a-f-]{36})/.exec(textOf(destroy))?.[1];
+      assert.ok(destroyId, textOf(destroy));
+      const notAllowed = await app.post(`${API}/approvals/${destroyId}`, { approve: true }, TOKENS.operator);
+      assert.equal(notAllowed.status, 403);
+      assert.match(((await notAllowed.json()) as { detail: string }).detail, /needs the right to 'destroy'/);
+      assert.equal((await approvals(app, '?status=pending')).find((a) => a.id === destroyId)?.status, 'pending');
+      const deny = await app.post(`${API}/approvals/${destroyId}`, { approve: false, reason: 'keep the lobby' }, TOKENS.operator);
+      assert.equal(deny.status, 200);
+    } finally {
+      await admin.close();
+    }
   } finally {
     await ai.close();
     await viewer.close();
