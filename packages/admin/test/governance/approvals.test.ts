@@ -409,6 +409,27 @@ test('a policy rule requires approval (require-approval), for the agents and too
   }
 });
 
+test('a bad require-approval rule stops the start (fail closed), naming what is wrong', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fw-approval-bad-'));
+  const file = join(dir, 'policies.json');
+  writeFileSync(
+    file,
+    JSON.stringify({ policies: [{ name: 'ask', rules: [{ type: 'require-approval', tools: ['x'], timeout_seconds: 0 }] }] }),
+  );
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false, 'fw.admin.governance.policy-file': file });
+  try {
+    await fw.use(new AgentModule());
+    await assert.rejects(fw.use(admin()), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'invalid_policy_file');
+      assert.match(err.message, /\/policies\/0\/rules\/0\/timeout_seconds: must be > 0/);
+      return true;
+    });
+  } finally {
+    await fw.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('durable: an approval pending across a restart (same SQLite file, new Framework) stays pending, can be decided, and still expires to a denial', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'fw-approvals-'));
   const props = { 'fw.data-dir': dir, 'fw.governance.approval-timeout': 3000, 'fw.governance.approval-sweep-interval': 100 };
