@@ -100,6 +100,7 @@ async function hooksCpu(hooks: RunHooks, runs: number, parts: number): Promise<n
       signal,
       abort: () => undefined,
       warn: () => undefined,
+      notify: () => undefined,
     };
     for (let step = 0; step < 2; step++) {
       const call = { step, provider: 'openai-compatible', model: 'bench-model', request };

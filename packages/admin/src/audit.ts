@@ -10,8 +10,11 @@ import { DEFAULT_REFUSAL_LIMITS, RefusalWindows, type RefusalLimits, type Refusa
  */
 export type AuditOutcome = 'allowed' | 'refused' | 'invalid' | 'failed' | 'error';
 export const AUDIT_OUTCOMES: readonly AuditOutcome[] = ['allowed', 'refused', 'invalid', 'failed', 'error'];
-/** Where an attempt came from; `realtime`: a room's refusal of a join, publish or history read (docs/rooms.md). */
-export type AuditSource = 'rest' | 'dashboard' | 'mcp' | 'events' | 'realtime';
+/**
+ * Where an attempt came from; `realtime`: a room's refusal of a join, publish or history read
+ * (docs/rooms.md); `system`: fw's own act (an approval that expired), not a caller's.
+ */
+export type AuditSource = 'rest' | 'dashboard' | 'mcp' | 'events' | 'realtime' | 'system';
 
 /**
  * The retention class of a record. `action`: writes (allowed, failed), credential revocations and

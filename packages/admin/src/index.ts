@@ -77,3 +77,12 @@ export type { BudgetReport, BudgetState } from './governance/budgets/budget-book
 export { BudgetExceededError } from './governance/budgets/budget-hooks.js';
 export { PriceTable, readPriceTable, type ModelPrice, type PricedUsage } from './governance/budgets/prices.js';
 export type { SpendSums } from './governance/budgets/spend-ledger.js';
+export { ADMIN_AGENT, APPROVAL_STATUSES, type Approval } from './governance/approvals/approval.js';
+export {
+  ApprovalDecidedError,
+  Approvals,
+  type ApprovalRequest,
+  type ApprovalSettings,
+  type DecidedApproval,
+} from './governance/approvals/approvals.js';
+export { ApprovalDeniedError, type ApprovalNeed } from './governance/approvals/approval-hooks.js';

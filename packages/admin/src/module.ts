@@ -175,6 +175,11 @@ export class AdminModule implements FrameworkModule {
         policyFile: get('fw.admin.governance.policy-file'),
         decisionLogSize: get('fw.admin.governance.decision-log-size'),
         prices: get('fw.admin.governance.prices'),
+        approvals: {
+          timeoutMs: () => fw.config.get('fw.governance.approval-timeout'),
+          retentionMs: () => fw.config.get('fw.governance.approval-retention'),
+          sweepIntervalMs: get('fw.governance.approval-sweep-interval'),
+        },
       },
       log,
     );
@@ -257,6 +262,7 @@ export class AdminModule implements FrameworkModule {
       pageDefault,
       pageMax,
       mcpWriteTools,
+      mcpApproval: get('fw.admin.mcp-approval'),
       authRequired: gate.authRequired,
       mountDashboard: (prefix) => {
         const p = prefix.replace(/\/+$/, '');

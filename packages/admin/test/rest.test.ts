@@ -356,6 +356,7 @@ test('with a token every REST call needs it; the authorizer refuses with 403; bo
           evaluate: false,
           rerun: false,
           'agent-state': false,
+          'approval.decide': false,
         },
         audit: undefined,
       },
