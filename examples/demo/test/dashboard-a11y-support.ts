@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-export const TABS = ['dashboard', 'agents', 'journal', 'control'] as const;
+export const TABS = ['dashboard', 'agents', 'journal', 'governance', 'control'] as const;
 
 interface AxeNode {
   target: string[];
@@ -49,6 +49,7 @@ export async function settle(page: Page, tab: (typeof TABS)[number]): Promise<vo
     dashboard: '#chart-conn svg polyline, #chart-conn svg circle',
     agents: '#agents-table tbody tr',
     journal: '#graph svg',
+    governance: '#policies-table tbody tr',
     control: '#audit-table table',
   };
   // Attached, not visible: a flat line (a steady count) has an empty bounding box.
