@@ -44,7 +44,7 @@ async function assertInert(page: Page): Promise<void> {
   const report = await page.evaluate(() => ({
     pwned: (window as unknown as { __pwned?: unknown }).__pwned ?? null,
     imgs: document.querySelectorAll('img').length,
-    svgs: [...document.querySelectorAll('svg')].filter((s) => !s.closest('#graph') && !s.matches('svg.tchart')).length,
+    svgs: [...document.querySelectorAll('svg')].filter((s) => !s.closest('#graph') && !s.matches('svg.tchart, svg.bars')).length,
     handlerAttributes: [...document.querySelectorAll('*')].flatMap((el) =>
       [...el.attributes].filter((a) => a.name.startsWith('on')).map((a) => `${el.tagName}[${a.name}]`),
     ),
@@ -209,6 +209,30 @@ describe('the Governance tab', { skip: skipBrowser, timeout: 120_000 }, () => {
     } finally {
       socket.close();
       await selectTab(page, 'governance');
+    }
+  });
+
+  it('hides the Spend and Approvals panels behind a note on a server without their endpoints', async () => {
+    const older = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      // An older fw: these endpoints answer 404 as an unknown admin path does.
+      await older.route(/\/api\/admin\/(spend|governance\/budgets|approvals)(\?|$)/, (route) =>
+        route.fulfill({
+          status: 404,
+          contentType: 'application/problem+json',
+          body: JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404, code: 'not_found', detail: 'no such route' }),
+        }),
+      );
+      await older.goto(`${demo.url}fw/admin/#governance`);
+      await waitForConnState(older, 'connected');
+      await older.locator('#spend-absent').waitFor();
+      await older.locator('#approvals-absent').waitFor();
+      assert.equal(await older.locator('#spend-body').isHidden(), true);
+      assert.equal(await older.locator('#approvals-body').isHidden(), true);
+      // The rest of the tab works.
+      await older.locator('#policies-table tr[data-key="no-shell"]').waitFor();
+    } finally {
+      await older.close();
     }
   });
 

@@ -7,10 +7,12 @@
 // stream), so the decision log is also read every few seconds while the tab is shown.
 
 import { get, request } from './api.js';
+import { createApprovalsPanel } from './approvals-panel.js';
 import { createTable } from './data-table.js';
 import { $, h, setText } from './dom.js';
 import { dateTime, num, shortId } from './format.js';
 import { throttled } from './schedule.js';
+import { createSpendPanel } from './spend-panel.js';
 import { confirmStep, failure, gateForm, quote, result } from './write-form.js';
 
 /** Decisions read per refresh (the server keeps fw.admin.governance.decision-log-size, 1000 by default). */
@@ -228,6 +230,10 @@ export function createGovernanceTab() {
     (err) => decisionsTable.setError(err),
   );
 
+  // --- spend and budgets, approvals (each hides itself on a server without its endpoints) ------
+  const spend = createSpendPanel();
+  const approvals = createApprovalsPanel();
+
   // --- permissions and lifecycle --------------------------------------------------------------
   function applySession(next) {
     const perms = next?.permissions ?? {};
@@ -237,6 +243,7 @@ export function createGovernanceTab() {
     forms.killSwitch.querySelector('button[name="arm"]').hidden = !mayArm;
     disarmButton.hidden = !mayDisarm;
     gateForm(forms.policies, perms['governance.reload'] === true, next, 'reload the policies');
+    approvals.applySession(next);
   }
 
   let visible = false;
@@ -246,6 +253,8 @@ export function createGovernanceTab() {
     refreshSwitch.trigger();
     refreshPolicies.trigger();
     refreshDecisions.trigger();
+    spend.refresh();
+    approvals.refresh();
   };
 
   return {
@@ -256,6 +265,8 @@ export function createGovernanceTab() {
       refreshSwitch.now();
       refreshPolicies.now();
       refreshDecisions.now();
+      spend.now();
+      approvals.now();
       clearInterval(poll);
       clearInterval(decisionsPoll);
       poll = setInterval(refreshAll, POLL_MS);
@@ -279,6 +290,8 @@ export function createGovernanceTab() {
         refreshPolicies.trigger();
         refreshDecisions.trigger();
       }
+      spend.onEvent(ev);
+      approvals.onEvent(ev);
     },
   };
 }
