@@ -1,8 +1,9 @@
 /**
- * bench/governance: what governance costs (issue 26, acceptance 3). Each round starts one fresh
- * server with governance off (no admin plane) and one with it on (the admin plane, its kill switch
- * armed for another agent, a policy file of six rules, one event-stream reader and one stalled
- * consumer), in alternating order, and measures in each, after a warm-up of the same size:
+ * bench/governance: what governance costs (issue 26, acceptance 3). Each round starts three fresh
+ * servers, in rotating order: `none` (no admin plane), `off` (the admin plane with governance as
+ * it comes: switch disarmed, no policy) and `on` (the admin plane with its kill switch armed for
+ * another agent and a policy file of six rules); the two with the admin plane have one
+ * event-stream reader and one stalled consumer. In each, after a warm-up of the same size:
  *
  * - server CPU per delivery: fw fan-out, one publisher, raw WebSocket subscribers, 128-byte
  *   messages (bench/fanout's subscriber process);
@@ -10,11 +11,12 @@
  *   process), each two model calls (a tool call, then the answer) and one tool call, every one
  *   of which the policies evaluate when governance is on.
  *
- * Budgets: ≤ 5 % more CPU per delivery, ≤ 2 % more per model call. Not a test: it prints both
- * configurations' medians and the per-round ratios (the two of a round run back to back, so
+ * Budgets, governance on against off: ≤ 5 % more CPU per delivery, ≤ 2 % more per model call.
+ * It also prints on against none (the admin plane and governance together). Not a test: it prints
+ * each configuration's medians and the per-round ratios (a round's servers run back to back, so
  * their ratio cancels the machine's drift).
  *
- *   npx tsc -b bench && node bench/dist/governance/index.js [--rounds 5] [--subscribers 200] [--messages 1000] [--runs 300] [--concurrency 4]
+ *   npx tsc -b bench && node bench/dist/governance/index.js [--rounds 5] [--subscribers 200] [--messages 1000] [--runs 60] [--concurrency 4]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -33,7 +35,7 @@ const arg = (name: string, fallback: string): number => {
 const ROUNDS = arg('rounds', '5');
 const SUBSCRIBERS = arg('subscribers', '200');
 const MESSAGES = arg('messages', '1000');
-const RUNS = arg('runs', '300');
+const RUNS = arg('runs', '60');
 const CONCURRENCY = arg('concurrency', '4');
 const PER_TICK = 10;
 const TIMEOUT_MS = 120_000;
@@ -56,7 +58,8 @@ const POLICIES = {
   ],
 };
 
-type Mode = 'off' | 'on';
+type Mode = 'none' | 'off' | 'on';
+const MODES: Mode[] = ['none', 'off', 'on'];
 interface Run {
   mode: Mode;
   cpuUsPerDelivery: number;
@@ -65,6 +68,8 @@ interface Run {
   modelCallsPerSecond: number;
   failedRuns: number;
   decisions: number;
+  /** Governance's own work per model call, timed alone in the same server (on only). */
+  engineUsPerModelCall: number;
 }
 
 async function burst(server: BenchChild, subs: BenchChild, phase: number, count: number) {
@@ -93,7 +98,7 @@ async function measure(mode: Mode, phaseBase: number, modelUrl: string, policyFi
     subs = new BenchChild('subscribers', subscriberScript, ['fw', String(port)], []);
     await subs.next('ready');
     await subs.request({ type: 'connect', n: SUBSCRIBERS }, 'connected', 120_000);
-    if (mode === 'on') {
+    if (mode !== 'none') {
       consumers = new BenchChild('event-stream consumers', consumersScript, [String(port)], []);
       await consumers.next('ready');
     }
@@ -108,6 +113,8 @@ async function measure(mode: Mode, phaseBase: number, modelUrl: string, policyFi
     };
     const modelCalls = RUNS * 2;
     const decisions = (await server.request({ type: 'decisions' })).logged as number;
+    const engine =
+      mode === 'on' ? ((await server.request({ type: 'engine', iterations: 5000 }, 'engine', TIMEOUT_MS)).usPerRun as number) : 0;
     return {
       mode,
       cpuUsPerDelivery: fanout.cpuUs / fanout.received,
@@ -116,6 +123,7 @@ async function measure(mode: Mode, phaseBase: number, modelUrl: string, policyFi
       modelCallsPerSecond: modelCalls / (ran.wallUs / 1e6),
       failedRuns: ran.failed,
       decisions,
+      engineUsPerModelCall: engine / 2,
     };
   } finally {
     await consumers?.request({ type: 'close' }, 'closed', 10_000).catch(() => undefined);
@@ -140,7 +148,8 @@ try {
       .join(' ')}; ${new Date().toISOString()}`,
   );
   for (let round = 0; round < ROUNDS; round++) {
-    const order: Mode[] = round % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
+    // Rotate the order so that no configuration always runs first (on a cooler or a busier machine).
+    const order = MODES.map((_, i) => MODES[(i + round) % MODES.length]!);
     for (const mode of order) {
       const r = await measure(mode, (runs.length * 2) % 10, modelUrl, policyFile);
       runs.push(r);
@@ -160,15 +169,20 @@ const median = (values: number[]): number => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 const of = (mode: Mode) => runs.filter((r) => r.mode === mode);
-const paired = (key: 'cpuUsPerDelivery' | 'cpuUsPerModelCall'): number[] =>
+const paired = (key: 'cpuUsPerDelivery' | 'cpuUsPerModelCall', base: Mode): number[] =>
   Array.from({ length: ROUNDS }, (_, i) => {
-    const pair = runs.slice(i * 2, i * 2 + 2);
-    return pair.find((r) => r.mode === 'on')![key] / pair.find((r) => r.mode === 'off')![key];
+    const round = runs.slice(i * MODES.length, (i + 1) * MODES.length);
+    return round.find((r) => r.mode === 'on')![key] / round.find((r) => r.mode === base)![key];
   });
 const pct = (ratio: number): string => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(1)} %`;
 const headers = ['governance', 'median CPU µs/delivery', 'missing', 'median CPU µs/model call', 'median model calls/s', 'failed runs'];
-const rows = (['off', 'on'] as Mode[]).map((mode) => [
-  mode === 'off' ? 'off (no admin plane)' : 'on (admin plane, kill switch, 6 rules, 2 stream consumers)',
+const LABEL: Record<Mode, string> = {
+  none: 'none (no admin plane)',
+  off: 'off (admin plane: switch disarmed, no policy)',
+  on: 'on (admin plane: switch armed for another agent, 6 rules)',
+};
+const rows = MODES.map((mode) => [
+  LABEL[mode],
   fmt(median(of(mode).map((r) => r.cpuUsPerDelivery)), 3),
   String(of(mode).reduce((n, r) => n + r.missing, 0)),
   fmt(median(of(mode).map((r) => r.cpuUsPerModelCall)), 1),
@@ -180,11 +194,21 @@ for (const [key, label, budget] of [
   ['cpuUsPerDelivery', 'CPU per delivery', BUDGET.delivery],
   ['cpuUsPerModelCall', 'CPU per model call', BUDGET.modelCall],
 ] as const) {
-  const ratios = paired(key);
-  const medians = median(of('on').map((r) => r[key])) / median(of('off').map((r) => r[key]));
-  const m = median(ratios);
-  console.log(
-    `${label}, on ÷ off: ${m.toFixed(3)}× (${pct(m)}) median of the per-round ratios, range ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}×; ratio of the medians ${medians.toFixed(3)}×; budget ≤ ${pct(1 + budget)}: ${m <= 1 + budget ? 'within' : 'OVER'}`,
-  );
+  for (const base of ['off', 'none'] as const) {
+    const ratios = paired(key, base);
+    const medians = median(of('on').map((r) => r[key])) / median(of(base).map((r) => r[key]));
+    const m = median(ratios);
+    console.log(
+      `${label}, on ÷ ${base}: ${m.toFixed(3)}× (${pct(m)}) median of the per-round ratios, range ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}×; ratio of the medians ${medians.toFixed(3)}×${
+        base === 'off'
+          ? `; budget ≤ ${pct(1 + budget)}: ${m <= 1 + budget ? 'within' : 'OVER'}`
+          : ' (the admin plane and governance together)'
+      }`,
+    );
+  }
 }
+const engine = median(of('on').map((r) => r.engineUsPerModelCall));
+console.log(
+  `governance's own work per model call, timed alone in the on servers (the policies asked as a run asks them, plus the decision log): ${engine.toFixed(1)} µs, ${((100 * engine) / median(of('on').map((r) => r.cpuUsPerModelCall))).toFixed(2)} % of the on servers' median CPU per model call`,
+);
 console.log(`\n${markdownTable(headers, rows)}\n(${((Date.now() - started) / 1000).toFixed(0)} s)`);

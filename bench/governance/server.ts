@@ -14,7 +14,9 @@ import { serveParent } from '../common/child.js';
 import { nowUs } from '../common/clock.js';
 import { encode } from '../fanout/message.js';
 
-const governed = process.argv[2] === 'on';
+const mode = process.argv[2] as 'none' | 'off' | 'on';
+const withAdmin = mode !== 'none';
+const governed = mode === 'on';
 const modelUrl = process.argv[3]!;
 const policyFile = process.argv[4] ?? '';
 
@@ -34,11 +36,12 @@ const fw = new Framework({
   'fw.ai.auto': true,
   'fw.ai.base-url': modelUrl,
   'fw.ai.model': 'bench-model',
-  ...(governed ? { 'fw.admin.mcp-tools': false, 'fw.admin.governance.policy-file': policyFile } : {}),
+  ...(withAdmin ? { 'fw.admin.mcp-tools': false } : {}),
+  ...(governed ? { 'fw.admin.governance.policy-file': policyFile } : {}),
 });
 await fw.use(agents());
 mountAgent(fw, Writer);
-if (governed) await fw.use(admin());
+if (withAdmin) await fw.use(admin());
 fw.handle('/bench', {});
 const { port } = await fw.listen(0, '127.0.0.1');
 if (governed) {
@@ -91,6 +94,30 @@ serveParent({
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
     return { type: 'ran', cpuUs: cpuUs() - before, wallUs: nowUs() - t0, failed };
+  },
+  /**
+   * Governance's own work for one run, timed alone: what the run hooks ask the policies (two
+   * model calls, one tool call, the eight streamed parts the output rule reads), `iterations`
+   * times, each as a run of its own (its own rate-limit window, as real runs are).
+   */
+  engine: (m) => {
+    const engine = fw.services.get('admin')?.governance.policies;
+    if (!engine) return { type: 'engine', usPerRun: 0 };
+    const iterations = m.iterations as number;
+    const words = ['fw ', 'is ', 'a ', 'framework ', 'for ', 'real-time ', 'and ', 'agents.'];
+    const run = (i: number): void => {
+      const base = { agent: 'writer', principal: undefined, runId: `bench-${i}` };
+      engine.evaluate({ ...base, action: 'model_call', content: 'what is fw?' }, 'run');
+      engine.evaluate({ ...base, action: 'tool_call', tool: 'lookup', arguments: { q: 'fw' } }, 'run');
+      engine.evaluate({ ...base, action: 'model_call', content: 'what is fw?' }, 'run');
+      const answer = { dryRun: new Set<string>() };
+      let text = '';
+      for (const w of words) engine.evaluate({ ...base, action: 'model_output', content: (text += w) }, 'run', answer);
+    };
+    for (let i = 0; i < 1000; i++) run(-i - 1); // warm-up
+    const before = cpuUs();
+    for (let i = 0; i < iterations; i++) run(i);
+    return { type: 'engine', usPerRun: (cpuUs() - before) / iterations };
   },
   decisions: async () => {
     const service = fw.services.get('admin');
