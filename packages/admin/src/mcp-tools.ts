@@ -2,6 +2,7 @@ import { FwError, type Framework, type Principal, type TransportName } from '@fw
 import type { McpContext, ParamSpec, ToolDefinition, ToolRegistry } from '@fw/mcp';
 import { REQUIRED_ROLE, type ControlAction } from './authorizer.js';
 import type { AdminService } from './service.js';
+import { spendGroupOf, spendSinceOf } from './governance/budgets/spend-routes.js';
 import { overview } from './overview.js';
 import { credentialEnd } from './credential-state.js';
 import { CONTENT_ROLE, mayReadContent } from './content.js';
@@ -183,7 +184,7 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
   const limitParam = opt('limit', 'Most items to return', 'integer');
   const tools: McpToolDef[] = [
     read('fw_overview', 'System overview: status, version, connections, broadcasters, agents, sessions, tasks, AI runtime', [], (a) =>
-      overview(a.views, a.history.totals()),
+      overview(a.views, a.history.totals(), a.governance.budgets.today()),
     ),
     read(
       'fw_list_agents',
@@ -382,6 +383,15 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         );
       },
     ),
+    read(
+      'fw_spend',
+      'Spend of model calls per agent, principal or model since a time, as GET spend: {by, since, until, currency, rows: [{key, calls, inputTokens, outputTokens, cachedTokens, costUsd}], total, unpriced}',
+      [opt('by', 'agent (default), principal or model'), opt('since', 'ISO-8601 time (default: today, UTC)')],
+      (a, args) => a.governance.budgets.spend(spendGroupOf(str(args, 'by')), spendSinceOf(str(args, 'since'))),
+    ),
+    read('fw_budgets', 'The token and cost budgets and where each stands (ok, soft, hard), as GET governance/budgets', [], (a) => ({
+      budgets: a.governance.budgets.report(),
+    })),
   ];
   if (withWrites) {
     tools.push(

@@ -159,6 +159,8 @@ export class AdminModule implements FrameworkModule {
         syncIntervalMs: get('fw.admin.governance.sync-interval'),
         policyFile: get('fw.admin.governance.policy-file'),
         decisionLogSize: get('fw.admin.governance.decision-log-size'),
+        prices: get('fw.admin.governance.prices'),
+        spendMemoryRows: () => fw.config.get('fw.admin.governance.spend-memory-rows'),
       },
       log,
     );

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { HistoryTotals } from './history.js';
 import type { Views } from './views.js';
+import type { SpendSums } from './governance/budgets/spend-ledger.js';
 
 /** The framework's version, from @fw/runtime's package.json. */
 export const FW_VERSION: string = (createRequire(import.meta.url)('@fw/runtime/package.json') as { version: string }).version;
@@ -30,12 +31,14 @@ export interface Overview {
   agentRuns: number;
   /** Failed runs and dispatches, and control actions that failed with an error, since the admin plane started. */
   errors: number;
+  /** Model calls, tokens and USD of today (UTC) on this node's spend ledger (docs/governance.md, Budgets and spend). */
+  spendToday: SpendSums & { currency: 'USD' };
   /** Connections, broadcasters and broadcasts of the framework's own (internal broadcasters: the admin event stream), left out of the counts above. */
   internal: { connections: number; broadcasters: number; messages: number };
 }
 
-/** `totals` comes from the admin plane's history (absent: zero runs and errors). */
-export function overview(views: Views, totals?: HistoryTotals): Overview {
+/** `totals` comes from the admin plane's history (absent: zero runs and errors), `spendToday` from governance's ledger. */
+export function overview(views: Views, totals?: HistoryTotals, spendToday?: SpendSums): Overview {
   const s = views.runtime.stats();
   const internal = views.runtime.listBroadcasters().filter((b) => b.internal);
   const internalConnections = internal.reduce((n, b) => n + b.resourceCount, 0);
@@ -62,6 +65,7 @@ export function overview(views: Views, totals?: HistoryTotals): Overview {
     dropped: s.dropped,
     agentRuns: totals?.agentRuns ?? 0,
     errors: totals?.errors ?? 0,
+    spendToday: { ...(spendToday ?? { calls: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0 }), currency: 'USD' },
     internal: { connections: internalConnections, broadcasters: internal.length, messages: internalMessages },
   };
 }

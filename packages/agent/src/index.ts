@@ -46,5 +46,5 @@ export { AgentAuth, AGENT_AUTHENTICATOR_SERVICE, admitAgentCall, type CardSecuri
 export { OfflineProvider, type OfflineProviderOptions } from './runtime/offline.js';
 export { AiSdkProvider, openAiProvider, type AiSdkProviderOptions, type OpenAiProviderOptions } from './runtime/ai-sdk.js';
 export { ProviderRegistry } from './runtime/registry.js';
-export type { ModelProvider, AiRequest, AiMessage, AiStreamPart, AiToolCall, AiToolSpec } from './runtime/port.js';
+export type { ModelProvider, AiRequest, AiMessage, AiStreamPart, AiToolCall, AiToolSpec, AiUsage } from './runtime/port.js';
 export type * from './admin-view.js';

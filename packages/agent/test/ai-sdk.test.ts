@@ -51,7 +51,7 @@ test('AI SDK adapter with MockLanguageModelV3: tokens stream through', async () 
   assert.deepEqual(parts.at(-1), {
     type: 'finish',
     reason: 'stop',
-    usage: { inputTokens: 1, outputTokens: 1 },
+    usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0 },
     responseModel: 'mock-model-id',
   });
   const prompt = model.doStreamCalls[0]!.prompt;
@@ -426,4 +426,35 @@ test('a provider error is one structured log line: no stack, nothing on stderr',
   assert.equal(error.status, 500);
   assert.match(String(error.message), /overloaded/);
   assert.ok(!JSON.stringify(line!.fields).includes('    at '), 'no stack frames in the line');
+});
+
+test('OpenAI-compatible server: a consumer that stops reading (a run hook at a hard budget) ends the provider HTTP request', async () => {
+  let written = 0;
+  const timers = new Set<NodeJS.Timeout>();
+  const server = await fakeOpenAi((_body, res) => {
+    res.write(chunk({ role: 'assistant', content: 'go' }));
+    const t = setInterval(() => {
+      res.write(chunk({ content: '.' }));
+      written++;
+    }, 5);
+    timers.add(t);
+    res.on('close', () => {
+      clearInterval(t);
+      timers.delete(t);
+    });
+  });
+  try {
+    const runtime = openAiProvider({ baseURL: server.url, model: 'local-model', apiKey: 'test-key' });
+    let parts = 0;
+    for await (const part of runtime.stream({ messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal)) {
+      if (part.type === 'text' && ++parts === 5) break;
+    }
+    await waitFor('the provider request aborted', () => server.aborted() === 1 || undefined, 5000);
+    const at = written;
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(written, at, 'nothing more was streamed');
+  } finally {
+    for (const t of timers) clearInterval(t);
+    await server.close();
+  }
 });

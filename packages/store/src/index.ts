@@ -30,6 +30,7 @@ export { EvalRecords, type EvalCaseRow, type EvalRunRow, type EvalResultRow, typ
 export { TapeRecords, type TapeRunRow, type TapeStepRow, type NewTapeRun, type TapeRunFilter, type TapeRunEnd } from './tape.js';
 export { AuditRecords, type AuditRow, type NewAuditRow } from './audit.js';
 export { GovernanceRecords, type GovernanceStateTable } from './governance.js';
+export { SpendRecords, spendDayOf, type SpendDailyTable, type SpendDelta, type SpendGroup, type SpendTotals } from './spend.js';
 export { StorageBudget, StorageBudgetExceededError, type BudgetLimit, type BudgetState } from './retention/budget.js';
 export { Retention, type PassReport } from './retention/retention.js';
 export { PruneCounters } from './retention/counters.js';

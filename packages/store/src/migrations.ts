@@ -6,6 +6,7 @@
  */
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { governanceMigration } from './governance.js';
+import { spendMigration } from './spend.js';
 
 const initial: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
@@ -298,6 +299,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008-governance': governanceMigration,
   '0009-store-probe': probe,
   '0010-evals': evals,
+  '0011-spend': spendMigration,
 };
 
 class StaticProvider implements MigrationProvider {

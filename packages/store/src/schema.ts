@@ -3,6 +3,7 @@
  * read back as numbers on both dialects). JSON documents are stored as text so that one schema
  * serves SQLite and PostgreSQL alike.
  */
+import type { SpendDailyTable } from './spend.js';
 import type { Generated } from 'kysely';
 
 export interface A2aTaskTable {
@@ -208,6 +209,8 @@ export interface StoreSchema {
   fw_eval_cases: EvalCaseTable;
   fw_eval_runs: EvalRunTable;
   fw_eval_results: EvalResultTable;
+  /** Daily spend (migration 0011-spend, spend.ts). */
+  fw_spend_daily: SpendDailyTable;
 }
 
 /** Kysely's row type helper for generated columns, re-exported for repositories added later. */

@@ -28,6 +28,7 @@ import type { StoreSchema } from './schema.js';
 import { SessionRecords } from './sessions.js';
 import { TapeRecords } from './tape.js';
 import { EvalRecords } from './evals.js';
+import { SpendRecords } from './spend.js';
 import { TaskRecords } from './tasks.js';
 import { WriteQueue } from './write-queue.js';
 import { StoreHealth, type StoreHealthSettings } from './health.js';
@@ -77,6 +78,8 @@ export interface FwStore {
   readonly tape: TapeRecords;
   /** Evals: dataset cases, eval runs and their results (the agent module's eval runner writes them). */
   readonly evals: EvalRecords;
+  /** Spend: tokens and USD per day, agent, principal and model (the admin plane's governance writes it). */
+  readonly spend: SpendRecords;
   /** The admin audit log (adapted to an AuditSink by @fw/admin). */
   readonly audit: AuditRecords;
   /**
@@ -188,6 +191,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FwStore> {
     audit: new AuditRecords(db),
     tape: new TapeRecords(db),
     evals: new EvalRecords(db),
+    spend: new SpendRecords(db),
     writes,
     health,
     db,

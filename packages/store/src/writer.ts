@@ -8,6 +8,7 @@ import { JournalRecords } from './journal.js';
 import { RunRecords } from './runs.js';
 import type { StoreSchema } from './schema.js';
 import { SessionRecords } from './sessions.js';
+import { SpendRecords } from './spend.js';
 import { TapeRecords } from './tape.js';
 import { TaskRecords } from './tasks.js';
 
@@ -18,6 +19,8 @@ export interface StoreWriter {
   readonly journal: JournalRecords;
   readonly audit: AuditRecords;
   readonly tape: TapeRecords;
+  /** Daily spend (governance adds each batch of model calls' usage). */
+  readonly spend: SpendRecords;
   /** The batch's transaction itself, for repositories that later migrations add. */
   readonly db: Kysely<StoreSchema>;
 }
@@ -30,6 +33,7 @@ export function writerOn(db: Kysely<StoreSchema>): StoreWriter {
     journal: new JournalRecords(db),
     audit: new AuditRecords(db),
     tape: new TapeRecords(db),
+    spend: new SpendRecords(db),
     db,
   };
 }

@@ -77,10 +77,15 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       // Cluster mode adds `cluster`: the sums, each node's figures, and the nodes that did not answer.
       method: 'GET',
       path: '/overview',
-      doc: { tag: 'overview', reply: 'object', summary: 'Status, uptime and counters of this node (and, in cluster mode, of every node)' },
+      doc: {
+        tag: 'overview',
+        reply: 'object',
+        summary:
+          "Status, uptime and counters of this node (and, in cluster mode, of every node); `spendToday`: today's (UTC) model calls, tokens and USD",
+      },
       handle: async () => {
         const cluster = views.cluster;
-        const own = overview(views, d.history.totals());
+        const own = overview(views, d.history.totals(), d.governance.budgets.today());
         return json(cluster ? { ...own, cluster: await cluster.overview() } : own);
       },
     },

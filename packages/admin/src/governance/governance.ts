@@ -17,9 +17,10 @@ import { InflightRuns } from './inflight.js';
 import { KillSwitchHooks } from './kill-switch-hooks.js';
 import { storePersistence, type KillSwitchPersistence } from './kill-switch-store.js';
 import { PolicyEngine, type CodePolicy, type PolicyDecision, type PolicySummary } from './policy-engine.js';
-import { PolicyFileError, readPolicyFile } from './policy-file.js';
+import { PolicyFileError, readPolicyFile, type PolicyFile } from './policy-file.js';
 import { PolicyHooks } from './policy-hooks.js';
 import type { DecisionRecord } from './decision-log.js';
+import { Budgets } from './budgets/budgets.js';
 import './seams.js';
 
 /**
@@ -73,6 +74,10 @@ export interface GovernanceOptions {
   policyFile?: string;
   /** Decisions kept in memory for GET governance/decisions. */
   decisionLogSize?: number;
+  /** The price table (`fw.admin.governance.prices`): inline JSON or a file's path; '' : every cost 0. */
+  prices?: string;
+  /** Without a store: daily spend rows kept in memory. */
+  spendMemoryRows?: () => number;
 }
 
 /** What POST governance/reload answers. */
@@ -95,6 +100,8 @@ export class Governance {
   readonly killSwitch = new KillSwitch();
   /** The policies and their decision log (file policies, code policies). */
   readonly policies: PolicyEngine;
+  /** Budgets and spend (budgets/): the price table, the spend ledger, the budgets of the policy file. */
+  readonly budgets: Budgets;
   private readonly hooks = new KillSwitchHooks(this.killSwitch);
   private readonly policyHooks: PolicyHooks;
   private readonly inflight = new InflightRuns();
@@ -113,6 +120,12 @@ export class Governance {
     private readonly log: Logger,
   ) {
     this.policies = new PolicyEngine(options.decisionLogSize ?? 1000);
+    this.budgets = new Budgets(
+      fw,
+      log,
+      { prices: options.prices ?? '', memoryRows: options.spendMemoryRows ?? (() => 10_000) },
+      () => this.nodeId,
+    );
     this.policyHooks = new PolicyHooks(this.policies);
     this.policies.onDenied = (record) => fw.events.emit('PolicyDenied', policyDeniedEvent(record, this.nodeId));
     this.cleanups.push(
@@ -140,11 +153,18 @@ export class Governance {
    * without the policies its operator wrote (fail closed).
    */
   start(): void {
-    if (this.options.policyFile) this.policies.load(readPolicyFile(this.options.policyFile));
+    if (this.options.policyFile) this.apply(readPolicyFile(this.options.policyFile));
     this.fw.services.whenProvided('agent.module', (agents) => {
       if (this.closed) return;
       // The kill switch first: an armed switch refuses before a policy is asked (and logs nothing).
-      this.cleanups.push(agents.host.hooks.add(this.hooks), agents.host.hooks.add(this.policyHooks), agents.host.hooks.add(this.inflight));
+      // Budgets after the policies: a call a policy refuses costs nothing.
+      this.cleanups.push(
+        agents.host.hooks.add(this.hooks),
+        agents.host.hooks.add(this.policyHooks),
+        agents.host.hooks.add(this.budgets.hooks),
+        agents.host.hooks.add(this.inflight),
+      );
+      this.budgets.useStore(agents.host.store);
       // Installed (it provided 'agent.module'); until the import settles, a cancel uses an FwError of the same code.
       import('@fw/agent').then(
         (m) => {
@@ -249,7 +269,7 @@ export class Governance {
     return this.control.perform('governance.reload', RELOAD_TARGET, caller, () => {
       // Not reached without a file: perform refuses the caller read() did not read for.
       if (!file) throw new FwError('forbidden', 'not allowed to reload the policies', 403);
-      this.policies.load(file);
+      this.apply(file);
       const result: PolicyReloadResult = {
         file: path,
         digest: this.policies.fileDigest ?? '',
@@ -268,6 +288,12 @@ export class Governance {
     });
   }
 
+  /** A checked policy file's policies and budgets, at once. */
+  private apply(file: PolicyFile): void {
+    this.policies.load(file);
+    this.budgets.load(file.budgets ?? []);
+  }
+
   /** The policy file this node reads ('' when none). */
   get policyFile(): string {
     return this.options.policyFile ?? '';
@@ -280,7 +306,8 @@ export class Governance {
 
   /**
    * POST governance/check: what the policies decide about `action` of `agent` (an external gateway
-   * asks before it acts). Counts toward rate limits and is logged like a decision of a run.
+   * asks before it acts). Logged like a decision of a run, but a dry evaluation: it uses no
+   * rate-limit quota (a viewer asking must not exhaust a principal's quota).
    */
   check(agent: string, action: string, context: Record<string, unknown>): PolicyDecision {
     const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -337,6 +364,7 @@ export class Governance {
     this.closed = true;
     if (this.syncTimer) clearInterval(this.syncTimer);
     for (const c of this.cleanups.splice(0).reverse()) c();
+    this.budgets.close();
   }
 
   /**

@@ -83,7 +83,8 @@ const SNAPSHOT_CHARS = 512;
  * The policies of one node and their decisions. Evaluation: each policy that governs the agent
  * and principal, in file order then code order; the first enforcing policy that denies decides;
  * a dry-run policy that would deny is counted and logged, and evaluation goes on. No policy that
- * denies: allowed. Rate limits count the calls that went on (a refused call uses no quota).
+ * denies: allowed. Rate limits count the calls that went on (a refused call uses no quota, and a
+ * check, which only asks, uses none either).
  */
 export class PolicyEngine {
   private filePolicies: Compiled[] = [];
@@ -174,7 +175,9 @@ export class PolicyEngine {
       denied = { policy: p, reason };
       break;
     }
-    if (!denied) for (const hit of hits) hit();
+    // A check is a read (POST governance/check: a viewer may ask): it evaluates the rate limits
+    // without using their quota, or anyone could exhaust another principal's quota by asking.
+    if (!denied && source !== 'check') for (const hit of hits) hit();
     const evaluationMs = round(performance.now() - start);
     const decision: PolicyDecision = denied
       ? { allowed: false, decision: 'deny', reason: denied.reason, matched_policy: denied.policy.name, evaluation_ms: evaluationMs }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import AjvModule, { type ErrorObject } from 'ajv';
 import { FwError } from '@fw/runtime';
+import { BUDGETS_SCHEMA, budgetProblems, type BudgetDefinition } from './budgets/budget-definition.js';
 
 /** Tool (or agent) names: exact, or with `*` standing for any run of characters. */
 type Globs = string[];
@@ -49,6 +50,8 @@ export interface PolicyDefinition {
 
 export interface PolicyFile {
   policies: PolicyDefinition[];
+  /** Token and cost budgets (docs/governance.md, Budgets and spend). */
+  budgets?: BudgetDefinition[];
 }
 
 const GLOBS = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 256 }, minItems: 1, maxItems: 1000 };
@@ -61,6 +64,7 @@ export const POLICY_FILE_SCHEMA = {
   required: ['policies'],
   properties: {
     $schema: { type: 'string' },
+    budgets: BUDGETS_SCHEMA,
     policies: {
       type: 'array',
       maxItems: 1000,
@@ -205,6 +209,7 @@ export function checkPolicyFile(value: unknown, where = 'the policy file'): Poli
       }
     });
   });
+  problems.push(...budgetProblems(file.budgets ?? []));
   if (problems.length > 0) throw new PolicyFileError(`${where} is not valid`, problems);
   return file;
 }

@@ -4,6 +4,7 @@ import type { AdminRequest, AdminRoute } from '../api/router.js';
 import { FLEET } from './kill-switch.js';
 import { scopeOf, type Governance } from './governance.js';
 import { policyRoutes } from './policy-routes.js';
+import { spendRoutes } from './budgets/spend-routes.js';
 
 const REPORT_NOTE =
   'Answers `{armed, scope, reason, operator, armedAt, nodes: [{node, ackAt, armed}]}`, plus `missing` (nodes that did not answer) in cluster mode and `durable: false` when the store could not keep it';
@@ -105,5 +106,6 @@ export function governanceRoutes(governance: Governance): AdminRoute[] {
       },
     },
     ...policyRoutes(governance),
+    ...spendRoutes(governance.budgets),
   ];
 }

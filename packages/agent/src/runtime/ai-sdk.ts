@@ -76,12 +76,19 @@ export class AiSdkProvider implements ModelProvider {
     // agent's system prompt (and any other system message) goes in `system`, in order; ai 6
     // takes it there too.
     const system = request.messages.filter((m) => m.role === 'system').map((m) => m.content);
+    // The call's own signal: a consumer that stops reading (a run hook that stops the stream at a
+    // hard budget or a content rule) ends the provider's HTTP request too, so the model stops
+    // producing (and billing) tokens nobody reads; the run's signal still aborts it.
+    const call = new AbortController();
+    const forward = () => call.abort(signal.reason);
+    signal.addEventListener('abort', forward, { once: true });
+    let finished = false;
     const result = streamText({
       model: model as LanguageModel,
       ...(system.length > 0 ? { system: system.join('\n\n') } : {}),
       messages: request.messages.filter((m) => m.role !== 'system').map(toModelMessage),
       ...(request.tools?.length ? { tools } : {}),
-      abortSignal: signal,
+      abortSignal: call.signal,
       maxRetries: 0,
       // The AI SDK's default prints the whole error object (a stack dump) to stderr. The error
       // reaches the caller through the stream's error part below, and the agent host logs it as
@@ -89,37 +96,44 @@ export class AiSdkProvider implements ModelProvider {
       onError: () => {},
     });
     let responseModel: string | undefined;
-    for await (const part of result.fullStream) {
-      switch (part.type) {
-        case 'finish-step':
-          responseModel = part.response.modelId;
-          break;
-        case 'text-delta':
-          yield { type: 'text', delta: part.text };
-          break;
-        case 'tool-call':
-          yield { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input };
-          break;
-        case 'finish':
-          yield {
-            type: 'finish',
-            reason: part.finishReason,
-            usage: {
-              ...definedNumber('inputTokens', part.totalUsage.inputTokens),
-              ...definedNumber('outputTokens', part.totalUsage.outputTokens),
-            },
-            ...(responseModel ? { responseModel } : {}),
-          };
-          break;
-        case 'abort':
-          throw signal.reason ?? new Error('aborted');
-        case 'error':
-          throw part.error instanceof Error ? part.error : new Error(String(part.error));
-        default:
-          break;
+    try {
+      for await (const part of result.fullStream) {
+        switch (part.type) {
+          case 'finish-step':
+            responseModel = part.response.modelId;
+            break;
+          case 'text-delta':
+            yield { type: 'text', delta: part.text };
+            break;
+          case 'tool-call':
+            yield { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input };
+            break;
+          case 'finish':
+            yield {
+              type: 'finish',
+              reason: part.finishReason,
+              usage: {
+                ...definedNumber('inputTokens', part.totalUsage.inputTokens),
+                ...definedNumber('outputTokens', part.totalUsage.outputTokens),
+                ...definedNumber('cachedTokens', part.totalUsage.inputTokenDetails?.cacheReadTokens),
+              },
+              ...(responseModel ? { responseModel } : {}),
+            };
+            break;
+          case 'abort':
+            throw signal.reason ?? new Error('aborted');
+          case 'error':
+            throw part.error instanceof Error ? part.error : new Error(String(part.error));
+          default:
+            break;
+        }
       }
+      signal.throwIfAborted();
+      finished = true;
+    } finally {
+      signal.removeEventListener('abort', forward);
+      if (!finished && !call.signal.aborted) call.abort(new Error('the stream was stopped by its consumer'));
     }
-    signal.throwIfAborted();
   }
 }
 

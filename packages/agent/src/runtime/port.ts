@@ -41,6 +41,8 @@ export type AiStreamPart =
 export interface AiUsage {
   inputTokens?: number;
   outputTokens?: number;
+  /** Of the input tokens, those the provider read from its prompt cache (priced apart: governance's spend). */
+  cachedTokens?: number;
 }
 
 export interface ModelProvider {

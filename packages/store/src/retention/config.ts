@@ -89,6 +89,17 @@ export const RETENTION_CONFIG = defineConfig({
     default: 1000,
     description: 'Eval runs kept: beyond it the oldest ended runs are deleted with their results (0 = no count limit)',
   },
+  'fw.store.retention.spend.max-age': {
+    type: 'duration',
+    default: '2160h',
+    description:
+      "Daily spend rows (fw_spend_daily: tokens and USD per day, agent, principal and model) of days that ended longer ago than this are deleted (0 = no age limit); today's rows never are (per-day budgets count them)",
+  },
+  'fw.store.retention.spend.max-rows': {
+    type: 'number',
+    default: 100_000,
+    description: "Daily spend rows kept: beyond it the oldest days' rows are deleted (0 = no count limit); today's rows never are",
+  },
   'fw.store.budget': {
     type: 'number',
     default: 536_870_912,

@@ -47,6 +47,7 @@ export const STORE_TABLES = [
   'fw_eval_cases',
   'fw_eval_runs',
   'fw_eval_results',
+  'fw_spend_daily',
   'fw_migrations',
   'fw_migrations_lock',
 ] as const;
@@ -198,6 +199,7 @@ const KEY: Record<(typeof STORE_TABLES)[number], string> = {
   fw_eval_cases: 'dataset',
   fw_eval_runs: 'id',
   fw_eval_results: 'eval_run_id',
+  fw_spend_daily: 'day',
   fw_migrations: 'name',
   fw_migrations_lock: 'id',
 };

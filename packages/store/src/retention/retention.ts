@@ -34,6 +34,7 @@ import {
   tasksPrunable,
   tapesPrunable,
   evalsPrunable,
+  spendPrunable,
   type Prunable,
   type PrunedTable,
 } from './tables.js';
@@ -103,6 +104,7 @@ export class Retention {
       tasks: this.tasks,
       tapes: tapesPrunable(db),
       evals: evalsPrunable(db),
+      spend: spendPrunable(db),
     };
     this.journal = journalPrunable(db);
     deps.budget.refresh = () => void this.sample();
@@ -222,8 +224,8 @@ export class Retention {
       this.deleter.run(table.table, max, op);
 
     await del(this.tasks, Infinity, this.tasks.expired(now));
-    for (const name of ['runs', 'sessions', 'messages', 'tasks', 'tapes', 'evals'] as const) {
-      // Settings built before the tape and evals existed have no limits for them: none apply.
+    for (const name of ['runs', 'sessions', 'messages', 'tasks', 'tapes', 'evals', 'spend'] as const) {
+      // Settings built before the tape, evals and spend existed have no limits for them: none apply.
       const { maxAgeMs, maxRows } = s.limits[name] ?? { maxAgeMs: 0, maxRows: 0 };
       const table = this.tables[name];
       if (maxAgeMs > 0) await del(table, Infinity, table.older(now - maxAgeMs));
@@ -249,6 +251,7 @@ export class Retention {
           this.tables.tasks,
           this.tables.tapes,
           this.tables.evals,
+          this.tables.spend,
           this.journal,
         ]) {
           const n = await table.count();

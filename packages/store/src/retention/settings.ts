@@ -12,7 +12,7 @@ export interface TableLimits {
 }
 
 /** The tables retention prunes by its own limits (the journal has the agent module's). */
-export type RetainedTable = 'runs' | 'sessions' | 'messages' | 'tasks' | 'tapes' | 'evals';
+export type RetainedTable = 'runs' | 'sessions' | 'messages' | 'tasks' | 'tapes' | 'evals' | 'spend';
 
 export interface RetentionSettings {
   /** Between scheduled passes; 0: only the pass at start. */
@@ -21,8 +21,12 @@ export interface RetentionSettings {
   batch: number;
   /** The longest a delete transaction should take: batches halve beyond it. */
   maxTransactionMs: number;
-  /** Per table; `tapes` and `evals` may be absent (settings written before them): no limit then. */
-  limits: Record<Exclude<RetainedTable, 'tapes' | 'evals'>, TableLimits> & { tapes?: TableLimits; evals?: TableLimits };
+  /** Per table; `tapes`, `evals` and `spend` may be absent (settings written before them): no limit then. */
+  limits: Record<Exclude<RetainedTable, 'tapes' | 'evals' | 'spend'>, TableLimits> & {
+    tapes?: TableLimits;
+    evals?: TableLimits;
+    spend?: TableLimits;
+  };
 }
 
 export interface BudgetSettings {
@@ -56,6 +60,7 @@ function build(read: Read): { retention: RetentionSettings; budget: BudgetSettin
         tasks: limits('tasks'),
         tapes: limits('tapes'),
         evals: limits('evals'),
+        spend: limits('spend'),
       },
     },
     budget: {

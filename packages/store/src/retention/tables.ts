@@ -9,13 +9,15 @@
  * - journal: every event (the record of what happened, nothing in it is live), with its parties;
  * - tapes: only ended runs (`ended_at` set; an open run is still recording), with their steps;
  * - evals: only ended eval runs (`ended_at` set; a running one is live), with their results
- *   (dataset cases are curated, not logged: retention leaves them).
+ *   (dataset cases are curated, not logged: retention leaves them);
+ * - spend: whole past days (today's rows are live: the per-day budgets count them).
  *
  * Each `remove` checks the condition again in the DELETE itself, so a row that became live
  * between the read of its key and the delete (a session resumed) stays.
  */
 import type { Kysely } from 'kysely';
 import type { StoreSchema } from '../schema.js';
+import { spendDayOf, type SpendDailyTable } from '../spend.js';
 import type { BatchDelete } from './batches.js';
 
 export type PrunedTable =
@@ -28,7 +30,8 @@ export type PrunedTable =
   | 'fw_tape_runs'
   | 'fw_tape_steps'
   | 'fw_eval_runs'
-  | 'fw_eval_results';
+  | 'fw_eval_results'
+  | 'fw_spend_daily';
 
 /** Every table retention deletes from (the metrics show each, at 0 until something goes). */
 export const PRUNED_TABLES: readonly PrunedTable[] = [
@@ -42,6 +45,7 @@ export const PRUNED_TABLES: readonly PrunedTable[] = [
   'fw_tape_steps',
   'fw_eval_runs',
   'fw_eval_results',
+  'fw_spend_daily',
 ];
 
 /** One table as retention sees it. */
@@ -259,4 +263,62 @@ export function evalsPrunable(db: Kysely<StoreSchema>): Prunable {
   return endedWithChildren(db, 'fw_eval_runs', 'fw_eval_results', (tx, ids) =>
     tx.deleteFrom('fw_eval_results').where('eval_run_id', 'in', ids).executeTakeFirst(),
   );
+}
+
+/**
+ * Daily spend rows of past days, oldest day first; today's (UTC) never go, so a per-day budget
+ * keeps what it counted. A day's rows go together when they fit in the batch.
+ */
+export function spendPrunable(store: Kysely<StoreSchema>): Prunable {
+  // The table comes from the spend migration; the store's own schema type does not list it.
+  const db = store as unknown as Kysely<{ fw_spend_daily: SpendDailyTable }>;
+  const table = 'fw_spend_daily';
+  type Key = { day: string; agent: string; principal: string; model: string };
+  return {
+    table,
+    count: async () => {
+      const r = await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst();
+      return Number(r?.n ?? 0);
+    },
+    older: (before) => ({
+      async select(n) {
+        const today = spendDayOf(Date.now());
+        // A day is older than `before` once it has ended before it.
+        const bound = before === undefined ? today : minDay(today, spendDayOf(before));
+        return db
+          .selectFrom(table)
+          .select(['day', 'agent', 'principal', 'model'])
+          .where('day', '<', bound)
+          .orderBy('day')
+          .orderBy('agent')
+          .orderBy('principal')
+          .orderBy('model')
+          .limit(n)
+          .execute();
+      },
+      async remove(tx, keys) {
+        const today = spendDayOf(Date.now());
+        const t = tx as unknown as Kysely<{ fw_spend_daily: SpendDailyTable }>;
+        const r = await t
+          .deleteFrom(table)
+          .where((eb) =>
+            eb.or(
+              (keys as Key[]).map((k) =>
+                eb.and([eb('day', '=', k.day), eb('agent', '=', k.agent), eb('principal', '=', k.principal), eb('model', '=', k.model)]),
+              ),
+            ),
+          )
+          .where('day', '<', today)
+          .executeTakeFirst();
+        return { [table]: Number(r.numDeletedRows) };
+      },
+    }),
+  };
+}
+
+function minDay(a: string, b: string): string {
+  return a < b ? a : b;
 }

@@ -1,0 +1,111 @@
+/**
+ * Budgets and spend at the agent host's run-hooks seam. Every model call's usage is priced and
+ * counted (`afterModelCall`); a call whose run, agent (today) or principal (today) is already
+ * past a hard limit is refused before it starts (`beforeModelCall`); a stream is stopped at the
+ * limit (`modelPart`): usage arrives only with the stream's end, so the answer's tokens are
+ * estimated from its text as it streams (about four characters a token), and the call is then
+ * counted with that estimate. Both end the run with `budget_exceeded`.
+ */
+import type { AiStreamPart, ModelCall, ModelResult, RunHooks, RunScope } from '@fw/agent';
+import { FwError } from '@fw/runtime';
+import type { BudgetBook, Governed } from './budget-book.js';
+import type { PriceTable } from './prices.js';
+import type { SpendLedger } from './spend-ledger.js';
+
+/** Characters per token of the estimate (OpenAI's rule of thumb for English text). */
+const CHARS_PER_TOKEN = 4;
+
+/** A model call refused, or a stream stopped, at a hard budget. */
+export class BudgetExceededError extends FwError {
+  constructor(g: Governed, stopped: boolean) {
+    const hard = g.budget.hard ?? {};
+    const limit = [hard.tokens !== undefined ? `${hard.tokens} tokens` : '', hard.usd !== undefined ? `${hard.usd} USD` : '']
+      .filter(Boolean)
+      .join(' or ');
+    const whose = g.budget.scope === 'run' ? 'this run' : `${g.budget.scope} '${g.entity}' today`;
+    super(
+      'budget_exceeded',
+      `${stopped ? 'stopped' : 'refused'}: the hard budget '${g.budget.id}' of ${limit} is reached (${whose} used ${g.used.tokens} tokens, ${roundUsd(g.used.usd)} USD)`,
+      429,
+      { budget: g.budget.id, scope: g.budget.scope, key: g.entity },
+    );
+  }
+}
+
+export class BudgetHooks implements RunHooks {
+  readonly name = 'governance.budgets';
+  /** The answer's length so far of each run's model call in progress. */
+  private readonly streams = new Map<string, { step: number; chars: number }>();
+  private ready: Promise<void> | undefined;
+
+  constructor(
+    private readonly book: BudgetBook,
+    private readonly ledger: SpendLedger,
+    private readonly prices: PriceTable,
+  ) {}
+
+  /** Runs wait for `loading` (today's spend read from the store) before their first model call. */
+  waitFor(loading: Promise<unknown>): void {
+    const ready = loading.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.ready = ready;
+    void ready.then(() => {
+      if (this.ready === ready) this.ready = undefined;
+    });
+  }
+
+  async beforeModelCall(run: RunScope, call: ModelCall): Promise<void> {
+    if (this.ready) await this.ready;
+    this.streams.delete(run.runId);
+    if (!this.book.hasHard) return;
+    const over = this.book.hardReached(run);
+    if (over) throw new BudgetExceededError(over, false);
+  }
+
+  modelPart(run: RunScope, call: ModelCall, part: AiStreamPart): void {
+    if (part.type !== 'text' || !this.book.hasHard) return;
+    let s = this.streams.get(run.runId);
+    if (!s || s.step !== call.step) this.streams.set(run.runId, (s = { step: call.step, chars: 0 }));
+    s.chars += part.delta.length;
+    const tokens = Math.ceil(s.chars / CHARS_PER_TOKEN);
+    const usd = this.prices.price(modelOf(call), { inputTokens: 0, outputTokens: tokens, cachedTokens: 0 }).costUsd;
+    const over = this.book.hardReached(run, tokens, usd);
+    if (over) throw new BudgetExceededError(over, true);
+  }
+
+  afterModelCall(run: RunScope, call: ModelCall, result: ModelResult): void {
+    this.streams.delete(run.runId);
+    const model = call.model ?? result.responseModel ?? call.provider;
+    const u = result.usage;
+    // A stopped or failed stream has no usage: its tokens are estimated from the request and the text.
+    const usage = {
+      inputTokens: u?.inputTokens ?? estimateInput(call),
+      outputTokens: u?.outputTokens ?? Math.ceil(result.text.length / CHARS_PER_TOKEN),
+      cachedTokens: u?.cachedTokens ?? 0,
+    };
+    this.ledger.record({ runId: run.runId, agent: run.agent, principal: run.principalId, model }, this.prices.price(model, usage));
+    if (this.book.size > 0) this.book.observe(run);
+  }
+
+  runEnded(run: RunScope): void {
+    this.streams.delete(run.runId);
+    this.ledger.endRun(run.runId);
+    this.book.endRun(run.runId);
+  }
+}
+
+function modelOf(call: ModelCall): string {
+  return call.model ?? call.provider;
+}
+
+function estimateInput(call: ModelCall): number {
+  let chars = 0;
+  for (const m of call.request.messages) chars += typeof m.content === 'string' ? m.content.length : JSON.stringify(m.content ?? '').length;
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+function roundUsd(usd: number): number {
+  return Math.round(usd * 1e6) / 1e6;
+}
