@@ -67,7 +67,11 @@ export class ResearchAgent {
   }
 }
 
-@Agent({ name: 'assistant', version: '1.0.0', description: 'A friendly chat agent (try "/time" or "/roll {"sides": 20}")' })
+@Agent({
+  name: 'assistant',
+  version: '1.0.0',
+  description: 'A friendly chat agent (try "/time", "/roll {"sides": 20}" or "/order {"item": "coffee"}", which waits for an approval)',
+})
 export class ChatAgent {
   @AgentTool({ description: 'Tells the current time (UTC)' })
   time(): string {
@@ -78,6 +82,16 @@ export class ChatAgent {
   roll(input: { sides?: number }): number {
     const sides = Math.max(2, Math.min(1000, Math.floor(Number(input.sides) || 6)));
     return 1 + Math.floor(Math.random() * sides);
+  }
+
+  /** Needs a human: the run pauses until an operator approves or denies it (admin plane, Approvals; docs/governance.md). */
+  @AgentTool({
+    description: 'Orders something for the team (an operator approves each order)',
+    input: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] },
+    approval: { reason: 'an order spends the team budget' },
+  })
+  order(input: { item: string }): string {
+    return `ordered one ${String(input.item).slice(0, 64)}`;
   }
 }
 

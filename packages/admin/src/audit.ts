@@ -10,7 +10,8 @@ import { DEFAULT_REFUSAL_LIMITS, RefusalWindows, type RefusalLimits, type Refusa
  */
 export type AuditOutcome = 'allowed' | 'refused' | 'invalid' | 'failed' | 'error';
 export const AUDIT_OUTCOMES: readonly AuditOutcome[] = ['allowed', 'refused', 'invalid', 'failed', 'error'];
-export type AuditSource = 'rest' | 'dashboard' | 'mcp' | 'events';
+/** `system`: fw's own act (an approval that expired), not a caller's. */
+export type AuditSource = 'rest' | 'dashboard' | 'mcp' | 'events' | 'system';
 
 /**
  * The retention class of a record. `action`: writes (allowed, failed), credential revocations and

@@ -8,6 +8,8 @@ import type { BuiltinRole, Principal } from '@fw/runtime';
  * scope on every node; their target is the scope (`*`, or an agent's name). `session.cancel-inflight`
  * stops one chat session's model call and keeps its socket (target: the session id).
  * `governance.reload` reads the policy file again and applies it (target: `policies`).
+ * `approval.decide` approves or denies a pending human approval (target: its id); `approval.expire`
+ * is fw's own record of an approval that expired (denied), audited with the principal `system`.
  * `evaluate` promotes a taped run to a dataset case, or starts an eval run (docs/runs.md, "Evals").
  */
 export type ControlAction =
@@ -22,7 +24,9 @@ export type ControlAction =
   | 'session.cancel-inflight'
   | 'governance.reload'
   | 'replay'
-  | 'evaluate';
+  | 'evaluate'
+  | 'approval.decide'
+  | 'approval.expire';
 export const CONTROL_ACTIONS: readonly ControlAction[] = [
   'broadcast',
   'unicast',
@@ -36,6 +40,8 @@ export const CONTROL_ACTIONS: readonly ControlAction[] = [
   'governance.reload',
   'replay',
   'evaluate',
+  'approval.decide',
+  'approval.expire',
 ];
 
 /**
@@ -55,6 +61,9 @@ export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Objec
   'kill-switch.disarm': 'operator',
   'session.cancel-inflight': 'operator',
   'governance.reload': 'operator',
+  'approval.decide': 'operator',
+  // fw's own: an approval's expiry is recorded as the system's act, never asked of a caller.
+  'approval.expire': 'admin',
 });
 
 /**

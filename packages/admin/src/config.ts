@@ -47,6 +47,30 @@ export const ADMIN_CONFIG = defineConfig({
     description:
       'Without a store (no agent store): daily spend rows (day × agent × principal × model) kept in memory for GET /api/admin/spend; the oldest day goes first. With a store, fw.store.retention.spend.* apply',
   },
+  'fw.governance.approval-timeout': {
+    type: 'number',
+    default: 900_000,
+    description:
+      "How long (ms) a human approval waits before it expires, which denies it (docs/governance.md, 'Human approval'); a tool's own `approval.timeoutMs` or a policy's `timeout_seconds` wins",
+  },
+  'fw.governance.approval-retention': {
+    type: 'number',
+    default: 604_800_000,
+    description:
+      'How long (ms) decided approvals (approved, denied, expired) stay in the store for GET /api/admin/approvals; pending ones stay until decided',
+  },
+  'fw.governance.approval-sweep-interval': {
+    type: 'number',
+    default: 5000,
+    description:
+      'How often (ms) a node expires the pending approvals whose time ran out (those of a restarted or another node included), sees decisions made on other nodes and prunes decided ones past their retention',
+  },
+  'fw.admin.mcp-approval': {
+    type: 'boolean',
+    default: false,
+    description:
+      'The dangerous admin MCP tools (fw_broadcast, fw_disconnect_resource, fw_destroy_broadcaster, fw_cancel_task, fw_kill_switch_arm) called over /fw/admin/mcp create an approval instead of acting; a human approves it over REST and the action runs then',
+  },
   'fw.admin.mcp-tools-on-user-server': {
     type: 'boolean',
     default: false,

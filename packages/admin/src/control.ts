@@ -20,7 +20,12 @@ export interface ControlCaller {
   principal: Principal | undefined;
   source: AuditSource;
   address?: string | undefined;
+  /** Recorded as the reason of the `allowed` record (an action run on a human's approval names the approver). */
+  note?: string | undefined;
 }
+
+/** The principal fw's own acts are recorded with (an approval's expiry). */
+export const SYSTEM_PRINCIPAL = 'system';
 
 /** The answer to "may this caller do that": allowed, refused (with the reason), or the authorizer threw. */
 export type Permission = { ok: true } | { ok: false; outcome: 'refused' | 'error'; reason: string; code: string };
@@ -373,7 +378,7 @@ export class ControlPlane {
       throw new ForbiddenError(action, target, remote.code, remote.reason, remote.node);
     }
     // Written before the action runs: a write the log cannot record does not happen (fail closed).
-    await this.note(action, target, caller, 'allowed', null, true);
+    await this.note(action, target, caller, 'allowed', caller.note ?? null, true);
     let result: T;
     try {
       result = await run();
@@ -387,8 +392,19 @@ export class ControlPlane {
       await this.note(action, target, caller, 'failed', err instanceof FwError ? `${err.code}: ${err.message}` : 'internal error', false);
       throw err;
     }
-    this.announce(action, target, caller.principal?.id ?? null, 'allowed', null);
+    this.announce(action, target, caller.principal?.id ?? null, 'allowed', caller.note ?? null);
     return result;
+  }
+
+  /**
+   * Records fw's own act (an approval that expired): no caller to authorize, audited as the
+   * principal `system` from the source `system` (durably: it throws when the log cannot take it)
+   * and announced as ControlActionExecuted.
+   */
+  async system(action: ControlAction, target: string, reason: string): Promise<void> {
+    const caller: ControlCaller = { principal: { id: SYSTEM_PRINCIPAL }, source: 'system' };
+    await this.note(action, target, caller, 'allowed', reason, true);
+    this.announce(action, target, SYSTEM_PRINCIPAL, 'allowed', reason);
   }
 }
 

@@ -71,3 +71,12 @@ export type { CodePolicy, PolicyDecision, PolicyRequest, PolicySummary, PolicyVe
 export type { DecisionRecord } from './governance/decision-log.js';
 export { POLICY_FILE_SCHEMA, PolicyFileError, type PolicyDefinition, type PolicyFile, type PolicyRule } from './governance/policy-file.js';
 export { PolicyDeniedError } from './governance/policy-hooks.js';
+export { ADMIN_AGENT, APPROVAL_STATUSES, type Approval } from './governance/approvals/approval.js';
+export {
+  ApprovalDecidedError,
+  Approvals,
+  type ApprovalRequest,
+  type ApprovalSettings,
+  type DecidedApproval,
+} from './governance/approvals/approvals.js';
+export { ApprovalDeniedError, type ApprovalNeed } from './governance/approvals/approval-hooks.js';

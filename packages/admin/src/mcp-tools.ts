@@ -1,4 +1,4 @@
-import { FwError, type Framework, type Principal, type TransportName } from '@fw/runtime';
+import { FwError, type Framework, type TransportName } from '@fw/runtime';
 import type { McpContext, ParamSpec, ToolDefinition, ToolRegistry } from '@fw/mcp';
 import { REQUIRED_ROLE, type ControlAction } from './authorizer.js';
 import type { AdminService } from './service.js';
@@ -9,6 +9,14 @@ import { CONTENT_ROLE, mayReadContent } from './content.js';
 import type { TapeView } from './peer-types.js';
 import { scopeOf } from './governance/governance.js';
 import { PolicyFileError } from './governance/policy-file.js';
+import type { ControlCaller as PlaneCaller } from './control.js';
+import { ADMIN_AGENT } from './governance/approvals/approval.js';
+import { decisionOf, statusOf } from './governance/approvals/routes.js';
+
+/** What a write tool's code runs with: the caller (its note names an approver) and the admin service. */
+type ControlCaller = PlaneCaller;
+/** An approvable tool's code, run once a human approved it. */
+type ApprovedAction = (args: Args, caller: PlaneCaller & { admin: AdminService }) => Promise<unknown>;
 
 type McpModule = typeof import('@fw/mcp');
 type McpParamSpec = ParamSpec;
@@ -56,8 +64,12 @@ export async function mountAdminMcp(fw: Framework, admin: AdminService, options:
   } catch {
     return undefined; // @fw/mcp is not installed
   }
-  const registry = adminToolRegistry(mcp, options.write);
+  const { registry, approvable } = adminToolRegistry(mcp, options.write);
   const gate = admin.gate;
+  // What an approved admin action runs (fw.admin.mcp-approval): the tool's own code, as the approver.
+  const unregister = [...approvable].map(([tool, run]) =>
+    admin.governance.approvals.registerAction(tool, (args, caller) => run(args, { ...caller, admin }) as Promise<unknown>),
+  );
   const mounted = mcp.mountMcpServer(
     fw,
     { name: 'fw-admin', version: '1.0.0', path: options.path },
@@ -83,7 +95,7 @@ export async function mountAdminMcp(fw: Framework, admin: AdminService, options:
       },
     },
   );
-  const cleanups = [() => mounted.close()];
+  const cleanups = [() => mounted.close(), ...unregister];
   if (options.onUserServer) {
     const user = mcp.mountedServers(fw).find((m) => m.endpoint.path === '/mcp') ?? mcp.mountMcpServer(fw, { name: 'fw', path: '/mcp' });
     user.endpoint.catalog.add(registry, (session) => gate.admits(session.principal, session.clientAddress));
@@ -93,7 +105,7 @@ export async function mountAdminMcp(fw: Framework, admin: AdminService, options:
 }
 
 /** The `fw_*` tools in a registry of their own. Each handler finds the admin service of the session's framework. */
-function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
+function adminToolRegistry(mcp: McpModule, withWrites: boolean): { registry: ToolRegistry; approvable: Map<string, ApprovedAction> } {
   const registry = new mcp.ToolRegistry('programmatic');
   const fail = (text: string): unknown => mcp.McpToolResult.error(text);
   /** The gate again, per call: a session on a user's server, or one whose role changed. */
@@ -141,39 +153,76 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
     },
   });
 
+  /** The write tools that need a human's approval when `fw.admin.mcp-approval` is on: what each runs once approved. */
+  const approvable = new Map<string, ApprovedAction>();
   const write = (
     name: string,
     action: ControlAction,
     description: string,
     params: McpParamSpec[],
-    run: (admin: AdminService, args: Args, principal: Principal | undefined, address: string | undefined) => Promise<unknown>,
+    run: (admin: AdminService, args: Args, caller: ControlCaller) => Promise<unknown>,
     target: (args: Args) => string,
-  ): McpToolDef => ({
-    name,
-    description: `${description} (needs the ${REQUIRED_ROLE[action]} role)`,
-    params,
-    annotations: { destructiveHint: true },
-    handler: async (args, ctx) => {
-      const admin = ctx.fw.services.get('admin');
-      if (!admin?.mcpWriteTools) return fail(`unavailable: ${name} is not enabled (fw.admin.mcp-write-tools)`);
-      const caller = { principal: ctx.principal, source: 'mcp' as const, address: ctx.session.clientAddress };
-      const gone = ended(ctx);
-      if (gone) {
-        await admin.control.refuse(action, target(args), caller, 'refused', gone);
-        return fail(`unauthorized: ${gone}`);
-      }
-      if (!admitted(admin, ctx)) {
-        await admin.control.refuse(action, target(args), caller, 'refused', 'not admitted by the admin gate');
-        return fail('unauthorized: the admin plane requires authentication');
-      }
-      try {
-        return await run(admin, args, ctx.principal, ctx.session.clientAddress);
-      } catch (err) {
-        const e = err as { code?: string; message?: string };
-        return fail(`${e.code ?? 'error'}: ${e.message ?? String(err)}`);
-      }
-    },
-  });
+    options: { approvable?: boolean } = {},
+  ): McpToolDef => {
+    if (options.approvable) approvable.set(name, (args, caller) => run(caller.admin, args, caller));
+    return {
+      name,
+      description: `${description} (needs the ${REQUIRED_ROLE[action]} role${options.approvable ? "; with fw.admin.mcp-approval, a human's approval too" : ''})`,
+      params,
+      annotations: { destructiveHint: true },
+      handler: async (args, ctx) => {
+        const admin = ctx.fw.services.get('admin');
+        if (!admin?.mcpWriteTools) return fail(`unavailable: ${name} is not enabled (fw.admin.mcp-write-tools)`);
+        const caller = { principal: ctx.principal, source: 'mcp' as const, address: ctx.session.clientAddress };
+        const gone = ended(ctx);
+        if (gone) {
+          await admin.control.refuse(action, target(args), caller, 'refused', gone);
+          return fail(`unauthorized: ${gone}`);
+        }
+        if (!admitted(admin, ctx)) {
+          await admin.control.refuse(action, target(args), caller, 'refused', 'not admitted by the admin gate');
+          return fail('unauthorized: the admin plane requires authentication');
+        }
+        try {
+          if (options.approvable && admin.mcpApproval) return await requestApproval(admin, name, action, args, target(args), caller);
+          return await run(admin, args, caller);
+        } catch (err) {
+          const e = err as { code?: string; message?: string };
+          return fail(`${e.code ?? 'error'}: ${e.message ?? String(err)}`);
+        }
+      },
+    };
+  };
+
+  /**
+   * `fw.admin.mcp-approval`: an AI operator's dangerous call waits for a human. The caller must
+   * be allowed the action itself (refused and audited otherwise); the approval keeps the tool and
+   * its arguments, so an approval made after a restart still runs it.
+   */
+  const requestApproval = async (
+    admin: AdminService,
+    tool: string,
+    action: ControlAction,
+    args: Args,
+    target: string,
+    caller: ControlCaller,
+  ): Promise<unknown> => {
+    const permission = await admin.control.permission(action, target, caller.principal);
+    if (!permission.ok) {
+      await admin.control.refuse(action, target, caller, 'refused', permission.reason);
+      return fail(`${permission.code}: ${permission.reason}`);
+    }
+    const approval = await admin.governance.approvals.request({
+      runId: null,
+      agent: ADMIN_AGENT,
+      tool,
+      arguments: args,
+      principal: caller.principal?.id ?? null,
+      surface: 'admin-mcp',
+      reason: `${tool} on '${target}' asked by ${caller.principal?.id ?? 'an anonymous operator'} over MCP`,
+    });
+    return `pending approval ${approval.id}: ${tool} runs once a human approves it (POST /api/admin/approvals/${approval.id}); it expires (denied) at ${approval.expiresAt}`;
+  };
 
   /** The run tape for a caller that may read content, or why not. */
   const tapeOf = (admin: AdminService, ctx: McpContext): TapeView | string => {
@@ -346,6 +395,18 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
       },
     ),
     read(
+      'fw_list_approvals',
+      'Human approvals, newest first, as GET /api/admin/approvals: {approvals: [{id, runId, agent, tool, arguments (null without the operator role), principal, surface, status, reason, requestedAt, expiresAt, decidedAt, decidedBy}]}',
+      [opt('status', 'pending, approved, denied or expired'), limitParam],
+      async (a, args, limit, ctx) => ({
+        approvals: await a.governance.approvals.list(
+          statusOf(str(args, 'status') ?? null),
+          limit,
+          mayReadContent(ctx.principal, a.authRequired),
+        ),
+      }),
+    ),
+    read(
       'fw_governance_health',
       'The kill switch: armed or not, its scope, reason and operator, and what every node enforces (GET governance/health)',
       [],
@@ -400,40 +461,38 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         'broadcast',
         'Broadcasts a message to every resource of a broadcaster',
         [req('broadcasterId', 'Broadcaster id, e.g. /fw/chat/lobby'), req('message', 'The message text')],
-        (a, args, principal, address) =>
-          a.control.broadcast(str(args, 'broadcasterId') ?? '', str(args, 'message') ?? '', { principal, source: 'mcp', address }),
+        (a, args, caller) => a.control.broadcast(str(args, 'broadcasterId') ?? '', str(args, 'message') ?? '', caller),
         (args) => str(args, 'broadcasterId') ?? '(missing)',
+        { approvable: true },
       ),
       write(
         'fw_disconnect_resource',
         'disconnect',
         'Disconnects a client by its uuid',
         [req('uuid', 'Resource uuid'), opt('reason', 'Reason sent to the client')],
-        (a, args, principal, address) =>
-          a.control.disconnect(str(args, 'uuid') ?? '', str(args, 'reason') ?? 'disconnected by the administrator', {
-            principal,
-            source: 'mcp',
-            address,
-          }),
+        (a, args, caller) =>
+          a.control.disconnect(str(args, 'uuid') ?? '', str(args, 'reason') ?? 'disconnected by the administrator', caller),
         (args) => str(args, 'uuid') ?? '(missing)',
+        { approvable: true },
       ),
       write(
         'fw_destroy_broadcaster',
         'destroy',
         'Destroys a broadcaster, disconnecting its resources',
         [req('broadcasterId', 'Broadcaster id')],
-        (a, args, principal, address) => a.control.destroy(str(args, 'broadcasterId') ?? '', { principal, source: 'mcp', address }),
+        (a, args, caller) => a.control.destroy(str(args, 'broadcasterId') ?? '', caller),
         (args) => str(args, 'broadcasterId') ?? '(missing)',
+        { approvable: true },
       ),
       write(
         'fw_revoke_credentials',
         'revoke',
         'Cuts a principal off everywhere: its credentials are refused and its open sockets and streams close',
         [req('principal', 'Principal id (as the audit log and GET session name it)')],
-        (a, args, principal, address) => {
+        (a, args, caller) => {
           const id = str(args, 'principal');
           if (!id) throw new FwError('bad_request', "'principal' must be a non-empty string", 400);
-          return a.control.revoke(id, { principal, source: 'mcp', address });
+          return a.control.revoke(id, caller);
         },
         (args) => str(args, 'principal') ?? '(missing)',
       ),
@@ -442,13 +501,9 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         'cancel',
         'Cancels an in-flight A2A task or AG-UI run (id agui:{agent}:{runId})',
         [req('taskId', 'Task id (fw_list_tasks)'), opt('reason', 'Reason')],
-        (a, args, principal, address) =>
-          a.control.cancel(str(args, 'taskId') ?? '', str(args, 'reason') ?? 'canceled by the administrator', {
-            principal,
-            source: 'mcp',
-            address,
-          }),
+        (a, args, caller) => a.control.cancel(str(args, 'taskId') ?? '', str(args, 'reason') ?? 'canceled by the administrator', caller),
         (args) => str(args, 'taskId') ?? '(missing)',
+        { approvable: true },
       ),
       write(
         'fw_kill_switch_arm',
@@ -458,41 +513,60 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
           req('reason', 'Why: recorded and told to every refused client'),
           opt('scope', "'*' (default): the whole fleet; else one agent's name"),
         ],
-        (a, args, principal, address) => {
+        (a, args, caller) => {
           const reason = str(args, 'reason');
           if (!reason) throw new FwError('bad_request', "'reason' must be a non-empty string", 400);
-          return a.governance.arm({ reason, scope: scopeOf(args.scope) }, { principal, source: 'mcp', address });
+          return a.governance.arm({ reason, scope: scopeOf(args.scope) }, caller);
         },
         (args) => str(args, 'scope') ?? '*',
+        { approvable: true },
       ),
       write(
         'fw_kill_switch_disarm',
         'kill-switch.disarm',
         'Disarms the kill switch on every node: runs are admitted again',
         [opt('reason', 'Why (recorded)')],
-        (a, args, principal, address) => a.governance.disarm(str(args, 'reason'), { principal, source: 'mcp', address }),
+        (a, args, caller) => a.governance.disarm(str(args, 'reason'), caller),
         () => '*',
+        { approvable: true },
       ),
       write(
         'fw_cancel_inflight',
         'session.cancel-inflight',
         'Stops the model call in flight of one chat session and keeps its socket: the client is told it was cancelled and may go on (idempotent)',
         [req('session', 'Agent session id (fw_list_agent_sessions)'), opt('reason', 'Reason')],
-        (a, args, principal, address) =>
-          a.governance.cancelInflight(str(args, 'session') ?? '', str(args, 'reason') ?? 'cancelled by an operator', {
-            principal,
-            source: 'mcp',
-            address,
-          }),
+        (a, args, caller) =>
+          a.governance.cancelInflight(str(args, 'session') ?? '', str(args, 'reason') ?? 'cancelled by an operator', caller),
         (args) => str(args, 'session') ?? '(missing)',
+      ),
+      write(
+        'fw_decide_approval',
+        'approval.decide',
+        'Approves or denies a pending human approval, as POST /api/admin/approvals/{id}: the waiting tool call runs or is refused; an approved admin action runs now, as the approver',
+        [
+          req('id', 'Approval id (fw_list_approvals)'),
+          req('approve', 'true: approve; false: deny', 'boolean'),
+          opt('reason', 'Why (recorded)'),
+        ],
+        (a, args, caller) => {
+          const { approve, reason } = decisionOf({ approve: args.approve, ...(args.reason !== undefined ? { reason: args.reason } : {}) });
+          // With fw.admin.mcp-approval, approving is a human's act (REST, the dashboard): an AI operator may only deny.
+          if (approve && a.mcpApproval)
+            throw new FwError(
+              'forbidden',
+              'with fw.admin.mcp-approval, approvals are approved by a human over REST; over MCP they may only be denied',
+              403,
+            );
+          return a.governance.approvals.decide(str(args, 'id') ?? '', approve, reason, caller);
+        },
+        (args) => str(args, 'id') ?? '(missing)',
       ),
       write(
         'fw_governance_reload',
         'governance.reload',
         'Reads the policy file again and applies it at once; a bad file changes nothing and says what is wrong',
         [],
-        async (a, _args, principal, address) => {
-          const caller = { principal, source: 'mcp' as const, address };
+        async (a, _args, caller) => {
           try {
             return await a.governance.reload(caller);
           } catch (err) {
@@ -507,5 +581,5 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
     );
   }
   for (const t of tools) registry.registerTool(t);
-  return registry;
+  return { registry, approvable };
 }

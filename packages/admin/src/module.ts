@@ -161,6 +161,11 @@ export class AdminModule implements FrameworkModule {
         decisionLogSize: get('fw.admin.governance.decision-log-size'),
         prices: get('fw.admin.governance.prices'),
         spendMemoryRows: () => fw.config.get('fw.admin.governance.spend-memory-rows'),
+        approvals: {
+          timeoutMs: () => fw.config.get('fw.governance.approval-timeout'),
+          retentionMs: () => fw.config.get('fw.governance.approval-retention'),
+          sweepIntervalMs: get('fw.governance.approval-sweep-interval'),
+        },
       },
       log,
     );
@@ -243,6 +248,7 @@ export class AdminModule implements FrameworkModule {
       pageDefault,
       pageMax,
       mcpWriteTools,
+      mcpApproval: get('fw.admin.mcp-approval'),
       authRequired: gate.authRequired,
       mountDashboard: (prefix) => {
         const p = prefix.replace(/\/+$/, '');

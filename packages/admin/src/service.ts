@@ -19,6 +19,8 @@ export interface AdminService {
   readonly governance: Governance;
   readonly authRequired: boolean;
   readonly mcpWriteTools: boolean;
+  /** fw.admin.mcp-approval: the dangerous admin MCP tools wait for a human's approval. */
+  readonly mcpApproval: boolean;
   readonly pageDefault: number;
   readonly pageMax: number;
   /** Serves the dashboard at another path as well (the Fastify deployment's `/admin`). */

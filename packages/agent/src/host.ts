@@ -279,6 +279,7 @@ export class AgentHost {
         coordinationId: ownCoordination ?? input.parent?.coordinationId,
       },
       signal,
+      input.parent ? (event) => input.parent?.notify(event) : listener,
     );
     // The run's id on its span: an external tracing backend links the trace to the run's tape.
     span.setAttribute(RUN_ID_ATTRIBUTE, scope.runId);
@@ -591,6 +592,7 @@ export class AgentHost {
     agent: MountedAgent,
     fields: Partial<Pick<RunScope, 'protocol' | 'ref' | 'owner' | 'sessionId' | 'parentRunId' | 'coordinationId'>>,
     signal: AbortSignal,
+    listener: RunListener = () => {},
   ): { scope: RunScope; stop: AbortController } {
     const stop = new AbortController();
     const all = AbortSignal.any([signal, this.root.signal, stop.signal]);
@@ -607,6 +609,14 @@ export class AgentHost {
       startedAt: Date.now(),
       signal: all,
       abort: (reason) => stop.abort(reason),
+      notify: (event) => {
+        // A client's listener that throws must not fail the hook that told it.
+        try {
+          listener(event);
+        } catch (err) {
+          this.log.warn({ agent: agent.name, error: errorSummary(err) }, 'a run listener failed');
+        }
+      },
     };
     return { scope, stop };
   }

@@ -15,7 +15,7 @@ export type {
   AgentDefinition,
 } from './decorators.js';
 export type { AgentContext, CoordinatorContext, DispatchOptions, DispatchResult } from './context.js';
-export type { RunEvent, RunListener } from './run-event.js';
+export type { ApprovalEvent, RunEvent, RunListener } from './run-event.js';
 export { AgentModule, agents, mountAgent, agentModuleOf, type AgentModuleOptions, type ProtocolMount } from './module.js';
 export {
   RunHookSet,

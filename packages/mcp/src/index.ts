@@ -22,6 +22,7 @@ export {
   ToolRegistry,
   type ToolDefinition,
   type ToolSpec,
+  type ToolApproval,
   type ToolArgs,
   type ToolInput,
   type ResourceDefinition,

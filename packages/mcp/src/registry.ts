@@ -51,7 +51,16 @@ export interface ToolSpec<I extends StandardSchemaV1 | JsonSchema | undefined = 
   input?: I;
   /** The shape of `structuredContent`. */
   output?: JsonSchema | StandardSchemaV1;
+  /**
+   * Each call waits for a human's approval before it runs (an agent's tool, on every surface the
+   * run hooks govern: docs/governance.md, "Human approval"); `true` or the reason shown to the
+   * operator and how long the approval may wait (default `fw.governance.approval-timeout`).
+   */
+  approval?: ToolApproval;
 }
+
+/** What a tool's `approval` says: needed (`true`), or needed with a reason and its own timeout. */
+export type ToolApproval = true | { reason?: string; timeoutMs?: number };
 
 /** What a tool's `input` may be: a Standard Schema (zod 4, valibot, arktype…) or a JSON Schema 2020-12. */
 export type ToolInput = StandardSchemaV1 | JsonSchema;

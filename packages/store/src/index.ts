@@ -31,6 +31,7 @@ export { TapeRecords, type TapeRunRow, type TapeStepRow, type NewTapeRun, type T
 export { AuditRecords, type AuditRow, type NewAuditRow } from './audit.js';
 export { GovernanceRecords, type GovernanceStateTable } from './governance.js';
 export { SpendRecords, spendDayOf, type SpendDailyTable, type SpendDelta, type SpendGroup, type SpendTotals } from './spend.js';
+export { ApprovalRecords, type ApprovalStatus, type ApprovalTable } from './approvals.js';
 export { StorageBudget, StorageBudgetExceededError, type BudgetLimit, type BudgetState } from './retention/budget.js';
 export { Retention, type PassReport } from './retention/retention.js';
 export { PruneCounters } from './retention/counters.js';

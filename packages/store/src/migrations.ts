@@ -7,6 +7,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { governanceMigration } from './governance.js';
 import { spendMigration } from './spend.js';
+import { approvalsMigration } from './approvals.js';
 
 const initial: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
@@ -300,6 +301,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0009-store-probe': probe,
   '0010-evals': evals,
   '0011-spend': spendMigration,
+  '0012-approvals': approvalsMigration,
 };
 
 class StaticProvider implements MigrationProvider {

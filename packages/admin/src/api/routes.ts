@@ -8,6 +8,7 @@ import type { EventStream } from '../event-stream.js';
 import type { AdminGate } from '../gate.js';
 import type { Governance } from '../governance/governance.js';
 import { governanceRoutes } from '../governance/routes.js';
+import { approvalRoutes } from '../governance/approvals/routes.js';
 import type { History } from '../history.js';
 import { collectMetrics } from '../metrics.js';
 import { FW_VERSION, overview } from '../overview.js';
@@ -95,7 +96,11 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
       doc: { tag: 'overview', reply: 'object', summary: 'Who is asking: principal, roles and which control actions it may perform' },
       handle: async (r) => {
         const permissions = {} as Record<ControlAction, boolean>;
-        for (const action of CONTROL_ACTIONS) permissions[action] = await control.permitted(action, '*', r.principal);
+        for (const action of CONTROL_ACTIONS) {
+          // fw's own record of an expiry, never a caller's act: nothing to offer.
+          if (action === 'approval.expire') continue;
+          permissions[action] = await control.permitted(action, '*', r.principal);
+        }
         return json({
           principal: r.principal?.id ?? null,
           roles: r.principal?.roles ?? [],
@@ -616,6 +621,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
 
     // --- governance --------------------------------------------------------------------------
     ...governanceRoutes(d.governance),
+    ...approvalRoutes(d.governance.approvals, d.gate),
 
     // --- credentials -------------------------------------------------------------------------
     {

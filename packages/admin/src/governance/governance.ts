@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { errorSummary, FwError, NotFoundError, type Framework, type Logger } from '@fw/runtime';
 import type { ClusterService } from '@fw/runtime/adapter';
+import type { AiToolCall, RunScope } from '@fw/agent';
 import type { ControlCaller, ControlPlane } from '../control.js';
 import { DISARMED, FLEET, KillSwitch, type KillSwitchState } from './kill-switch.js';
 import {
@@ -21,6 +22,8 @@ import { PolicyFileError, readPolicyFile, type PolicyFile } from './policy-file.
 import { PolicyHooks } from './policy-hooks.js';
 import type { DecisionRecord } from './decision-log.js';
 import { Budgets } from './budgets/budgets.js';
+import { Approvals, type ApprovalSettings } from './approvals/approvals.js';
+import { ApprovalHooks, type ApprovalNeed } from './approvals/approval-hooks.js';
 import './seams.js';
 
 /**
@@ -78,6 +81,8 @@ export interface GovernanceOptions {
   prices?: string;
   /** Without a store: daily spend rows kept in memory. */
   spendMemoryRows?: () => number;
+  /** Human approvals: timeout, retention, sweep (defaults: 15 min, 7 days, 5 s). */
+  approvals?: Partial<ApprovalSettings>;
 }
 
 /** What POST governance/reload answers. */
@@ -105,6 +110,8 @@ export class Governance {
   private readonly hooks = new KillSwitchHooks(this.killSwitch);
   private readonly policyHooks: PolicyHooks;
   private readonly inflight = new InflightRuns();
+  /** Human approvals of tool calls and of admin MCP actions (docs/governance.md, "Human approval"). */
+  readonly approvals: Approvals;
   /** The agent layer's own cancel error (its chat endpoint answers it with a `cancelled` frame). */
   private cancelError: ((reason: string) => Error) | undefined;
   private persistence: KillSwitchPersistence | undefined;
@@ -124,6 +131,17 @@ export class Governance {
       fw,
       log,
       { prices: options.prices ?? '', memoryRows: options.spendMemoryRows ?? (() => 10_000) },
+      () => this.nodeId,
+    );
+    this.approvals = new Approvals(
+      fw,
+      control,
+      {
+        timeoutMs: options.approvals?.timeoutMs ?? (() => 900_000),
+        retentionMs: options.approvals?.retentionMs ?? (() => 604_800_000),
+        sweepIntervalMs: options.approvals?.sweepIntervalMs ?? 5000,
+      },
+      log,
       () => this.nodeId,
     );
     this.policyHooks = new PolicyHooks(this.policies);
@@ -154,13 +172,30 @@ export class Governance {
    */
   start(): void {
     if (this.options.policyFile) this.apply(readPolicyFile(this.options.policyFile));
+    this.approvals.start();
     this.fw.services.whenProvided('agent.module', (agents) => {
       if (this.closed) return;
-      // The kill switch first: an armed switch refuses before a policy is asked (and logs nothing).
-      // Budgets after the policies: a call a policy refuses costs nothing.
+      // A tool's own `approval` (its ToolSpec), else a policy's `require-approval` rule.
+      const needs = (run: RunScope, call: AiToolCall): ApprovalNeed | undefined => {
+        const spec = agents.host.agents.get(run.agent)?.def.tools.find((t) => t.name === call.toolName)?.spec.approval;
+        if (spec) return spec === true ? { reason: null } : { reason: spec.reason ?? null, timeoutMs: spec.timeoutMs };
+        const policy = this.policies.approvalFor({
+          agent: run.agent,
+          action: 'tool_call',
+          principal: run.principalId,
+          runId: run.runId,
+          tool: call.toolName,
+          arguments: call.input,
+        });
+        return policy ? { reason: policy.reason, timeoutMs: policy.timeoutMs } : undefined;
+      };
+      // The kill switch first: an armed switch refuses before a policy is asked (and logs nothing);
+      // a call the policies deny asks no human. Budgets after the policies: a call a policy refuses
+      // costs nothing.
       this.cleanups.push(
         agents.host.hooks.add(this.hooks),
         agents.host.hooks.add(this.policyHooks),
+        agents.host.hooks.add(new ApprovalHooks(this.approvals, needs)),
         agents.host.hooks.add(this.budgets.hooks),
         agents.host.hooks.add(this.inflight),
       );
@@ -362,6 +397,7 @@ export class Governance {
 
   close(): void {
     this.closed = true;
+    this.approvals.close();
     if (this.syncTimer) clearInterval(this.syncTimer);
     for (const c of this.cleanups.splice(0).reverse()) c();
     this.budgets.close();

@@ -72,6 +72,15 @@ interface Compiled {
   denied: number;
   wouldDeny: number;
   hasOutputRules: boolean;
+  /** Its `require-approval` rules (file policies only). */
+  approvals: { tools: RegExp; reason: string | undefined; timeoutMs: number | undefined }[];
+}
+
+/** A policy's requirement of a human's approval for a tool call. */
+export interface ApprovalRequirement {
+  policy: string;
+  reason: string;
+  timeoutMs: number | undefined;
 }
 
 /** Rate-limit windows kept at most (oldest forgotten first): a flood of distinct principals costs bounded memory. */
@@ -217,6 +226,21 @@ export class PolicyEngine {
     if (decision !== 'allow') this.onDenied?.(record);
   }
 
+  /**
+   * The first enforcing file policy that governs the call and requires a human's approval of its
+   * tool, or undefined. Not a decision: the call was allowed, and now waits for a human.
+   */
+  approvalFor(request: PolicyRequest): ApprovalRequirement | undefined {
+    if (request.action !== 'tool_call' || request.tool === undefined) return undefined;
+    for (const p of this.filePolicies) {
+      if (p.mode !== 'enforce' || p.approvals.length === 0 || !governs(p, request)) continue;
+      const rule = p.approvals.find((a) => a.tools.test(request.tool ?? ''));
+      if (rule)
+        return { policy: p.name, reason: rule.reason ?? `policy '${p.name}' requires a human's approval`, timeoutMs: rule.timeoutMs };
+    }
+    return undefined;
+  }
+
   private refresh(): void {
     this.hasOutputRules = [...this.filePolicies, ...this.codePolicies].some((p) => p.hasOutputRules);
   }
@@ -245,6 +269,7 @@ function compileCode(policy: CodePolicy): Compiled {
     denied: 0,
     wouldDeny: 0,
     hasOutputRules: policy.watchesOutput === true,
+    approvals: [],
   };
 }
 
@@ -269,6 +294,11 @@ function compileDefinition(p: PolicyDefinition, windows: Map<string, number[]>):
     denied: 0,
     wouldDeny: 0,
     hasOutputRules: p.rules.some((r) => r.type === 'content' && r.on === 'output'),
+    approvals: p.rules.flatMap((r) =>
+      r.type === 'require-approval'
+        ? [{ tools: globs(r.tools), reason: r.reason, timeoutMs: r.timeout_seconds === undefined ? undefined : r.timeout_seconds * 1000 }]
+        : [],
+    ),
   };
 }
 
@@ -307,6 +337,9 @@ function compileRule(policy: string, index: number, rule: PolicyRule, windows: M
           ? why(`the model ${rule.on} matches a forbidden pattern`)
           : undefined;
     }
+    case 'require-approval':
+      // Denies nothing: the engine's approvalFor() reads these rules.
+      return () => undefined;
     case 'rate-limit': {
       const tools = rule.tools ? globs(rule.tools) : undefined;
       const windowMs = rule.window_seconds * 1000;

@@ -33,7 +33,9 @@ export type PolicyRule =
       max_length?: number;
       reason?: string;
     }
-  | { type: 'content'; on: 'input' | 'output'; pattern: string; flags?: string; reason?: string };
+  | { type: 'content'; on: 'input' | 'output'; pattern: string; flags?: string; reason?: string }
+  /** Not a denial: a call of a listed tool waits for a human's approval (docs/governance.md, "Human approval"). */
+  | { type: 'require-approval'; tools: Globs; reason?: string; timeout_seconds?: number };
 
 /** One declarative policy of the policy file. */
 export interface PolicyDefinition {
@@ -85,7 +87,7 @@ export const POLICY_FILE_SCHEMA = {
             items: {
               type: 'object',
               required: ['type'],
-              properties: { type: { enum: ['deny-tools', 'allow-tools', 'rate-limit', 'argument', 'content'] } },
+              properties: { type: { enum: ['deny-tools', 'allow-tools', 'rate-limit', 'argument', 'content', 'require-approval'] } },
               allOf: [
                 {
                   if: { properties: { type: { enum: ['deny-tools', 'allow-tools'] } } },
@@ -94,6 +96,20 @@ export const POLICY_FILE_SCHEMA = {
                     additionalProperties: false,
                     required: ['tools'],
                     properties: { type: {}, tools: GLOBS, reason: REASON },
+                  },
+                },
+                {
+                  if: { properties: { type: { const: 'require-approval' } } },
+                  // biome-ignore lint/suspicious/noThenProperty: JSON schema's if/then (one rule kind's members)
+                  then: {
+                    additionalProperties: false,
+                    required: ['tools'],
+                    properties: {
+                      type: {},
+                      tools: GLOBS,
+                      reason: REASON,
+                      timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 2_592_000 },
+                    },
                   },
                 },
                 {

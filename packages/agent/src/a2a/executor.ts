@@ -7,9 +7,16 @@
  * which aborts the runtime call.
  */
 import { randomUUID } from 'node:crypto';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import {
+  AgentEvent,
+  ExecutionEventQueue,
+  ResultManager,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from '@a2a-js/sdk/server';
 import { Role, TaskState, type Task } from '@a2a-js/sdk';
-import { failSpan, SpanKind, traced, type Owner, type Span } from '@fw/runtime';
+import { errorSummary, failSpan, SpanKind, traced, type Owner, type Span } from '@fw/runtime';
 import type { AgentHost } from '../host.js';
 import type { AiMessage } from '../runtime/port.js';
 import { publicError, RunCancelledError } from '../errors.js';
@@ -111,7 +118,19 @@ export class FwAgentExecutor implements AgentExecutor {
         },
         ac.signal,
         (ev) => {
-          if (ev.type !== 'text' || ev.subagentRunId || ac.signal.aborted) return;
+          if (ac.signal.aborted) return;
+          // A tool call waiting for a human: the task is input-required until an operator decides, then working again.
+          if (ev.type === 'approval') {
+            if (ev.status === 'pending') {
+              status(
+                TaskState.TASK_STATE_INPUT_REQUIRED,
+                `awaiting approval ${ev.approvalId}: the call of '${ev.toolName}' needs a human's approval${ev.reason ? ` (${ev.reason})` : ''}, until ${ev.expiresAt}`,
+              );
+              this.keepRecording(ctx, bus);
+            } else status(TaskState.TASK_STATE_WORKING, `approval ${ev.approvalId} ${ev.status}${ev.reason ? `: ${ev.reason}` : ''}`);
+            return;
+          }
+          if (ev.type !== 'text' || ev.subagentRunId) return;
           if (held !== undefined) chunk(held, false);
           held = ev.delta;
         },
@@ -133,6 +152,26 @@ export class FwAgentExecutor implements AgentExecutor {
     } finally {
       this.running.delete(taskId);
     }
+  }
+
+  /**
+   * The SDK stops reading a task's events at `input-required` (the client is to answer with its
+   * next message), but an approval is answered out of band and the run goes on publishing: from
+   * here to the next stop (terminal, or another approval) its events are recorded in the task
+   * store by a reader of our own, so `tasks/get` sees the task go on and end.
+   */
+  private keepRecording(ctx: RequestContext, bus: ExecutionEventBus): void {
+    if (!this.tasks) return;
+    const queue = new ExecutionEventQueue(bus);
+    const results = new ResultManager(this.tasks.forAgent(this.agentName), ctx.context);
+    void (async () => {
+      for await (const event of queue.events()) await results.processEvent(event);
+    })().catch((err: unknown) =>
+      this.host.log.error(
+        { agent: this.agentName, task: ctx.taskId, error: errorSummary(err) },
+        'recording a task after its approval failed',
+      ),
+    );
   }
 
   /** The earlier turns of the owner's context: each earlier task's user messages and final answer. */

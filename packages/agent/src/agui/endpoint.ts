@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { EventType, type BaseEvent, type RunAgentInput } from '@ag-ui/core';
+import { EventType, type BaseEvent, type Interrupt, type ResumeEntry, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import {
   BadRequestError,
@@ -35,9 +35,41 @@ import {
 import { admitAgentCaller } from '../auth.js';
 import type { AgentHost, MountedAgent } from '../host.js';
 import type { AiMessage, AiToolCall, AiToolSpec } from '../runtime/port.js';
-import type { RunEvent } from '../run-event.js';
+import type { ApprovalEvent, RunEvent } from '../run-event.js';
 import { publicError, RunCancelledError } from '../errors.js';
 import { aguiRuns } from './runs.js';
+
+/** The CUSTOM event names of a tool call waiting for a human (docs/governance.md, "Human approval"). */
+export const INTERRUPT_EVENT = 'fw.interrupt';
+export const INTERRUPT_RESOLVED_EVENT = 'fw.interrupt.resolved';
+
+/**
+ * A tool call waiting for approval pauses the run in place: the stream stays open and the run
+ * goes on once an operator decides, so it is told as CUSTOM events whose values are @ag-ui/core's
+ * own shapes: an `Interrupt` (id: the approval's id, `toolCallId`, `expiresAt`) while it waits,
+ * then a `ResumeEntry` answering it (`resolved` when approved, `cancelled` when denied or expired).
+ * Not RUN_FINISHED with the `interrupt` outcome: that ends the run and expects the client to
+ * resume it with the answer, while here the answer comes from an operator, not from the client.
+ */
+function approvalEvent(ev: ApprovalEvent): BaseEvent & Record<string, unknown> {
+  if (ev.status === 'pending') {
+    const interrupt: Interrupt = {
+      id: ev.approvalId,
+      reason: 'tool_approval',
+      message: `'${ev.toolName}' awaits a human's approval${ev.reason ? `: ${ev.reason}` : ''}`,
+      ...(ev.toolCallId ? { toolCallId: ev.toolCallId } : {}),
+      expiresAt: ev.expiresAt,
+      metadata: { tool: ev.toolName },
+    };
+    return { type: EventType.CUSTOM, name: INTERRUPT_EVENT, value: interrupt };
+  }
+  const resume: ResumeEntry = {
+    interruptId: ev.approvalId,
+    status: ev.status === 'approved' ? 'resolved' : 'cancelled',
+    payload: { approved: ev.status === 'approved', status: ev.status, reason: ev.reason },
+  };
+  return { type: EventType.CUSTOM, name: INTERRUPT_RESOLVED_EVENT, value: resume };
+}
 
 /** Where RUN_STARTED carries an anonymous run's owner key (`metadata` is open; the `ag-ui` key is the protocol's). */
 export const RUN_KEY_METADATA = 'fw.runKey';
@@ -152,6 +184,10 @@ async function run(
         break;
       case 'subagent-error':
         send({ type: EventType.SUBAGENT_ERROR, subagentRunId: ev.subagentRunId, message: ev.error });
+        break;
+      case 'approval':
+        closeMessage();
+        send(approvalEvent(ev));
         break;
     }
   };

@@ -19,6 +19,7 @@ import { ownerOf, type Framework, type Handler, type Interceptor, type Resource 
 import type { AgentHost, MountedAgent } from '../host.js';
 import type { AgentSession } from '../sessions.js';
 import { publicError, RunCancelledError } from '../errors.js';
+import type { ApprovalEvent } from '../run-event.js';
 
 const SESSION = 'fw.agent.session';
 const OPENING = 'fw.agent.session.opening';
@@ -152,6 +153,8 @@ async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, 
       ac.signal,
       (ev) => {
         if (ev.type === 'text' && !ev.subagentRunId) resource.write({ type: 'token', delta: ev.delta });
+        // A tool call waits for a human (docs/governance.md, "Human approval"): the prompt, then its decision.
+        else if (ev.type === 'approval') resource.write(approvalFrame(ev));
       },
     );
     // Confirmed only once durable: a turn the store could not take ends in an error frame
@@ -170,6 +173,23 @@ async function prompt(host: AgentHost, agent: MountedAgent, resource: Resource, 
   } finally {
     session.running = undefined;
   }
+}
+
+/** The chat frame of an approval: `{type: 'approval', id, status, tool, toolCallId, reason, expiresAt}`. */
+function approvalFrame(ev: ApprovalEvent): Record<string, unknown> {
+  return {
+    type: 'approval',
+    id: ev.approvalId,
+    status: ev.status,
+    tool: ev.toolName,
+    toolCallId: ev.toolCallId,
+    reason: ev.reason,
+    expiresAt: ev.expiresAt,
+    message:
+      ev.status === 'pending'
+        ? `the run awaits a human's approval of '${ev.toolName}' (approval ${ev.approvalId}, until ${ev.expiresAt})`
+        : `the call of '${ev.toolName}' was ${ev.status}${ev.reason ? `: ${ev.reason}` : ''}`,
+  };
 }
 
 function parsePrompt(data: string): string | undefined {

@@ -1,4 +1,5 @@
 import type { AgentRunInfo } from '../admin-view.js';
+import type { RunEvent } from '../run-event.js';
 
 /**
  * One agent run as the run hooks see it: which agent, for whom, on which surface, under which
@@ -30,6 +31,12 @@ export interface RunScope {
    * no further tool runs, and the run ends `cancelled` with that reason.
    */
   abort(reason: Error): void;
+  /**
+   * Tells the run's client something a hook decided (a tool call waiting for approval): the
+   * surface translates it (chat frame, AG-UI event, A2A status). A dispatched subagent's go to its
+   * parent's client; a run without a client (a tool called on the MCP endpoint) drops them.
+   */
+  notify(event: RunEvent): void;
 }
 
 /** The principal id of an owner string (`principal:<id>`), or undefined. */
