@@ -3,8 +3,10 @@
  * follows an arm from another client live and is disarmed and armed from the page with its
  * confirmation, the policies are listed, a decision appears as it is made, Stop… on an agent
  * session stops its model call while the user stays connected, hostile strings in a policy's
- * name, reason and arguments show as text, both themes colour the tab, and a viewer is shown no
- * write control (and the server refuses it anyway).
+ * name, reason and arguments show as text, an order waiting for approval shows live and is
+ * approved and denied from the page, spend and budgets are shown, a server without those endpoints
+ * hides their panels, both themes colour the tab, and a viewer is shown no write control (and the
+ * server refuses it anyway).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -212,6 +214,70 @@ describe('the Governance tab', { skip: skipBrowser, timeout: 120_000 }, () => {
     }
   });
 
+  it('shows an order waiting for approval live, approves one and denies another with a reason; hostile arguments stay text', async () => {
+    const socket = new WebSocket(`${demo.url.replace(/^http/, 'ws')}fw/agent/assistant`);
+    const frames: { type: string; [k: string]: unknown }[] = [];
+    socket.on('message', (d) => {
+      try {
+        frames.push(JSON.parse(String(d)));
+      } catch {
+        // a heartbeat
+      }
+    });
+    await once(socket, 'open');
+    try {
+      await waitFor('the session frame', () => (frames.some((f) => f.type === 'session') ? true : undefined));
+      const form = page.locator('#form-approval');
+
+      socket.send(JSON.stringify({ text: '/order {"item": "coffee"}' }));
+      const coffee = page.locator('#approvals-table tbody tr', { hasText: 'coffee' });
+      await coffee.waitFor();
+      assert.match(await coffee.innerText(), /assistant[\s\S]*order/);
+      await coffee.locator('button', { hasText: 'Approve…' }).click();
+      await form.locator('.confirm', { hasText: 'coffee' }).waitFor();
+      await form.locator('.confirm button', { hasText: 'Approve' }).click();
+      await form.locator('.result[data-kind="success"]', { hasText: 'approved' }).waitFor();
+      const done = await waitFor('the answer after the approval', () => frames.find((f) => f.type === 'done'));
+      assert.match(String(done.text), /ordered one coffee/);
+      await coffee.waitFor({ state: 'detached' });
+
+      const from = frames.length;
+      socket.send(JSON.stringify({ text: `/order {"item": ${JSON.stringify(EVIL)}}` }));
+      // In the JSON text of the arguments the payload's quotes are escaped: look for what has none.
+      const hostile = page.locator('#approvals-table tbody tr', { hasText: '<img src=x onerror=' });
+      await hostile.waitFor();
+      assert.ok((await hostile.innerText()).includes(JSON.stringify({ item: EVIL })), 'the arguments show as JSON text');
+      await assertInert(page);
+      await form.locator('input[name="reason"]').fill(`not today ${SCRIPT}`);
+      await hostile.locator('button', { hasText: 'Deny…' }).click();
+      await form.locator('.confirm', { hasText: SCRIPT }).waitFor();
+      await form.locator('.confirm button', { hasText: 'Deny' }).click();
+      await form.locator('.result[data-kind="success"]', { hasText: 'denied' }).waitFor();
+      // The chat is told at once (its answer then streams at this demo's slow token pace).
+      const denied = await waitFor('the chat told of the denial', () =>
+        frames.slice(from).find((f) => f.type === 'approval' && f.status === 'denied'),
+      );
+      assert.match(String(denied.message), /was denied: not today/);
+      await assertInert(page);
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('shows spend by agent and the budgets of the policy file', async () => {
+    // The runs above went through the offline model, which reports tokens (and has no price).
+    await page.locator('#spend-table tr[data-key="assistant"]').waitFor();
+    assert.match(await page.locator('#spend-chart-note').innerText(), /Tokens by key/);
+    assert.match((await page.locator('#spend-chart svg').getAttribute('aria-label')) ?? '', /assistant \d+ tokens/);
+    await page.locator('#spend-form select[name="by"]').selectOption('model');
+    await page.locator('#spend-table tr[data-key="offline-echo"]').waitFor();
+    for (const id of ['slow-daily', 'each-run']) await page.locator(`#budgets-table tr[data-key="${id}"]`).waitFor();
+    assert.match(
+      await page.locator('#budgets-table tr[data-key="slow-daily"]').innerText(),
+      /agent\s+slow[\s\S]*20,000 tokens[\s\S]*50,000 tokens[\s\S]*ok/,
+    );
+  });
+
   it('hides the Spend and Approvals panels behind a note on a server without their endpoints', async () => {
     const older = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     try {
@@ -279,6 +345,7 @@ describe('the Governance tab for a viewer', { skip: skipBrowser, timeout: 60_000
       assert.equal(await page.locator(`${form} fieldset`).isHidden(), true);
       assert.equal(await page.locator(`${form} fieldset`).evaluate((f) => (f as HTMLFieldSetElement).disabled), true);
     }
+    await page.locator('#form-approval .unavailable', { hasText: 'may not approve or deny' }).waitFor();
     await selectTab(page, 'agents');
     await page.locator('#form-cancel-inflight .unavailable', { hasText: 'may not stop model calls' }).waitFor();
     assert.equal(await page.locator('#sessions-table button', { hasText: 'Stop…' }).count(), 0);

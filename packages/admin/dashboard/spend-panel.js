@@ -9,8 +9,8 @@ import { $, h, replace, s, setText } from './dom.js';
 import { num } from './format.js';
 import { throttled } from './schedule.js';
 
-/** The windows offered, newest first. */
-const WINDOWS = { hour: 3600_000, day: 86_400_000, week: 7 * 86_400_000 };
+/** The windows offered: spend is kept per UTC day, so a window starts at a day (today: the server's default). */
+const WINDOWS = { today: 0, week: 6 * 86_400_000, month: 29 * 86_400_000 };
 /** Bars drawn at most (the table has every row). */
 const BARS = 8;
 const BAR_HEIGHT = 22;
@@ -30,7 +30,12 @@ export function createSpendPanel() {
     empty: 'No model call in this window.',
     sort: { key: 'costUsd', dir: 'descending' },
     columns: [
-      { key: 'key', label: 'Key', render: (r) => h('code', { text: r.key }) },
+      // A principal key of '' is every call without one.
+      {
+        key: 'key',
+        label: 'Key',
+        render: (r) => (r.key === '' ? h('span', { class: 'muted', text: 'anonymous' }) : h('code', { text: r.key })),
+      },
       { key: 'calls', label: 'Calls', num: true },
       { key: 'inputTokens', label: 'Input tokens', num: true },
       { key: 'outputTokens', label: 'Output tokens', num: true },
@@ -68,12 +73,17 @@ export function createSpendPanel() {
 
   const chart = $('#spend-chart');
 
+  /** Bars of cost, or of tokens while nothing has a price (every cost 0: no price table, or unpriced models). */
   function drawBars(rows) {
-    const top = [...rows].sort((a, b) => (b.costUsd ?? 0) - (a.costUsd ?? 0)).slice(0, BARS);
+    const priced = rows.some((r) => (r.costUsd ?? 0) > 0);
+    const value = priced ? (r) => r.costUsd ?? 0 : (r) => (r.inputTokens ?? 0) + (r.outputTokens ?? 0);
+    const show = priced ? (r) => usd(r.costUsd) : (r) => `${num(value(r))} tokens`;
+    const top = [...rows].sort((a, b) => value(b) - value(a)).slice(0, BARS);
     const width = Math.max(300, Math.round(chart.getBoundingClientRect().width || 600));
-    const max = Math.max(...top.map((r) => r.costUsd ?? 0), 0);
-    const plot = width - LABEL_WIDTH - 80;
+    const max = Math.max(...top.map(value), 0);
+    const plot = width - LABEL_WIDTH - 110;
     const height = Math.max(1, top.length) * BAR_HEIGHT + 4;
+    const name = (r) => (r.key === '' ? 'anonymous' : String(r.key));
     const svg = s('svg', {
       class: 'bars',
       role: 'img',
@@ -81,7 +91,7 @@ export function createSpendPanel() {
       width,
       height,
       'aria-label': top.length
-        ? `Cost by ${form.elements.by.value}: ${top.map((r) => `${r.key} ${usd(r.costUsd)}`).join(', ')}`
+        ? `${priced ? 'Cost' : 'Tokens (no price known)'} by ${form.elements.by.value}: ${top.map((r) => `${name(r)} ${show(r)}`).join(', ')}`
         : 'No spend in this window',
     });
     if (!top.length)
@@ -90,8 +100,8 @@ export function createSpendPanel() {
       );
     top.forEach((r, i) => {
       const y = i * BAR_HEIGHT + 2;
-      const w = max > 0 ? Math.max(1, ((r.costUsd ?? 0) / max) * plot) : 1;
-      const label = String(r.key);
+      const w = max > 0 ? Math.max(1, (value(r) / max) * plot) : 1;
+      const label = name(r);
       svg.append(
         s('text', {
           class: 'axis',
@@ -101,10 +111,11 @@ export function createSpendPanel() {
           text: label.length > 22 ? `${label.slice(0, 21)}…` : label,
         }),
         s('rect', { class: 'bar', x: LABEL_WIDTH, y: y + 3, width: w.toFixed(1), height: BAR_HEIGHT - 8, rx: 2 }),
-        s('text', { class: 'axis', x: LABEL_WIDTH + w + 6, y: y + 14, text: usd(r.costUsd) }),
+        s('text', { class: 'axis', x: LABEL_WIDTH + w + 6, y: y + 14, text: show(r) }),
       );
     });
     replace(chart, svg);
+    setText($('#spend-chart-note'), priced ? 'Cost by key (USD)' : 'Tokens by key (no price is known for these models)');
   }
 
   /** Hides the panel's content when the server has no such endpoint; answers whether it was absent. */
@@ -118,7 +129,8 @@ export function createSpendPanel() {
   const refreshSpend = throttled(
     async () => {
       const f = form.elements;
-      const since = new Date(Date.now() - (WINDOWS[f.since.value] ?? WINDOWS.day)).toISOString();
+      const back = WINDOWS[f.since.value] ?? 0;
+      const since = back ? new Date(Date.now() - back).toISOString().slice(0, 10) : undefined;
       try {
         const { data } = await get('spend', { by: f.by.value, since });
         body.hidden = false;
@@ -129,7 +141,11 @@ export function createSpendPanel() {
         const t = data?.total;
         setText(
           $('#spend-total'),
-          t ? `Total ${usd(t.costUsd)} · ${num(t.calls)} calls · ${num(t.inputTokens)} in / ${num(t.outputTokens)} out tokens` : '',
+          t
+            ? `Total ${usd(t.costUsd)} · ${num(t.calls)} calls · ${num(t.inputTokens)} in / ${num(t.outputTokens)} out tokens${
+                data?.unpriced?.length ? ` · no price for ${data.unpriced.join(', ')} (counted at $0)` : ''
+              }`
+            : '',
         );
       } catch (err) {
         if (!absentIf(err)) throw err;
