@@ -3,7 +3,7 @@
  * (`/fw/bench`, as bench/fanout) and one agent (`writer`, a `lookup` tool) on the local
  * OpenAI-compatible model; governance `off` (no admin plane) or `on`: the admin plane with its
  * kill switch (armed for another agent, so every run's check does its work and lets it through)
- * and a policy file whose rules every model and tool call is evaluated against.
+ * and a policy file whose rules and budgets every model and tool call is checked against).
  *
  *   node bench/dist/governance/server.js off|on <model base URL> [<policy file>]
  */
