@@ -129,6 +129,7 @@ export function createGovernanceTab() {
     rowKey: (p) => p.name,
     empty: 'No policy is loaded: every call is allowed.',
     columns: [
+      // The description is the name's title: the card shares its row with the kill switch.
       { key: 'name', label: 'Policy', render: (p) => h('code', { text: p.name }), title: (p) => p.description ?? p.name },
       {
         key: 'mode',
@@ -139,7 +140,6 @@ export function createGovernanceTab() {
       { key: 'rules', label: 'Rules', num: true },
       { key: 'denied', label: 'Denied', num: true },
       { key: 'wouldDeny', label: 'Would deny', num: true },
-      { key: 'description', label: 'Description', wrap: true },
       { key: 'digest', label: 'Digest', render: (p) => h('code', { text: shortId(p.digest, 10) }), title: (p) => p.digest },
     ],
   });

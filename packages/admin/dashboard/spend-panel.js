@@ -142,7 +142,7 @@ export function createSpendPanel() {
         setText(
           $('#spend-total'),
           t
-            ? `Total ${usd(t.costUsd)} · ${num(t.calls)} calls · ${num(t.inputTokens)} in / ${num(t.outputTokens)} out tokens${
+            ? `Total ${usd(t.costUsd)} · ${num(t.calls)} call${t.calls === 1 ? '' : 's'} · ${num(t.inputTokens)} in / ${num(t.outputTokens)} out tokens${
                 data?.unpriced?.length ? ` · no price for ${data.unpriced.join(', ')} (counted at $0)` : ''
               }`
             : '',
