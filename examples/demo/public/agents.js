@@ -199,6 +199,20 @@ async function run(agentName, text) {
         case 'SUBAGENT_ERROR':
           entry(`  ↳ failed: ${ev.message}`, 'error');
           break;
+        // A tool call waiting for a human (docs/governance.md, "Human approval"): the run pauses
+        // in place until an operator decides in the admin plane.
+        case 'CUSTOM':
+          if (ev.name === 'fw.interrupt')
+            entry(
+              `⏸ ${ev.value?.message ?? 'awaiting approval'}: approve or deny it in the dashboard or POST /api/admin/approvals/${ev.value?.id}`,
+              'system',
+            );
+          else if (ev.name === 'fw.interrupt.resolved')
+            entry(
+              `  ↳ approval ${ev.value?.payload?.status ?? ev.value?.status}${ev.value?.payload?.reason ? `: ${ev.value.payload.reason}` : ''}`,
+              'system',
+            );
+          break;
         case 'RUN_FINISHED':
           run.outcome = ev.outcome?.type === 'cancelled' ? 'cancelled' : 'finished';
           break;

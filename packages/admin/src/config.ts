@@ -63,13 +63,13 @@ export const ADMIN_CONFIG = defineConfig({
     type: 'number',
     default: 5000,
     description:
-      'How often (ms) a node expires the pending approvals whose time ran out (those of a restarted or another node included), sees decisions made on other nodes and prunes decided ones past their retention',
+      'How often (ms) a node expires the pending approvals whose time ran out (those of a restarted or another node included), sees decisions made on other nodes and prunes decided ones past their retention; 0: no sweep (only the expiry timers of the node that created them)',
   },
   'fw.admin.mcp-approval': {
     type: 'boolean',
     default: false,
     description:
-      'The dangerous admin MCP tools (fw_broadcast, fw_disconnect_resource, fw_destroy_broadcaster, fw_cancel_task, fw_kill_switch_arm) called over /fw/admin/mcp create an approval instead of acting; a human approves it over REST and the action runs then',
+      'The dangerous admin MCP tools (fw_broadcast, fw_disconnect_resource, fw_destroy_broadcaster, fw_cancel_task, fw_kill_switch_arm, fw_kill_switch_disarm) called over /fw/admin/mcp create an approval instead of acting; a human approves it over REST and the action runs then',
   },
   'fw.admin.mcp-tools-on-user-server': {
     type: 'boolean',

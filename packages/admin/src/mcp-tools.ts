@@ -68,7 +68,7 @@ export async function mountAdminMcp(fw: Framework, admin: AdminService, options:
   const gate = admin.gate;
   // What an approved admin action runs (fw.admin.mcp-approval): the tool's own code, as the approver.
   const unregister = [...approvable].map(([tool, run]) =>
-    admin.governance.approvals.registerAction(tool, (args, caller) => run(args, { ...caller, admin }) as Promise<unknown>),
+    admin.governance.approvals.registerAction(tool, (args, caller) => run.run(args, { ...caller, admin }) as Promise<unknown>, run.action),
   );
   const mounted = mcp.mountMcpServer(
     fw,
@@ -105,7 +105,10 @@ export async function mountAdminMcp(fw: Framework, admin: AdminService, options:
 }
 
 /** The `fw_*` tools in a registry of their own. Each handler finds the admin service of the session's framework. */
-function adminToolRegistry(mcp: McpModule, withWrites: boolean): { registry: ToolRegistry; approvable: Map<string, ApprovedAction> } {
+function adminToolRegistry(
+  mcp: McpModule,
+  withWrites: boolean,
+): { registry: ToolRegistry; approvable: Map<string, { run: ApprovedAction; action: ControlAction }> } {
   const registry = new mcp.ToolRegistry('programmatic');
   const fail = (text: string): unknown => mcp.McpToolResult.error(text);
   /** The gate again, per call: a session on a user's server, or one whose role changed. */
@@ -154,7 +157,7 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): { registry: Too
   });
 
   /** The write tools that need a human's approval when `fw.admin.mcp-approval` is on: what each runs once approved. */
-  const approvable = new Map<string, ApprovedAction>();
+  const approvable = new Map<string, { run: ApprovedAction; action: ControlAction }>();
   const write = (
     name: string,
     action: ControlAction,
@@ -164,7 +167,7 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): { registry: Too
     target: (args: Args) => string,
     options: { approvable?: boolean } = {},
   ): McpToolDef => {
-    if (options.approvable) approvable.set(name, (args, caller) => run(caller.admin, args, caller));
+    if (options.approvable) approvable.set(name, { run: (args, caller) => run(caller.admin, args, caller), action });
     return {
       name,
       description: `${description} (needs the ${REQUIRED_ROLE[action]} role${options.approvable ? "; with fw.admin.mcp-approval, a human's approval too" : ''})`,
@@ -221,6 +224,8 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): { registry: Too
       surface: 'admin-mcp',
       reason: `${tool} on '${target}' asked by ${caller.principal?.id ?? 'an anonymous operator'} over MCP`,
     });
+    // The AI's call itself did not act: audited as held (a refusal whose reason names the approval).
+    await admin.control.refuse(action, target, caller, 'refused', `awaiting a human's approval (approval ${approval.id})`);
     return `pending approval ${approval.id}: ${tool} runs once a human approves it (POST /api/admin/approvals/${approval.id}); it expires (denied) at ${approval.expiresAt}`;
   };
 

@@ -10,7 +10,7 @@ import { errorSummary, fallbackLogger, LimitExceededError, type EventBus, type L
 import type { FwStore, SessionMessageRow, SessionRow } from '@fw/store';
 import type { AgentSessionInfo } from './admin-view.js';
 import type { AiMessage } from './runtime/port.js';
-import { StoreUnavailableError } from './errors.js';
+import { RunCancelledError, StoreUnavailableError } from './errors.js';
 import { ownerLabel, reachableBy } from './tenancy/ownership.js';
 
 export interface AgentSession {
@@ -154,7 +154,9 @@ export class SessionTracker {
   end(s: AgentSession): void {
     s.lease?.release();
     if (!this.sessions.delete(s.id)) return;
-    s.running?.abort();
+    // A cancel, not a failure: the run in flight (a model call, a tool waiting for approval) ends
+    // cancelled, and nobody is left to tell, so nothing is logged as an error.
+    s.running?.abort(new RunCancelledError('the session ended'));
     this.persist(s, 'closed');
     this.bus.emit('AgentSessionEnded', {
       agentName: s.agentName,

@@ -6,6 +6,7 @@
  * (same SQLite file, new Framework) and still expires; a policy rule can require approval; the
  * REST shapes, 400/404/409, the viewer refused, audit and events; and `fw.admin.mcp-approval`:
  * an AI operator's dangerous admin MCP call waits for a human, runs when approved over REST.
+ * The model is fw's offline runtime, which calls a tool for a prompt `/<tool> <json>`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,37 +20,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Framework, type FrameworkModule } from '@fw/runtime';
 import { mcp } from '@fw/mcp';
-import { Agent, AgentModule, AgentTool, type AiRequest, type AiStreamPart, type ModelProvider } from '@fw/agent';
+import { Agent, AgentModule, AgentTool } from '@fw/agent';
 import { waitFor } from '@fw/testing';
 import { admin, type Approval, type AuditEntry } from '../../dist/index.js';
 import { adminEvents, API, AUTH_TOKENS, bearer, chat, TOKENS } from './apps.js';
-
-/** `call <tool> <json>` makes the model call the tool; given the tool's answer it repeats it (`tool said: …`). */
-class ToolModel implements ModelProvider {
-  readonly name = 'tool-local';
-  readonly priority = 5;
-  readonly capabilities = ['streaming', 'tools'];
-  readonly models = ['tool-1'];
-  isAvailable(): boolean {
-    return true;
-  }
-  async *stream(request: AiRequest): AsyncIterable<AiStreamPart> {
-    const last = request.messages.at(-1);
-    if (last?.role === 'tool') {
-      yield { type: 'text', delta: `tool said: ${last.content}` };
-      yield { type: 'finish', reason: 'stop' };
-      return;
-    }
-    const call = /^call (\w+) (.*)$/.exec(String(last?.content ?? ''));
-    if (call) {
-      yield { type: 'tool-call', toolCallId: randomUUID(), toolName: call[1] as string, input: JSON.parse(call[2] as string) };
-      yield { type: 'finish', reason: 'tool-calls' };
-      return;
-    }
-    yield { type: 'text', delta: 'ok' };
-    yield { type: 'finish', reason: 'stop' };
-  }
-}
 
 /** What each tool really did (a denied call must not run). */
 const ran: string[] = [];
@@ -103,7 +77,8 @@ async function start(props: Record<string, unknown> = {}, first: FrameworkModule
     ...props,
   });
   for (const m of first) await fw.use(m);
-  const agents = new AgentModule({ providers: [new ToolModel()] });
+  // fw's offline runtime: `/<tool> <json>` calls the tool, then it answers `Tool <tool> returned: <output>`.
+  const agents = new AgentModule();
   await fw.use(agents);
   agents.mount(Banker);
   await fw.use(admin());
@@ -147,7 +122,7 @@ test('chat: the run pauses with an approval frame, a viewer is refused, an opera
   const client = await chat(app, 'banker');
   try {
     const from = client.frames.length;
-    client.prompt('call transfer {"amount": 40}');
+    client.prompt('/transfer {"amount": 40}');
     const asked = await client.next('approval', from);
     assert.equal(asked.status, 'pending');
     assert.equal(asked.tool, 'transfer');
@@ -180,7 +155,7 @@ test('chat: the run pauses with an approval frame, a viewer is refused, an opera
     assert.equal(decided.decidedBy, 'otto');
     assert.equal(decided.reason, 'checked with the customer');
     const done = await client.next('done', from);
-    assert.equal(done.text, 'tool said: sent 40');
+    assert.equal(done.text, 'Tool transfer returned: sent 40');
     assert.ok(ran.includes('transfer 40'));
     assert.ok(client.frames.slice(from).some((f) => f.type === 'approval' && f.status === 'approved'));
 
@@ -214,7 +189,7 @@ test('deny: the tool does not run, the model is told; 404 unknown, 400 bad bodie
   const client = await chat(app, 'banker');
   try {
     const from = client.frames.length;
-    client.prompt('call transfer {"amount": 99}');
+    client.prompt('/transfer {"amount": 99}');
     await client.next('approval', from);
     const pending = await pendingOf(app, 'transfer');
     for (const body of [{}, { approve: 'yes' }, { approve: true, reason: '' }, { approve: true, extra: 1 }]) {
@@ -233,7 +208,7 @@ test('deny: the tool does not run, the model is told; 404 unknown, 400 bad bodie
     assert.equal(res.status, 200);
     assert.equal(((await res.json()) as Approval).status, 'denied');
     const done = await client.next('done', from);
-    assert.match(String(done.text), /tool said: error: refused: approval .* of 'transfer' was denied by otto \(too much\)/);
+    assert.match(String(done.text), /Tool transfer returned: error: refused: approval .* of 'transfer' was denied by otto \(too much\)/);
     assert.ok(!ran.includes('transfer 99'), 'a denied call never runs');
     assert.equal((await approvals(app, '?status=denied')).find((a) => a.id === pending.id)?.reason, 'too much');
   } finally {
@@ -248,7 +223,7 @@ test('expiry: an approval nobody decides is denied at its timeout, audited as sy
   const client = await chat(app, 'banker');
   try {
     const from = client.frames.length;
-    client.prompt('call remove {"path": "/etc/passwd"}');
+    client.prompt('/remove {"path": "/etc/passwd"}');
     const asked = await client.next('approval', from);
     const done = await client.next('done', from);
     assert.match(String(done.text), /refused: approval .* of 'remove' was expired \(expired: no decision within 0 s\)/);
@@ -297,7 +272,7 @@ test('A2A (official client): the task goes input-required with the approval, the
     const stream = (async () => {
       for await (const ev of client.sendMessageStream({
         tenant: '',
-        message: userMessage('call transfer {"amount": 7}'),
+        message: userMessage('/transfer {"amount": 7}'),
         configuration: undefined,
         metadata: undefined,
       })) {
@@ -332,7 +307,7 @@ test('A2A (official client): the task goes input-required with the approval, the
       },
       5000,
     );
-    assert.equal(statusText(task), 'tool said: sent 7');
+    assert.equal(statusText(task), 'Tool transfer returned: sent 7');
     assert.ok(ran.includes('transfer 7'));
   } finally {
     await app.close();
@@ -376,7 +351,7 @@ async function aguiRun(app: App, text: string): Promise<{ events: Record<string,
 test('AG-UI: an interrupt (CUSTOM fw.interrupt, an AG-UI Interrupt) while it waits, its resolution, then the run finishes', async () => {
   const app = await start();
   try {
-    const run = await aguiRun(app, 'call transfer {"amount": 3}');
+    const run = await aguiRun(app, '/transfer {"amount": 3}');
     const interrupt = await waitFor(
       'the interrupt event',
       () => run.events.find((e) => e.type === 'CUSTOM' && e.name === 'fw.interrupt')?.value as Record<string, unknown> | undefined,
@@ -421,15 +396,36 @@ test('a policy rule requires approval (require-approval), for the agents and too
   const client = await chat(app, 'banker');
   try {
     const from = client.frames.length;
-    client.prompt('call lookup {"word": "ledger"}');
+    client.prompt('/lookup {"word": "ledger"}');
     const asked = await client.next('approval', from);
     assert.equal(asked.reason, 'lookups are costly');
     assert.ok(!ran.includes('lookup ledger'));
     assert.equal((await app.post(`${API}/approvals/${asked.id}`, { approve: true })).status, 200);
-    assert.equal((await client.next('done', from)).text, 'tool said: definition of ledger');
+    assert.equal((await client.next('done', from)).text, 'Tool lookup returned: definition of ledger');
   } finally {
     await client.close();
     await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a bad require-approval rule stops the start (fail closed), naming what is wrong', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fw-approval-bad-'));
+  const file = join(dir, 'policies.json');
+  writeFileSync(
+    file,
+    JSON.stringify({ policies: [{ name: 'ask', rules: [{ type: 'require-approval', tools: ['x'], timeout_seconds: 0 }] }] }),
+  );
+  const fw = new Framework({ configFile: false, env: {}, 'fw.data-dir': '', 'fw.ai.auto': false, 'fw.admin.governance.policy-file': file });
+  try {
+    await fw.use(new AgentModule());
+    await assert.rejects(fw.use(admin()), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'invalid_policy_file');
+      assert.match(err.message, /\/policies\/0\/rules\/0\/timeout_seconds: must be > 0/);
+      return true;
+    });
+  } finally {
+    await fw.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -444,7 +440,7 @@ test('durable: an approval pending across a restart (same SQLite file, new Frame
     let expiresLater: Approval;
     try {
       const from = client.frames.length;
-      client.prompt('call transfer {"amount": 5}');
+      client.prompt('/transfer {"amount": 5}');
       await client.next('approval', from);
       decidedLater = await pendingOf(first, 'transfer');
     } finally {
@@ -454,7 +450,7 @@ test('durable: an approval pending across a restart (same SQLite file, new Frame
     const second = await chat(first, 'banker');
     try {
       const from = second.frames.length;
-      second.prompt('call transfer {"amount": 6}');
+      second.prompt('/transfer {"amount": 6}');
       await second.next('approval', from);
       expiresLater = await waitFor(
         'the second pending approval',
@@ -551,7 +547,18 @@ test('fw.admin.mcp-approval: an AI operator kill-switch arm over MCP waits for a
     const now = await health();
     assert.equal(now.armed, true);
     assert.equal(now.operator, 'ada');
-    const arm = (await audit(app, 'kill-switch.arm')).find((e) => e.outcome === 'allowed');
+    const arms = await audit(app, 'kill-switch.arm');
+    assert.ok(
+      arms.some(
+        (e) =>
+          e.outcome === 'refused' &&
+          e.principal === 'otto' &&
+          e.source === 'mcp' &&
+          e.reason === `awaiting a human's approval (approval ${id})`,
+      ),
+      "the AI's own call is audited as held for approval",
+    );
+    const arm = arms.find((e) => e.outcome === 'allowed');
     assert.equal(arm?.principal, 'ada');
     assert.match(String(arm?.reason), new RegExp(`approval ${id}: requested by otto over /fw/admin/mcp, approved by ada`));
 
@@ -563,9 +570,79 @@ test('fw.admin.mcp-approval: an AI operator kill-switch arm over MCP waits for a
     assert.notEqual(denied.isError, true, textOf(denied));
     assert.equal((JSON.parse(textOf(denied)) as Approval).status, 'denied');
     assert.equal((await health()).armed, true);
+
+    // An action runs as its approver: an operator cannot approve what needs the admin role (it stays pending), but may deny it.
+    const admin = await connect(TOKENS.admin);
+    try {
+      const destroy = await admin.callTool({ name: 'fw_destroy_broadcaster', arguments: { broadcasterId: '/fw/chat/lobby' } });
+      const destroyId = /^pending approval ([0-9a-f-]{36})/.exec(textOf(destroy))?.[1];
+      assert.ok(destroyId, textOf(destroy));
+      const notAllowed = await app.post(`${API}/approvals/${destroyId}`, { approve: true }, TOKENS.operator);
+      assert.equal(notAllowed.status, 403);
+      assert.match(((await notAllowed.json()) as { detail: string }).detail, /needs the right to 'destroy'/);
+      assert.equal((await approvals(app, '?status=pending')).find((a) => a.id === destroyId)?.status, 'pending');
+      const deny = await app.post(`${API}/approvals/${destroyId}`, { approve: false, reason: 'keep the lobby' }, TOKENS.operator);
+      assert.equal(deny.status, 200);
+    } finally {
+      await admin.close();
+    }
   } finally {
     await ai.close();
     await viewer.close();
     await app.close();
+  }
+});
+
+test('retention: decided approvals older than fw.governance.approval-retention are pruned by the sweep, pending ones stay', async () => {
+  const app = await start({ 'fw.governance.approval-retention': 300, 'fw.governance.approval-sweep-interval': 50 });
+  const client = await chat(app, 'banker');
+  try {
+    const from = client.frames.length;
+    client.prompt('/transfer {"amount": 11}');
+    const first = await client.next('approval', from);
+    assert.equal((await app.post(`${API}/approvals/${first.id}`, { approve: false })).status, 200);
+    await client.next('done', from);
+    const next = client.frames.length;
+    client.prompt('/transfer {"amount": 12}');
+    const second = await client.next('approval', next);
+    // Decided 300 ms ago or less: kept; past it: deleted. The pending one is never pruned.
+    assert.ok((await approvals(app)).some((a) => a.id === first.id));
+    await waitFor(
+      'the decided approval pruned',
+      async () => ((await approvals(app)).some((a) => a.id === first.id) ? undefined : true),
+      5000,
+    );
+    await new Promise((r) => setTimeout(r, 400));
+    assert.deepEqual(
+      (await approvals(app)).map((a) => [a.id, a.status]),
+      [[second.id, 'pending']],
+    );
+  } finally {
+    await client.close();
+    await app.close();
+  }
+});
+
+test('two nodes on one database: a decision made on the other node reaches the run waiting here (its sweep)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fw-approvals-nodes-'));
+  const props = { 'fw.data-dir': dir, 'fw.governance.approval-sweep-interval': 100 };
+  const a = await start(props);
+  const b = await start(props);
+  const client = await chat(a, 'banker');
+  try {
+    const from = client.frames.length;
+    client.prompt('/transfer {"amount": 21}');
+    const asked = await client.next('approval', from);
+    const seen = await pendingOf(b, 'transfer');
+    assert.equal(seen.id, asked.id);
+    assert.equal((await b.post(`${API}/approvals/${asked.id}`, { approve: true })).status, 200);
+    const done = await client.next('done', from);
+    assert.equal(done.text, 'Tool transfer returned: sent 21');
+    assert.equal((await a.post(`${API}/approvals/${asked.id}`, { approve: false })).status, 409, 'decided once, for both nodes');
+  } finally {
+    await client.close();
+    await a.close();
+    await b.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -2,7 +2,8 @@
  * AG-UI for one agent: POST `/fw/agent/{name}/agui` with a `RunAgentInput` answers an SSE stream
  * of @ag-ui/core events in the protocol's order: RUN_STARTED; text as TEXT_MESSAGE_START/CONTENT/END;
  * tools as TOOL_CALL_START/ARGS/END then TOOL_CALL_RESULT; coordinator dispatches as
- * SUBAGENT_STARTED then SUBAGENT_FINISHED or SUBAGENT_ERROR; then RUN_FINISHED (outcome `success`,
+ * SUBAGENT_STARTED then SUBAGENT_FINISHED or SUBAGENT_ERROR; a tool call waiting for a human's
+ * approval as CUSTOM `fw.interrupt` then `fw.interrupt.resolved` (see approvalEvent); then RUN_FINISHED (outcome `success`,
  * or `cancelled` when the run was cancelled) or RUN_ERROR. `POST …/agui/runs/{runId}/cancel`
  * cancels a run; a client that disconnects cancels its run too.
  *

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { errorSummary, FwError, NotFoundError, type Framework, type Logger } from '@fw/runtime';
 import type { ApprovalRecords, ApprovalTable, FwStore } from '@fw/store';
+import type { ControlAction } from '../../authorizer.js';
 import type { ControlCaller, ControlPlane } from '../../control.js';
+import { ForbiddenError } from '../../errors.js';
 import { ADMIN_AGENT, approvalOf, type Approval } from './approval.js';
 import './seams.js';
 
@@ -56,7 +58,8 @@ export class Approvals {
   private records: ApprovalRecords | undefined;
   private readonly waiters = new Map<string, (row: ApprovalTable) => void>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly actions = new Map<string, ApprovedAction>();
+  /** What each approvable admin tool runs once approved, and the action (its role) the approver needs. */
+  private readonly actions = new Map<string, { run: ApprovedAction; needs: ControlAction }>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private closed = false;
@@ -100,10 +103,11 @@ export class Approvals {
   }
 
   /** The admin action an approved `tool` (an admin MCP tool's name) runs. */
-  registerAction(tool: string, action: ApprovedAction): () => void {
-    this.actions.set(tool, action);
+  registerAction(tool: string, action: ApprovedAction, needs: ControlAction): () => void {
+    const entry = { run: action, needs };
+    this.actions.set(tool, entry);
     return () => {
-      if (this.actions.get(tool) === action) this.actions.delete(tool);
+      if (this.actions.get(tool) === entry) this.actions.delete(tool);
     };
   }
 
@@ -184,6 +188,11 @@ export class Approvals {
       const status = approve ? 'approved' : 'denied';
       const existing = await records.get(id);
       if (!existing) throw new NotFoundError('approval', id);
+      // An admin action runs as its approver: one who may not do it cannot approve it (it stays
+      // pending for someone who may), rather than approve an action that would then be refused.
+      const action = existing.agent === ADMIN_AGENT ? this.actions.get(existing.tool) : undefined;
+      if (approve && existing.status === 'pending' && action && !(await this.control.permitted(action.needs, '*', caller.principal)))
+        throw new ForbiddenError(action.needs, id, 'forbidden', `approving '${existing.tool}' needs the right to '${action.needs}' itself`);
       const now = Date.now();
       const { row, decided } =
         existing.status === 'pending'
@@ -203,7 +212,7 @@ export class Approvals {
 
   /** The approval's admin action, run by the approver; its failure is answered beside the approval (which stays approved). */
   private async runAction(row: ApprovalTable, approver: ControlCaller): Promise<{ result?: unknown; error?: string }> {
-    const action = this.actions.get(row.tool);
+    const action = this.actions.get(row.tool)?.run;
     if (!action) return { error: `unavailable: no admin action '${row.tool}' on this node` };
     const args = JSON.parse(row.arguments) as Record<string, unknown>;
     const note = `approval ${row.id}: requested by ${row.principal ?? 'an anonymous operator'} over /fw/admin/mcp, approved by ${approver.principal?.id ?? 'the local operator'}`;

@@ -48,6 +48,7 @@ export function approvalRoutes(approvals: Approvals, gate: AdminGate): AdminRout
           required: true,
           schema: {
             type: 'object',
+            additionalProperties: false,
             required: ['approve'],
             properties: {
               approve: { type: 'boolean', description: 'true: approve; false: deny' },
