@@ -14,7 +14,13 @@
  * overhead of on over off, and the median of the rounds' paired overheads (round i on against
  * round i off), which is what a noisy machine disturbs least.
  *
- *   npm run bench:tape -- [--rounds 10] [--clients 4] [--turns 25] [--chunks 40] [--port 23100] [--profile <dir>]
+ *   npm run bench:tape -- [--rounds 10] [--clients 4] [--turns 25] [--chunks 40] [--port 23100] [--profile <dir>] [--compare tape|budgets]
+ *
+ * `--compare budgets` measures governance's budgets and spend instead (issue 26, item 3: ≤ 2 % per
+ * model call): the tape off on both servers, `on` with the admin plane, a price table and budgets
+ * of every scope, `off` without the admin plane; besides the CPU per turn, the `on` server times
+ * each call into the budget hooks, which gives their cost per model call without the noise of
+ * comparing two processes.
  *
  * Ports: the model server on `--port`, the servers with the tape on and off on the next two.
  */
@@ -33,6 +39,9 @@ const CHUNKS = arg('chunks', '40');
 const PORT = Number(arg('port', '23100'));
 /** `--profile <dir>`: the servers write V8 CPU profiles there (`--cpu-prof`), to see where recording's time goes. */
 const PROFILE = arg('profile', '');
+/** What the two servers differ in: the run tape (default) or governance's budgets and spend. */
+const COMPARE = arg('compare', 'tape');
+if (COMPARE !== 'tape' && COMPARE !== 'budgets') throw new Error(`--compare is tape or budgets, not '${COMPARE}'`);
 const ANSWER = Array.from({ length: Number(CHUNKS) }, (_, i) => `word${i} `).join('');
 
 interface Side {
@@ -96,7 +105,7 @@ const load = (): string =>
 
 async function main(): Promise<void> {
   console.log(
-    `bench/tape: ${ROUNDS} rounds per side, ${CLIENTS} chat clients × ${TURNS} turns per round, answers of ${CHUNKS} pieces; node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${load()}`,
+    `bench/tape (${COMPARE} on vs off): ${ROUNDS} rounds per side, ${CLIENTS} chat clients × ${TURNS} turns per round, answers of ${CHUNKS} pieces; node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${load()}`,
   );
   const model = new BenchChild(
     'model server',
@@ -111,9 +120,9 @@ async function main(): Promise<void> {
       const dataDir = mkdtempSync(join(tmpdir(), `fw-bench-tape-${name}-`));
       const port = PORT + 1 + i;
       const child = new BenchChild(
-        `fw (tape ${name})`,
+        `fw (${COMPARE} ${name})`,
         new URL('./server.js', import.meta.url),
-        [name, String(url), dataDir, String(port)],
+        [name, String(url), dataDir, String(port), COMPARE],
         PROFILE ? ['--cpu-prof', '--cpu-prof-dir', join(PROFILE, name)] : [],
       );
       await child.next('ready');
@@ -127,6 +136,7 @@ async function main(): Promise<void> {
       process.stdout.write(`  round ${i + 1}/${ROUNDS}\r`);
     }
     const [on, off] = sides as [Side, Side];
+    if (COMPARE === 'budgets') return await report(on, off, (await model.request({ type: 'requests' })).requests as number);
     const recorded = await on.child.request({ type: 'tape' });
     const unrecorded = await off.child.request({ type: 'tape' });
     if (recorded.status !== 'completed' || (recorded.steps as number) < 8)
@@ -161,6 +171,37 @@ async function main(): Promise<void> {
     }
     await model.stop();
   }
+}
+
+/** `--compare budgets`: CPU per turn on and off, and the budget hooks' own time per model call. */
+async function report(on: Side, off: Side, requests: number): Promise<void> {
+  const spend = await on.child.request({ type: 'spend' });
+  const turns = (ROUNDS + 1) * CLIENTS * TURNS;
+  // Two model calls a turn (the tool calls, then the answer).
+  if (spend.calls !== 2 * turns) throw new Error(`the governed server counted ${spend.calls} model calls for ${turns} turns`);
+  const paired = on.rounds.map((x, i) => (x / off.rounds[i]! - 1) * 100);
+  const overall = (mean(on.rounds) / mean(off.rounds) - 1) * 100;
+  const headers = ['governance', 'CPU per turn (µs, mean)', 'median round', 'min round', 'max round'];
+  const rows = [on, off].map((s) => [
+    s.name,
+    fmt(mean(s.rounds)),
+    fmt(median(s.rounds)),
+    fmt(Math.min(...s.rounds)),
+    fmt(Math.max(...s.rounds)),
+  ]);
+  console.log(`\n${textTable(headers, rows)}\n`);
+  console.log(markdownTable(headers, rows));
+  const hooks = (await on.child.request({ type: 'hooks-cpu', runs: 5000 }, 'hooks-cpu', 120_000)).us as number;
+  const cpuPerCall = mean(off.rounds) / 2;
+  console.log(
+    `\ngovernance's cost: ${overall.toFixed(1)} % of a turn's server CPU (means, admin plane included); median of the ${ROUNDS} paired rounds ${median(paired).toFixed(1)} %`,
+  );
+  console.log(
+    `budget hooks alone: ${hooks.toFixed(2)} µs CPU per model call (10,000 synthetic calls of 40 parts on the idle server), ${((hooks / cpuPerCall) * 100).toFixed(3)} % of a model call's server CPU without governance (${fmt(cpuPerCall)} µs: half a turn)`,
+  );
+  console.log(
+    `model calls counted: ${fmt(spend.calls as number)}, ${spend.costUsd} USD; model requests: ${fmt(requests)}; load at the end ${load()}`,
+  );
 }
 
 main().catch((err: unknown) => {

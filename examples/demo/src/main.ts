@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { ConfigError, Framework, envName, type FrameworkOptions } from '@fw/runtime';
 import { configureAgentDemo, installAgentDemo } from './agent-demo.js';
 import { parseDemoArgs, USAGE, UsageError } from './cli.js';
@@ -9,6 +9,7 @@ import { installChat } from './chat/index.js';
 import { installChatPage } from './chat/page.js';
 import { DEMO_CONFIG } from './config.js';
 import { firstRunText } from './first-run.js';
+import { withDemoGovernance } from './governance.js';
 import { installMcpDemo } from './mcp-demo.js';
 import { installModules } from './modules.js';
 import { installSimulationRoute } from './simulation/route.js';
@@ -39,7 +40,7 @@ export interface Demo {
 
 /** The demo app: chat rooms on the real-time runtime, the MCP server, agents and admin. */
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
-  const fw = new Framework({ ...demoPolicies(options.config), ...options.config });
+  const fw = new Framework(withDemoGovernance(options.config));
   fw.config.declare(DEMO_CONFIG);
   // Checked before anything listens: a bad rate fails the start, it is not corrected silently.
   const messageIntervalMs = atLeast(fw, 'demo.simulation.message-interval', MIN_MESSAGE_INTERVAL_MS);
@@ -86,20 +87,6 @@ function cliConfig(): FrameworkOptions {
   const key = 'fw.admin.mcp-write-tools';
   if (process.env[envName(key)] !== undefined || configFileSets(key)) return {};
   return { [key]: true };
-}
-
-/** The demo's policy file (docs/demo.md, *Governance*): next to its package.json. */
-export const DEMO_POLICY_FILE = fileURLToPath(new URL('../../policies.json', import.meta.url));
-
-/**
- * The demo enforces its own policy file, so the Governance tab's decisions are alive from the
- * first run, unless the operator names another (`FW_ADMIN_GOVERNANCE_POLICY_FILE`, the key in
- * `fw.config.json` or in the embedding's options; `''` for none).
- */
-function demoPolicies(config: FrameworkOptions | undefined): FrameworkOptions {
-  const key = 'fw.admin.governance.policy-file';
-  if ((config && key in config) || process.env[envName(key)] !== undefined || configFileSets(key)) return {};
-  return { [key]: DEMO_POLICY_FILE };
 }
 
 function configFileSets(key: string): boolean {

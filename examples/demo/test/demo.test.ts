@@ -94,3 +94,19 @@ test('chat page in a browser: live messages both ways, the transport shown, payl
     await demo.close();
   }
 });
+
+test('the demo ships a budget on the slow agent: GET governance/budgets lists it, with its state', async () => {
+  const demo = await startDemo({ port: 0, host: '127.0.0.1', config: { configFile: false, 'demo.simulation': false } });
+  try {
+    const res = await fetch(`${demo.url}api/admin/governance/budgets`);
+    assert.equal(res.status, 200);
+    const { budgets } = (await res.json()) as { budgets: { id: string; scope: string; key: string; state: string; used: unknown }[] };
+    const slow = budgets.find((b) => b.key === 'slow');
+    assert.equal(slow?.id, 'slow-daily');
+    assert.equal(slow?.scope, 'agent');
+    assert.equal(slow?.state, 'ok');
+    assert.deepEqual(slow?.used, { tokens: 0, usd: 0 });
+  } finally {
+    await demo.close();
+  }
+});

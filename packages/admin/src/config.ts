@@ -41,12 +41,6 @@ export const ADMIN_CONFIG = defineConfig({
     description:
       'The price table of model calls (docs/governance.md, Budgets and spend): inline JSON, or the path of a JSON file, of model name (`*` matches any run of characters) to `{input, output, cached?}` in USD per 1M tokens; read at start (a bad table stops the start); empty: tokens are counted, every cost is 0',
   },
-  'fw.admin.governance.spend-memory-rows': {
-    type: 'number',
-    default: 10_000,
-    description:
-      'Without a store (no agent store): daily spend rows (day × agent × principal × model) kept in memory for GET /api/admin/spend; the oldest day goes first. With a store, fw.store.retention.spend.* apply',
-  },
   'fw.governance.approval-timeout': {
     type: 'number',
     default: 900_000,

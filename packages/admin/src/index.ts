@@ -80,3 +80,9 @@ export {
   type DecidedApproval,
 } from './governance/approvals/approvals.js';
 export { ApprovalDeniedError, type ApprovalNeed } from './governance/approvals/approval-hooks.js';
+export { Budgets, type SpendReport } from './governance/budgets/budgets.js';
+export type { BudgetDefinition, BudgetLimit } from './governance/budgets/budget-definition.js';
+export type { BudgetReport, BudgetState } from './governance/budgets/budget-book.js';
+export { BudgetExceededError } from './governance/budgets/budget-hooks.js';
+export { PriceTable, readPriceTable, type ModelPrice, type PricedUsage } from './governance/budgets/prices.js';
+export type { SpendSums } from './governance/budgets/spend-ledger.js';

@@ -160,7 +160,6 @@ export class AdminModule implements FrameworkModule {
         policyFile: get('fw.admin.governance.policy-file'),
         decisionLogSize: get('fw.admin.governance.decision-log-size'),
         prices: get('fw.admin.governance.prices'),
-        spendMemoryRows: () => fw.config.get('fw.admin.governance.spend-memory-rows'),
         approvals: {
           timeoutMs: () => fw.config.get('fw.governance.approval-timeout'),
           retentionMs: () => fw.config.get('fw.governance.approval-retention'),

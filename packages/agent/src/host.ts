@@ -495,9 +495,18 @@ export class AgentHost {
         ...(error !== undefined ? { error } : {}),
       });
       const span = startModelSpan(runtime, model, scope?.runId);
+      // A run hook that stopped the stream (a hard budget, a content rule): not the provider's failure.
+      let refused = false;
       try {
         for await (const part of runtime.stream(request, signal)) {
-          if (parts) this.hooks.modelPart(scope, call, part);
+          if (parts) {
+            try {
+              this.hooks.modelPart(scope, call, part);
+            } catch (err) {
+              refused = true;
+              throw err;
+            }
+          }
           if (part.type === 'finish') {
             finish = part;
             recordFinish(span, part);
@@ -514,7 +523,9 @@ export class AgentHost {
         if (scope) this.hooks.afterModelCall(scope, call, result(err));
         failModelSpan(span, err, signal.aborted);
         // One line per provider error, without its stack: the provider's failure, not fw's code.
-        if (!signal.aborted)
+        if (refused)
+          this.log.info({ agent: agent.name, runId: scope?.runId, error: errorSummary(err) }, 'a run hook stopped the model stream');
+        else if (!signal.aborted)
           this.log.error({ agent: agent.name, provider: runtime.name, error: errorSummary(err) }, 'AI provider call failed');
         throw err;
       } finally {
@@ -617,6 +628,7 @@ export class AgentHost {
           this.log.warn({ agent: agent.name, error: errorSummary(err) }, 'a run listener failed');
         }
       },
+      warn: (warning) => this.hooks.warning(scope, warning),
     };
     return { scope, stop };
   }

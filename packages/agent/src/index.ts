@@ -25,6 +25,7 @@ export {
   type RunHooks,
   type RunOutcome,
   type RunScope,
+  type RunWarning,
   type ToolResult,
 } from './hooks/index.js';
 export { AgentHost, type MountedAgent, type RunInput, type RemoteCaller, type Recovery } from './host.js';

@@ -51,7 +51,7 @@ test('AI SDK adapter with MockLanguageModelV3: tokens stream through', async () 
   assert.deepEqual(parts.at(-1), {
     type: 'finish',
     reason: 'stop',
-    usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0 },
+    usage: { inputTokens: 1, outputTokens: 1 },
     responseModel: 'mock-model-id',
   });
   const prompt = model.doStreamCalls[0]!.prompt;

@@ -79,8 +79,6 @@ export interface GovernanceOptions {
   decisionLogSize?: number;
   /** The price table (`fw.admin.governance.prices`): inline JSON or a file's path; '' : every cost 0. */
   prices?: string;
-  /** Without a store: daily spend rows kept in memory. */
-  spendMemoryRows?: () => number;
   /** Human approvals: timeout, retention, sweep (defaults: 15 min, 7 days, 5 s). */
   approvals?: Partial<ApprovalSettings>;
 }
@@ -127,12 +125,7 @@ export class Governance {
     private readonly log: Logger,
   ) {
     this.policies = new PolicyEngine(options.decisionLogSize ?? 1000);
-    this.budgets = new Budgets(
-      fw,
-      log,
-      { prices: options.prices ?? '', memoryRows: options.spendMemoryRows ?? (() => 10_000) },
-      () => this.nodeId,
-    );
+    this.budgets = new Budgets(fw, log, { prices: options.prices ?? '' }, () => this.nodeId);
     this.approvals = new Approvals(
       fw,
       control,
@@ -316,6 +309,7 @@ export class Governance {
         file: path,
         digest: result.digest,
         policies: file.policies.map((p) => p.name),
+        budgets: (file.budgets ?? []).map((b) => b.id),
         operator: caller.principal?.id ?? null,
         node: this.nodeId,
       });

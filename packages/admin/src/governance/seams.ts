@@ -18,6 +18,8 @@ declare module '@fw/runtime' {
       file: string;
       digest: string;
       policies: string[];
+      /** The ids of the file's budgets (budgets change only with the file). */
+      budgets: string[];
       operator: string | null;
       node: string;
     };

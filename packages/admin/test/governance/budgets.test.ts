@@ -12,7 +12,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Framework } from '@fw/runtime';
+import { Framework, type FrameworkModule } from '@fw/runtime';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { mcp } from '@fw/mcp';
 import { Agent, AgentModule, openAiProvider } from '@fw/agent';
 import { waitFor } from '@fw/testing';
 import { admin, type PolicyFile } from '../../dist/index.js';
@@ -45,6 +48,7 @@ async function start(
   props: Record<string, unknown> = {},
   model = 'local-model',
   dir = mkdtempSync(join(tmpdir(), 'fw-budgets-')),
+  first: FrameworkModule[] = [],
 ): Promise<BudgetApp> {
   const file = join(dir, 'policies.json');
   writeFileSync(file, JSON.stringify(policies));
@@ -62,6 +66,7 @@ async function start(
   });
   const agents = new AgentModule({ providers: [openAiProvider({ baseURL: server.url, model, apiKey: 'test-key' })] });
   try {
+    for (const m of first) await fw.use(m);
     await fw.use(agents);
     agents.mount(Writer);
     agents.mount(Helper);
@@ -235,6 +240,20 @@ test('a hard run budget stops a streaming run near its limit: budget_exceeded, t
     assert.equal(soft.scope, 'run');
     assert.equal(soft.agent, 'writer');
     assert.equal(soft.principal, 'otto');
+    // The warning is on the run: its tape shows it where it happened, before the end.
+    const steps = await waitFor(
+      'the warning on the tape',
+      async () => {
+        const res = await app.get(`${API}/tape/runs/${String(soft.runId)}/steps`, TOKENS.operator);
+        const list = (await res.json()) as { kind: string; body: { code?: string; message?: string } }[];
+        return list.some((x) => x.kind === 'warning') ? list : undefined;
+      },
+      5000,
+    );
+    const warning = steps.find((x) => x.kind === 'warning');
+    assert.equal(warning?.body.code, 'budget_soft_limit');
+    assert.match(warning?.body.message ?? '', /the soft budget 'per-run' of 40 tokens is reached \(this run used/);
+    assert.equal(steps.at(-1)?.kind, 'end');
     const hard = await waitFor('BudgetExceeded', () => stream.events.find((e) => e.type === 'BudgetExceeded'), 5000);
     assert.equal(hard.budget, 'per-run');
     assert.deepEqual(hard.limit, { tokens: 80 });
@@ -362,7 +381,21 @@ test('budgets fail closed: a bad section stops the start, and a reload with one 
         app.file,
         JSON.stringify({ policies: [], budgets: [{ id: 'new', scope: 'principal', key: 'otto', hard: { usd: 1 } }] }),
       );
-      assert.equal((await app.post(`${API}/governance/reload`)).status, 200);
+      const stream = await adminEvents(app);
+      try {
+        assert.equal((await app.post(`${API}/governance/reload`)).status, 200);
+        const reloaded = await waitFor('PoliciesReloaded', () => stream.events.find((e) => e.type === 'PoliciesReloaded'), 5000);
+        assert.deepEqual(reloaded.budgets, ['new']);
+        assert.equal(reloaded.operator, 'otto');
+        const audited = await waitFor(
+          'ControlActionExecuted',
+          () => stream.events.find((e) => e.type === 'ControlActionExecuted' && e.action === 'governance.reload' && e.success === true),
+          5000,
+        );
+        assert.ok(audited);
+      } finally {
+        await stream.close();
+      }
       assert.deepEqual((await budgets(app)).budgets, [
         {
           id: 'new',
@@ -450,5 +483,45 @@ test("POST governance/check uses no rate-limit quota: a viewer asking cannot exh
   } finally {
     await app.close();
     await server.close();
+  }
+});
+
+test('the admin MCP tools fw_spend and fw_budgets answer what the REST reads answer, to a viewer', async () => {
+  const server = await startOpenAiServer();
+  const dir = mkdtempSync(join(tmpdir(), 'fw-budgets-mcp-'));
+  const app = await start(
+    server,
+    { policies: [], budgets: [{ id: 'writer-daily', scope: 'agent', key: 'writer', soft: { tokens: 10 } }] },
+    { 'fw.admin.mcp-tools': true },
+    'local-model',
+    dir,
+    [mcp()],
+  );
+  const client = new Client({ name: 'budgets-test', version: '1.0.0' });
+  try {
+    const c = await chat(app, 'writer');
+    assert.equal((await prompt(c, 'hello')).type, 'done');
+    await c.close();
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app.base}/fw/admin/mcp`), { requestInit: { headers: bearer(TOKENS.viewer) } }),
+    );
+    const text = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as { type: string; text: string }[])[0]?.text ?? '';
+    const spent = JSON.parse(text(await client.callTool({ name: 'fw_spend', arguments: { by: 'model' } }))) as SpendBody;
+    assert.deepEqual(
+      spent.rows.map((r) => [r.key, r.calls, r.inputTokens, r.outputTokens, r.cachedTokens]),
+      [['local-model', 1, 20, 15, 5]],
+    );
+    assert.deepEqual(spent, await spend(app, 'by=model').then((b) => ({ ...b, since: spent.since, until: spent.until })));
+    const listed = JSON.parse(text(await client.callTool({ name: 'fw_budgets', arguments: {} }))) as BudgetsBody;
+    assert.deepEqual(listed, await budgets(app));
+    assert.equal(listed.budgets[0]?.state, 'soft');
+    const bad = await client.callTool({ name: 'fw_spend', arguments: { by: 'team' } });
+    assert.equal(bad.isError, true);
+    assert.match(text(bad), /'by' must be one of agent, principal, model/);
+  } finally {
+    await client.close();
+    await app.close();
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

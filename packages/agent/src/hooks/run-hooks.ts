@@ -1,6 +1,6 @@
 import { errorSummary, type Logger } from '@fw/runtime';
 import type { AiMessage, AiRequest, AiStreamPart, AiToolCall, AiUsage } from '../runtime/port.js';
-import type { RunScope } from './run-scope.js';
+import type { RunScope, RunWarning } from './run-scope.js';
 
 /** One model turn of a run. */
 export interface ModelCall {
@@ -59,9 +59,11 @@ export interface RunHooks {
   /** A coordinator handed the conversation from one agent to another (`ctx.handoff`). */
   handoff?(run: RunScope, handoff: { readonly from: string; readonly to: string; readonly reason?: string }): void;
   runEnded?(run: RunScope, outcome: RunOutcome): void | Promise<void>;
+  /** A module put a warning on the run (`run.warn`: a soft budget reached); the run goes on. */
+  warning?(run: RunScope, warning: RunWarning): void;
 }
 
-type Observer = 'modelPart' | 'afterModelCall' | 'afterToolCall' | 'handoff';
+type Observer = 'modelPart' | 'afterModelCall' | 'afterToolCall' | 'handoff' | 'warning';
 
 /** The hooks of one agent host, in order. */
 export class RunHookSet {
@@ -113,6 +115,10 @@ export class RunHookSet {
 
   handoff(run: RunScope, handoff: { from: string; to: string; reason?: string }): void {
     this.observe('handoff', (h) => h.handoff?.(run, handoff));
+  }
+
+  warning(run: RunScope, warning: RunWarning): void {
+    this.observe('warning', (h) => h.warning?.(run, warning));
   }
 
   /** Every hook hears the end, even when an earlier one throws (logged). */

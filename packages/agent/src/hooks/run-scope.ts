@@ -37,6 +37,20 @@ export interface RunScope {
    * parent's client; a run without a client (a tool called on the MCP endpoint) drops them.
    */
   notify(event: RunEvent): void;
+  /**
+   * Puts a warning on the run (a soft budget reached): every hook hears it (`warning`), the run
+   * tape records it as a `warning` step, and the run goes on.
+   */
+  warn(warning: RunWarning): void;
+}
+
+/** A warning put on a run by a module that governs it. */
+export interface RunWarning {
+  /** Who says it (`governance.budgets`). */
+  readonly source: string;
+  /** A stable code (`budget_soft_limit`). */
+  readonly code: string;
+  readonly message: string;
 }
 
 /** The principal id of an owner string (`principal:<id>`), or undefined. */

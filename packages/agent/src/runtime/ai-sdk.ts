@@ -115,7 +115,8 @@ export class AiSdkProvider implements ModelProvider {
               usage: {
                 ...definedNumber('inputTokens', part.totalUsage.inputTokens),
                 ...definedNumber('outputTokens', part.totalUsage.outputTokens),
-                ...definedNumber('cachedTokens', part.totalUsage.inputTokenDetails?.cacheReadTokens),
+                // Only when some were read from the cache (a provider that has none reports 0 or nothing).
+                ...definedNumber('cachedTokens', part.totalUsage.inputTokenDetails?.cacheReadTokens || undefined),
               },
               ...(responseModel ? { responseModel } : {}),
             };

@@ -12,7 +12,7 @@
  */
 import { errorSummary, type Logger } from '@fw/runtime';
 import type { FwStore, NewTapeRun, TapeStepRow } from '@fw/store';
-import type { ModelCall, ModelResult, RunHooks, RunOutcome, RunScope, ToolResult } from '../hooks/index.js';
+import type { ModelCall, ModelResult, RunHooks, RunOutcome, RunScope, RunWarning, ToolResult } from '../hooks/index.js';
 import type { AiMessage, AiToolCall } from '../runtime/port.js';
 import type { TapeBodies, TapeRedactor, TapeStepKind } from './steps.js';
 
@@ -151,6 +151,12 @@ export class TapeRecorder implements RunHooks {
     const rec = this.runs.get(run.runId);
     if (!rec) return;
     this.step(run, rec, 'handoff', { from: handoff.from, to: handoff.to, ...(handoff.reason ? { reason: handoff.reason } : {}) }, null);
+  }
+
+  warning(run: RunScope, warning: RunWarning): void {
+    const rec = this.runs.get(run.runId);
+    if (!rec) return;
+    this.step(run, rec, 'warning', { source: warning.source, code: warning.code, message: warning.message }, null);
   }
 
   runEnded(run: RunScope, outcome: RunOutcome): void {

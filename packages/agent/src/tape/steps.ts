@@ -46,6 +46,13 @@ export interface TapeHandoffBody {
   reason?: string;
 }
 
+/** A warning a module put on the run (a soft budget reached); the run went on. */
+export interface TapeWarningBody {
+  source: string;
+  code: string;
+  message: string;
+}
+
 export interface TapeEndBody {
   state: 'completed' | 'failed' | 'cancelled';
   text?: string;
@@ -58,6 +65,7 @@ export interface TapeBodies {
   'model-response': TapeModelResponseBody;
   'tool-call': TapeToolCallBody;
   handoff: TapeHandoffBody;
+  warning: TapeWarningBody;
   end: TapeEndBody;
 }
 

@@ -25,7 +25,6 @@ export interface BudgetReport {
   used: Usage | null;
   /** The entity's state or, for a budget of many, the highest of theirs (live runs, today). */
   state: BudgetState;
-  description?: string;
 }
 
 /** A budget that governs one run, with its entity's spend. */
@@ -104,6 +103,18 @@ export class BudgetBook {
     return undefined;
   }
 
+  /** The budgets of `run` with a hard limit, their entities' spend live (a stream checks them per part). */
+  hardOf(run: RunScope): Governed[] {
+    return this.hard ? this.governing(run).filter((g) => g.budget.hard !== undefined) : [];
+  }
+
+  /** A stream reached `g`'s hard limit with `used` (its estimate on top): told once. */
+  reachedHard(g: Governed, used: Usage, run: RunScope): Governed {
+    const found = { ...g, used };
+    this.rise(found, 'hard', run);
+    return found;
+  }
+
   /** After a call was counted: tells every budget of `run` that rose. */
   observe(run: RunScope): void {
     for (const g of this.governing(run)) {
@@ -141,7 +152,6 @@ export class BudgetBook {
         hard: b.hard ?? null,
         used: used ? { tokens: used.tokens, usd: round(used.usd) } : null,
         state,
-        ...(b.description ? { description: b.description } : {}),
       };
     });
   }
@@ -167,7 +177,7 @@ export class BudgetBook {
   }
 }
 
-function reached(limit: BudgetLimit, used: Usage): boolean {
+export function reached(limit: BudgetLimit, used: Usage): boolean {
   return (limit.tokens !== undefined && used.tokens >= limit.tokens) || (limit.usd !== undefined && used.usd >= limit.usd);
 }
 

@@ -32,10 +32,18 @@ export class BudgetExceededError extends FwError {
   }
 }
 
+/** A model call in progress: its answer's length so far and the hard budgets it is checked against. */
+interface Stream {
+  step: number;
+  chars: number;
+  /** The run's hard budgets (their spend live), and USD per output token of the call's model. */
+  watch: Governed[];
+  usdPerOutputToken: number;
+}
+
 export class BudgetHooks implements RunHooks {
   readonly name = 'governance.budgets';
-  /** The answer's length so far of each run's model call in progress. */
-  private readonly streams = new Map<string, { step: number; chars: number }>();
+  private readonly streams = new Map<string, Stream>();
   private ready: Promise<void> | undefined;
 
   constructor(
@@ -62,17 +70,25 @@ export class BudgetHooks implements RunHooks {
     if (!this.book.hasHard) return;
     const over = this.book.hardReached(run);
     if (over) throw new BudgetExceededError(over, false);
+    // What the per-part check needs, found once per call: the rest is arithmetic per part.
+    const watch = this.book.hardOf(run);
+    if (watch.length === 0) return;
+    const usdPerOutputToken = this.prices.price(modelOf(call), { inputTokens: 0, outputTokens: 1, cachedTokens: 0 }).costUsd;
+    this.streams.set(run.runId, { step: call.step, chars: 0, watch, usdPerOutputToken });
   }
 
   modelPart(run: RunScope, call: ModelCall, part: AiStreamPart): void {
-    if (part.type !== 'text' || !this.book.hasHard) return;
-    let s = this.streams.get(run.runId);
-    if (!s || s.step !== call.step) this.streams.set(run.runId, (s = { step: call.step, chars: 0 }));
+    if (part.type !== 'text') return;
+    const s = this.streams.get(run.runId);
+    if (!s || s.step !== call.step) return;
     s.chars += part.delta.length;
     const tokens = Math.ceil(s.chars / CHARS_PER_TOKEN);
-    const usd = this.prices.price(modelOf(call), { inputTokens: 0, outputTokens: tokens, cachedTokens: 0 }).costUsd;
-    const over = this.book.hardReached(run, tokens, usd);
-    if (over) throw new BudgetExceededError(over, true);
+    const usd = tokens * s.usdPerOutputToken;
+    for (const g of s.watch) {
+      const hard = g.budget.hard!;
+      if ((hard.tokens !== undefined && g.used.tokens + tokens >= hard.tokens) || (hard.usd !== undefined && g.used.usd + usd >= hard.usd))
+        throw new BudgetExceededError(this.book.reachedHard(g, { tokens: g.used.tokens + tokens, usd: g.used.usd + usd }, run), true);
+    }
   }
 
   afterModelCall(run: RunScope, call: ModelCall, result: ModelResult): void {

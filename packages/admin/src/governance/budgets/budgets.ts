@@ -19,8 +19,6 @@ import './seams.js';
 export interface BudgetsOptions {
   /** `fw.admin.governance.prices`: inline JSON or a file's path ('' : no prices, every cost 0). */
   prices: string;
-  /** Without a store: daily spend rows kept in memory. */
-  memoryRows: () => number;
 }
 
 /** What GET spend answers. */
@@ -50,7 +48,7 @@ export class Budgets {
   ) {
     // A bad table throws here: the node does not start with spend it would price wrong.
     this.prices = readPriceTable(options.prices);
-    this.ledger = new SpendLedger(log, options.memoryRows);
+    this.ledger = new SpendLedger(log);
     this.book = new BudgetBook(this.ledger);
     this.hooks = new BudgetHooks(this.book, this.ledger, this.prices);
     this.book.onRise = (rise) => this.announce(rise);
@@ -128,12 +126,28 @@ export class Budgets {
     };
     if (rise.state === 'soft') {
       this.log.warn(event, 'soft budget reached: the run goes on');
+      // On the run itself (its tape shows it where it happened).
+      rise.run.warn({
+        source: 'governance.budgets',
+        code: 'budget_soft_limit',
+        message: `the soft budget '${rise.budget.id}' of ${limitText(limit)} is reached (${whose(rise)} used ${event.used.tokens} tokens, ${event.used.usd} USD)`,
+      });
       this.fw.events.emit('BudgetSoftLimitReached', event);
     } else {
       this.log.warn(event, 'hard budget reached: model calls are refused');
       this.fw.events.emit('BudgetExceeded', event);
     }
   }
+}
+
+function limitText(limit: { tokens?: number; usd?: number }): string {
+  return [limit.tokens !== undefined ? `${limit.tokens} tokens` : '', limit.usd !== undefined ? `${limit.usd} USD` : '']
+    .filter(Boolean)
+    .join(' or ');
+}
+
+function whose(rise: BudgetRise): string {
+  return rise.budget.scope === 'run' ? 'this run' : `${rise.budget.scope} '${rise.entity}' today`;
 }
 
 function roundUsd(usd: number): number {

@@ -3,8 +3,9 @@
  * (per run, per agent today, per principal today: O(1) per call) and where GET spend and the
  * metrics read them (per day × agent × principal × model rows). The rows go to the store
  * (`fw_spend_daily`, migration 0011) in batches nobody waits for, at most every FLUSH_MS; at start
- * today's rows are read back, so per-day budgets survive a restart. Without a store the rows stay
- * in memory, at most `memoryRows` of them (the oldest day goes first).
+ * today's rows are read back, so per-day budgets survive a restart. The store is the agent host's
+ * (in memory with `fw.data-dir` empty): there are no model calls without it, so rows wait here only
+ * until it is read.
  */
 import { errorSummary, type Logger } from '@fw/runtime';
 import type { FwStore, SpendDelta, SpendGroup, SpendTotals } from '@fw/store';
@@ -12,6 +13,7 @@ import type { PricedUsage } from './prices.js';
 
 /** Longest a call's spend waits in memory before it is written. */
 const FLUSH_MS = 1000;
+const DAY_MS = 86_400_000;
 
 /** Tokens (input + output) and USD. */
 export interface Usage {
@@ -55,11 +57,13 @@ function addTo(sums: SpendSums, u: PricedUsage): void {
 
 export class SpendLedger {
   private day = dayOf(Date.now());
+  /** The start of `day` (epoch ms). */
+  private dayStart = Date.parse(`${this.day}T00:00:00.000Z`);
   private readonly runs = new Map<string, Usage>();
   private agentsToday = new Map<string, Usage>();
   private principalsToday = new Map<string, Usage>();
   private today = emptySums();
-  /** Rows not yet written (store) or every row kept (no store), by day|agent|principal|model. */
+  /** Rows not yet written, by day|agent|principal|model. */
   private rows = new Map<string, SpendDelta>();
   private store: FwStore | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -68,10 +72,7 @@ export class SpendLedger {
   /** Models called that the price table has no price for. */
   readonly unpriced = new Set<string>();
 
-  constructor(
-    private readonly log: Logger,
-    private readonly memoryRows: () => number,
-  ) {}
+  constructor(private readonly log: Logger) {}
 
   /** From now on rows go to `store`; today's rows already there are counted (a restarted node keeps its day). */
   async useStore(store: FwStore): Promise<void> {
@@ -100,7 +101,13 @@ export class SpendLedger {
     add(this.agentsToday, owner.agent, tokens, usage.costUsd);
     if (owner.principal !== undefined) add(this.principalsToday, owner.principal, tokens, usage.costUsd);
     addTo(this.today, usage);
-    if (!usage.priced) this.unpriced.add(owner.model);
+    if (!usage.priced && !this.unpriced.has(owner.model)) {
+      this.unpriced.add(owner.model);
+      this.log.warn(
+        { model: owner.model, agent: owner.agent },
+        'a model without a price in fw.admin.governance.prices: its calls are counted at cost 0',
+      );
+    }
     const totalKey = `${owner.agent}\u0000${owner.model}`;
     let total = this.totals.get(totalKey);
     if (!total) this.totals.set(totalKey, (total = { agent: owner.agent, model: owner.model, sums: emptySums() }));
@@ -128,24 +135,27 @@ export class SpendLedger {
         cost_usd: usage.costUsd,
         updated_at: at,
       });
-      if (!this.store) this.bound();
     }
     if (this.store) this.schedule();
   }
 
-  /** What a run has spent so far (zero for one not seen). */
+  /**
+   * What a run has spent so far. The sums below are live: the object answered is the one later
+   * calls add to (until the run ends, or the day turns), so a stream's check per part reads it
+   * without a lookup.
+   */
   run(runId: string): Usage {
-    return this.runs.get(runId) ?? { tokens: 0, usd: 0 };
+    return live(this.runs, runId);
   }
 
   agentToday(agent: string, now = Date.now()): Usage {
     this.rollOver(now);
-    return this.agentsToday.get(agent) ?? { tokens: 0, usd: 0 };
+    return live(this.agentsToday, agent);
   }
 
   principalToday(principal: string, now = Date.now()): Usage {
     this.rollOver(now);
-    return this.principalsToday.get(principal) ?? { tokens: 0, usd: 0 };
+    return live(this.principalsToday, principal);
   }
 
   /** Every agent (or principal) with spend today. */
@@ -213,21 +223,22 @@ export class SpendLedger {
 
   /** A new UTC day: the per-day sums start at zero. */
   private rollOver(at: number): void {
+    // One comparison on the hot path; the day's string only when it may have changed.
+    if (at >= this.dayStart && at < this.dayStart + DAY_MS) return;
     const day = dayOf(at);
+    this.dayStart = Date.parse(`${day}T00:00:00.000Z`);
     if (day === this.day) return;
     this.day = day;
     this.agentsToday = new Map();
     this.principalsToday = new Map();
     this.today = emptySums();
   }
+}
 
-  /** Without a store: at most `memoryRows` rows, the oldest day's first to go. */
-  private bound(): void {
-    const max = Math.max(1, this.memoryRows());
-    if (this.rows.size <= max) return;
-    const byAge = [...this.rows].sort(([, a], [, b]) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.updated_at - b.updated_at));
-    for (const [key] of byAge.slice(0, this.rows.size - max)) this.rows.delete(key);
-  }
+function live(map: Map<string, Usage>, key: string): Usage {
+  let u = map.get(key);
+  if (!u) map.set(key, (u = { tokens: 0, usd: 0 }));
+  return u;
 }
 
 function add(map: Map<string, Usage>, key: string, tokens: number, usd: number): void {
