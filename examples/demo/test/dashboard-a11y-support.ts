@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-export const TABS = ['dashboard', 'agents', 'journal', 'fleet', 'rooms', 'control', 'playground', 'evals'] as const;
+export const TABS = ['dashboard', 'agents', 'journal', 'fleet', 'rooms', 'governance', 'control', 'playground', 'evals'] as const;
 
 interface AxeNode {
   target: string[];
@@ -51,6 +51,7 @@ export async function settle(page: Page, tab: (typeof TABS)[number]): Promise<vo
     journal: '#graph svg',
     fleet: '#fleet-health table',
     rooms: '#room-members-table tbody tr', // the lobby's agent member is always there
+    governance: '#policies-table tbody tr',
     control: '#audit-table table',
     playground: '#playground-form select option',
     evals: '#evals-runs table',

@@ -1,7 +1,7 @@
 /**
  * The screenshots of docs/dashboard.md and the README: the demo as `npm start` runs it (its
  * simulation on: rooms, ticker, a coordinator run), the chat page and one image per dashboard tab
- * at 1280 × 900 in light, and the overview in dark. Each tab is checked to show live data before
+ * at 1280 × 900 in light, and the overview and the Governance tab in dark. Each tab is checked to show live data before
  * it is taken. Saved to test-results/screenshots/, or to docs/images/ with FW_SCREENSHOTS=1
  * (`npm run screenshots`).
  */
@@ -70,6 +70,24 @@ describe('dashboard screenshots', { skip: skipBrowser, timeout: 170_000 }, () =>
     await page.waitForFunction(() => document.querySelector('#form-broadcast .result')?.getAttribute('data-kind') === 'success');
     await page.locator('#audit-table tbody tr', { hasText: 'dashboard' }).first().waitFor();
     await screenshot(page, 'control');
+
+    // The Governance tab with the switch armed for one agent and the demo's policies deciding.
+    const arm = await fetch(`${demo.url}api/admin/governance/kill-switch/arm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'load test of the slow agent until 18:00', scope: 'slow' }),
+    });
+    assert.equal(arm.status, 200);
+    await fetch(`${demo.url}api/admin/governance/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: 'assistant', action: 'tool_call', context: { tool_name: 'shell', arguments: { cmd: 'rm -rf /' } } }),
+    });
+    await selectTab(page, 'governance');
+    await page.locator('#form-kill-switch[data-armed="true"]').waitFor();
+    await page.locator('#policies-table tbody tr').first().waitFor();
+    await page.locator('#decisions-table tbody tr', { hasText: 'no-shell' }).first().waitFor();
+    await screenshot(page, 'governance');
     await page.close();
 
     const dark = await open('dark', 'fw/admin/');
@@ -78,6 +96,9 @@ describe('dashboard screenshots', { skip: skipBrowser, timeout: 170_000 }, () =>
       () => (document.querySelector('#chart-rate svg polyline')?.getAttribute('points')?.split(' ').length ?? 0) >= 10,
     );
     await screenshot(dark, 'overview-dark');
+    await selectTab(dark, 'governance');
+    await dark.locator('#decisions-table tbody tr', { hasText: 'no-shell' }).first().waitFor();
+    await screenshot(dark, 'governance-dark');
     await dark.close();
     assert.deepEqual(errors, []);
   });

@@ -1,12 +1,13 @@
 // The Agents tab: every @Agent and @Coordinator with its badges, the sessions of the selected
 // agent, the AI runtimes (the active one marked) and the MCP registry.
 
-import { get, getOptional, seg } from './api.js';
+import { get, getOptional, request, seg } from './api.js';
 import { createTable } from './data-table.js';
 import { $, h, setText } from './dom.js';
 import { ago, dateTime, num, shortId } from './format.js';
 import { throttled } from './schedule.js';
 import { createAgentState } from './agent-state.js';
+import { confirmStep, failure, gateForm, quote, result } from './write-form.js';
 
 const POLL_MS = 5000;
 const badge = (text, cls = '') => h('span', { class: `badge ${cls}`.trim(), text });
@@ -14,6 +15,8 @@ const badge = (text, cls = '') => h('span', { class: `badge ${cls}`.trim(), text
 export function createAgentsTab(ctx) {
   let selectedAgent = null;
   const state = createAgentState(ctx);
+  /** Whether the principal may stop a session's model call (GET session); the server checks again. */
+  let mayCancelInflight = false;
 
   const agentsTable = createTable($('#agents-table'), {
     label: 'Agents and coordinators',
@@ -90,9 +93,62 @@ export function createAgentsTab(ctx) {
         title: (s) => dateTime(s.lastActivityAt),
       },
       { key: 'messageCount', label: 'Messages', num: true },
+      {
+        key: 'actions',
+        label: '',
+        sortable: false,
+        sig: () => String(mayCancelInflight),
+        render: (s) =>
+          mayCancelInflight
+            ? h('button', {
+                type: 'button',
+                class: 'small danger',
+                text: 'Stop…',
+                attrs: {
+                  'aria-label': `Stop the model call of session ${s.id}`,
+                  title: 'Stop the model call in flight; the user stays connected',
+                },
+                on: { click: () => stopModelCall(s.id) },
+              })
+            : '',
+      },
     ],
     onRowActivate: (s) => state.showSession(s.id),
     note: 'Select a session to read its conversation.',
+  });
+
+  // --- cancel in flight: stop a session's model call, keep its user (docs/governance.md) ----------
+  const cancelForm = $('#form-cancel-inflight');
+  function stopModelCall(id) {
+    cancelForm.elements.session.value = id;
+    result(cancelForm, 'pending', '');
+    cancelForm.requestSubmit();
+  }
+  cancelForm.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const f = cancelForm;
+    const id = f.elements.session.value.trim();
+    const reason = f.elements.reason.value.trim();
+    if (!id) return;
+    const ok = await confirmStep(
+      f,
+      [
+        'Stop the model call in flight of session ',
+        quote(id),
+        reason ? [' with reason ', quote(reason)] : null,
+        '? The answer is cut off; the user stays connected and may ask again.',
+      ],
+      'Stop model call',
+    );
+    if (!ok) return result(f, 'pending', 'Nothing was done.');
+    result(f, 'pending', 'Stopping…');
+    try {
+      const { data } = await request(`sessions/${seg(id)}/cancel-inflight`, { method: 'POST', ...(reason ? { body: { reason } } : {}) });
+      if (data?.cancelled) result(f, 'success', 'Stopped the model call of session ', quote(id), ` on ${data.node ?? 'its node'}.`);
+      else result(f, 'success', 'Nothing was in flight in session ', quote(id), '.');
+    } catch (err) {
+      failure(f, err, 'session');
+    }
   });
 
   const runtimesTable = createTable($('#runtimes-table'), {
@@ -304,6 +360,11 @@ export function createAgentsTab(ctx) {
   };
 
   return {
+    applySession(session) {
+      mayCancelInflight = session?.permissions?.['session.cancel-inflight'] === true;
+      gateForm(cancelForm, mayCancelInflight, session, 'stop model calls');
+      refreshSessions.trigger();
+    },
     start() {
       // Agent names feed the journal form's suggestions even before the tab is opened.
       refreshAgents.trigger();

@@ -10,6 +10,7 @@ import { $, h, replace, setText } from './dom.js';
 import { createEvalsTab } from './evals-tab.js';
 import { createJournalTab } from './journal-tab.js';
 import { createFleetTab } from './fleet-tab.js';
+import { createGovernanceTab } from './governance-tab.js';
 import { createPlaygroundTab } from './playground-tab.js';
 import { createRoomsTab } from './rooms-tab.js';
 import { createEventStream } from './stream.js';
@@ -59,10 +60,11 @@ const agents = createAgentsTab(shared);
 const journal = createJournalTab();
 const fleet = createFleetTab();
 const rooms = createRoomsTab();
+const governance = createGovernanceTab();
 const control = createControlTab(shared);
 const playground = createPlaygroundTab(shared);
 const evals = createEvalsTab(shared);
-const views = { dashboard, agents, journal, fleet, rooms, control, playground, evals };
+const views = { dashboard, agents, journal, fleet, rooms, governance, control, playground, evals };
 
 const tabs = createTabs($('#tablist'), (name) => {
   for (const [n, v] of Object.entries(views)) (n === name ? v.show : v.hide)();
@@ -166,6 +168,8 @@ async function loadSession() {
     $('#principal').dataset.role = data?.role ?? '';
     $('#sign-out').hidden = !auth.token;
     control.applySession(data);
+    agents.applySession(data);
+    governance.applySession(data);
     dashboard.resync();
     return data;
   } catch (err) {

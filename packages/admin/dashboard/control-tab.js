@@ -4,11 +4,12 @@
 // plain sentence (success, not found, refused). Actions the principal may not perform are shown
 // as unavailable, and the server's answer is still the authority.
 
-import { ApiError, get, request, seg } from './api.js';
+import { get, request, seg } from './api.js';
 import { createTable } from './data-table.js';
 import { $, h, replace, setText } from './dom.js';
 import { ago, dateTime, localInputToIso, num, shortId, stateLabel } from './format.js';
 import { throttled } from './schedule.js';
+import { confirmStep, failure, gateForm, quote, result } from './write-form.js';
 
 const TERMINAL = new Set(['completed', 'canceled', 'cancelled', 'failed', 'rejected']);
 const AUDIT_PAGE = 50;
@@ -19,54 +20,6 @@ export function createControlTab(ctx) {
     disconnect: $('#form-disconnect'),
     cancel: $('#form-cancel'),
   };
-
-  // --- results and confirmation -------------------------------------------------------------
-  function result(form, kind, ...parts) {
-    const el = form.querySelector('.result');
-    el.dataset.kind = kind;
-    replace(el, ...parts);
-  }
-
-  function failure(form, err, what) {
-    if (!(err instanceof ApiError)) {
-      result(form, 'error', `Failed: ${String(err?.message ?? err)}`);
-      return;
-    }
-    const detail = err.detail || err.title || '';
-    if (err.status === 404) result(form, 'not-found', `Not found: ${detail || `no such ${what}`}`);
-    else if (err.status === 403) result(form, 'refused', `Refused: ${detail || 'the authorizer does not allow this action'}`);
-    else if (err.status === 409) result(form, 'refused', `Refused: ${detail || 'not possible in the current state'}`);
-    else if (err.status === 401) result(form, 'refused', 'Refused: sign in first.');
-    else if (err.status === 0) result(form, 'error', 'The server could not be reached; the action may not have run.');
-    else result(form, 'error', `Rejected (${err.status}): ${detail}`);
-  }
-
-  /** Shows "are you sure" in place; resolves true on confirm, false on cancel. */
-  function confirmStep(form, message, confirmLabel) {
-    const box = form.querySelector('.confirm');
-    const fieldset = form.querySelector('fieldset');
-    return new Promise((resolve) => {
-      const done = (ok) => {
-        box.hidden = true;
-        box.replaceChildren();
-        fieldset.disabled = false;
-        resolve(ok);
-        if (!ok) form.querySelector('button[type="submit"]')?.focus();
-      };
-      const yes = h('button', { type: 'button', class: 'danger solid', text: confirmLabel, on: { click: () => done(true) } });
-      const no = h('button', { type: 'button', text: 'Cancel', on: { click: () => done(false) } });
-      box.replaceChildren(h('p', {}, ...message), h('div', { class: 'form-actions' }, yes, no));
-      box.hidden = false;
-      box.onkeydown = (e) => {
-        if (e.key === 'Escape') done(false);
-      };
-      fieldset.disabled = true;
-      result(form, 'pending', '');
-      yes.focus();
-    });
-  }
-
-  const quote = (s) => h('code', { text: s });
 
   // --- broadcast ----------------------------------------------------------------------------
   forms.broadcast.addEventListener('submit', async (e) => {
@@ -165,14 +118,7 @@ export function createControlTab(ctx) {
           : ''),
     );
     // A control the principal may not use is not shown at all (a viewer sees none): only a note says why.
-    const gate = (form, allowed, what) => {
-      form.querySelector('fieldset').disabled = !allowed;
-      form.querySelector('fieldset').hidden = !allowed;
-      const note = form.querySelector('.unavailable');
-      note.hidden = allowed;
-      note.textContent = allowed ? '' : `Unavailable: ${who}${session?.role ? ` (${session.role})` : ''} may not ${what}.`;
-      form.dataset.available = String(allowed);
-    };
+    const gate = (form, allowed, what) => gateForm(form, allowed, session, what);
     gate(forms.broadcast, perms.broadcast === true, 'broadcast');
     destroyButton.hidden = perms.destroy !== true;
     gate(forms.disconnect, perms.disconnect === true, 'disconnect clients');

@@ -25,6 +25,7 @@ export function groupOf(type) {
   if (type === 'MessageBroadcast') return 'message';
   if (type === 'TaskStateChanged') return 'task';
   if (type === 'ControlActionExecuted') return 'control';
+  if (type === 'KillSwitchChanged' || type.startsWith('Polic')) return 'governance';
   if (type.startsWith('Agent')) return 'agent';
   return 'other';
 }
@@ -120,6 +121,33 @@ const SUMMARIES = {
     code(e.room),
     ': ',
     { bad: String(e.reason ?? 'refused') },
+  ],
+  KillSwitchChanged: (e) => [
+    'Kill switch ',
+    e.armed ? { bad: 'armed' } : { ok: 'disarmed' },
+    ...(e.armed ? [' for ', e.scope === '*' || !e.scope ? 'every agent' : code(e.scope)] : []),
+    ' on ',
+    code(e.node),
+    ...(e.operator ? [' by ', code(e.operator)] : []),
+    ...(e.reason ? [' (', String(e.reason), ')'] : []),
+    ...(e.stopped ? [', ', plural(e.stopped, 'run'), ' stopped'] : []),
+  ],
+  PolicyDenied: (e) => [
+    'Policy ',
+    code(e.policy),
+    e.decision === 'dry-run' ? ' would deny ' : { bad: ' denied ' },
+    String(e.action ?? '?'),
+    ...(e.tool ? [' ', code(e.tool)] : []),
+    ' of ',
+    code(e.agent),
+    ...(e.reason ? [': ', String(e.reason)] : []),
+  ],
+  PoliciesReloaded: (e) => [
+    'Policies reloaded on ',
+    code(e.node),
+    ': ',
+    plural(Array.isArray(e.policies) ? e.policies.length : 0, 'policy', 'policies'),
+    ...(e.operator ? [' by ', code(e.operator)] : []),
   ],
 };
 

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { DecisionLog, type DecisionRecord } from './decision-log.js';
+import { SlidingWindow } from './sliding-window.js';
 import { digestOf, type PolicyDefinition, type PolicyFile, type PolicyRule } from './policy-file.js';
 
 /**
@@ -98,7 +99,7 @@ const SNAPSHOT_CHARS = 512;
 export class PolicyEngine {
   private filePolicies: Compiled[] = [];
   private codePolicies: Compiled[] = [];
-  private readonly windows = new Map<string, number[]>();
+  private readonly windows = new Map<string, SlidingWindow>();
   readonly decisions: DecisionLog;
   /** The loaded file's digest (null: none loaded). */
   fileDigest: string | null = null;
@@ -273,7 +274,7 @@ function compileCode(policy: CodePolicy): Compiled {
   };
 }
 
-function compileDefinition(p: PolicyDefinition, windows: Map<string, number[]>): Compiled {
+function compileDefinition(p: PolicyDefinition, windows: Map<string, SlidingWindow>): Compiled {
   const checks = p.rules.map((rule, index) => compileRule(p.name, index, rule, windows));
   return {
     name: p.name,
@@ -304,7 +305,7 @@ function compileDefinition(p: PolicyDefinition, windows: Map<string, number[]>):
 
 type RuleCheck = (request: PolicyRequest, now: number, hits: (() => void)[]) => string | undefined;
 
-function compileRule(policy: string, index: number, rule: PolicyRule, windows: Map<string, number[]>): RuleCheck {
+function compileRule(policy: string, index: number, rule: PolicyRule, windows: Map<string, SlidingWindow>): RuleCheck {
   const why = (fallback: string) => rule.reason ?? fallback;
   switch (rule.type) {
     case 'deny-tools': {
@@ -349,12 +350,13 @@ function compileRule(policy: string, index: number, rule: PolicyRule, windows: M
           return undefined;
         const who = per === 'agent' ? r.agent : per === 'principal' ? (r.principal ?? '') : (r.runId ?? '');
         const key = `${policy}\u0000${index}\u0000${who}`;
-        const stamps = (windows.get(key) ?? []).filter((t) => t > now - windowMs);
-        windows.set(key, stamps);
-        if (stamps.length >= rule.max)
+        let window = windows.get(key);
+        if (!window) windows.set(key, (window = new SlidingWindow(windowMs)));
+        if (window.count(now) >= rule.max)
           return why(`the rate limit of ${rule.max} ${rule.on} calls per ${rule.window_seconds} s (per ${per}) is reached`);
+        const stamps = window;
         hits.push(() => {
-          stamps.push(now);
+          stamps.add(now);
           // Re-inserted: the map's order is least recently used first.
           windows.delete(key);
           windows.set(key, stamps);
