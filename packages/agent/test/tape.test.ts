@@ -335,6 +335,38 @@ test('a coordination is a run tree on the tape: the dispatches are child runs of
   }
 });
 
+test('every run on the tape is announced when it starts and when it ends (TapeRunChanged), with metadata and no content', async () => {
+  const app = await startApp((m) => {
+    m.mount(Helper);
+    m.mount(Lead);
+  });
+  try {
+    const seen: { runId: string; agent: string; status: string; parentRunId: string | null; steps: number; durationMs: number | null }[] =
+      [];
+    app.fw.events.on('TapeRunChanged', (e) => seen.push(e));
+    await app.module.host.run('lead', { message: 'secret task', protocol: 'a2a', owner: 'principal:bob' }, new AbortController().signal);
+    const runs = await app.module.tape!.runs();
+    const lead = runs.find((r) => r.agent === 'lead')!;
+    // Each run twice, open first: the coordinator's and its two dispatches'.
+    assert.equal(seen.length, 6);
+    for (const run of runs) {
+      const mine = seen.filter((e) => e.runId === run.id);
+      assert.deepEqual(
+        mine.map((e) => e.status),
+        ['open', 'completed'],
+        run.agent,
+      );
+      assert.equal(mine[1]?.steps, run.steps);
+      assert.equal(mine[1]?.durationMs, run.durationMs);
+      assert.equal(mine[0]?.parentRunId, run.agent === 'lead' ? null : lead.id);
+    }
+    assert.ok(!JSON.stringify(seen).includes('secret'), 'no input or output text');
+    assert.ok(!JSON.stringify(seen).includes('bob'), 'no principal');
+  } finally {
+    await app.close();
+  }
+});
+
 test('a failed and a cancelled run end the tape in one terminal state, with the error; a replay of a changed handler reports the model turn it skipped', async () => {
   asks = true;
   const probe = new ProbeRuntime();

@@ -38,6 +38,25 @@ export class RunTape implements TapeView {
       log: host.log,
       maxText: () => Math.max(0, fw.config.get('fw.agent.tape.max-text')),
       redactors: this.redactors,
+      // Metadata only (no input, output or error text): every consumer of the admin event stream
+      // sees it, viewers too, and the tape's content needs the content role. Built only when
+      // someone listens.
+      onRunChanged: (row) => {
+        if (!fw.events.wants('TapeRunChanged')) return;
+        fw.events.emit('TapeRunChanged', {
+          runId: row.id,
+          agent: row.agent,
+          protocol: row.protocol ?? null,
+          parentRunId: row.parent_run_id ?? null,
+          coordinationId: row.coordination_id ?? null,
+          status: row.status ?? 'open',
+          startedAt: new Date(Number(row.started_at)).toISOString(),
+          durationMs: row.duration_ms ?? null,
+          inputTokens: Number(row.input_tokens ?? 0),
+          outputTokens: Number(row.output_tokens ?? 0),
+          steps: Number(row.steps ?? 0),
+        });
+      },
     });
     this.reader = new TapeReader(store, () => this.recorder.flush());
     this.off = host.hooks.add(this.recorder);
