@@ -1,5 +1,5 @@
 // fw admin dashboard: wiring. Loads the session (who am I, what may I do), starts the live event
-// stream, and hands events and connection changes to the four tabs. Plain browser ES modules,
+// stream, and hands events and connection changes to the five tabs. Plain browser ES modules,
 // no build step, no dependency; everything from the server is rendered as text.
 
 import { ApiError, auth, get } from './api.js';
@@ -8,6 +8,7 @@ import { createControlTab } from './control-tab.js';
 import { createDashboardTab } from './dashboard-tab.js';
 import { $, h, replace, setText } from './dom.js';
 import { createJournalTab } from './journal-tab.js';
+import { createRunsTab } from './runs-tab.js';
 import { createEventStream } from './stream.js';
 import { createTabs } from './tabs.js';
 import { setupTheme } from './theme.js';
@@ -53,8 +54,9 @@ const shared = {
 const dashboard = createDashboardTab(shared);
 const agents = createAgentsTab(shared);
 const journal = createJournalTab();
+const runs = createRunsTab(shared);
 const control = createControlTab(shared);
-const views = { dashboard, agents, journal, control };
+const views = { dashboard, agents, journal, runs, control };
 
 const tabs = createTabs($('#tablist'), (name) => {
   for (const [n, v] of Object.entries(views)) (n === name ? v.show : v.hide)();
@@ -158,6 +160,7 @@ async function loadSession() {
     $('#principal').dataset.role = data?.role ?? '';
     $('#sign-out').hidden = !auth.token;
     control.applySession(data);
+    runs.applySession();
     dashboard.resync();
     return data;
   } catch (err) {

@@ -25,6 +25,7 @@ export function groupOf(type) {
   if (type === 'MessageBroadcast') return 'message';
   if (type === 'TaskStateChanged') return 'task';
   if (type === 'ControlActionExecuted') return 'control';
+  if (type === 'TapeRunChanged') return 'agent';
   if (type.startsWith('Agent')) return 'agent';
   return 'other';
 }
@@ -88,6 +89,16 @@ const SUMMARIES = {
     ' in ',
     code(e.coordinationId),
   ],
+  TapeRunChanged: (e) =>
+    [
+      'Run ',
+      code(e.runId),
+      ' of ',
+      code(e.agent),
+      e.status === 'open'
+        ? ' started'
+        : [': ', stateOutcome(e.status), ' after ', duration(e.durationMs), ', ', plural(e.steps ?? 0, 'step')],
+    ].flat(),
   ControlActionExecuted: (e) => [
     code(e.principal ?? 'anonymous'),
     ' ',

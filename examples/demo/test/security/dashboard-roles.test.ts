@@ -56,6 +56,12 @@ describe('dashboard by role', { skip: skipBrowser, timeout: 90_000 }, () => {
       assert.match(await page.locator(`#form-${form} .unavailable`).innerText(), /vera \(viewer\) may not/);
     }
     assert.equal(await page.locator('button', { hasText: 'Destroy broadcaster' }).isVisible(), false);
+    // The run tape is content: the Runs tab says why a viewer reads none, and nothing breaks.
+    await selectTab(page, 'runs');
+    await page.locator('#runs-refused').waitFor();
+    assert.equal(await page.getAttribute('#runs-refused', 'data-code'), 'content_forbidden');
+    assert.match(await page.locator('#runs-refused').innerText(), /needs the 'operator' role/);
+    assert.equal(await page.locator('#runs-body').isVisible(), false);
     await page.context().close();
   });
 
@@ -67,6 +73,10 @@ describe('dashboard by role', { skip: skipBrowser, timeout: 90_000 }, () => {
     await selectTab(page, 'control');
     assert.equal(await page.locator('#form-broadcast fieldset').isVisible(), true);
     assert.equal(await page.locator('button', { hasText: 'Destroy broadcaster' }).isVisible(), false);
+    // An operator reads the tape: the Runs tab lists runs (none yet here) and offers replay.
+    await selectTab(page, 'runs');
+    await page.locator('#runs-table .empty', { hasText: 'No taped runs match.' }).waitFor();
+    assert.equal(await page.locator('#runs-refused').isVisible(), false);
     await page.context().close();
   });
 });

@@ -8,6 +8,7 @@ import type { FwStore } from '@fw/store';
 import type { AgentHost } from '../host.js';
 import { TapeReader, type TapeRunQuery, type TapeRunTree } from './reader.js';
 import { TapeRecorder } from './recorder.js';
+import { parsePrices } from './prices.js';
 import { replayRun, type ReplayResult } from './replay.js';
 import type { TapeRedactor, TapeRun, TapeStep } from './steps.js';
 
@@ -58,7 +59,13 @@ export class RunTape implements TapeView {
         });
       },
     });
-    this.reader = new TapeReader(store, () => this.recorder.flush());
+    // Parsed at start, so a malformed price list fails it with the key named.
+    const prices = parsePrices(fw.config.get('fw.agent.tape.prices'), fw.config);
+    this.reader = new TapeReader(
+      store,
+      () => this.recorder.flush(),
+      () => prices,
+    );
     this.off = host.hooks.add(this.recorder);
   }
 
