@@ -314,6 +314,7 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
       'TaskStateChanged',
       'AgentDispatched',
       'AgentCompleted',
+      'TapeRunChanged',
       'ControlActionExecuted',
     ]) {
       await page.click(`#feed-filter button[data-type="${type}"]`);

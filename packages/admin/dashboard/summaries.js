@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'TaskStateChanged',
   'AgentDispatched',
   'AgentCompleted',
+  'TapeRunChanged',
   'ControlActionExecuted',
 ];
 
