@@ -20,6 +20,7 @@ const KIND_CLASS = { input: '', 'model-request': 'accent', 'model-response': 'ac
 export function createStepper(container) {
   let steps = [];
   let index = 0;
+  let outlined = false;
   const position = h('span', { class: 'muted step-position', attrs: { 'aria-live': 'polite' } });
   const prev = h('button', { type: 'button', class: 'small', text: '‹ Previous step', on: { click: () => go(index - 1) } });
   const next = h('button', { type: 'button', class: 'small', text: 'Next step ›', on: { click: () => go(index + 1) } });
@@ -53,12 +54,14 @@ export function createStepper(container) {
     setText(position, `Step ${num(index + 1)} of ${num(steps.length)}`);
     container.dataset.seq = String(step.seq);
     container.dataset.kind = step.kind;
-    replace(body, renderStep(step));
+    replace(body, outlined ? renderOutline(step) : renderStep(step));
   }
 
   return {
-    setSteps(list, seq) {
+    /** `outline`: the steps carry structure only (no content role): each says what it leaves out. */
+    setSteps(list, seq, outline = false) {
       steps = list ?? [];
+      outlined = outline;
       const at = seq === undefined ? -1 : steps.findIndex((s) => s.seq === seq);
       index = at >= 0 ? at : Math.min(index, Math.max(0, steps.length - 1));
       render();
@@ -81,9 +84,8 @@ export function createStepper(container) {
 
 const field = (label, ...value) => [h('dt', { text: label }), h('dd', {}, ...value)];
 
-function renderStep(step) {
-  const b = step.body ?? {};
-  const head = h(
+function stepHead(step) {
+  return h(
     'div',
     { class: 'step-head' },
     h('span', { class: `badge ${KIND_CLASS[step.kind] ?? ''}`.trim(), text: KIND_LABEL[step.kind] ?? step.kind }),
@@ -92,7 +94,38 @@ function renderStep(step) {
       ? null
       : h('span', { class: 'muted', text: ` · ${duration(step.durationMs)}` }),
   );
-  const parts = [head];
+}
+
+/** A step of the outline: its structure, and a line saying the content is not shown and why. */
+function renderOutline(step) {
+  const b = step.body ?? {};
+  const facts = [];
+  if (b.provider !== undefined) facts.push(field('Provider', b.provider ?? '—'), field('Model', b.model ?? '—'));
+  if (b.messageCount !== undefined) facts.push(field('Messages in the request', num(b.messageCount)));
+  if (b.tools) facts.push(field('Tools offered', b.tools.join(', ') || '—'));
+  if (b.finishReason !== undefined) facts.push(field('Finish', b.finishReason ?? '—'));
+  if (b.usage !== undefined)
+    facts.push(field('Tokens', b.usage ? `${num(b.usage.inputTokens ?? 0)} in / ${num(b.usage.outputTokens ?? 0)} out` : '—'));
+  if (typeof step.cost === 'number') facts.push(field('Cost', cost(step.cost)));
+  if (b.toolCalls?.length) facts.push(field('Tool calls requested', b.toolCalls.map((c) => c.toolName).join(', ')));
+  if (b.toolName !== undefined) facts.push(field('Tool', h('code', {}, visible(b.toolName))), field('Outcome', b.ok ? 'ok' : 'failed'));
+  if (b.from !== undefined) facts.push(field('From', visible(b.from)), field('To', visible(b.to)));
+  if (b.state !== undefined) facts.push(field('State', b.state));
+  if (b.historyLength !== undefined) facts.push(field('Earlier messages', num(b.historyLength)));
+  if (b.failed) facts.push(field('Error', 'yes (its text is content)'));
+  return [
+    stepHead(step),
+    facts.length ? h('dl', { class: 'facts' }, facts) : null,
+    h('p', {
+      class: 'muted content-hidden',
+      text: "Content not shown: messages, model output, tool arguments and results need the 'operator' role.",
+    }),
+  ];
+}
+
+function renderStep(step) {
+  const b = step.body ?? {};
+  const parts = [stepHead(step)];
   switch (step.kind) {
     case 'input':
       parts.push(h('h4', { text: 'Message' }), contentBlock(b.message, 'Input message'));

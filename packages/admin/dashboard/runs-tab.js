@@ -2,7 +2,7 @@
 // principal, since), live (`TapeRunChanged` events bring new runs and status changes), paged; one
 // run as a waterfall with the runs it started, a step-through of its steps, and replay with the
 // comparison of the recorded run and its replay. A tape is content: without the content role the
-// API refuses it, and the tab says so instead of breaking.
+// API refuses it, and the tab shows the tape's outline (structure and timings) and says why.
 
 import { ApiError, get, seg } from './api.js';
 import { createTable } from './data-table.js';
@@ -31,6 +31,8 @@ export function createRunsTab(ctx) {
   let limit = PAGE;
   let selected = null; // run id shown below
   let visible = false;
+  /** Reading the outline (no content): the tape refused this principal its content. */
+  let outline = false;
 
   const table = createTable($('#runs-table'), {
     label: 'Taped runs',
@@ -97,18 +99,26 @@ export function createRunsTab(ctx) {
     setText($('#runs-count'), all.length >= FETCH_LIMIT ? `newest ${num(all.length)} runs` : `${num(all.length)} runs`);
   }
 
-  /** The tape refused: say why (the content role), keep the rest of the page working. */
+  /**
+   * The tape refused. Without the content role the tab switches to the tape's outline (structure
+   * and timings, no content) and says why; without a tape it says that. Returns whether it handled it.
+   */
   function showRefused(err) {
     const content = err instanceof ApiError && err.code === 'content_forbidden';
     const absent = err instanceof ApiError && err.code === 'tape_unavailable';
+    if (content && !outline) {
+      outline = true;
+      refreshList.trigger();
+      if (selected) refreshRun.trigger();
+    }
     refused.textContent = content
-      ? "Run tapes hold what agents were told and answered (prompts, model output, tool arguments and results), so reading them needs the 'operator' role. Your role may see the other tabs' metadata, not this content."
+      ? "Structure and timings only: run tapes hold what agents were told and answered (prompts, model output, tool arguments and results), and reading that needs the 'operator' role."
       : absent
         ? 'No run tape here: the agent module is not installed, or fw.agent.tape.enabled is false.'
         : `The run tape could not be read: ${err?.detail || err?.message || String(err)}`;
     refused.dataset.code = err?.code ?? 'error';
     refused.hidden = false;
-    body.hidden = content || absent;
+    body.hidden = absent;
     return content || absent;
   }
 
@@ -116,12 +126,12 @@ export function createRunsTab(ctx) {
     async () => {
       let data;
       try {
-        ({ data } = await get('tape/runs', queryOf()));
+        ({ data } = await get(outline ? 'tape/outline' : 'tape/runs', queryOf()));
       } catch (err) {
         if (showRefused(err)) return;
         throw err;
       }
-      refused.hidden = true;
+      if (!outline) refused.hidden = true;
       body.hidden = false;
       all = data ?? [];
       if (offset >= all.length) offset = Math.max(0, Math.floor(Math.max(0, all.length - 1) / limit) * limit);
@@ -155,7 +165,7 @@ export function createRunsTab(ctx) {
       if (!id) return;
       let tree;
       try {
-        ({ data: tree } = await get(`tape/runs/${seg(id)}/replay`));
+        ({ data: tree } = await get(outline ? `tape/outline/${seg(id)}` : `tape/runs/${seg(id)}/replay`));
       } catch (err) {
         if (id !== selected) return;
         if (err instanceof ApiError && err.status === 404) {
@@ -176,7 +186,7 @@ export function createRunsTab(ctx) {
       shownStatus = run.status;
       replace($('#run-summary'), summary(run, tree));
       replace($('#run-waterfall'), renderWaterfall(tree, pick));
-      stepper.setSteps(tree.steps, pendingSeq);
+      stepper.setSteps(tree.steps, pendingSeq, outline);
       pendingSeq = undefined;
       replayPanel.setRun(run);
       // Steps are not announced one by one (only a run's start and end are): an open run is read
@@ -224,6 +234,7 @@ export function createRunsTab(ctx) {
       kids ? [h('dt', { text: 'Runs it started' }), h('dd', { text: num(kids) })] : null,
       run.coordinationId ? [h('dt', { text: 'Coordination' }), h('dd', {}, h('code', { text: plain(run.coordinationId) }))] : null,
       run.error ? [h('dt', { text: 'Error' }), h('dd', { class: 'bad-text', text: plain(run.error) })] : null,
+      run.failed && !run.error ? [h('dt', { text: 'Error' }), h('dd', { class: 'muted', text: 'failed (its text is content)' })] : null,
     );
   }
 

@@ -79,7 +79,7 @@ function stepRow(step, runId, depth) {
         end: at + d,
         label: `model #${b.step ?? 0}${calls ? ` → ${calls}` : ''}`,
         info: `${duration(d)}${tokens(b.usage?.inputTokens, b.usage?.outputTokens)}${priced(step.cost)}`,
-        cls: b.error ? 'wf-model bad' : 'wf-model',
+        cls: b.error || b.failed ? 'wf-model bad' : 'wf-model',
       };
     }
     case 'tool-call':
@@ -88,7 +88,8 @@ function stepRow(step, runId, depth) {
         kind: 'tool',
         start: at - d,
         end: at,
-        label: `tool ${b.toolName ?? '?'}(${oneLine(b.input, 40)})`,
+        // The outline (no content role) has no arguments.
+        label: 'input' in b ? `tool ${b.toolName ?? '?'}(${oneLine(b.input, 40)})` : `tool ${b.toolName ?? '?'}`,
         info: `${duration(d)}${b.ok === false ? ' · failed' : ''}`,
         cls: b.ok === false ? 'wf-tool bad' : 'wf-tool',
       };
@@ -97,7 +98,15 @@ function stepRow(step, runId, depth) {
     case 'end':
       return b.state === 'completed'
         ? undefined
-        : { ...base, kind: 'error', start: at, end: at, label: `${b.state}: ${oneLine(b.error ?? '', 60)}`, info: '', cls: 'wf-mark bad' };
+        : {
+            ...base,
+            kind: 'error',
+            start: at,
+            end: at,
+            label: b.error ? `${b.state}: ${oneLine(b.error, 60)}` : String(b.state),
+            info: '',
+            cls: 'wf-mark bad',
+          };
     default:
       return undefined;
   }
