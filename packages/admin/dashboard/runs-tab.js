@@ -9,6 +9,7 @@ import { createTable } from './data-table.js';
 import { $, h, replace, setText } from './dom.js';
 import { ago, dateTime, duration, localInputToIso, num, shortId, stateLabel } from './format.js';
 import { createReplayPanel } from './run-replay.js';
+import { createRerunPanel } from './run-rerun.js';
 import { createStepper } from './run-steps.js';
 import { plain } from './run-text.js';
 import { throttled } from './schedule.js';
@@ -149,6 +150,7 @@ export function createRunsTab(ctx) {
   let openPoll;
   const stepper = createStepper($('#run-steps'));
   const replayPanel = createReplayPanel($('#run-replay'), { may: ctx.may, openRun: (id) => open(id) });
+  const rerunPanel = createRerunPanel($('#run-rerun'), { may: ctx.may, openRun: (id) => open(id) });
 
   function open(id, seq) {
     selected = id;
@@ -176,6 +178,7 @@ export function createRunsTab(ctx) {
           replace($('#run-waterfall'));
           stepper.clear('');
           replayPanel.setRun(null);
+          rerunPanel.setRun(null);
           return;
         }
         if (showRefused(err)) return;
@@ -189,6 +192,7 @@ export function createRunsTab(ctx) {
       stepper.setSteps(tree.steps, pendingSeq, outline);
       pendingSeq = undefined;
       replayPanel.setRun(run);
+      rerunPanel.setRun(outline ? null : run);
       // Steps are not announced one by one (only a run's start and end are): an open run is read
       // again while it is shown, so its waterfall grows as it works.
       clearTimeout(openPoll);
@@ -258,6 +262,7 @@ export function createRunsTab(ctx) {
     show() {
       visible = true;
       replayPanel.sync();
+      rerunPanel.sync();
       refreshList.now();
     },
     hide() {
@@ -270,8 +275,10 @@ export function createRunsTab(ctx) {
     },
     applySession() {
       replayPanel.sync();
+      rerunPanel.sync();
     },
     onEvent(ev) {
+      if (ev.type === 'TapeRunChanged' && ev.status !== 'open') rerunPanel.runEnded(ev.runId);
       if (!visible || ev.type !== 'TapeRunChanged') return;
       refreshList.trigger();
       // The open run (or one it started) moved on: its waterfall and steps too.
