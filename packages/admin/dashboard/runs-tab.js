@@ -62,7 +62,8 @@ export function createRunsTab(ctx) {
       {
         key: 'parentRunId',
         label: 'Parent',
-        render: (r) => (r.parentRunId ? h('code', { text: shortId(r.parentRunId) }) : '—'),
+        // The run that started this one (a coordinator's): one click opens it.
+        render: (r) => (r.parentRunId ? runLink(r.parentRunId) : '—'),
         title: (r) => r.parentRunId ?? '',
       },
       { key: 'id', label: 'Run', render: (r) => h('code', { text: shortId(r.id, 12) }), title: (r) => r.id },
@@ -242,8 +243,9 @@ export function createRunsTab(ctx) {
     );
   }
 
-  const runLink = (id) =>
-    h('button', { type: 'button', class: 'link-button', text: shortId(id, 12), title: id, on: { click: () => open(id) } });
+  function runLink(id) {
+    return h('button', { type: 'button', class: 'link-button', text: shortId(id, 12), title: id, on: { click: () => open(id) } });
+  }
 
   form.addEventListener('submit', (e) => {
     e.preventDefault();

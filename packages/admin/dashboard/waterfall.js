@@ -123,7 +123,8 @@ export function renderWaterfall(tree, onPick) {
   const span = t1 - t0;
   const x = (ms) => LABEL_W + ((ms - t0) / span) * BAR_W;
   const width = LABEL_W + BAR_W + INFO_W;
-  const height = AXIS_H + rows.length * ROW_H + 4;
+  const cut = rows.length >= MAX_ROWS;
+  const height = AXIS_H + rows.length * ROW_H + 4 + (cut ? ROW_H : 0);
   const svg = s('svg', {
     class: 'waterfall',
     viewBox: `0 0 ${width} ${height}`,
@@ -180,6 +181,15 @@ export function renderWaterfall(tree, onPick) {
     });
     svg.append(g);
   });
+  if (cut)
+    svg.append(
+      s('text', {
+        class: 'wf-info',
+        x: 6,
+        y: AXIS_H + rows.length * ROW_H + 15,
+        text: `Only the first ${MAX_ROWS} rows are drawn: open a child run, or step through, for the rest.`,
+      }),
+    );
   return svg;
 }
 
