@@ -118,7 +118,13 @@ describe('the Runs tab', { skip: skipBrowser, timeout: 150_000 }, () => {
 
   before(async () => {
     // The hostile model's calls are priced (3 and 15 per million tokens): the waterfall shows their cost.
-    demo = await startDemo({ port: 0, host: '127.0.0.1', simulation: true, config: { 'fw.agent.tape.prices': 'hostile-1=3/15' } });
+    // The slow agent works 3 s: long enough to be seen open, then ended, in the list.
+    demo = await startDemo({
+      port: 0,
+      host: '127.0.0.1',
+      simulation: true,
+      config: { 'fw.agent.tape.prices': 'hostile-1=3/15', 'demo.slow-agent.duration': '3s' },
+    });
     mountAgent(demo.fw, Surveyor);
     browser = await launchBrowser();
     // The demo's first start: its coordination and its scripted chats are on the tape.
@@ -164,6 +170,18 @@ describe('the Runs tab', { skip: skipBrowser, timeout: 150_000 }, () => {
     assert.ok(!before.has(id));
     await page.locator(`#runs-table tr[data-key="${id}"]`).waitFor();
     assert.match(await page.locator(`#runs-table tr[data-key="${id}"]`).innerText(), /surveyor/);
+
+    // A status change arrives live too: a run seen open, then completed, with no reload.
+    const slow = agentModuleOf(demo.fw)!.host.run('slow', { message: 'a short job' }, new AbortController().signal);
+    const slowId = await waitFor(
+      'the slow run on the tape',
+      async () => (await agentModuleOf(demo.fw)!.tape!.runs({ agent: 'slow', status: 'open' }))[0]?.id,
+      10_000,
+    );
+    const slowRow = page.locator(`#runs-table tr[data-key="${slowId}"]`);
+    await slowRow.locator('.badge', { hasText: 'open' }).waitFor();
+    await slow;
+    await slowRow.locator('.badge', { hasText: 'completed' }).waitFor();
   });
 
   it('draws a coordination as a waterfall with its dispatches, and steps through a chat run', async () => {
