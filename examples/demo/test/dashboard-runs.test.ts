@@ -159,6 +159,14 @@ describe('the Runs tab', { skip: skipBrowser, timeout: 150_000 }, () => {
     );
     const assistantOnly = await page.$$eval('#runs-table tbody tr', (trs) => trs.map((tr) => tr.children[1]?.textContent));
     assert.ok(assistantOnly.length >= 4, `the chats and the dispatch: ${assistantOnly.length}`);
+    // Since a time to come: nothing; a principal nobody is: nothing.
+    await page.fill('#runs-form input[name="since"]', '2099-01-01T00:00:00');
+    await page.click('#runs-form button[type="submit"]');
+    await page.locator('#runs-table .empty', { hasText: 'No taped runs match.' }).waitFor({ state: 'visible' });
+    await page.fill('#runs-form input[name="since"]', '');
+    await page.fill('#runs-form input[name="principal"]', 'nobody-at-all');
+    await page.click('#runs-form button[type="submit"]');
+    await page.locator('#runs-table .empty', { hasText: 'No taped runs match.' }).waitFor({ state: 'visible' });
     await page.click('#runs-form button[type="reset"]');
     await page.waitForFunction(() =>
       [...document.querySelectorAll('#runs-table tbody tr')].some((tr) => tr.children[1]?.textContent === 'lead'),
