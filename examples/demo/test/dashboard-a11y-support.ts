@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-export const TABS = ['dashboard', 'agents', 'journal', 'runs', 'control'] as const;
+export const TABS = ['dashboard', 'agents', 'journal', 'runs', 'control', 'playground', 'evals'] as const;
 
 interface AxeNode {
   target: string[];
@@ -51,6 +51,8 @@ export async function settle(page: Page, tab: (typeof TABS)[number]): Promise<vo
     journal: '#graph svg',
     runs: '#runs-table tbody tr',
     control: '#audit-table table',
+    playground: '#playground-form select option',
+    evals: '#evals-runs table',
   };
   // Attached, not visible: a flat line (a steady count) has an empty bounding box.
   await page.locator(ready[tab]).first().waitFor({ state: 'attached', timeout: 20_000 });

@@ -118,7 +118,10 @@ export async function waitForCounter(page: Page, key: string, value: number, tim
   );
 }
 
-export async function selectTab(page: Page, name: 'dashboard' | 'agents' | 'journal' | 'runs' | 'control'): Promise<void> {
+export async function selectTab(
+  page: Page,
+  name: 'dashboard' | 'agents' | 'journal' | 'runs' | 'control' | 'playground' | 'evals',
+): Promise<void> {
   await page.click(`#tab-${name}`);
   await page.waitForFunction((n) => !document.getElementById(`panel-${n}`)?.hidden, name);
 }

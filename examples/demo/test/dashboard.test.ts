@@ -352,7 +352,7 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
   it('fits laptop and wide screens without horizontal scrolling', async () => {
     for (const width of [1280, 1920]) {
       await page.setViewportSize({ width, height: 900 });
-      for (const tab of ['dashboard', 'agents', 'journal', 'runs', 'control'] as const) {
+      for (const tab of ['dashboard', 'agents', 'journal', 'runs', 'control', 'playground', 'evals'] as const) {
         await selectTab(page, tab);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         assert.ok(overflow <= 0, `${tab} at ${width}px overflows by ${overflow}px`);
@@ -369,7 +369,7 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'tab-agents');
     assert.equal(await page.isHidden('#panel-dashboard'), true);
     await page.keyboard.press('End');
-    assert.equal(await page.getAttribute('#tab-control', 'aria-selected'), 'true');
+    assert.equal(await page.getAttribute('#tab-evals', 'aria-selected'), 'true');
     await page.keyboard.press('ArrowRight');
     assert.equal(await page.getAttribute('#tab-dashboard', 'aria-selected'), 'true', 'wraps around');
     await page.keyboard.press('Home');

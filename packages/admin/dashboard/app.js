@@ -7,8 +7,10 @@ import { createAgentsTab } from './agents-tab.js';
 import { createControlTab } from './control-tab.js';
 import { createDashboardTab } from './dashboard-tab.js';
 import { $, h, replace, setText } from './dom.js';
+import { createEvalsTab } from './evals-tab.js';
 import { createJournalTab } from './journal-tab.js';
 import { createRunsTab } from './runs-tab.js';
+import { createPlaygroundTab } from './playground-tab.js';
 import { createEventStream } from './stream.js';
 import { createTabs } from './tabs.js';
 import { setupTheme } from './theme.js';
@@ -56,7 +58,9 @@ const agents = createAgentsTab(shared);
 const journal = createJournalTab();
 const runs = createRunsTab(shared);
 const control = createControlTab(shared);
-const views = { dashboard, agents, journal, runs, control };
+const playground = createPlaygroundTab(shared);
+const evals = createEvalsTab(shared);
+const views = { dashboard, agents, journal, runs, control, playground, evals };
 
 const tabs = createTabs($('#tablist'), (name) => {
   for (const [n, v] of Object.entries(views)) (n === name ? v.show : v.hide)();

@@ -238,3 +238,113 @@ function niceMax(v, fractional) {
   for (const m of fractional ? [1, 2, 5, 10] : [1, 2, 4, 10]) if (m * p >= v && (fractional || (m * p) % 2 === 0)) return m * p;
   return 10 * p;
 }
+
+/**
+ * A pass-rate chart of eval runs (a baseline over time): one point per completed eval run, oldest
+ * left, on a 0–100 % axis, with the runs' dates under the ends and the same summary line and
+ * numbers table as the time charts.
+ * @param {HTMLElement} host
+ * @param {string} title
+ */
+export function createPassRateChart(host, title) {
+  const id = `chart-${++ids}`;
+  const svg = /** @type {SVGSVGElement} */ (s('svg', { class: 'tchart', role: 'img', 'aria-labelledby': `${id}-summary`, height: HEIGHT }));
+  const summary = h('p', { class: 'chart-summary', attrs: { id: `${id}-summary` } });
+  const table = h('table', { class: 'chart-table' });
+  const details = h(
+    'details',
+    { class: 'chart-numbers' },
+    h('summary', { text: `Numbers: ${title}` }),
+    h('div', { class: 'table-wrap' }, table),
+  );
+  replace(host, svg, summary, details);
+  /** @type {{ t: number, rate: number | null, label: string }[]} */
+  let runs = [];
+  const pct = (/** @type {number | null} */ r) => (r === null ? '—' : `${Math.round(r * 1000) / 10} %`);
+
+  function draw() {
+    const w = Math.round(svg.getBoundingClientRect().width || host.clientWidth || 0);
+    if (!w) return;
+    svg.setAttribute('viewBox', `0 0 ${w} ${HEIGHT}`);
+    svg.setAttribute('width', String(w));
+    const plotW = w - PAD.left - PAD.right;
+    const plotH = HEIGHT - PAD.top - PAD.bottom;
+    const x = (/** @type {number} */ i) => PAD.left + (runs.length < 2 ? plotW / 2 : (i / (runs.length - 1)) * plotW);
+    const y = (/** @type {number} */ v) => PAD.top + plotH * (1 - v);
+    /** @type {Element[]} */
+    const parts = [];
+    for (const frac of [0, 0.5, 1]) {
+      const gy = Math.round(y(frac)) + 0.5;
+      parts.push(s('line', { class: 'grid', x1: PAD.left, x2: w - PAD.right, y1: gy, y2: gy }));
+      parts.push(s('text', { class: 'axis', x: PAD.left - 6, y: gy + 4, 'text-anchor': 'end', text: `${frac * 100} %` }));
+    }
+    const rated = runs.flatMap((r, i) => (r.rate === null ? [] : [{ rate: r.rate, i }]));
+    if (rated.length === 0)
+      parts.push(
+        s('text', {
+          class: 'axis',
+          x: PAD.left + plotW / 2,
+          y: PAD.top + plotH / 2,
+          'text-anchor': 'middle',
+          text: 'no completed eval run yet',
+        }),
+      );
+    else if (rated.length === 1) parts.push(s('circle', { class: 'series s1', cx: x(rated[0].i), cy: y(rated[0].rate), r: 3 }));
+    else {
+      parts.push(s('polyline', { class: 'series s1', points: rated.map((r) => `${x(r.i).toFixed(1)},${y(r.rate).toFixed(1)}`).join(' ') }));
+      for (const r of rated) parts.push(s('circle', { class: 'series s1', cx: x(r.i), cy: y(r.rate), r: 2.5 }));
+    }
+    if (runs.length) {
+      parts.push(s('text', { class: 'axis', x: PAD.left, y: HEIGHT - 6, 'text-anchor': 'start', text: runs[0].label }));
+      if (runs.length > 1)
+        parts.push(s('text', { class: 'axis', x: w - PAD.right, y: HEIGHT - 6, 'text-anchor': 'end', text: runs[runs.length - 1].label }));
+    }
+    svg.replaceChildren(...parts);
+  }
+
+  function render() {
+    draw();
+    const last = runs[runs.length - 1];
+    const first = runs[0];
+    setText(
+      summary,
+      last
+        ? `${title}: ${pct(last.rate)} in the newest of ${runs.length} eval run${runs.length === 1 ? '' : 's'}${runs.length > 1 ? ` (${pct(first.rate)} in the oldest shown)` : ''}.`
+        : `${title}: no completed eval run yet.`,
+    );
+    table.replaceChildren(
+      h('caption', { class: 'sr-only', text: `${title}, newest first` }),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { attrs: { scope: 'col' }, text: 'Eval run started' }),
+          h('th', { class: 'num', attrs: { scope: 'col' }, text: 'Pass rate' }),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        [...runs]
+          .reverse()
+          .map((r) => h('tr', {}, h('th', { attrs: { scope: 'row' }, text: r.label }), h('td', { class: 'num', text: pct(r.rate) }))),
+      ),
+    );
+  }
+  if (typeof ResizeObserver === 'function') new ResizeObserver(() => draw()).observe(host);
+
+  return {
+    /** The baseline's runs as the API lists them (newest first). @param {{ startedAt: string, passRate: number | null }[]} list */
+    set(list) {
+      runs = list
+        .map((r) => ({ t: Date.parse(r.startedAt), rate: r.passRate, label: new Date(r.startedAt).toLocaleString() }))
+        .sort((a, b) => a.t - b.t);
+      render();
+    },
+    get points() {
+      return runs;
+    },
+  };
+}

@@ -9,6 +9,7 @@ import type { BuiltinRole, Principal } from '@fw/runtime';
  * stops one chat session's model call and keeps its socket (target: the session id).
  * `governance.reload` reads the policy file again and applies it (target: `policies`).
  * `evaluate` promotes a taped run to a dataset case, or starts an eval run (docs/runs.md, "Evals").
+ * `rerun` sends a taped run's input to its agent again, with the live model (docs/runs.md, "Re-run and compare").
  */
 export type ControlAction =
   | 'broadcast'
@@ -22,7 +23,8 @@ export type ControlAction =
   | 'session.cancel-inflight'
   | 'governance.reload'
   | 'replay'
-  | 'evaluate';
+  | 'evaluate'
+  | 'rerun';
 export const CONTROL_ACTIONS: readonly ControlAction[] = [
   'broadcast',
   'unicast',
@@ -36,6 +38,7 @@ export const CONTROL_ACTIONS: readonly ControlAction[] = [
   'governance.reload',
   'replay',
   'evaluate',
+  'rerun',
 ];
 
 /**
@@ -49,6 +52,7 @@ export const REQUIRED_ROLE: Readonly<Record<ControlAction, BuiltinRole>> = Objec
   cancel: 'operator',
   replay: 'operator',
   evaluate: 'operator',
+  rerun: 'operator',
   destroy: 'admin',
   revoke: 'admin',
   'kill-switch.arm': 'operator',

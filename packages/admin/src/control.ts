@@ -192,6 +192,18 @@ export class ControlPlane {
   }
 
   /**
+   * Re-runs a taped run's input against the live model as a new run (docs/runs.md, "Re-run and
+   * compare"); answers once the new run has started. Needs `operator`; the caller's principal owns it.
+   */
+  rerun(runId: string, caller: ControlCaller): Promise<{ runId: string; originalRunId: string }> {
+    return this.execute('rerun', runId, caller, () => {
+      const tape = this.views.agent.tape;
+      if (!tape) throw new NotFoundError('run', runId);
+      return tape.rerun(runId, caller.principal ? { owner: `principal:${caller.principal.id}` } : {});
+    });
+  }
+
+  /**
    * An eval write (docs/runs.md, "Evals"): a run promoted to a dataset case (`target` the run id),
    * or an eval run started (`target` the dataset). Needs `operator`, the content role: a case
    * holds what the agent was told and answered.

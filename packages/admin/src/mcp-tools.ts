@@ -5,7 +5,7 @@ import type { AdminService } from './service.js';
 import { overview } from './overview.js';
 import { credentialEnd } from './credential-state.js';
 import { CONTENT_ROLE, mayReadContent } from './content.js';
-import type { TapeView } from './peer-types.js';
+import type { EvalsView, TapeView } from './peer-types.js';
 import { scopeOf } from './governance/governance.js';
 import { PolicyFileError } from './governance/policy-file.js';
 
@@ -180,6 +180,21 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
     return admin.views.agent.tape ?? 'unavailable: no run tape (the agent module is absent or fw.agent.tape.enabled is false)';
   };
 
+  /** The evals for a caller that may read content, or why not. */
+  const evalsOf = (admin: AdminService, principal: Principal | undefined): EvalsView => {
+    if (!mayReadContent(principal, admin.authRequired))
+      throw new FwError('content_forbidden', `evals are content and need the '${CONTENT_ROLE}' role`, 403);
+    const evals = admin.views.agent.evals;
+    if (!evals) throw new FwError('evals_unavailable', 'no evals (the agent module is absent or fw.agent.tape.enabled is false)', 404);
+    return evals;
+  };
+  const objectArg = (args: Args, name: string): Record<string, unknown> | undefined => {
+    const v = args[name];
+    if (v === undefined) return undefined;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new FwError('bad_request', `'${name}' must be an object`, 400);
+    return v as Record<string, unknown>;
+  };
+
   const limitParam = opt('limit', 'Most items to return', 'integer');
   const tools: McpToolDef[] = [
     read('fw_overview', 'System overview: status, version, connections, broadcasters, agents, sessions, tasks, AI runtime', [], (a) =>
@@ -317,6 +332,44 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
         const run = await tape.run(id);
         if (!run) return fail(`not_found: run '${id}' is not on the tape`);
         return { run, steps: await tape.steps(id, Math.max(0, Math.trunc(num(args, 'fromSeq') ?? 0)), limit) };
+      },
+    ),
+    read(
+      'fw_compare_runs',
+      'Two ended taped runs side by side, step by step (a re-run against its original): {same, steps: [{seq, kind, left, right, differs}], summary} (needs the operator role)',
+      [req('runId', 'The run on the left (fw_list_runs)'), req('with', 'The run on the right')],
+      async (a, args, _limit, ctx) => {
+        const tape = tapeOf(a, ctx);
+        if (typeof tape === 'string') return fail(tape);
+        try {
+          return await tape.compare(str(args, 'runId') ?? '', str(args, 'with') ?? '');
+        } catch (err) {
+          const e = err as { code?: string; message?: string };
+          return fail(`${e.code ?? 'error'}: ${e.message ?? String(err)}`);
+        }
+      },
+    ),
+    read(
+      'fw_list_eval_runs',
+      'Eval runs, newest first, with their progress and pass rates; with evalRunId, that run with the result of each case (needs the operator role: evals are content)',
+      [
+        opt('evalRunId', 'One eval run (its id)'),
+        opt('dataset', 'Runs of this dataset'),
+        opt('agent', 'Runs against this agent'),
+        limitParam,
+      ],
+      async (a, args, limit, ctx) => {
+        try {
+          const evals = evalsOf(a, ctx.principal);
+          const id = str(args, 'evalRunId');
+          if (id) return (await evals.run(id)) ?? fail(`not_found: eval run '${id}'`);
+          const dataset = str(args, 'dataset');
+          const agent = str(args, 'agent');
+          return await evals.runs({ ...(dataset ? { dataset } : {}), ...(agent ? { agent } : {}), limit });
+        } catch (err) {
+          const e = err as { code?: string; message?: string };
+          return fail(`${e.code ?? 'error'}: ${e.message ?? String(err)}`);
+        }
       },
     ),
     read('fw_list_runtimes', 'AI runtimes with their capabilities, and which one is active', [], (a) => a.views.agent.runtimes()),
@@ -475,6 +528,57 @@ function adminToolRegistry(mcp: McpModule, withWrites: boolean): ToolRegistry {
             address,
           }),
         (args) => str(args, 'session') ?? '(missing)',
+      ),
+      write(
+        'fw_rerun_run',
+        'rerun',
+        "Re-runs a taped run's recorded input against the live model as a new run (its tape parent: the original); answers {runId, originalRunId} once it has started (fw_compare_runs once it has ended)",
+        [req('runId', 'The taped run (fw_list_runs)')],
+        (a, args, principal, address) => a.control.rerun(str(args, 'runId') ?? '', { principal, source: 'mcp', address }),
+        (args) => str(args, 'runId') ?? '(missing)',
+      ),
+      write(
+        'fw_promote_run',
+        'evaluate',
+        "Promotes a taped run to a dataset case (as POST evals/dataset/promote): its input, and its answer as the expected output unless 'expected' is given",
+        [req('runId', 'The taped run (fw_list_runs)'), req('dataset', 'The dataset'), opt('expected', 'The output expected')],
+        (a, args, principal, address) => {
+          const runId = str(args, 'runId') ?? '';
+          const expected = typeof args.expected === 'string' ? args.expected : undefined;
+          return a.control.evaluate(runId, { principal, source: 'mcp', address }, () =>
+            evalsOf(a, principal).promote({ runId, dataset: str(args, 'dataset') ?? '', ...(expected !== undefined ? { expected } : {}) }),
+          );
+        },
+        (args) => str(args, 'runId') ?? '(missing)',
+      ),
+      write(
+        'fw_start_eval',
+        'evaluate',
+        'Starts an eval run of a dataset against an agent (as POST evals/run): answers the run, status running (fw_list_eval_runs for its progress); one at a time',
+        [
+          req('dataset', 'The dataset'),
+          req('agent', 'The agent'),
+          opt('scorer', 'exact (default), contains, json-schema (with schema), judge (with judge), or a custom scorer'),
+          opt('schema', 'The JSON Schema for the json-schema scorer', 'object'),
+          opt('judge', "The LLM judge's {rubric, runtime?, model?, threshold?}", 'object'),
+        ],
+        (a, args, principal, address) => {
+          const dataset = str(args, 'dataset') ?? '';
+          const scorer = str(args, 'scorer');
+          const schema = objectArg(args, 'schema');
+          const judge = objectArg(args, 'judge');
+          // The control plane checks the role (operator, the content role) and audits first.
+          return a.control.evaluate(dataset, { principal, source: 'mcp', address }, () =>
+            evalsOf(a, principal).start({
+              dataset,
+              agent: str(args, 'agent') ?? '',
+              ...(scorer ? { scorer } : {}),
+              ...(schema ? { schema } : {}),
+              ...(judge ? { judge: judge as { rubric: string } } : {}),
+            }),
+          );
+        },
+        (args) => str(args, 'dataset') ?? '(missing)',
       ),
       write(
         'fw_governance_reload',

@@ -27,6 +27,8 @@ export type {
   TapeStep,
   TapeRunTree,
   ReplayResult,
+  RerunStarted,
+  RunComparison,
   EvalsView,
   EvalCase,
   EvalRun,

@@ -354,6 +354,7 @@ test('with a token every REST call needs it; the authorizer refuses with 403; bo
           'governance.reload': false,
           replay: false,
           evaluate: false,
+          rerun: false,
         },
         audit: undefined,
       },

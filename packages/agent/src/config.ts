@@ -1,9 +1,12 @@
 import { defineConfig, type ConfigTypes } from '@fw/runtime';
-import { TAPE_CONFIG } from './tape/config.js';
+import { RERUN_CONFIG, TAPE_CONFIG } from './tape/config.js';
+import { EVALS_CONFIG } from './evals/config.js';
 
 /** The agent module's configuration keys (documented in docs/agents.md). */
 export const AGENT_CONFIG = defineConfig({
   ...TAPE_CONFIG,
+  ...RERUN_CONFIG,
+  ...EVALS_CONFIG,
   'fw.agent.enabled': { type: 'boolean', default: true, description: 'Master switch: `fw.use(agents())` mounts nothing when false' },
   'fw.agent.max-body-bytes': { type: 'number', default: 1_048_576, description: 'Largest A2A / AG-UI request body accepted (bytes)' },
   'fw.agent.max-message-chars': { type: 'number', default: 32_768, description: 'Largest chat message accepted (characters)' },

@@ -69,6 +69,11 @@ export interface RunInput {
   /** The run that started this one (a coordinator's run, for its dispatches): the owner and coordination carry over. */
   parent?: RunScope;
   /**
+   * The taped run this one repeats (a live re-run, docs/runs.md): recorded as its parent on the
+   * tape, nothing else carries over. Ignored when `parent` is given.
+   */
+  rerunOf?: string;
+  /**
    * The model provider of this run instead of the active one: a replay feeds the run recorded
    * model outputs through it, so the agent's code runs again without calling a model.
    */
@@ -275,7 +280,7 @@ export class AgentHost {
         ref: input.ref,
         owner: input.owner ?? input.parent?.owner,
         sessionId: input.sessionId,
-        parentRunId: input.parent?.runId,
+        parentRunId: input.parent?.runId ?? input.rerunOf,
         coordinationId: ownCoordination ?? input.parent?.coordinationId,
       },
       signal,

@@ -152,7 +152,10 @@ export class AgentModule implements FrameworkModule {
       this.tape = new RunTape(fw, this.host, this.db, this.options.tapeRedactors);
       // Eval runs a stopped process left running end `interrupted` too.
       await this.db.evals.interruptRunning(Date.now());
-      this.evals = new Evals(this.host, this.db, this.tape.reader, this.options.evalScorers ?? {}, log.child({ part: 'evals' }));
+      this.evals = new Evals(this.host, this.db, this.tape.reader, this.options.evalScorers ?? {}, log.child({ part: 'evals' }), () => ({
+        timeoutMs: Math.max(1, fw.config.get('fw.agent.evals.judge.timeout')),
+        maxVerdict: Math.max(1, fw.config.get('fw.agent.evals.judge.max-verdict')),
+      }));
     }
     this.view = createAdminView(this.host, this.store, this.a2a);
     if (this.tape) this.view.tape = this.tape;

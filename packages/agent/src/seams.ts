@@ -32,6 +32,14 @@ declare module '@fw/runtime' {
       outputTokens: number;
       steps: number;
     };
+    /** A live re-run of a taped run ended (docs/runs.md, "Re-run and compare"). */
+    RunRerunEnded: {
+      runId: string;
+      originalRunId: string;
+      agent: string;
+      state: 'completed' | 'failed' | 'cancelled';
+      error: string | null;
+    };
   }
   interface FwServices {
     /** The agent layer's read/control view (what the admin plane shows). */

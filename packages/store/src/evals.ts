@@ -31,6 +31,17 @@ export class EvalRecords {
       .execute();
   }
 
+  /** Every dataset with its number of cases, by name. */
+  async datasets(): Promise<{ dataset: string; cases: number }[]> {
+    const rows = await this.db
+      .selectFrom('fw_eval_cases')
+      .select(['dataset', (eb) => eb.fn.countAll<number | string>().as('cases')])
+      .groupBy('dataset')
+      .orderBy('dataset')
+      .execute();
+    return rows.map((r) => ({ dataset: r.dataset, cases: Number(r.cases) }));
+  }
+
   async startRun(row: NewEvalRun): Promise<void> {
     await this.db.insertInto('fw_eval_runs').values(row).execute();
   }

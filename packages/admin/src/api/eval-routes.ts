@@ -91,9 +91,21 @@ export function evalRoutes(d: { views: Views; control: ControlPlane; gate: Admin
               agent: { type: 'string' },
               scorer: {
                 type: 'string',
-                description: 'exact (default), contains, json-schema (with schema), or a custom scorer the application registered',
+                description:
+                  'exact (default), contains, json-schema (with schema), judge (with judge), or a custom scorer the application registered',
               },
               schema: { type: 'object', description: 'The JSON Schema the json-schema scorer checks each answer against' },
+              judge: {
+                type: 'object',
+                description: "The LLM judge's options, for the judge scorer: it asks an AI runtime to grade each answer against the rubric",
+                required: ['rubric'],
+                properties: {
+                  rubric: { type: 'string', description: 'What a good answer is' },
+                  runtime: { type: 'string', description: 'The AI runtime that grades (GET /runtimes); default the active one' },
+                  model: { type: 'string', description: "The runtime's model; default its first" },
+                  threshold: { type: 'number', minimum: 0, maximum: 1, description: 'The lowest score that passes (default 0.7)' },
+                },
+              },
             },
           },
         },
@@ -107,15 +119,43 @@ export function evalRoutes(d: { views: Views; control: ControlPlane; gate: Admin
         const schema = r.body.schema;
         if (schema !== undefined && (typeof schema !== 'object' || schema === null || Array.isArray(schema)))
           throw new BadRequestError("'schema' must be a JSON Schema object");
+        const judge = r.body.judge;
+        if (judge !== undefined && (typeof judge !== 'object' || judge === null || Array.isArray(judge)))
+          throw new BadRequestError("'judge' must be an object: {rubric, runtime?, model?, threshold?}");
         const run = await control.evaluate(dataset, caller(r), () =>
           evals.start({
             dataset,
             agent,
             ...(scorer !== undefined ? { scorer } : {}),
             ...(schema !== undefined ? { schema: schema as Record<string, unknown> } : {}),
+            ...(judge !== undefined ? { judge: judge as { rubric: string } } : {}),
           }),
         );
         return json(run, 202);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/evals/datasets',
+      doc: { tag: 'evals', reply: 'list', content: true, summary: 'Every dataset with its number of cases' },
+      handle: async (r) => {
+        const datasets = await evalsFor(r, 'evals').datasets();
+        return { kind: 'list', items: datasets, total: datasets.length };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/evals/datasets/{dataset}/cases',
+      doc: {
+        tag: 'evals',
+        reply: 'list',
+        content: true,
+        summary: "A dataset's cases in order: input, expected output, the run it was promoted from",
+      },
+      handle: async (r) => {
+        const dataset = r.params.dataset ?? '';
+        const cases = await evalsFor(r, dataset).cases(dataset);
+        return { kind: 'list', items: cases, total: cases.length };
       },
     },
     {

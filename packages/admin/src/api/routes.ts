@@ -17,6 +17,7 @@ import { enumParam, intParam, requireMessage, requireString, strParam, timeParam
 import { openApiDocument } from './openapi.js';
 import { tapeRoutes } from './tape-routes.js';
 import { evalRoutes } from './eval-routes.js';
+import { rerunRoutes } from './rerun-routes.js';
 import { MESSAGE_SCHEMA, REASON_BODY, TIME_SCHEMA } from './route-doc.js';
 import type { AdminRequest, AdminRoute, Reply } from './router.js';
 
@@ -697,7 +698,7 @@ export function adminRoutes(d: RouteDeps): AdminRoute[] {
     doc: { tag: 'overview', reply: 'object', public: true, summary: 'This document: the OpenAPI 3.1 description of the admin API' },
     handle: () => json(document),
   };
-  routes.push(...tapeRoutes(d), ...evalRoutes(d), route);
+  routes.push(...tapeRoutes(d), ...rerunRoutes(d), ...evalRoutes(d), route);
   const document = openApiDocument(routes, { base: d.serverUrl, version: FW_VERSION });
   return routes;
 }

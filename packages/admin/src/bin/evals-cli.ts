@@ -7,6 +7,7 @@
  *
  *   fw-evals --url http://127.0.0.1:8080 --dataset smoke --agent support [--scorer exact]
  *            [--schema schema.json] [--min-pass-rate 0.9] [--timeout 600]
+ *   fw-evals … --scorer judge --rubric 'answers politely' [--judge-runtime name] [--judge-model id] [--threshold 0.7]
  */
 import { readFileSync } from 'node:fs';
 
@@ -29,7 +30,7 @@ interface EvalRunReply {
 }
 
 const USAGE =
-  'usage: fw-evals --url <fw base URL> --dataset <name> --agent <name> [--scorer exact|contains|json-schema|<custom>] [--schema <file.json>] [--min-pass-rate 1] [--timeout 600] [--token <token>]';
+  'usage: fw-evals --url <fw base URL> --dataset <name> --agent <name> [--scorer exact|contains|json-schema|judge|<custom>] [--schema <file.json>] [--rubric <text> --judge-runtime <name> --judge-model <id> --threshold 0.7] [--min-pass-rate 1] [--timeout 600] [--token <token>]';
 
 class UsageError extends Error {}
 
@@ -42,6 +43,22 @@ function flags(argv: readonly string[]): Map<string, string> {
     m.set(key.slice(2), value);
   }
   return m;
+}
+
+/** The judge scorer's options from `--rubric`, `--judge-runtime`, `--judge-model`, `--threshold`. */
+function judgeOf(f: Map<string, string>, scorer: string | undefined): Record<string, unknown> | undefined {
+  const rubric = f.get('rubric');
+  if (scorer !== 'judge') {
+    if (rubric !== undefined || f.has('threshold') || f.has('judge-runtime') || f.has('judge-model'))
+      throw new UsageError('--rubric, --threshold, --judge-runtime and --judge-model go with --scorer judge');
+    return undefined;
+  }
+  if (!rubric) throw new UsageError('--scorer judge needs --rubric');
+  const threshold = f.has('threshold') ? Number(f.get('threshold')) : undefined;
+  if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) throw new UsageError('--threshold is a score, 0 to 1');
+  const runtime = f.get('judge-runtime');
+  const model = f.get('judge-model');
+  return { rubric, ...(runtime ? { runtime } : {}), ...(model ? { model } : {}), ...(threshold !== undefined ? { threshold } : {}) };
 }
 
 /** Runs the command; resolves with the exit code. */
@@ -59,6 +76,7 @@ export async function evalsCli(argv: readonly string[], io: EvalsCliIo): Promise
     const scorer = f.get('scorer');
     const schemaFile = f.get('schema');
     const schema: unknown = schemaFile ? JSON.parse(readFileSync(schemaFile, 'utf8')) : undefined;
+    const judge = judgeOf(f, scorer);
     const token = f.get('token') ?? io.env.FW_ADMIN_TOKEN;
     const api = `${url.replace(/\/+$/, '')}/api/admin`;
     const headers: Record<string, string> = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
@@ -74,7 +92,13 @@ export async function evalsCli(argv: readonly string[], io: EvalsCliIo): Promise
     const before = baselines.find((b) => b.dataset === dataset && b.agent === agent && b.scorer === (scorer ?? 'exact'));
     const started = await call<EvalRunReply>('/evals/run', {
       method: 'POST',
-      body: JSON.stringify({ dataset, agent, ...(scorer ? { scorer } : {}), ...(schema !== undefined ? { schema } : {}) }),
+      body: JSON.stringify({
+        dataset,
+        agent,
+        ...(scorer ? { scorer } : {}),
+        ...(schema !== undefined ? { schema } : {}),
+        ...(judge ? { judge } : {}),
+      }),
     });
     io.out(`eval run ${started.id}: ${started.cases} cases of ${dataset} against ${agent} (${scorer ?? 'exact'})`);
     const deadline = Date.now() + timeoutMs;

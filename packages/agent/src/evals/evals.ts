@@ -12,7 +12,7 @@ import type { FwStore, EvalCaseRow, EvalResultRow, EvalRunRow } from '@fw/store'
 import type { JsonSchema } from '@fw/mcp';
 import type { AgentHost } from '../host.js';
 import type { TapeReader } from '../tape/reader.js';
-import { BUILT_IN_SCORERS, contains, exact, jsonSchema, scoreWith, type EvalScorer } from './scorers.js';
+import { BUILT_IN_SCORERS, contains, exact, judge, jsonSchema, scoreWith, type EvalScorer, type JudgeOptions } from './scorers.js';
 
 /** Most cases a dataset runs (the rest are not run; `cases` says how many were). */
 const MAX_CASES = 1000;
@@ -66,15 +66,22 @@ export interface EvalBaseline {
 export interface EvalStart {
   dataset: string;
   agent: string;
-  /** exact (default), contains, json-schema (with `schema`), or a registered custom scorer's name. */
+  /** exact (default), contains, json-schema (with `schema`), judge (with `judge`), or a registered custom scorer's name. */
   scorer?: string;
   schema?: JsonSchema;
+  /** The LLM judge's rubric, runtime, model and threshold, for the `judge` scorer. */
+  judge?: JudgeOptions;
 }
+
+/** The judge's limits, read when an eval run starts (`fw.agent.evals.judge.*`). */
+export type JudgeLimitsOf = () => { timeoutMs: number; maxVerdict: number };
 
 /** What the admin plane reads and starts (`AgentAdminView.evals`). */
 export interface EvalsView {
   promote(p: { runId: string; dataset: string; expected?: string }): Promise<EvalCase>;
   cases(dataset: string): Promise<EvalCase[]>;
+  /** Every dataset with its number of cases. */
+  datasets(): Promise<{ dataset: string; cases: number }[]>;
   start(s: EvalStart): Promise<EvalRun>;
   runs(filter?: { dataset?: string; agent?: string; limit?: number }): Promise<EvalRun[]>;
   run(id: string): Promise<(EvalRun & { results: EvalResult[] }) | undefined>;
@@ -93,6 +100,7 @@ export class Evals implements EvalsView {
     private readonly tape: TapeReader,
     private readonly scorers: Readonly<Record<string, EvalScorer>>,
     private readonly log: Logger,
+    private readonly judgeLimits: JudgeLimitsOf = () => ({ timeoutMs: 60_000, maxVerdict: 4096 }),
   ) {}
 
   async promote(p: { runId: string; dataset: string; expected?: string }): Promise<EvalCase> {
@@ -126,13 +134,17 @@ export class Evals implements EvalsView {
     return (await this.store.evals.cases(dataset, MAX_CASES)).map(caseOf);
   }
 
+  datasets(): Promise<{ dataset: string; cases: number }[]> {
+    return this.store.evals.datasets();
+  }
+
   /** Starts an eval run and answers it at once (status `running`); it goes on in the background. */
   async start(s: EvalStart): Promise<EvalRun> {
     if (this.running) throw new FwError('eval_running', 'an eval run is in progress: one at a time', 409);
     const dataset = name(s.dataset, 'dataset');
     this.host.get(s.agent); // 404 for an agent that is not mounted
     const scorerName = s.scorer ?? 'exact';
-    const score = this.scorer(scorerName, s.schema);
+    const score = this.scorer(scorerName, s.schema, s.judge);
     const cases = await this.store.evals.cases(dataset, MAX_CASES);
     if (this.running) throw new FwError('eval_running', 'an eval run is in progress: one at a time', 409);
     const row = {
@@ -188,7 +200,7 @@ export class Evals implements EvalsView {
     await this.running;
   }
 
-  private scorer(scorer: string, schema: JsonSchema | undefined): EvalScorer {
+  private scorer(scorer: string, schema: JsonSchema | undefined, judgeOptions: JudgeOptions | undefined): EvalScorer {
     if (scorer === 'exact') return exact;
     if (scorer === 'contains') return contains;
     if (scorer === 'json-schema') {
@@ -196,9 +208,41 @@ export class Evals implements EvalsView {
         throw new BadRequestError("the json-schema scorer needs a 'schema' (a JSON Schema object)");
       return jsonSchema(schema);
     }
+    if (scorer === 'judge') return this.judge(judgeOptions);
     const custom = this.scorers[scorer];
     if (!custom) throw new BadRequestError(`no scorer '${scorer}': ${[...BUILT_IN_SCORERS, ...Object.keys(this.scorers)].join(', ')}`);
     return custom;
+  }
+
+  /** The LLM judge of an eval run: its options checked, its runtime found (400 for what is wrong). */
+  private judge(o: JudgeOptions | undefined): EvalScorer {
+    if (!o || typeof o !== 'object' || Array.isArray(o))
+      throw new BadRequestError("the judge scorer needs 'judge': {rubric, runtime?, model?, threshold?}");
+    if (typeof o.rubric !== 'string' || o.rubric.trim() === '') throw new BadRequestError("'judge.rubric' must be a non-empty string");
+    for (const field of ['runtime', 'model'] as const)
+      if (o[field] !== undefined && (typeof o[field] !== 'string' || o[field] === ''))
+        throw new BadRequestError(`'judge.${field}' must be a non-empty string`);
+    if (o.threshold !== undefined && (typeof o.threshold !== 'number' || !(o.threshold >= 0 && o.threshold <= 1)))
+      throw new BadRequestError("'judge.threshold' must be a number from 0 to 1");
+    const providers = this.host.providers;
+    const provider = o.runtime === undefined ? providers.active() : providers.all().find((p) => p.name === o.runtime);
+    if (!provider)
+      throw new BadRequestError(
+        o.runtime === undefined
+          ? 'no AI runtime is available for the judge'
+          : `no AI runtime '${o.runtime}' for the judge: ${
+              providers
+                .all()
+                .map((p) => p.name)
+                .join(', ') || 'none installed'
+            }`,
+      );
+    const options: JudgeOptions = {
+      rubric: o.rubric,
+      ...(o.model !== undefined ? { model: o.model } : {}),
+      ...(o.threshold !== undefined ? { threshold: o.threshold } : {}),
+    };
+    return judge(options, provider, { ...this.judgeLimits(), signal: this.stop.signal });
   }
 
   /** Each case a run of the agent, one after the other; a failed case is a result, not the eval's end. */

@@ -23,6 +23,11 @@ export interface AiSdkProviderOptions {
   model: AiSdkModel | (() => AiSdkModel | Promise<AiSdkModel>);
   /** Model ids to advertise (the admin plane lists them). */
   models?: string[];
+  /**
+   * Builds another model of the same provider by its id, for a request that names one
+   * (`AiRequest.model`: the LLM judge's `model`); without it, every request gets `model`.
+   */
+  modelFor?: (id: string) => AiSdkModel | Promise<AiSdkModel>;
   capabilities?: string[];
   /** Availability check; default: always available. */
   available?: () => boolean;
@@ -44,6 +49,9 @@ export class AiSdkProvider implements ModelProvider {
   private readonly available: () => boolean;
   private readonly modelSource: AiSdkProviderOptions['model'];
   private model: Promise<AiSdkModel> | undefined;
+  private readonly modelFor: AiSdkProviderOptions['modelFor'];
+  /** The models built by `modelFor`, by id. */
+  private readonly named = new Map<string, Promise<AiSdkModel>>();
   /** The optional packages this runtime loads (`ai`, and a provider package such as `@ai-sdk/openai`). */
   readonly peers: readonly string[];
 
@@ -54,6 +62,7 @@ export class AiSdkProvider implements ModelProvider {
     this.models = options.models ?? [];
     this.available = options.available ?? (() => true);
     this.modelSource = options.model;
+    this.modelFor = options.modelFor;
     this.providerName = options.providerName;
     this.peers = options.peers ?? AI_SDK_PEERS;
   }
@@ -62,12 +71,26 @@ export class AiSdkProvider implements ModelProvider {
     return this.available();
   }
 
+  /** The model a request names (built once per id by `modelFor`), or the runtime's own. */
+  private modelOf(id: string | undefined): Promise<AiSdkModel> {
+    if (id !== undefined && this.modelFor && id !== this.models[0]) {
+      let m = this.named.get(id);
+      if (!m) {
+        const build = this.modelFor;
+        this.named.set(id, (m = Promise.resolve().then(() => build(id))));
+        m.catch(() => this.named.delete(id));
+      }
+      return m;
+    }
+    return (this.model ??= Promise.resolve(typeof this.modelSource === 'function' ? this.modelSource() : this.modelSource));
+  }
+
   async *stream(request: AiRequest, signal: AbortSignal): AsyncIterable<AiStreamPart> {
     signal.throwIfAborted();
     const { streamText, jsonSchema, tool } = await import('ai').catch((err: unknown) => {
       throw missingPeer(err, 'ai', `the AI runtime '${this.name}'`, missingPeers(this.peers));
     });
-    const model = await (this.model ??= Promise.resolve(typeof this.modelSource === 'function' ? this.modelSource() : this.modelSource));
+    const model = await this.modelOf(request.model);
     const tools: ToolSet = {};
     for (const t of request.tools ?? []) {
       tools[t.name] = tool({ description: t.description, inputSchema: jsonSchema(t.parameters) });
@@ -170,6 +193,16 @@ export interface OpenAiProviderOptions {
  */
 export function openAiProvider(options: OpenAiProviderOptions): AiSdkProvider {
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
+  let made: Promise<{ chat(id: string): AiSdkModel }> | undefined;
+  /** The one OpenAI client of this runtime, made on first use: its models share it. */
+  const client = () =>
+    (made ??= import('@ai-sdk/openai').then(
+      ({ createOpenAI }) => createOpenAI({ apiKey: apiKey ?? 'not-needed', ...(options.baseURL ? { baseURL: options.baseURL } : {}) }),
+      (err: unknown) => {
+        made = undefined;
+        throw missingPeer(err, '@ai-sdk/openai', 'openAiProvider()', missingPeers(OPENAI_PEERS));
+      },
+    ));
   return new AiSdkProvider({
     name: options.name ?? (options.baseURL ? 'openai-compatible' : 'openai'),
     priority: options.priority ?? 10,
@@ -177,12 +210,7 @@ export function openAiProvider(options: OpenAiProviderOptions): AiSdkProvider {
     providerName: 'openai',
     peers: OPENAI_PEERS,
     available: () => Boolean(apiKey || options.baseURL),
-    model: async () => {
-      const { createOpenAI } = await import('@ai-sdk/openai').catch((err: unknown) => {
-        throw missingPeer(err, '@ai-sdk/openai', 'openAiProvider()', missingPeers(OPENAI_PEERS));
-      });
-      const provider = createOpenAI({ apiKey: apiKey ?? 'not-needed', ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
-      return provider.chat(options.model);
-    },
+    model: async () => (await client()).chat(options.model),
+    modelFor: async (id) => (await client()).chat(id),
   });
 }

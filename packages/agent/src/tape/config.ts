@@ -19,3 +19,17 @@ export const TAPE_CONFIG = defineConfig({
     description: 'Longest text kept in one field of a taped step (characters): a longer one is cut and marked as cut',
   },
 });
+
+/** The live re-run's limits (docs/runs.md, "Re-run and compare"): each drives the live model. */
+export const RERUN_CONFIG = defineConfig({
+  'fw.agent.tape.rerun.per-caller': {
+    type: 'number',
+    default: 1,
+    description: 'Live re-runs of taped runs one caller (principal) may have in flight at once: one more is refused 429 rerun_busy',
+  },
+  'fw.agent.tape.rerun.max': {
+    type: 'number',
+    default: 4,
+    description: 'Live re-runs of taped runs in flight at once on this node, all callers together: one more is refused 429 rerun_busy',
+  },
+});

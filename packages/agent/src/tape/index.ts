@@ -5,3 +5,5 @@ export { replayRun, type ReplayResult, type ReplayDivergence, type ReplayedToolC
 export { TAPE_CONFIG } from './config.js';
 export { parsePrices, costOf, type PriceList, type TokenPrice } from './prices.js';
 export type * from './steps.js';
+export { Reruns, type RerunCaller, type RerunStarted, type RerunEnded } from './rerun.js';
+export { compareRuns, type RunComparison, type ComparedStep, type ComparedRun } from './compare.js';

@@ -10,6 +10,8 @@ import { TapeReader, type TapeRunQuery, type TapeRunTree } from './reader.js';
 import { TapeRecorder } from './recorder.js';
 import { parsePrices } from './prices.js';
 import { replayRun, type ReplayResult } from './replay.js';
+import { Reruns, type RerunCaller, type RerunStarted } from './rerun.js';
+import { compareRuns, type RunComparison } from './compare.js';
 import type { TapeRedactor, TapeRun, TapeStep } from './steps.js';
 
 /** What the admin plane reads of the tape (`AgentAdminView.tape`). */
@@ -19,6 +21,10 @@ export interface TapeView {
   steps(runId: string, fromSeq?: number, max?: number): Promise<TapeStep[]>;
   tree(runId: string): Promise<TapeRunTree | undefined>;
   replay(runId: string, signal?: AbortSignal): Promise<ReplayResult>;
+  /** Re-runs a taped run's input against the live model as a new run (answers once it has started). */
+  rerun(runId: string, caller: RerunCaller): Promise<RerunStarted>;
+  /** Two ended runs side by side, step by step. */
+  compare(runId: string, otherRunId: string): Promise<RunComparison>;
 }
 
 export class RunTape implements TapeView {
@@ -26,6 +32,7 @@ export class RunTape implements TapeView {
   readonly recorder: TapeRecorder;
   private readonly redactors: TapeRedactor[] = [];
   private readonly off: () => void;
+  private readonly reruns: Reruns;
 
   constructor(
     fw: Framework,
@@ -67,6 +74,7 @@ export class RunTape implements TapeView {
       () => prices,
     );
     this.off = host.hooks.add(this.recorder);
+    this.reruns = new Reruns(fw, host, this.reader);
   }
 
   /**
@@ -101,8 +109,17 @@ export class RunTape implements TapeView {
     return replayRun(this.host, this.reader, runId, signal);
   }
 
+  rerun(runId: string, caller: RerunCaller): Promise<RerunStarted> {
+    return this.reruns.start(runId, caller);
+  }
+
+  compare(runId: string, otherRunId: string): Promise<RunComparison> {
+    return compareRuns(this.reader, runId, otherRunId);
+  }
+
   /** Stops recording (runs in flight are not recorded further); what was recorded goes to the write queue. */
   close(): void {
+    this.reruns.close();
     this.off();
     this.recorder.flush();
   }
