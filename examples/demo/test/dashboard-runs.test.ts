@@ -235,6 +235,15 @@ describe('the Runs tab', { skip: skipBrowser, timeout: 150_000 }, () => {
     await page.locator('#run-steps .step-body').focus();
     await page.keyboard.press('ArrowLeft');
     assert.equal(await page.getAttribute('#run-steps', 'data-kind'), 'model-response');
+
+    // Re-run with the live model (the demo's offline one rolls the die again) and compare step by step.
+    await page.click('#run-rerun button');
+    await page.waitForFunction(() =>
+      ['success', 'diverged'].includes(document.querySelector('#run-rerun .result')?.getAttribute('data-kind') ?? ''),
+    );
+    const steps = await page.$$eval('#run-rerun table.compare tbody tr', (trs) => trs.map((tr) => (tr as HTMLElement).dataset.seq));
+    assert.equal(steps.length, 7, `the seven steps of the chat run, paired: ${steps.join(',')}`);
+    assert.match(await page.locator('#run-rerun table.compare').innerText(), /"sides": 20/);
     await page.click('#runs-form button[type="reset"]');
   });
 
