@@ -1,5 +1,5 @@
 // fw admin dashboard: wiring. Loads the session (who am I, what may I do), starts the live event
-// stream, and hands events and connection changes to the five tabs. Plain browser ES modules,
+// stream, and hands events and connection changes to the tabs. Plain browser ES modules,
 // no build step, no dependency; everything from the server is rendered as text.
 
 import { ApiError, auth, get } from './api.js';
