@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-export const TABS = ['dashboard', 'agents', 'journal', 'fleet', 'rooms', 'governance', 'control', 'playground', 'evals'] as const;
+export const TABS = ['dashboard', 'agents', 'journal', 'runs', 'fleet', 'rooms', 'governance', 'control', 'playground', 'evals'] as const;
 
 interface AxeNode {
   target: string[];
@@ -49,6 +49,7 @@ export async function settle(page: Page, tab: (typeof TABS)[number]): Promise<vo
     dashboard: '#chart-conn svg polyline, #chart-conn svg circle',
     agents: '#agents-table tbody tr',
     journal: '#graph svg',
+    runs: '#runs-table tbody tr',
     fleet: '#fleet-health table',
     rooms: '#room-members-table tbody tr', // the lobby's agent member is always there
     governance: '#policies-table tbody tr',
@@ -58,6 +59,11 @@ export async function settle(page: Page, tab: (typeof TABS)[number]): Promise<vo
   };
   // Attached, not visible: a flat line (a steady count) has an empty bounding box.
   await page.locator(ready[tab]).first().waitFor({ state: 'attached', timeout: 20_000 });
+  // The Runs tab is checked with a run open: its waterfall, step-through and replay controls.
+  if (tab === 'runs') {
+    await page.locator(ready[tab]).first().click();
+    await page.locator('#run-waterfall svg.waterfall').waitFor({ state: 'attached', timeout: 20_000 });
+  }
   // What is folded away is checked too: the charts' number tables, the coordination log.
   await page.evaluate(() =>
     document.querySelectorAll('details').forEach((d) => {

@@ -120,7 +120,7 @@ export async function waitForCounter(page: Page, key: string, value: number, tim
 
 export async function selectTab(
   page: Page,
-  name: 'dashboard' | 'agents' | 'journal' | 'fleet' | 'rooms' | 'governance' | 'control' | 'playground' | 'evals',
+  name: 'dashboard' | 'agents' | 'journal' | 'runs' | 'fleet' | 'rooms' | 'governance' | 'control' | 'playground' | 'evals',
 ): Promise<void> {
   await page.click(`#tab-${name}`);
   await page.waitForFunction((n) => !document.getElementById(`panel-${n}`)?.hidden, name);

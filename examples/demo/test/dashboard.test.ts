@@ -314,6 +314,7 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
       'TaskStateChanged',
       'AgentDispatched',
       'AgentCompleted',
+      'TapeRunChanged',
       'ControlActionExecuted',
     ]) {
       await page.click(`#feed-filter button[data-type="${type}"]`);
@@ -351,7 +352,18 @@ describe('dashboard in the browser', { skip: skipBrowser, timeout: 60_000 }, () 
   it('fits laptop and wide screens without horizontal scrolling', async () => {
     for (const width of [1280, 1920]) {
       await page.setViewportSize({ width, height: 900 });
-      for (const tab of ['dashboard', 'agents', 'journal', 'fleet', 'rooms', 'governance', 'control', 'playground', 'evals'] as const) {
+      for (const tab of [
+        'dashboard',
+        'agents',
+        'journal',
+        'runs',
+        'fleet',
+        'rooms',
+        'governance',
+        'control',
+        'playground',
+        'evals',
+      ] as const) {
         await selectTab(page, tab);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         assert.ok(overflow <= 0, `${tab} at ${width}px overflows by ${overflow}px`);

@@ -42,6 +42,7 @@ interface Status {
   participants: { name: string; state: string; sent: number }[];
   ticker: { broadcasts: number };
   coordinatorRun?: { state: string; detail?: string };
+  agentChats?: { state: string; answered: number; detail?: string };
 }
 
 test('10 s after start, with no action, the chat page shows simulated messages arriving; the counters are real', {
@@ -99,6 +100,38 @@ test('10 s after start, with no action, the chat page shows simulated messages a
       (journal.body as { kind: string; coordinator: string }[]).filter((e) => e.coordinator === 'lead').map((e) => e.kind),
     );
     for (const kind of ['dispatch', 'completion', 'handoff', 'evaluation']) assert.ok(kinds.has(kind), `journal has a ${kind} of lead`);
+
+    // The Runs tab is full on first start: the coordination (lead and its two dispatches) and the
+    // scripted chat with the assistant (three chat runs, two of them with a tool call) are on the tape.
+    const chats = await waitFor(
+      'the chat with the assistant',
+      async () => {
+        const s = (await json<Status>(`${demo.url}demo/simulation`)).body;
+        return s.agentChats === undefined || s.agentChats.state === 'pending' ? undefined : s.agentChats;
+      },
+      30_000,
+    );
+    assert.deepEqual(chats, { state: 'completed', answered: 3 });
+    type Run = { id: string; agent: string; protocol: string | null; status: string; parentRunId: string | null; steps: number };
+    const runs = (await json<Run[]>(`${demo.url}api/admin/tape/runs?limit=100`)).body;
+    const lead = runs.find((r) => r.agent === 'lead' && r.protocol === 'a2a');
+    assert.ok(lead, 'the coordinator run is on the tape');
+    assert.deepEqual(
+      runs
+        .filter((r) => r.parentRunId === lead.id)
+        .map((r) => `${r.agent} ${r.protocol}`)
+        .sort(),
+      ['assistant dispatch', 'research dispatch'],
+    );
+    const chatRuns = runs.filter((r) => r.agent === 'assistant' && r.protocol === 'chat');
+    assert.equal(chatRuns.length, 3);
+    assert.ok(chatRuns.every((r) => r.status === 'completed'));
+    const toolNames: string[] = [];
+    for (const run of chatRuns) {
+      const steps = (await json<{ kind: string; body: { toolName?: string } }[]>(`${demo.url}api/admin/tape/runs/${run.id}/steps`)).body;
+      for (const s of steps) if (s.kind === 'tool-call') toolNames.push(s.body.toolName ?? '');
+    }
+    assert.deepEqual(toolNames.sort(), ['roll', 'time']);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

@@ -1,5 +1,5 @@
 // fw admin dashboard: wiring. Loads the session (who am I, what may I do), starts the live event
-// stream, and hands events and connection changes to the five tabs. Plain browser ES modules,
+// stream, and hands events and connection changes to the tabs. Plain browser ES modules,
 // no build step, no dependency; everything from the server is rendered as text.
 
 import { ApiError, auth, get } from './api.js';
@@ -11,6 +11,7 @@ import { createEvalsTab } from './evals-tab.js';
 import { createJournalTab } from './journal-tab.js';
 import { createFleetTab } from './fleet-tab.js';
 import { createGovernanceTab } from './governance-tab.js';
+import { createRunsTab } from './runs-tab.js';
 import { createPlaygroundTab } from './playground-tab.js';
 import { createRoomsTab } from './rooms-tab.js';
 import { createEventStream } from './stream.js';
@@ -58,13 +59,14 @@ const shared = {
 const dashboard = createDashboardTab(shared);
 const agents = createAgentsTab(shared);
 const journal = createJournalTab();
+const runs = createRunsTab(shared);
 const fleet = createFleetTab();
 const rooms = createRoomsTab();
 const governance = createGovernanceTab();
 const control = createControlTab(shared);
 const playground = createPlaygroundTab(shared);
 const evals = createEvalsTab(shared);
-const views = { dashboard, agents, journal, fleet, rooms, governance, control, playground, evals };
+const views = { dashboard, agents, journal, runs, fleet, rooms, governance, control, playground, evals };
 
 const tabs = createTabs($('#tablist'), (name) => {
   for (const [n, v] of Object.entries(views)) (n === name ? v.show : v.hide)();
@@ -170,6 +172,7 @@ async function loadSession() {
     control.applySession(data);
     agents.applySession(data);
     governance.applySession(data);
+    runs.applySession();
     dashboard.resync();
     return data;
   } catch (err) {

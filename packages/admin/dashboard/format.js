@@ -70,3 +70,12 @@ export function shortId(id, keep = 8) {
   const s = String(id ?? '');
   return s.length > keep + 1 ? `${s.slice(0, keep)}…` : s;
 }
+
+/** A cost (from the tape's price list, whatever its currency): three significant digits below 1, at most six decimals. */
+export function cost(n) {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return '—';
+  if (n === 0) return '0';
+  if (n >= 1) return n.toFixed(2);
+  if (n < 0.000001) return '<0.000001';
+  return Number(n.toPrecision(3)).toFixed(Math.min(6, 2 - Math.floor(Math.log10(n))));
+}

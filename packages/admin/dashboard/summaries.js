@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'TaskStateChanged',
   'AgentDispatched',
   'AgentCompleted',
+  'TapeRunChanged',
   'ControlActionExecuted',
 ];
 
@@ -26,6 +27,7 @@ export function groupOf(type) {
   if (type === 'TaskStateChanged') return 'task';
   if (type === 'ControlActionExecuted') return 'control';
   if (type === 'KillSwitchChanged' || type.startsWith('Polic')) return 'governance';
+  if (type === 'TapeRunChanged') return 'agent';
   if (type.startsWith('Agent')) return 'agent';
   return 'other';
 }
@@ -100,6 +102,16 @@ const SUMMARIES = {
     e.to === 'OPEN' ? { bad: 'OPEN' } : e.to === 'CLOSED' ? { ok: 'CLOSED' } : String(e.to ?? '?'),
     ...(e.to === 'OPEN' ? [` after ${plural(Number(e.consecutiveFailures ?? 0), 'failure')} in a row`] : []),
   ],
+  TapeRunChanged: (e) =>
+    [
+      'Run ',
+      code(e.runId),
+      ' of ',
+      code(e.agent),
+      e.status === 'open'
+        ? ' started'
+        : [': ', stateOutcome(e.status), ' after ', duration(e.durationMs), ', ', plural(e.steps ?? 0, 'step')],
+    ].flat(),
   ControlActionExecuted: (e) => [
     code(e.principal ?? 'anonymous'),
     ' ',

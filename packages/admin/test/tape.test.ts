@@ -147,6 +147,97 @@ test('tape REST: runs, steps by seq, the run tree and a replay for an operator; 
   }
 });
 
+test('tape outline: a viewer reads the structure and timings of runs, never their content; bad input is a clear 400', async () => {
+  const { fw, agents, base } = await start();
+  try {
+    // Content the outline must not carry: the prompt, the arguments, the results, the output, the chat session id.
+    await agents.host.run(
+      'clerk',
+      { message: 'SECRET-PROMPT', protocol: 'chat', ref: 'SECRET-SESSION', sessionId: 'SECRET-SESSION', owner: 'principal:otto' },
+      new AbortController().signal,
+    );
+    const list = await fetch(`${base}/tape/outline?agent=clerk&status=completed&principal=otto&since=0&limit=10`, {
+      headers: bearer(VIEWER),
+    });
+    assert.equal(list.status, 200);
+    const runs = (await list.json()) as Record<string, unknown>[];
+    assert.equal(runs.length, 1);
+    const run = runs[0]!;
+    assert.deepEqual(
+      [run.agent, run.status, run.inputTokens, run.outputTokens, run.steps, run.failed],
+      ['clerk', 'completed', 30, 6, 8, false],
+    );
+    assert.ok(!('error' in run) && !('ref' in run) && !('sessionId' in run));
+
+    const res = await fetch(`${base}/tape/outline/${String(run.id)}`, { headers: bearer(VIEWER) });
+    assert.equal(res.status, 200);
+    const raw = await res.text();
+    for (const secret of ['SECRET', 'definition of', 'onerror', '"word"']) assert.ok(!raw.includes(secret), `no content: ${secret}`);
+    const tree = JSON.parse(raw) as {
+      run: { id: string };
+      steps: { kind: string; durationMs: number | null; body: Record<string, unknown> }[];
+      children: unknown[];
+    };
+    assert.equal(tree.run.id, run.id);
+    assert.deepEqual(
+      tree.steps.map((s) => [s.kind, s.body]),
+      [
+        ['input', { historyLength: 0 }],
+        ['model-request', { step: 0, provider: 'two-calls', model: 'two-1', messageCount: 1, tools: ['lookup'] }],
+        [
+          'model-response',
+          {
+            step: 0,
+            toolCalls: [
+              { toolCallId: 'c1', toolName: 'lookup' },
+              { toolCallId: 'c2', toolName: 'lookup' },
+            ],
+            usage: { inputTokens: 10, outputTokens: 4 },
+            finishReason: 'tool-calls',
+            responseModel: null,
+            failed: false,
+          },
+        ],
+        ['tool-call', { toolCallId: 'c1', toolName: 'lookup', ok: true }],
+        ['tool-call', { toolCallId: 'c2', toolName: 'lookup', ok: true }],
+        ['model-request', { step: 1, provider: 'two-calls', model: 'two-1', messageCount: 4, tools: ['lookup'] }],
+        [
+          'model-response',
+          { step: 1, toolCalls: [], usage: { inputTokens: 20, outputTokens: 2 }, finishReason: 'stop', responseModel: null, failed: false },
+        ],
+        ['end', { state: 'completed', failed: false }],
+      ],
+    );
+    assert.ok(tree.steps.every((s) => s.durationMs === null || typeof s.durationMs === 'number'));
+
+    assert.equal((await fetch(`${base}/tape/outline/nope`, { headers: bearer(VIEWER) })).status, 404);
+    assert.equal((await fetch(`${base}/tape/outline`)).status, 401, 'no credential, no outline');
+    for (const [query, field] of [
+      ['status=lost', 'status'],
+      ['limit=0', 'limit'],
+      ['limit=1001', 'limit'],
+      ['since=yesterday', 'since'],
+    ] as const) {
+      const bad = await fetch(`${base}/tape/outline?${query}`, { headers: bearer(VIEWER) });
+      assert.equal(bad.status, 400, query);
+      const problem = (await bad.json()) as { code: string; field?: string; detail?: string; stack?: unknown };
+      assert.equal(problem.code, 'bad_request', query);
+      assert.equal(problem.field, field, query);
+      assert.equal(problem.stack, undefined);
+    }
+    // The edges of limit are accepted.
+    for (const limit of [1, 1000])
+      assert.equal((await fetch(`${base}/tape/outline?limit=${limit}`, { headers: bearer(VIEWER) })).status, 200);
+
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, Record<string, unknown>>> };
+    assert.ok(doc.paths['/tape/outline']?.get, 'on the OpenAPI document');
+    assert.ok(doc.paths['/tape/outline/{runId}']?.get);
+    assert.equal(doc.paths['/tape/outline']?.get?.['x-fw-content-role'], undefined, 'no content role: a viewer reads it');
+  } finally {
+    await fw.close();
+  }
+});
+
 test('tape MCP tools: fw_list_runs and fw_read_run for an operator; a viewer gets an error and no content', async () => {
   const { fw, agents, port } = await start();
   const viewer = await connect(port, VIEWER);

@@ -15,6 +15,23 @@ declare module '@fw/runtime' {
     TaskStateChanged: { taskId: string; agentName: string; oldState: string | null; newState: string };
     AgentDispatched: { coordinationId: string; coordinator: string; agent: string; skill: string };
     AgentCompleted: { coordinationId: string; coordinator: string; agent: string; skill: string; durationMs: number; success: boolean };
+    /**
+     * A run on the tape started (`status: 'open'`) or ended (its final status, duration, tokens and
+     * steps): what the dashboard's Runs tab follows live. Metadata only, never the run's content.
+     */
+    TapeRunChanged: {
+      runId: string;
+      agent: string;
+      protocol: string | null;
+      parentRunId: string | null;
+      coordinationId: string | null;
+      status: string;
+      startedAt: string;
+      durationMs: number | null;
+      inputTokens: number;
+      outputTokens: number;
+      steps: number;
+    };
     /** A live re-run of a taped run ended (docs/runs.md, "Re-run and compare"). */
     RunRerunEnded: {
       runId: string;

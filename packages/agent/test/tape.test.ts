@@ -9,7 +9,17 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '@fw/testing';
-import { Agent, AgentTool, Coordinator, OnPrompt, type AgentContext, type CoordinatorContext, type TapeStep } from '../dist/index.js';
+import {
+  Agent,
+  AgentTool,
+  Coordinator,
+  OnPrompt,
+  costOf,
+  parsePrices,
+  type AgentContext,
+  type CoordinatorContext,
+  type TapeStep,
+} from '../dist/index.js';
 import { ProbeRuntime, startApp } from './helpers.js';
 
 /** What the tool answers; a test changes it to stand for a changed tool. */
@@ -221,6 +231,41 @@ test('a run with two tool calls over an OpenAI-compatible server is on the tape 
   }
 });
 
+test('fw.agent.tape.prices gives each model output its cost when the tape is read; an unpriced model has none; a malformed list fails the start', async () => {
+  const server = await openAiServer();
+  const app = await startApp((m) => m.mount(Surveyor), {
+    'fw.ai.auto': true,
+    'fw.ai.base-url': server.url,
+    'fw.ai.model': 'local-model',
+    'fw.agent.tape.prices': 'local-model=2/10, other=1/1',
+  });
+  try {
+    const tape = app.module.tape!;
+    await app.module.host.run('surveyor', { message: 'which is longer?' }, new AbortController().signal);
+    const [run] = await tape.runs({ agent: 'surveyor' });
+    const costs = (await tape.steps(run!.id)).filter((s) => s.kind === 'model-response').map((s) => s.cost);
+    // 30 in, 12 out then 40 in, 5 out, at 2 and 10 per million.
+    assert.deepEqual(costs, [(30 * 2 + 12 * 10) / 1e6, (40 * 2 + 5 * 10) / 1e6]);
+    const tree = await tape.tree(run!.id);
+    assert.deepEqual(
+      tree?.steps.filter((s) => s.kind === 'model-response').map((s) => s.cost),
+      costs,
+    );
+    // A model the list does not price has no cost shown; `*` prices every other model.
+    const usage = { inputTokens: 30, outputTokens: 12 };
+    assert.equal(costOf(parsePrices('other=1/1'), 'local-model', usage), undefined);
+    assert.equal(costOf(parsePrices('other=1/1, *=1/1'), 'local-model', usage), 42 / 1e6);
+    assert.equal(costOf(parsePrices(''), 'local-model', usage), undefined);
+  } finally {
+    await app.close();
+    await server.close();
+  }
+  await assert.rejects(
+    startApp(() => {}, { 'fw.agent.tape.prices': 'local-model=cheap' }),
+    (err: Error) => err.message.includes('fw.agent.tape.prices') && err.message.includes('"local-model=cheap" is not model=input/output'),
+  );
+});
+
 test('a redactor sees every step before it is stored', async () => {
   const server = await openAiServer();
   const app = await startApp((m) => m.mount(Surveyor), { 'fw.ai.auto': true, 'fw.ai.base-url': server.url, 'fw.ai.model': 'local-model' });
@@ -330,6 +375,38 @@ test('a coordination is a run tree on the tape: the dispatches are child runs of
       ],
     );
     assert.equal(tree.children[0]?.run.coordinationId, lead!.coordinationId);
+  } finally {
+    await app.close();
+  }
+});
+
+test('every run on the tape is announced when it starts and when it ends (TapeRunChanged), with metadata and no content', async () => {
+  const app = await startApp((m) => {
+    m.mount(Helper);
+    m.mount(Lead);
+  });
+  try {
+    const seen: { runId: string; agent: string; status: string; parentRunId: string | null; steps: number; durationMs: number | null }[] =
+      [];
+    app.fw.events.on('TapeRunChanged', (e) => seen.push(e));
+    await app.module.host.run('lead', { message: 'secret task', protocol: 'a2a', owner: 'principal:bob' }, new AbortController().signal);
+    const runs = await app.module.tape!.runs();
+    const lead = runs.find((r) => r.agent === 'lead')!;
+    // Each run twice, open first: the coordinator's and its two dispatches'.
+    assert.equal(seen.length, 6);
+    for (const run of runs) {
+      const mine = seen.filter((e) => e.runId === run.id);
+      assert.deepEqual(
+        mine.map((e) => e.status),
+        ['open', 'completed'],
+        run.agent,
+      );
+      assert.equal(mine[1]?.steps, run.steps);
+      assert.equal(mine[1]?.durationMs, run.durationMs);
+      assert.equal(mine[0]?.parentRunId, run.agent === 'lead' ? null : lead.id);
+    }
+    assert.ok(!JSON.stringify(seen).includes('secret'), 'no input or output text');
+    assert.ok(!JSON.stringify(seen).includes('bob'), 'no principal');
   } finally {
     await app.close();
   }

@@ -1,7 +1,8 @@
 /**
  * The demo's simulated traffic, so the product is alive from the first second: six scripted chat
- * participants (real fw clients over loopback, see participants.ts), the ticker broadcaster and
- * one coordinator run. Bounded by construction: a fixed cast, one message per participant per
+ * participants (real fw clients over loopback, see participants.ts), the ticker broadcaster, one
+ * coordinator run and a short chat with the assistant agent (agent-chats.ts): the last two are
+ * recorded on the run tape, so the dashboard's Runs tab has runs on first start. Bounded by construction: a fixed cast, one message per participant per
  * `demo.simulation.message-interval` on average, one tick per `demo.ticker.interval`.
  *
  * `start()`/`stop()` are the runtime switch (the chat page and `POST /demo/simulation` use them);
@@ -11,6 +12,7 @@ import { errorSummary, type Framework, type Logger } from '@fw/runtime';
 import { CAST, connectParticipant, speak, type SimulatedParticipant } from './participants.js';
 import { PriceWalk, TICKER_PATH } from './ticker.js';
 import { runCoordinatorOnce, type KickoffResult } from './kickoff.js';
+import { chatWithAssistant, type AgentChatsResult } from './agent-chats.js';
 
 export interface SimulationOptions {
   /** Where the demo listens (the participants connect there, over loopback). */
@@ -25,6 +27,8 @@ export interface SimulationStatus {
   ticker: { broadcaster: string; intervalMs: number; broadcasts: number };
   messageIntervalMs: number;
   coordinatorRun: KickoffResult | undefined;
+  /** The scripted chat with the assistant agent at start. */
+  agentChats: AgentChatsResult | undefined;
 }
 
 export class Simulation {
@@ -35,6 +39,7 @@ export class Simulation {
   private broadcasts = 0;
   private kickoff: KickoffResult | undefined;
   private kickoffAbort: AbortController | undefined;
+  private chats: AgentChatsResult | undefined;
   private readonly log: Logger;
 
   constructor(
@@ -59,6 +64,7 @@ export class Simulation {
       this.broadcasts++;
     }, this.options.tickerIntervalMs);
     if (this.kickoff?.state !== 'completed') this.runCoordinator();
+    if (this.chats?.state !== 'completed') this.runChats();
     this.log.info({ participants: this.participants.length, tickerIntervalMs: this.options.tickerIntervalMs }, 'simulation started');
   }
 
@@ -85,6 +91,7 @@ export class Simulation {
       ticker: { broadcaster: `${this.fw.path}${TICKER_PATH}`, intervalMs: this.options.tickerIntervalMs, broadcasts: this.broadcasts },
       messageIntervalMs: this.options.messageIntervalMs,
       coordinatorRun: this.kickoff,
+      agentChats: this.chats,
     };
   }
 
@@ -96,6 +103,16 @@ export class Simulation {
       this.schedule(p, this.options.messageIntervalMs * (0.5 + Math.random()));
     }, delayMs);
     this.timers.add(t);
+  }
+
+  private runChats(): void {
+    // The coordinator run's abort stops these too: both are the start's one-off work.
+    const ac = this.kickoffAbort ?? new AbortController();
+    this.chats = { state: 'pending', answered: 0 };
+    void chatWithAssistant(this.options.baseUrl, ac.signal).then((result) => {
+      this.chats = result;
+      if (result.state === 'failed') this.log.warn({ agentChats: result }, "the simulation's chat with the assistant did not complete");
+    });
   }
 
   private runCoordinator(): void {

@@ -6,6 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
+import { agentModuleOf } from '@fw/agent';
 import { launchBrowser, selectTab, skipBrowser, startTarget, waitForConnState, type Target } from '../dashboard-helpers.js';
 
 const VIEWER = 'dash-viewer-token-0123456';
@@ -26,11 +27,16 @@ async function signIn(browser: Browser, base: string, token: string): Promise<Pa
 describe('dashboard by role', { skip: skipBrowser, timeout: 90_000 }, () => {
   let target: Target;
   let browser: Browser;
+  let rolledRunId: string;
 
   before(async () => {
     process.env.FW_AUTH_TOKENS = `vera:viewer:${VIEWER},otto:operator:${OPERATOR}`;
     target = await startTarget();
     target.fw.broadcasters.lookup('/fw/chat/roles-room', true);
+    // One taped run with a tool call (the demo's offline model calls the tool a slash names).
+    const module = agentModuleOf(target.fw)!;
+    await module.host.run('assistant', { message: '/roll {"sides": 20}' }, new AbortController().signal);
+    rolledRunId = (await module.tape!.runs({ agent: 'assistant' }))[0]!.id;
     browser = await launchBrowser();
   });
 
@@ -56,6 +62,29 @@ describe('dashboard by role', { skip: skipBrowser, timeout: 90_000 }, () => {
       assert.match(await page.locator(`#form-${form} .unavailable`).innerText(), /vera \(viewer\) may not/);
     }
     assert.equal(await page.locator('button', { hasText: 'Destroy broadcaster' }).isVisible(), false);
+    // The run tape is content: a viewer's Runs tab shows its structure and timings, says why
+    // there is no more, and shows none of what the run was told or answered.
+    await selectTab(page, 'runs');
+    await page.locator('#runs-refused').waitFor();
+    assert.equal(await page.getAttribute('#runs-refused', 'data-code'), 'content_forbidden');
+    assert.match(await page.locator('#runs-refused').innerText(), /needs the 'operator' role/);
+    const row = page.locator(`#runs-table tr[data-key="${rolledRunId}"]`);
+    await row.click();
+    await page.locator('#run-waterfall svg.waterfall').waitFor();
+    const kinds = await page.$$eval('#run-waterfall g.wf-row', (gs) => gs.map((g) => (g as SVGGElement).dataset.kind));
+    assert.deepEqual(kinds, ['run', 'model', 'tool', 'model']);
+    const next = page.locator('#run-steps button', { hasText: 'Next step' });
+    const seen: string[] = [];
+    for (;;) {
+      seen.push(await page.locator('#run-steps .step-body').innerText());
+      if (await next.isDisabled()) break;
+      await next.click();
+    }
+    const all = seen.join('\n');
+    assert.match(all, /Tool\s+roll/);
+    assert.match(all, /Content not shown/);
+    assert.ok(!all.includes('sides') && !all.includes('Tool roll returned'), 'no argument, result or answer');
+    assert.equal(await page.locator('#run-replay button.primary').isDisabled(), true);
     await page.context().close();
   });
 
@@ -67,6 +96,12 @@ describe('dashboard by role', { skip: skipBrowser, timeout: 90_000 }, () => {
     await selectTab(page, 'control');
     assert.equal(await page.locator('#form-broadcast fieldset').isVisible(), true);
     assert.equal(await page.locator('button', { hasText: 'Destroy broadcaster' }).isVisible(), false);
+    // An operator reads the tape's content and may replay.
+    await selectTab(page, 'runs');
+    await page.locator(`#runs-table tr[data-key="${rolledRunId}"]`).click();
+    await page.locator('#run-waterfall svg.waterfall').waitFor();
+    assert.equal(await page.locator('#runs-refused').isVisible(), false);
+    assert.equal(await page.locator('#run-replay button.primary').isDisabled(), false);
     await page.context().close();
   });
 });

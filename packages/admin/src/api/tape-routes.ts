@@ -11,6 +11,7 @@ import type { AdminGate } from '../gate.js';
 import type { TapeView } from '../peer-types.js';
 import type { Views } from '../views.js';
 import { enumParam, intParam, strParam, timeParam } from './params.js';
+import { outlineRun, outlineTree } from './tape-outline.js';
 import { TIME_SCHEMA } from './route-doc.js';
 import type { AdminRequest, AdminRoute, Reply } from './router.js';
 
@@ -25,10 +26,68 @@ export function tapeRoutes(d: { views: Views; control: ControlPlane; gate: Admin
     if (!tape) throw new FwError('tape_unavailable', 'no run tape: the agent module is absent or fw.agent.tape.enabled is false', 404);
     return tape;
   };
+  /** The tape for its outline: the gate's viewer suffices (no content is answered). */
+  const outlineTape = (): TapeView => {
+    const tape = views.agent.tape;
+    if (!tape) throw new FwError('tape_unavailable', 'no run tape: the agent module is absent or fw.agent.tape.enabled is false', 404);
+    return tape;
+  };
   const runId = (r: AdminRequest): string => r.params.runId ?? '';
   const json = (body: unknown): Reply => ({ kind: 'json', body });
+  const runQuery = (r: AdminRequest) => {
+    const agent = strParam(r.url, 'agent');
+    const status = enumParam(r.url, 'status', STATUSES);
+    const principal = strParam(r.url, 'principal');
+    const since = timeParam(r.url, 'since');
+    const limit = intParam(r.url, 'limit', { min: 1, max: 1000, default: 100 });
+    return {
+      ...(agent ? { agent } : {}),
+      ...(status ? { status } : {}),
+      ...(principal ? { principal } : {}),
+      ...(since !== undefined ? { since } : {}),
+      limit,
+    };
+  };
+  const runQueryDoc = {
+    agent: { description: 'Runs of this agent', schema: { type: 'string' } },
+    status: { description: 'Runs in this status', schema: { type: 'string', enum: [...STATUSES] } },
+    principal: { description: 'Runs started by this principal id', schema: { type: 'string' } },
+    since: { description: 'Runs started at or after', schema: TIME_SCHEMA },
+    limit: { description: 'Most runs (default 100)', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
+  };
 
   return [
+    {
+      method: 'GET',
+      path: '/tape/outline',
+      doc: {
+        tag: 'tape',
+        reply: 'list',
+        summary:
+          "Taped runs without their content, newest first: what a role that may not read content sees (the run's metadata, timings, tokens and steps; `failed` instead of its error)",
+        query: runQueryDoc,
+      },
+      handle: async (r) => {
+        const runs = await outlineTape().runs(runQuery(r));
+        return { kind: 'list', items: runs.map(outlineRun), total: runs.length };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/tape/outline/{runId}',
+      doc: {
+        tag: 'tape',
+        reply: 'object',
+        summary:
+          'A run tree without its content: each step with its kind, time, duration, cost and structure (model turn, usage, tool names and outcomes, handoff agents, end state), no messages, output, arguments, results or errors',
+      },
+      handle: async (r) => {
+        const id = runId(r);
+        const tree = await outlineTape().tree(id);
+        if (!tree) throw new NotFoundError('run', id);
+        return json(outlineTree(tree));
+      },
+    },
     {
       method: 'GET',
       path: '/tape/runs',
@@ -37,28 +96,11 @@ export function tapeRoutes(d: { views: Views; control: ControlPlane; gate: Admin
         reply: 'list',
         content: true,
         summary: 'Taped agent runs, newest first (every surface: chat, A2A, AG-UI, dispatches, MCP tool calls)',
-        query: {
-          agent: { description: 'Runs of this agent', schema: { type: 'string' } },
-          status: { description: 'Runs in this status', schema: { type: 'string', enum: [...STATUSES] } },
-          principal: { description: 'Runs started by this principal id', schema: { type: 'string' } },
-          since: { description: 'Runs started at or after', schema: TIME_SCHEMA },
-          limit: { description: 'Most runs (default 100)', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
-        },
+        query: runQueryDoc,
       },
       handle: async (r) => {
         const tape = tapeFor(r, 'tape');
-        const agent = strParam(r.url, 'agent');
-        const status = enumParam(r.url, 'status', STATUSES);
-        const principal = strParam(r.url, 'principal');
-        const since = timeParam(r.url, 'since');
-        const limit = intParam(r.url, 'limit', { min: 1, max: 1000, default: 100 });
-        const runs = await tape.runs({
-          ...(agent ? { agent } : {}),
-          ...(status ? { status } : {}),
-          ...(principal ? { principal } : {}),
-          ...(since !== undefined ? { since } : {}),
-          limit,
-        });
+        const runs = await tape.runs(runQuery(r));
         return { kind: 'list', items: runs, total: runs.length };
       },
     },

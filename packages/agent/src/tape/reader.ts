@@ -5,6 +5,7 @@
  */
 import type { FwStore, TapeRunRow, TapeStepRow } from '@fw/store';
 import { ownerLabel } from '../tenancy/ownership.js';
+import { costOf, type PriceList } from './prices.js';
 import type { TapeRun, TapeStep } from './steps.js';
 
 export interface TapeRunQuery {
@@ -35,6 +36,8 @@ export class TapeReader {
   constructor(
     private readonly store: FwStore,
     private readonly recorded: () => void = () => {},
+    /** The price list at read time (`fw.agent.tape.prices`): model outputs get their cost. */
+    private readonly prices: () => PriceList = () => new Map(),
   ) {}
 
   private settle(): Promise<void> {
@@ -66,7 +69,7 @@ export class TapeReader {
   async steps(runId: string, fromSeq = 0, max = MAX_STEPS): Promise<TapeStep[]> {
     await this.settle();
     const rows = await this.store.tape.steps(runId, Math.max(0, Math.floor(fromSeq)), clamp(max, 1, MAX_STEPS));
-    return rows.map(stepOf);
+    return priced(rows.map(stepOf), this.prices());
   }
 
   /** The run tree from the tape; undefined for an unknown run. */
@@ -74,12 +77,13 @@ export class TapeReader {
     await this.settle();
     const root = await this.store.tape.get(runId);
     if (!root) return undefined;
+    const prices = this.prices();
     let budget = MAX_TREE_RUNS;
     const seen = new Set<string>();
     const build = async (row: TapeRunRow, depth: number): Promise<TapeRunTree> => {
       seen.add(row.id);
       budget--;
-      const steps = (await this.store.tape.steps(row.id, 0, MAX_STEPS)).map(stepOf);
+      const steps = priced((await this.store.tape.steps(row.id, 0, MAX_STEPS)).map(stepOf), prices);
       const children: TapeRunTree[] = [];
       if (depth < MAX_TREE_DEPTH) {
         const kids = await this.store.tape.list({ parentRunId: row.id }, Math.max(0, budget));
@@ -126,6 +130,23 @@ export function stepOf(r: TapeStepRow): TapeStep {
     durationMs: r.duration_ms,
     body: JSON.parse(r.body),
   } as TapeStep;
+}
+
+/**
+ * Sets each model output's cost: its usage at the price of the model that answered (the request's
+ * model when the provider did not say, from the request step before it).
+ */
+function priced(steps: TapeStep[], prices: PriceList): TapeStep[] {
+  if (prices.size === 0) return steps;
+  const requested = new Map<number, string | undefined>();
+  for (const step of steps) {
+    if (step.kind === 'model-request') requested.set(step.body.step, step.body.model);
+    else if (step.kind === 'model-response') {
+      const cost = costOf(prices, step.body.responseModel ?? requested.get(step.body.step), step.body.usage);
+      if (cost !== undefined) step.cost = cost;
+    }
+  }
+  return steps;
 }
 
 function clamp(n: number, lo: number, hi: number): number {

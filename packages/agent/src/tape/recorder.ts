@@ -43,6 +43,11 @@ export interface TapeRecorderOptions {
   /** Read at every step, so a changed setting applies to the next one. */
   maxText: () => number;
   redactors: readonly TapeRedactor[];
+  /**
+   * Told when a run starts and when it ends, with its row as it is then (the live Runs view:
+   * `TapeRunChanged` on the event bus). Called after the row is kept, before it is written.
+   */
+  onRunChanged?: (row: Readonly<NewTapeRun>) => void;
 }
 
 export class TapeRecorder implements RunHooks {
@@ -87,6 +92,7 @@ export class TapeRecorder implements RunHooks {
     this.runs.set(run.runId, rec);
     this.changed.set(run.runId, row);
     this.step(run, rec, 'input', { message: input.message, history: [...input.history] }, null);
+    this.options.onRunChanged?.(row);
   }
 
   beforeModelCall(run: RunScope, call: ModelCall): void {
@@ -185,6 +191,7 @@ export class TapeRecorder implements RunHooks {
       error: outcome.error === undefined ? null : this.clip(outcome.error),
     };
     this.changed.set(run.runId, rec.row);
+    this.options.onRunChanged?.(rec.row);
   }
 
   /** Hands everything recorded so far to the store's write queue now (a reader, a close). */

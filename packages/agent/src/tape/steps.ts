@@ -73,7 +73,16 @@ export type TapeStepKind = keyof TapeBodies;
 
 /** One step as read back. */
 export type TapeStep = {
-  [K in TapeStepKind]: { runId: string; seq: number; at: string; kind: K; durationMs: number | null; body: TapeBodies[K] };
+  [K in TapeStepKind]: {
+    runId: string;
+    seq: number;
+    at: string;
+    kind: K;
+    durationMs: number | null;
+    body: TapeBodies[K];
+    /** A model output's cost at `fw.agent.tape.prices` (worked out when read); absent when unpriced. */
+    cost?: number;
+  };
 }[TapeStepKind];
 
 /** One taped run as listed. */

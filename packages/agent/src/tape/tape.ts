@@ -8,6 +8,7 @@ import type { FwStore } from '@fw/store';
 import type { AgentHost } from '../host.js';
 import { TapeReader, type TapeRunQuery, type TapeRunTree } from './reader.js';
 import { TapeRecorder } from './recorder.js';
+import { parsePrices } from './prices.js';
 import { replayRun, type ReplayResult } from './replay.js';
 import { Reruns, type RerunCaller, type RerunStarted } from './rerun.js';
 import { compareRuns, type RunComparison } from './compare.js';
@@ -45,8 +46,33 @@ export class RunTape implements TapeView {
       log: host.log,
       maxText: () => Math.max(0, fw.config.get('fw.agent.tape.max-text')),
       redactors: this.redactors,
+      // Metadata only (no input, output or error text): every consumer of the admin event stream
+      // sees it, viewers too, and the tape's content needs the content role. Built only when
+      // someone listens.
+      onRunChanged: (row) => {
+        if (!fw.events.wants('TapeRunChanged')) return;
+        fw.events.emit('TapeRunChanged', {
+          runId: row.id,
+          agent: row.agent,
+          protocol: row.protocol ?? null,
+          parentRunId: row.parent_run_id ?? null,
+          coordinationId: row.coordination_id ?? null,
+          status: row.status ?? 'open',
+          startedAt: new Date(Number(row.started_at)).toISOString(),
+          durationMs: row.duration_ms ?? null,
+          inputTokens: Number(row.input_tokens ?? 0),
+          outputTokens: Number(row.output_tokens ?? 0),
+          steps: Number(row.steps ?? 0),
+        });
+      },
     });
-    this.reader = new TapeReader(store, () => this.recorder.flush());
+    // Parsed at start, so a malformed price list fails it with the key named.
+    const prices = parsePrices(fw.config.get('fw.agent.tape.prices'), fw.config);
+    this.reader = new TapeReader(
+      store,
+      () => this.recorder.flush(),
+      () => prices,
+    );
     this.off = host.hooks.add(this.recorder);
     this.reruns = new Reruns(fw, host, this.reader);
   }
