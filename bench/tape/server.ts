@@ -71,7 +71,7 @@ function governance(): Record<string, unknown> {
   );
   return {
     'fw.admin.governance.policy-file': file,
-    'fw.admin.governance.prices': JSON.stringify({ 'bench-*': { input: 0.15, output: 0.6, cached: 0.075 } }),
+    'fw.agent.prices': JSON.stringify({ 'bench-*': { input: 0.15, output: 0.6, cached: 0.075 } }),
   };
 }
 

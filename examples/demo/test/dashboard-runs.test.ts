@@ -123,7 +123,10 @@ describe('the Runs tab', { skip: skipBrowser, timeout: 150_000 }, () => {
       port: 0,
       host: '127.0.0.1',
       simulation: true,
-      config: { 'fw.agent.tape.prices': 'hostile-1=3/15', 'demo.slow-agent.duration': '3s' },
+      config: {
+        'fw.agent.prices': JSON.stringify({ 'hostile-1': { input: 3, output: 15 } }),
+        'demo.slow-agent.duration': '3s',
+      },
     });
     mountAgent(demo.fw, Surveyor);
     browser = await launchBrowser();

@@ -153,7 +153,7 @@ function renderStep(step) {
           field('Finish', b.finishReason ?? '—'),
           field('Model', b.responseModel ?? '—'),
           field('Tokens', b.usage ? `${num(b.usage.inputTokens ?? 0)} in / ${num(b.usage.outputTokens ?? 0)} out` : '—'),
-          field('Cost', typeof step.cost === 'number' ? cost(step.cost) : 'not priced (fw.agent.tape.prices)'),
+          field('Cost', typeof step.cost === 'number' ? cost(step.cost) : 'not priced (fw.agent.prices)'),
         ),
       );
       if (b.error) parts.push(h('h4', { text: 'Error' }), contentBlock(b.error, 'Model error'));

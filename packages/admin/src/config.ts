@@ -35,12 +35,6 @@ export const ADMIN_CONFIG = defineConfig({
     default: 1000,
     description: 'Policy decisions kept in memory for GET /api/admin/governance/decisions (oldest overwritten first)',
   },
-  'fw.admin.governance.prices': {
-    type: 'string',
-    default: '',
-    description:
-      'The price table of model calls (docs/governance.md, Budgets and spend): inline JSON, or the path of a JSON file, of model name (`*` matches any run of characters) to `{input, output, cached?}` in USD per 1M tokens; read at start (a bad table stops the start); empty: tokens are counted, every cost is 0',
-  },
   'fw.governance.approval-timeout': {
     type: 'number',
     default: 900_000,

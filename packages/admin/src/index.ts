@@ -75,7 +75,6 @@ export { Budgets, type SpendReport } from './governance/budgets/budgets.js';
 export type { BudgetDefinition, BudgetLimit } from './governance/budgets/budget-definition.js';
 export type { BudgetReport, BudgetState } from './governance/budgets/budget-book.js';
 export { BudgetExceededError } from './governance/budgets/budget-hooks.js';
-export { PriceTable, readPriceTable, type ModelPrice, type PricedUsage } from './governance/budgets/prices.js';
 export type { SpendSums } from './governance/budgets/spend-ledger.js';
 export { ADMIN_AGENT, APPROVAL_STATUSES, type Approval } from './governance/approvals/approval.js';
 export {

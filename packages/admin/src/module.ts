@@ -174,7 +174,6 @@ export class AdminModule implements FrameworkModule {
         syncIntervalMs: get('fw.admin.governance.sync-interval'),
         policyFile: get('fw.admin.governance.policy-file'),
         decisionLogSize: get('fw.admin.governance.decision-log-size'),
-        prices: get('fw.admin.governance.prices'),
         approvals: {
           timeoutMs: () => fw.config.get('fw.governance.approval-timeout'),
           retentionMs: () => fw.config.get('fw.governance.approval-retention'),

@@ -3,6 +3,7 @@ import { RERUN_CONFIG, TAPE_CONFIG } from './tape/config.js';
 import { EVALS_CONFIG } from './evals/config.js';
 import { FLEET_CONFIG } from './coordination/config.js';
 import { MEMORY_CONFIG } from './memory/config.js';
+import { PRICING_CONFIG } from './pricing/config.js';
 
 /** The agent module's configuration keys (documented in docs/agents.md). */
 export const AGENT_CONFIG = defineConfig({
@@ -11,6 +12,7 @@ export const AGENT_CONFIG = defineConfig({
   ...EVALS_CONFIG,
   ...FLEET_CONFIG,
   ...MEMORY_CONFIG,
+  ...PRICING_CONFIG,
   'fw.agent.enabled': { type: 'boolean', default: true, description: 'Master switch: `fw.use(agents())` mounts nothing when false' },
   'fw.agent.max-body-bytes': { type: 'number', default: 1_048_576, description: 'Largest A2A / AG-UI request body accepted (bytes)' },
   'fw.agent.max-message-chars': { type: 'number', default: 32_768, description: 'Largest chat message accepted (characters)' },

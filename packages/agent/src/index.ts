@@ -34,6 +34,7 @@ export { SessionTracker, type AgentSession } from './sessions.js';
 export { BoundedTaskStore } from './a2a/task-store.js';
 export { AGENT_CONFIG } from './config.js';
 export * from './tape/index.js';
+export * from './pricing/index.js';
 export * from './evals/index.js';
 export {
   MissingPeerError,

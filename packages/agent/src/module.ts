@@ -26,6 +26,7 @@ import type { AgentClass } from './decorators.js';
 import { RunCancelledError } from './errors.js';
 import { AgentHost, INTERRUPTED, type MountedAgent } from './host.js';
 import { RunTape, type TapeRedactor } from './tape/index.js';
+import { PriceTable, readPriceTable } from './pricing/index.js';
 import { Evals, type EvalScorer } from './evals/index.js';
 import { AiSdkProvider, openAiProvider } from './runtime/ai-sdk.js';
 import { installCommand, missingPeers } from './runtime/peers.js';
@@ -62,6 +63,11 @@ export class AgentModule implements FrameworkModule {
   recovered: { tasks: string[]; runs: string[]; sessions: string[] } = { tasks: [], runs: [], sessions: [] };
   private pruneTimer: NodeJS.Timeout | undefined;
   view!: AgentAdminView;
+  /**
+   * The price table of model calls (`fw.agent.prices`, docs/agents.md "Prices"), read at start:
+   * the tape's cost per model output and the admin plane's budgets and spend both price with it.
+   */
+  prices: PriceTable = new PriceTable();
   /** The run tape (docs/runs.md); undefined when `fw.agent.tape.enabled` is false. */
   tape: RunTape | undefined;
   /** Evals over the tape's runs (docs/runs.md); undefined when the tape is. */
@@ -100,6 +106,8 @@ export class AgentModule implements FrameworkModule {
     this.fw = fw;
     const log = (this.log = fw.logger.child({ module: 'agent' }));
     fw.config.declare(AGENT_CONFIG);
+    // A bad table throws here, naming the key: the node does not start with calls it would price wrong.
+    this.prices = readPriceTable(fw.config.get('fw.agent.prices'));
     if (!fw.config.get('fw.agent.enabled')) {
       this.closed = true; // switched off: nothing to mount, nothing to close
       return;
@@ -161,7 +169,7 @@ export class AgentModule implements FrameworkModule {
     if (fw.config.get('fw.agent.tape.enabled')) {
       // Runs a stopped process left open on the tape end `interrupted`, like their run rows.
       await this.db.tape.interruptOpen(Date.now());
-      this.tape = new RunTape(fw, this.host, this.db, this.options.tapeRedactors);
+      this.tape = new RunTape(fw, this.host, this.db, this.options.tapeRedactors, () => this.prices);
       // Eval runs a stopped process left running end `interrupted` too.
       await this.db.evals.interruptRunning(Date.now());
       this.evals = new Evals(this.host, this.db, this.tape.reader, this.options.evalScorers ?? {}, log.child({ part: 'evals' }), () => ({
@@ -235,6 +243,8 @@ export class AgentModule implements FrameworkModule {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // The start failed before the host was built (a bad `fw.agent.prices`): nothing to stop or release.
+    if (this.host === undefined) return;
     clearInterval(this.pruneTimer);
     for (const run of aguiRuns(this.host).all()) run.abort.abort(new RunCancelledError('the framework is closing'));
     this.host.close();

@@ -14,10 +14,9 @@ import {
   AgentTool,
   Coordinator,
   OnPrompt,
-  costOf,
-  parsePrices,
   type AgentContext,
   type CoordinatorContext,
+  PriceTable,
   type TapeStep,
 } from '../dist/index.js';
 import { ProbeRuntime, startApp } from './helpers.js';
@@ -231,16 +230,24 @@ test('a run with two tool calls over an OpenAI-compatible server is on the tape 
   }
 });
 
-test('fw.agent.tape.prices gives each model output its cost when the tape is read; an unpriced model has none; a malformed list fails the start', async () => {
+test('fw.agent.prices gives each model output its cost when the tape is read; an unpriced model has none; a malformed table fails the start', async () => {
   const server = await openAiServer();
   const app = await startApp((m) => m.mount(Surveyor), {
     'fw.ai.auto': true,
     'fw.ai.base-url': server.url,
     'fw.ai.model': 'local-model',
-    'fw.agent.tape.prices': 'local-model=2/10, other=1/1',
+    // The exact name before the pattern that also matches it.
+    'fw.agent.prices': JSON.stringify({
+      'local-*': { input: 100, output: 100 },
+      'local-model': { input: 2, output: 10 },
+      other: { input: 1, output: 1 },
+    }),
   });
   try {
     const tape = app.module.tape!;
+    // The table the module read at start is the one everyone prices with (admin's spend reads it here).
+    assert.equal(app.module.prices.size, 3);
+    assert.equal(app.module.prices.priceOf('local-model')?.output, 10);
     await app.module.host.run('surveyor', { message: 'which is longer?' }, new AbortController().signal);
     const [run] = await tape.runs({ agent: 'surveyor' });
     const costs = (await tape.steps(run!.id)).filter((s) => s.kind === 'model-response').map((s) => s.cost);
@@ -251,18 +258,31 @@ test('fw.agent.tape.prices gives each model output its cost when the tape is rea
       tree?.steps.filter((s) => s.kind === 'model-response').map((s) => s.cost),
       costs,
     );
-    // A model the list does not price has no cost shown; `*` prices every other model.
-    const usage = { inputTokens: 30, outputTokens: 12 };
-    assert.equal(costOf(parsePrices('other=1/1'), 'local-model', usage), undefined);
-    assert.equal(costOf(parsePrices('other=1/1, *=1/1'), 'local-model', usage), 42 / 1e6);
-    assert.equal(costOf(parsePrices(''), 'local-model', usage), undefined);
+    // Worked out at read time: a new table (here set in place, as the next start would) applies to the runs already taped.
+    app.module.prices = new PriceTable({ other: { input: 1, output: 1 } });
+    assert.deepEqual(
+      (await tape.steps(run!.id)).filter((s) => s.kind === 'model-response').map((s) => s.cost),
+      [undefined, undefined],
+      'a model the table does not price has no cost',
+    );
+    app.module.prices = new PriceTable({ other: { input: 1, output: 1 }, '*': { input: 1, output: 1 } });
+    assert.deepEqual(
+      (await tape.steps(run!.id)).filter((s) => s.kind === 'model-response').map((s) => s.cost),
+      [42 / 1e6, 45 / 1e6],
+      '`*` prices every other model',
+    );
+    app.module.prices = new PriceTable();
+    assert.ok(
+      (await tape.steps(run!.id)).every((s) => s.cost === undefined),
+      'an empty table shows no cost',
+    );
   } finally {
     await app.close();
     await server.close();
   }
   await assert.rejects(
-    startApp(() => {}, { 'fw.agent.tape.prices': 'local-model=cheap' }),
-    (err: Error) => err.message.includes('fw.agent.tape.prices') && err.message.includes('"local-model=cheap" is not model=input/output'),
+    startApp(() => {}, { 'fw.agent.prices': '{"local-model": {"input": "cheap", "output": 1}}' }),
+    (err: Error) => err.message.includes('fw.agent.prices') && err.message.includes('/local-model/input: must be a number ≥ 0'),
   );
 });
 

@@ -77,8 +77,6 @@ export interface GovernanceOptions {
   policyFile?: string;
   /** Decisions kept in memory for GET governance/decisions. */
   decisionLogSize?: number;
-  /** The price table (`fw.admin.governance.prices`): inline JSON or a file's path; '' : every cost 0. */
-  prices?: string;
   /** Human approvals: timeout, retention, sweep (defaults: 15 min, 7 days, 5 s). */
   approvals?: Partial<ApprovalSettings>;
 }
@@ -125,7 +123,7 @@ export class Governance {
     private readonly log: Logger,
   ) {
     this.policies = new PolicyEngine(options.decisionLogSize ?? 1000);
-    this.budgets = new Budgets(fw, log, { prices: options.prices ?? '' }, () => this.nodeId);
+    this.budgets = new Budgets(fw, log, () => this.nodeId);
     this.approvals = new Approvals(
       fw,
       control,
@@ -192,6 +190,7 @@ export class Governance {
         agents.host.hooks.add(this.budgets.hooks),
         agents.host.hooks.add(this.inflight),
       );
+      this.budgets.usePrices(() => agents.prices);
       this.budgets.useStore(agents.host.store);
       // Installed (it provided 'agent.module'); until the import settles, a cancel uses an FwError of the same code.
       import('@fw/agent').then(

@@ -16,7 +16,7 @@ import { Framework, type FrameworkModule } from '@fw/runtime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mcp } from '@fw/mcp';
-import { Agent, AgentModule, openAiProvider } from '@fw/agent';
+import { Agent, AgentModule, agentModuleOf, openAiProvider } from '@fw/agent';
 import { waitFor } from '@fw/testing';
 import { admin, type PolicyFile } from '../../dist/index.js';
 import { adminEvents, API, AUTH_TOKENS, bearer, chat, TOKENS } from './apps.js';
@@ -61,7 +61,7 @@ async function start(
     'fw.auth.tokens': AUTH_TOKENS,
     'fw.admin.mcp-tools': false,
     'fw.admin.governance.policy-file': file,
-    'fw.admin.governance.prices': PRICES,
+    'fw.agent.prices': PRICES,
     ...props,
   });
   const agents = new AgentModule({ providers: [openAiProvider({ baseURL: server.url, model, apiKey: 'test-key' })] });
@@ -177,6 +177,13 @@ test('spend after real runs: rows by agent, principal and model priced from the 
       byModel.rows.map((r) => [r.key, r.calls, r.outputTokens]),
       [['local-model', 3, 45]],
     );
+
+    // One table: what spend counted is what the tape's cost per model output (the Runs tab) shows.
+    const tape = agentModuleOf(app.fw)!.tape!;
+    let taped = 0;
+    for (const run of await tape.runs({ agent: 'writer' })) for (const step of await tape.steps(run.id)) taped += step.cost ?? 0;
+    assert.ok(Math.abs(taped - (writer?.costUsd ?? 0)) < 1e-12, `the tape's cost ${taped}, spend's ${writer?.costUsd}`);
+    assert.ok(taped > 0);
 
     const overview = (await (await app.get(`${API}/overview`)).json()) as { spendToday: SpendBody['total'] & { currency: string } };
     assert.equal(overview.spendToday.calls, 3);
@@ -364,8 +371,8 @@ test('budgets fail closed: a bad section stops the start, and a reload with one 
       /'x' is used twice/,
     );
     await assert.rejects(
-      start(server, { policies: [] }, { 'fw.admin.governance.prices': '{"m": {"input": -1, "output": 1}}' }),
-      /price table is not valid/,
+      start(server, { policies: [] }, { 'fw.agent.prices': '{"m": {"input": -1, "output": 1}}' }),
+      /price table is not valid \(fw\.agent\.prices\): \/m\/input: must be a number ≥ 0/,
     );
 
     const app = await start(server, { policies: [], budgets: [{ id: 'keep', scope: 'agent', hard: { tokens: 1000 } }] });

@@ -5,7 +5,7 @@
  */
 import type { FwStore, TapeRunRow, TapeStepRow } from '@fw/store';
 import { ownerLabel } from '../tenancy/ownership.js';
-import { costOf, type PriceList } from './prices.js';
+import { PriceTable } from '../pricing/prices.js';
 import type { TapeRun, TapeStep } from './steps.js';
 
 export interface TapeRunQuery {
@@ -36,8 +36,8 @@ export class TapeReader {
   constructor(
     private readonly store: FwStore,
     private readonly recorded: () => void = () => {},
-    /** The price list at read time (`fw.agent.tape.prices`): model outputs get their cost. */
-    private readonly prices: () => PriceList = () => new Map(),
+    /** The price table at read time (`fw.agent.prices`): model outputs get their cost. */
+    private readonly prices: () => PriceTable = () => new PriceTable(),
   ) {}
 
   private settle(): Promise<void> {
@@ -136,14 +136,23 @@ export function stepOf(r: TapeStepRow): TapeStep {
  * Sets each model output's cost: its usage at the price of the model that answered (the request's
  * model when the provider did not say, from the request step before it).
  */
-function priced(steps: TapeStep[], prices: PriceList): TapeStep[] {
+function priced(steps: TapeStep[], prices: PriceTable): TapeStep[] {
   if (prices.size === 0) return steps;
   const requested = new Map<number, string | undefined>();
   for (const step of steps) {
     if (step.kind === 'model-request') requested.set(step.body.step, step.body.model);
     else if (step.kind === 'model-response') {
-      const cost = costOf(prices, step.body.responseModel ?? requested.get(step.body.step), step.body.usage);
-      if (cost !== undefined) step.cost = cost;
+      const model = step.body.responseModel ?? requested.get(step.body.step);
+      const usage = step.body.usage;
+      // No usage, or a model the table does not price: no cost (never a guess). A model neither
+      // side named is priced by a catch-all pattern (`*`) only.
+      if (!usage) continue;
+      const cost = prices.price(model ?? '', {
+        inputTokens: usage.inputTokens ?? 0,
+        outputTokens: usage.outputTokens ?? 0,
+        cachedTokens: usage.cachedTokens ?? 0,
+      });
+      if (cost.priced) step.cost = cost.costUsd;
     }
   }
   return steps;

@@ -80,7 +80,7 @@ export type TapeStep = {
     kind: K;
     durationMs: number | null;
     body: TapeBodies[K];
-    /** A model output's cost at `fw.agent.tape.prices` (worked out when read); absent when unpriced. */
+    /** A model output's cost at `fw.agent.prices` (worked out when read); absent when unpriced. */
     cost?: number;
   };
 }[TapeStepKind];

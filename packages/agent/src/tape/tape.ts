@@ -8,7 +8,7 @@ import type { FwStore } from '@fw/store';
 import type { AgentHost } from '../host.js';
 import { TapeReader, type TapeRunQuery, type TapeRunTree } from './reader.js';
 import { TapeRecorder } from './recorder.js';
-import { parsePrices } from './prices.js';
+import { PriceTable } from '../pricing/prices.js';
 import { replayRun, type ReplayResult } from './replay.js';
 import { Reruns, type RerunCaller, type RerunStarted } from './rerun.js';
 import { compareRuns, type RunComparison } from './compare.js';
@@ -39,6 +39,8 @@ export class RunTape implements TapeView {
     private readonly host: AgentHost,
     store: FwStore,
     redactors: readonly TapeRedactor[] = [],
+    /** The agent module's price table (`fw.agent.prices`), asked at each read. */
+    prices: () => PriceTable = () => new PriceTable(),
   ) {
     this.redactors.push(...redactors);
     this.recorder = new TapeRecorder({
@@ -66,13 +68,7 @@ export class RunTape implements TapeView {
         });
       },
     });
-    // Parsed at start, so a malformed price list fails it with the key named.
-    const prices = parsePrices(fw.config.get('fw.agent.tape.prices'), fw.config);
-    this.reader = new TapeReader(
-      store,
-      () => this.recorder.flush(),
-      () => prices,
-    );
+    this.reader = new TapeReader(store, () => this.recorder.flush(), prices);
     this.off = host.hooks.add(this.recorder);
     this.reruns = new Reruns(fw, host, this.reader);
   }

@@ -6,10 +6,9 @@
  * estimated from its text as it streams (about four characters a token), and the call is then
  * counted with that estimate. Both end the run with `budget_exceeded`.
  */
-import type { AiStreamPart, ModelCall, ModelResult, RunHooks, RunScope } from '@fw/agent';
+import type { AiStreamPart, AiUsage, ModelCall, ModelResult, PricedUsage, PriceTable, RunHooks, RunScope } from '@fw/agent';
 import { FwError } from '@fw/runtime';
 import type { BudgetBook, Governed } from './budget-book.js';
-import type { PriceTable } from './prices.js';
 import type { SpendLedger } from './spend-ledger.js';
 
 /** Characters per token of the estimate (OpenAI's rule of thumb for English text). */
@@ -49,8 +48,16 @@ export class BudgetHooks implements RunHooks {
   constructor(
     private readonly book: BudgetBook,
     private readonly ledger: SpendLedger,
-    private readonly prices: PriceTable,
+    /** The agent module's price table (`fw.agent.prices`); undefined until the agent module is there. */
+    private readonly prices: () => PriceTable | undefined,
   ) {}
+
+  /** A call's usage at the table's price; without a table (no agent module) every model is unpriced. */
+  private price(model: string, usage: Required<AiUsage>): PricedUsage {
+    const table = this.prices();
+    if (table) return table.price(model, usage);
+    return { ...usage, cachedTokens: Math.min(usage.cachedTokens, usage.inputTokens), costUsd: 0, priced: false };
+  }
 
   /** Runs wait for `loading` (today's spend read from the store) before their first model call. */
   waitFor(loading: Promise<unknown>): void {
@@ -73,7 +80,7 @@ export class BudgetHooks implements RunHooks {
     // What the per-part check needs, found once per call: the rest is arithmetic per part.
     const watch = this.book.hardOf(run);
     if (watch.length === 0) return;
-    const usdPerOutputToken = this.prices.price(modelOf(call), { inputTokens: 0, outputTokens: 1, cachedTokens: 0 }).costUsd;
+    const usdPerOutputToken = this.price(modelOf(call), { inputTokens: 0, outputTokens: 1, cachedTokens: 0 }).costUsd;
     this.streams.set(run.runId, { step: call.step, chars: 0, watch, usdPerOutputToken });
   }
 
@@ -101,7 +108,7 @@ export class BudgetHooks implements RunHooks {
       outputTokens: u?.outputTokens ?? Math.ceil(result.text.length / CHARS_PER_TOKEN),
       cachedTokens: u?.cachedTokens ?? 0,
     };
-    this.ledger.record({ runId: run.runId, agent: run.agent, principal: run.principalId, model }, this.prices.price(model, usage));
+    this.ledger.record({ runId: run.runId, agent: run.agent, principal: run.principalId, model }, this.price(model, usage));
     if (this.book.size > 0) this.book.observe(run);
   }
 

@@ -5,21 +5,16 @@
  * enforce them, the events of each state change and the Prometheus counters. It reaches agent
  * runs only through the run-hooks seam and the store only through its spend rows.
  */
+import type { PriceTable } from '@fw/agent';
 import type { Framework, Logger } from '@fw/runtime';
 import { errorSummary } from '@fw/runtime';
 import type { FwStore, SpendGroup } from '@fw/store';
 import type { BudgetDefinition } from './budget-definition.js';
 import { BudgetBook, type BudgetReport, type BudgetRise } from './budget-book.js';
 import { BudgetHooks } from './budget-hooks.js';
-import { readPriceTable, type PriceTable } from './prices.js';
 import { dayOf, emptySums, SpendLedger, type SpendSums } from './spend-ledger.js';
 import { registerSpendMetrics } from './spend-metrics.js';
 import './seams.js';
-
-export interface BudgetsOptions {
-  /** `fw.admin.governance.prices`: inline JSON or a file's path ('' : no prices, every cost 0). */
-  prices: string;
-}
 
 /** What GET spend answers. */
 export interface SpendReport {
@@ -37,20 +32,18 @@ export class Budgets {
   readonly ledger: SpendLedger;
   readonly book: BudgetBook;
   readonly hooks: BudgetHooks;
-  readonly prices: PriceTable;
+  /** Where the agent module's price table (`fw.agent.prices`) is read, from `usePrices` when the agent module is provided. */
+  private table: () => PriceTable | undefined = () => undefined;
   private readonly cleanups: (() => void)[] = [];
 
   constructor(
     private readonly fw: Framework,
     private readonly log: Logger,
-    options: BudgetsOptions,
     private readonly nodeId: () => string,
   ) {
-    // A bad table throws here: the node does not start with spend it would price wrong.
-    this.prices = readPriceTable(options.prices);
     this.ledger = new SpendLedger(log);
     this.book = new BudgetBook(this.ledger);
-    this.hooks = new BudgetHooks(this.book, this.ledger, this.prices);
+    this.hooks = new BudgetHooks(this.book, this.ledger, () => this.table());
     this.book.onRise = (rise) => this.announce(rise);
     this.cleanups.push(registerSpendMetrics(fw, this.ledger));
   }
@@ -58,6 +51,19 @@ export class Budgets {
   /** The budgets of the policy file (at start and on each reload). */
   load(budgets: readonly BudgetDefinition[]): void {
     this.book.load(budgets);
+  }
+
+  /**
+   * The agent module's price table: the agent layer reads and checks `fw.agent.prices` (a bad one
+   * stops its start); spend is priced with the same table the tape's cost uses, asked at each call.
+   */
+  usePrices(table: () => PriceTable): void {
+    this.table = table;
+  }
+
+  /** The price table spend is priced with; undefined until the agent module is provided. */
+  get prices(): PriceTable | undefined {
+    return this.table();
   }
 
   /** The agent host's store: today's spend is read before a run's first model call, and rows are written there. */

@@ -9,7 +9,7 @@
  */
 import { errorSummary, type Logger } from '@fw/runtime';
 import type { FwStore, SpendDelta, SpendGroup, SpendTotals } from '@fw/store';
-import type { PricedUsage } from './prices.js';
+import type { PricedUsage } from '@fw/agent';
 
 /** Longest a call's spend waits in memory before it is written. */
 const FLUSH_MS = 1000;
@@ -105,7 +105,7 @@ export class SpendLedger {
       this.unpriced.add(owner.model);
       this.log.warn(
         { model: owner.model, agent: owner.agent },
-        'a model without a price in fw.admin.governance.prices: its calls are counted at cost 0',
+        'a model without a price in fw.agent.prices: its calls are counted at cost 0',
       );
     }
     const totalKey = `${owner.agent}\u0000${owner.model}`;

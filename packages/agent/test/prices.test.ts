@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PriceTable, readPriceTable } from '../../dist/index.js';
+import { PriceTable, readPriceTable } from '../dist/index.js';
 
 test('prices per million tokens: cached input at its rate, the exact name before a pattern, the first pattern in order', () => {
   const table = new PriceTable({
@@ -53,6 +53,7 @@ test('the setting: empty is no prices, inline JSON, a file; a bad table names ev
     (err: Error & { code?: string; status?: number }) => {
       assert.equal(err.code, 'invalid_price_table');
       assert.equal(err.status, 400);
+      assert.match(err.message, /\(fw\.agent\.prices\)/);
       assert.match(err.message, /\/a\/input: must be a number ≥ 0/);
       assert.match(err.message, /\/b\/output: must be a number ≥ 0/);
       assert.match(err.message, /\/c\/per: unknown member/);

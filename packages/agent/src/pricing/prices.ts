@@ -1,13 +1,19 @@
 /**
- * The price table: USD per million input, output and cached-input tokens, per model. It comes from
- * `fw.admin.governance.prices`, inline JSON or the path of a JSON file, read once at start (a bad
- * table stops the start, like a bad policy file: spend priced wrong is worse than no start). A
- * model name may hold `*` (any run of characters); the exact name wins, then the first pattern in
- * file order. A model without a price is counted in tokens at cost 0, and named as unpriced.
+ * The price table of model calls (docs/agents.md, "Prices"): USD per million input, output and
+ * cached-input tokens, per model. It comes from `fw.agent.prices`, inline JSON or the path of a
+ * JSON file, read once when the agent module starts (a bad table stops the start: cost priced
+ * wrong is worse than no start). A model name may hold `*` (any run of characters); the exact name
+ * wins, then the first pattern in file order. It lives in the agent layer because usage comes from
+ * the AI runtimes; its readers are the run tape (cost per model output, worked out when read) and
+ * the admin plane's budgets and spend (through `agentModuleOf(fw).prices`). A model without a
+ * price is never guessed: the tape shows no cost, spend counts its tokens at cost 0 and names it.
  */
 import { readFileSync } from 'node:fs';
 import { FwError } from '@fw/runtime';
-import type { AiUsage } from '@fw/agent';
+import type { AiUsage } from '../runtime/port.js';
+
+/** The setting the table comes from. */
+export const PRICES_KEY = 'fw.agent.prices';
 
 /** USD per 1,000,000 tokens of one model. `cached` defaults to `input` (a provider that does not discount). */
 export interface ModelPrice {
@@ -60,7 +66,7 @@ export class PriceTable {
 }
 
 /**
- * The table `fw.admin.governance.prices` names: '' is an empty table, a value starting with `{`
+ * The table `fw.agent.prices` names: '' is an empty table, a value starting with `{`
  * is the JSON itself, anything else a file's path. Throws a 400-coded FwError naming every problem.
  */
 export function readPriceTable(setting: string): PriceTable {
@@ -111,7 +117,7 @@ function checkPrices(value: unknown): Record<string, ModelPrice> {
 }
 
 function priceError(message: string, problems: string[]): FwError {
-  return new FwError('invalid_price_table', `${message} (fw.admin.governance.prices): ${problems.join('; ')}`, 400, { problems });
+  return new FwError('invalid_price_table', `${message} (${PRICES_KEY}): ${problems.join('; ')}`, 400, { problems });
 }
 
 function escapeRegExp(s: string): string {
