@@ -24,24 +24,42 @@ function parseObject(text: string): Record<string, unknown> {
 }
 
 /**
- * Decodes one server frame. Unknown frame types return undefined so that a newer server can add
- * frames without breaking older clients; anything malformed throws a ProtocolError.
+ * The numbering of one connection opened with `ids=implicit` (docs/protocol.md, *Implicit ids*):
+ * a message or tool-call frame without `id` takes the id after the previous numbered frame's. The
+ * first numbered frame on a connection always carries its id. One per connection: `{ last: 0 }`.
  */
-export function parseServerFrame(text: string): ServerFrame | undefined {
-  return checkServerFrame(parseObject(text), text);
+export interface ImplicitIds {
+  /** The id of the last numbered frame on this connection (0: none yet). */
+  last: number;
+}
+
+/** The frame's id, given or implied (not a safe integer when neither: a malformed frame). */
+function numbered(f: Record<string, unknown>, ids: ImplicitIds | undefined): unknown {
+  const id = f.id ?? (ids?.last || Number.NaN) + 1;
+  if (ids !== undefined && Number.isSafeInteger(id)) ids.last = id as number;
+  return (f.id = id);
+}
+
+/**
+ * Decodes one server frame. Unknown frame types return undefined so that a newer server can add
+ * frames without breaking older clients; anything malformed throws a ProtocolError. `ids`: the
+ * connection's implicit numbering, where it asked for it.
+ */
+export function parseServerFrame(text: string, ids?: ImplicitIds): ServerFrame | undefined {
+  return checkServerFrame(parseObject(text), text, ids);
 }
 
 /** Checks an already parsed server frame (long-polling answers are JSON arrays of them). */
-export function checkServerFrame(f: Record<string, unknown>, text = JSON.stringify(f)): ServerFrame | undefined {
+export function checkServerFrame(f: Record<string, unknown>, text = JSON.stringify(f), ids?: ImplicitIds): ServerFrame | undefined {
   switch (f.t) {
     case 'm':
-      if (!Number.isSafeInteger(f.id) || typeof f.d !== 'string') throw bad(text);
+      if (!Number.isSafeInteger(numbered(f, ids)) || typeof f.d !== 'string') throw bad(text);
       // A subset broadcast names its broadcaster but has no sequence (it is never replayed).
       if (f.b !== undefined && typeof f.b !== 'string') throw bad(text);
       if (f.bid !== undefined && (f.b === undefined || !Number.isSafeInteger(f.bid))) throw bad(text);
       return f as unknown as MessageFrame;
     case 'tool-call':
-      if (!Number.isSafeInteger(f.id) || typeof f.d !== 'string') throw bad(text);
+      if (!Number.isSafeInteger(numbered(f, ids)) || typeof f.d !== 'string') throw bad(text);
       return { t: 'tool-call', id: f.id as number, d: f.d };
     case 'hb':
       return { t: 'hb' };

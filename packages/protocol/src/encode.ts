@@ -11,6 +11,15 @@ export const MESSAGE_FRAME_HEAD = '{"t":"m","id":';
 /** `{"t":"tool-call","id":` — the head of a tool-bridge call frame. */
 export const TOOL_CALL_FRAME_HEAD = '{"t":"tool-call","id":';
 
+/**
+ * `{"t":"m"` — the head of a message frame without its id (an implicit id, docs/protocol.md): the
+ * same bytes for every recipient, so a broadcast's frame is built once and shared.
+ */
+export const SHARED_MESSAGE_FRAME_HEAD = '{"t":"m"';
+
+/** `{"t":"tool-call"` — a tool-bridge call frame without its id. */
+export const SHARED_TOOL_CALL_FRAME_HEAD = '{"t":"tool-call"';
+
 /** The heartbeat frame, sent by both sides. */
 export const HEARTBEAT_FRAME = '{"t":"hb"}';
 

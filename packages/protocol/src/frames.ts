@@ -27,6 +27,9 @@ export interface HandshakeFrame {
 /**
  * An application message. `id` numbers the resource's messages (the resume cursor); `b`/`bid`
  * name the broadcaster and its sequence (a unicast has neither, a subset broadcast no `bid`).
+ * On a WebSocket opened with `ids=implicit` the server may leave `id` out when it is the previous
+ * numbered frame's id + 1 (docs/protocol.md, *Implicit ids*); the decoder puts it back
+ * (`ImplicitIds`), so a decoded frame always has it.
  */
 export interface MessageFrame {
   t: 'm';

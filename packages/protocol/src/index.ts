@@ -25,6 +25,8 @@ export type {
 export {
   MESSAGE_FRAME_HEAD,
   TOOL_CALL_FRAME_HEAD,
+  SHARED_MESSAGE_FRAME_HEAD,
+  SHARED_TOOL_CALL_FRAME_HEAD,
   HEARTBEAT_FRAME,
   encodeHandshake,
   encodeGap,
@@ -39,5 +41,6 @@ export {
 } from './encode.js';
 export { ROOM_LIMITS } from './limits.js';
 export { checkRoomFrame } from './rooms.js';
+export type { ImplicitIds } from './decode.js';
 export { ProtocolError, parseServerFrame, checkServerFrame, parseClientFrame, isUpstreamKind, isSeq } from './decode.js';
 export { CloseCode, FINAL_CLOSE_CODES, CredentialReason, isCredentialReason, type CredentialReasonName } from './close-codes.js';

@@ -1,6 +1,6 @@
 /** The `websocket` transport: one fw frame per text frame, both ways. */
 import { ClientError, protocolError } from '../errors.js';
-import { encodeUpstream, FINAL_CLOSE_CODES, HEARTBEAT_FRAME, isCredentialReason, parseServerFrame } from '@fw/protocol';
+import { encodeUpstream, FINAL_CLOSE_CODES, HEARTBEAT_FRAME, type ImplicitIds, isCredentialReason, parseServerFrame } from '@fw/protocol';
 import { endpointUrl } from '../endpoint.js';
 import type { OpenRequest, TransportConnection, WebSocketLike } from '../transport.js';
 
@@ -28,7 +28,9 @@ export function openWebSocket({ endpoint, params, sink, env, token }: OpenReques
   let opened = false;
   let lastError = '';
   // A browser cannot set a WebSocket's headers: the credential goes in the query (docs/security.md).
-  const ws: WebSocketLike = new Impl(endpointUrl(endpoint, 'ws', { ...params, access_token: token }));
+  // `ids=implicit`: a frame may leave out its id, so that a broadcast is the same bytes for every recipient (docs/protocol.md).
+  const ws: WebSocketLike = new Impl(endpointUrl(endpoint, 'ws', { ...params, ids: 'implicit', access_token: token }));
+  const ids: ImplicitIds = { last: 0 };
   const finish = (error: ClientError): void => {
     if (done) return;
     shut(false);
@@ -62,7 +64,7 @@ export function openWebSocket({ endpoint, params, sink, env, token }: OpenReques
     if (typeof event.data !== 'string') return finish(new ClientError('protocol_error', 'binary frame on an fw connection'));
     let frame;
     try {
-      frame = parseServerFrame(event.data);
+      frame = parseServerFrame(event.data, ids);
     } catch (e) {
       return finish(protocolError(e));
     }

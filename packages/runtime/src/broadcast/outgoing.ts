@@ -6,11 +6,13 @@
  * at most once.
  *
  * WebSocket frames from a server are not masked, so they are the same bytes for every recipient:
- * a raw client's frame is one shared Buffer written as is to each socket. An fw client's frame
- * differs only in the id digits: per recipient, one small buffer (frame header + `{"t":"m","id":N`)
- * is built and the shared tail bytes follow it (copied into the same buffer when short).
+ * a raw client's frame is one shared Buffer written as is to each socket, and so is an fw client's
+ * frame without its id (`sharedFrame`, for clients that number frames themselves: `ids=implicit`).
+ * An fw frame with its id differs only in the id digits: per recipient, one small buffer (frame
+ * header + `{"t":"m","id":N`) is built and the shared tail bytes follow it (copied into the same
+ * buffer when short).
  */
-import { MESSAGE_FRAME_HEAD, TOOL_CALL_FRAME_HEAD } from '@fw/protocol';
+import { MESSAGE_FRAME_HEAD, SHARED_MESSAGE_FRAME_HEAD, SHARED_TOOL_CALL_FRAME_HEAD, TOOL_CALL_FRAME_HEAD } from '@fw/protocol';
 
 /** Up to this many tail bytes are copied into the per-recipient buffer; longer tails are written as a second, shared chunk. */
 const COPY_TAIL_MAX = 1024;
@@ -24,6 +26,8 @@ export class Outgoing {
   private tailBytes: Buffer | undefined;
   private raw: Buffer | undefined;
   private rawFrame: Buffer | undefined;
+  private shared: string | undefined;
+  private sharedWebSocketFrame: Buffer | undefined;
   private sse: string | undefined;
 
   constructor(
@@ -44,6 +48,14 @@ export class Outgoing {
     return this.head() + id + this.fwTail();
   }
 
+  /**
+   * The fw frame without its id, the same for every recipient: for a client that numbers frames
+   * itself (`ids=implicit`, docs/protocol.md), when this frame's id is the one after the last it got.
+   */
+  sharedFrame(): string {
+    return (this.shared ??= (this.type === 'm' ? SHARED_MESSAGE_FRAME_HEAD : SHARED_TOOL_CALL_FRAME_HEAD) + this.fwTail());
+  }
+
   /** The payload as UTF-8 bytes, shared by all recipients. */
   bytes(): Buffer {
     return (this.raw ??= Buffer.from(this.payload, 'utf8'));
@@ -56,13 +68,12 @@ export class Outgoing {
 
   /** Writes the complete WebSocket text frame of the raw payload (built once, shared). */
   writeRawWebSocketFrame(sink: FrameSink): void {
-    if (this.rawFrame === undefined) {
-      const body = this.bytes();
-      const frame = Buffer.allocUnsafe(headerLength(body.length) + body.length);
-      body.copy(frame, writeHeader(frame, body.length));
-      this.rawFrame = frame;
-    }
-    sink.write(this.rawFrame);
+    sink.write((this.rawFrame ??= textFrame(this.bytes())));
+  }
+
+  /** Writes the complete WebSocket text frame of `sharedFrame()` (built once, shared). */
+  writeSharedFwWebSocketFrame(sink: FrameSink): void {
+    sink.write((this.sharedWebSocketFrame ??= textFrame(Buffer.from(this.sharedFrame(), 'utf8'))));
   }
 
   /** Writes the WebSocket text frame of the fw frame with this recipient's id. */
@@ -99,6 +110,13 @@ export class Outgoing {
           ? `,"b":${JSON.stringify(this.broadcaster)}}`
           : `,"b":${JSON.stringify(this.broadcaster)},"bid":${this.bid}}`));
   }
+}
+
+/** A complete, unmasked WebSocket text frame of these bytes. */
+function textFrame(body: Buffer): Buffer {
+  const frame = Buffer.allocUnsafe(headerLength(body.length) + body.length);
+  body.copy(frame, writeHeader(frame, body.length));
+  return frame;
 }
 
 function headerLength(length: number): number {

@@ -110,7 +110,7 @@ export function serveOnBun(bun: BunGlobal, fw: Framework, port: number, hostname
         ws.data.endpoint = undefined;
         ws.data.admitted = undefined;
         if (endpoint === undefined || admitted === undefined) return ws.terminate();
-        const conn = new BunWebSocketConnection(ws, admitted.query.fw);
+        const conn = new BunWebSocketConnection(ws, admitted.query.fw, admitted.query.implicitIds);
         ws.data.conn = conn;
         endpoint.upgraded(conn, admitted);
       },

@@ -29,10 +29,14 @@ export class BunWebSocketConnection implements Connection {
    */
   private queued: string | string[] | null | undefined;
   private drains: (() => void)[] | undefined;
+  /** The id of the last numbered frame sent on this connection (0: none yet; the first always carries its id). */
+  private wire = 0;
 
   constructor(
     private readonly ws: BunServerWebSocket<unknown>,
     private readonly fw: boolean,
+    /** The client numbers frames without an id itself (`ids=implicit`). */
+    private readonly implicitIds = false,
   ) {}
 
   /** A client text frame (Bun has decoded and bounded it by `maxPayloadLength`). */
@@ -93,7 +97,9 @@ export class BunWebSocketConnection implements Connection {
   }
 
   message(out: Outgoing, id: number): void {
-    this.push(this.fw ? out.frame(id) : out.payload);
+    if (!this.fw) return this.push(out.payload);
+    this.push(id === this.wire + 1 && this.implicitIds && this.wire > 0 ? out.sharedFrame() : out.frame(id));
+    this.wire = id;
   }
 
   control(frame: string): void {

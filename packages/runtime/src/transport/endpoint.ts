@@ -101,7 +101,7 @@ export class HandlerTransports {
     this.rt.wss().handleUpgrade(req, socket, head, (ws) => {
       if (share !== undefined) socket.off('close', broken);
       // The runtime's server constructs WebSocketConnection (its `WebSocket` option).
-      const conn = (ws as WebSocketConnection).accept(admitted.query.fw, this.rt.looseSockets);
+      const conn = (ws as WebSocketConnection).accept(admitted.query.fw, admitted.query.implicitIds, this.rt.looseSockets);
       this.upgraded(conn, admitted);
     });
   };

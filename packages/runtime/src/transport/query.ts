@@ -10,6 +10,8 @@ export interface ConnectQuery {
   since: Map<string, number> | undefined;
   /** The epoch the `since` cursors were taken in (from an earlier handshake). */
   epoch: string | undefined;
+  /** `ids=implicit`: the client numbers frames without an `id` itself (WebSocket only; docs/protocol.md, *Implicit ids*). */
+  implicitIds: boolean;
 }
 
 const TRANSPORTS = new Set<string>(['websocket', 'sse', 'long-polling', 'streaming']);
@@ -43,7 +45,9 @@ export function parseConnectQuery(q: URLSearchParams, forConnect = true): Connec
   }
   const epoch = q.get('epoch') ?? undefined;
   if (epoch !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(epoch)) throw invalid('epoch', 'must be 1–64 base64url characters');
-  return { fw, transport: t === null ? undefined : (t as TransportName), tracking, last, since, epoch };
+  const ids = q.get('ids');
+  if (ids !== null && ids !== 'implicit') throw invalid('ids', 'must be implicit');
+  return { fw, transport: t === null ? undefined : (t as TransportName), tracking, last, since, epoch, implicitIds: ids !== null && fw };
 }
 
 /**

@@ -11,6 +11,8 @@ const CLOSED = 3;
 // `flags` bits: one small integer instead of two boolean fields.
 const FW = 1;
 const CORKED = 2;
+/** The client numbers frames without an id itself (`ids=implicit`). */
+const IMPLICIT = 4;
 
 /** What `trimChunks` reads of `ws`'s frame parser (private fields of `ws` 8; a test checks they are there). */
 interface ReceiverChunks {
@@ -33,6 +35,8 @@ interface ReceiverChunks {
 export class WebSocketConnection extends WebSocket implements Connection {
   private carried: FwResource | undefined;
   private flags = 0;
+  /** The id of the last numbered frame written on this connection (0: none yet; the first always carries its id). */
+  private wire = 0;
   /**
    * The runtime's open WebSockets that carry no resource (between the upgrade and the attach, or
    * closing), for draining on close: the others are reached through the registry. Only they get
@@ -40,9 +44,12 @@ export class WebSocketConnection extends WebSocket implements Connection {
    */
   private loose: Set<WebSocketConnection> | undefined;
 
-  /** Called once `ws` has completed the upgrade: `fw` says whether the client speaks the fw protocol. */
-  accept(fw: boolean, loose: Set<WebSocketConnection>): this {
-    if (fw) this.flags |= FW;
+  /**
+   * Called once `ws` has completed the upgrade: `fw` says whether the client speaks the fw
+   * protocol, `implicitIds` whether it numbers frames without an id itself.
+   */
+  accept(fw: boolean, implicitIds: boolean, loose: Set<WebSocketConnection>): this {
+    if (fw) this.flags |= implicitIds ? FW | IMPLICIT : FW;
     this.loose = loose;
     loose.add(this);
     return this;
@@ -162,12 +169,13 @@ export class WebSocketConnection extends WebSocket implements Connection {
   }
 
   /**
-   * A batch of frames is corked into one write. A single raw frame (always one shared buffer) is
-   * written as is: cork and uncork add a writev's bookkeeping to what is one plain write. An fw
-   * frame may be two chunks (a long message's shared tail), so it is corked anyway.
+   * A batch of frames is corked into one write. A single raw frame, or an fw frame without its id
+   * (both one shared buffer) is written as is: cork and uncork add a writev's bookkeeping to what
+   * is one plain write. An fw frame with its id may be two chunks (a long message's shared tail),
+   * so it is corked.
    */
   begin(single = false): void {
-    const corked = !single || this.fw;
+    const corked = !single || (this.fw && !this.sharesFrames());
     if (corked) {
       this.flags |= CORKED;
       this.socket.cork();
@@ -177,8 +185,15 @@ export class WebSocketConnection extends WebSocket implements Connection {
   message(out: Outgoing, id: number): void {
     // No data frames after a close frame (RFC 6455 §5.5.1).
     if (this.readyState !== OPEN) return;
-    if (this.fw) out.writeFwWebSocketFrame(this.socket, id);
-    else out.writeRawWebSocketFrame(this.socket);
+    if (!this.fw) return out.writeRawWebSocketFrame(this.socket);
+    if (id === this.wire + 1 && this.sharesFrames()) out.writeSharedFwWebSocketFrame(this.socket);
+    else out.writeFwWebSocketFrame(this.socket, id);
+    this.wire = id;
+  }
+
+  /** Whether the next frame in sequence goes out without its id: the client numbers it (`ids=implicit`) from an earlier one. */
+  private sharesFrames(): boolean {
+    return (this.flags & IMPLICIT) !== 0 && this.wire > 0;
   }
 
   control(frame: string): void {

@@ -1,0 +1,140 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { type ImplicitIds, parseServerFrame } from '@fw/protocol';
+import { connectWs, startFw, type WsClient } from '../helpers.js';
+
+/**
+ * `ids=implicit` (docs/protocol.md, *Implicit ids*): a client that numbers frames itself gets a
+ * broadcast's frame without its id, the same bytes as every other such recipient, so that a
+ * server can build it once (and on Bun publish it once). The first numbered frame on each
+ * connection carries its id, and so does any frame that does not follow the previous one.
+ */
+
+type Frame = Record<string, unknown> & { t: string };
+
+async function frames(c: WsClient, n: number): Promise<string[]> {
+  const out: string[] = [];
+  while (out.length < n) {
+    const text = await c.messages.next();
+    if ((JSON.parse(text) as Frame).t !== 'hb') out.push(text);
+  }
+  return out;
+}
+
+/** Decodes like the fw client: one numbering per connection. */
+function decode(texts: string[], ids: ImplicitIds = { last: 0 }): Frame[] {
+  return texts.map((t) => parseServerFrame(t, ids) as unknown as Frame);
+}
+
+test('implicit ids: after the first, a broadcast frame has no id and is the same bytes for every recipient; the decoder numbers it', async (t) => {
+  const app = await startFw({}, (fw) => fw.handle('/room', {}));
+  t.after(() => app.close());
+  const a = await connectWs(`${app.ws}/fw/room?fw=1&ids=implicit`);
+  const b = await connectWs(`${app.ws}/fw/room?fw=1&ids=implicit`);
+  t.after(() => {
+    a.socket.terminate();
+    b.socket.terminate();
+  });
+  const [hsA] = await frames(a, 1);
+  const [hsB] = await frames(b, 1);
+  assert.equal((JSON.parse(hsA!) as Frame).t, 'hs');
+  assert.equal((JSON.parse(hsB!) as Frame).t, 'hs');
+  const room = app.fw.broadcasters.lookup('/fw/room')!;
+  room.broadcast('one');
+  const [firstA] = await frames(a, 1);
+  const [firstB] = await frames(b, 1);
+  // The first numbered frame on a connection says its id.
+  assert.equal((JSON.parse(firstA!) as Frame).id, 1);
+  assert.equal((JSON.parse(firstB!) as Frame).id, 1);
+  // Then one per turn and three in one turn: none carries an id.
+  room.broadcast('two');
+  await new Promise((r) => setImmediate(r));
+  for (const m of ['three', 'four', 'five']) room.broadcast(m);
+  const restA = await frames(a, 4);
+  const restB = await frames(b, 4);
+  assert.deepEqual(restA, restB, 'the same bytes for both recipients');
+  for (const text of restA) assert.equal((JSON.parse(text) as Frame).id, undefined, text);
+  const decoded = decode([firstA!, ...restA]);
+  assert.deepEqual(
+    decoded.map((f) => [f.id, f.d, f.bid]),
+    [
+      [1, 'one', 1],
+      [2, 'two', 2],
+      [3, 'three', 3],
+      [4, 'four', 4],
+      [5, 'five', 5],
+    ],
+  );
+  // A unicast between broadcasts is in the same sequence: a's next ids are 6 and 7, b's 6.
+  const idsA: ImplicitIds = { last: 5 };
+  const idsB: ImplicitIds = { last: 5 };
+  const resourceA = [...room.resources].find((r) => r.uuid === (JSON.parse(hsA!) as Frame).uuid)!;
+  resourceA.write('just you');
+  room.broadcast('six');
+  assert.deepEqual(
+    decode(await frames(a, 2), idsA).map((f) => [f.id, f.d]),
+    [
+      [6, 'just you'],
+      [7, 'six'],
+    ],
+  );
+  assert.deepEqual(
+    decode(await frames(b, 1), idsB).map((f) => [f.id, f.d]),
+    [[6, 'six']],
+  );
+});
+
+test('implicit ids: a resumed connection says the id of its first frame again; a client that did not ask gets every id', async (t) => {
+  const app = await startFw({}, (fw) => fw.handle('/room', {}));
+  t.after(() => app.close());
+  const room = () => app.fw.broadcasters.lookup('/fw/room')!;
+  const a = await connectWs(`${app.ws}/fw/room?fw=1&ids=implicit`);
+  const plain = await connectWs(`${app.ws}/fw/room?fw=1`);
+  t.after(() => plain.socket.terminate());
+  const hs = JSON.parse((await frames(a, 1))[0]!) as Frame;
+  await frames(plain, 1);
+  for (const m of ['1', '2', '3']) room().broadcast(m);
+  const ids: ImplicitIds = { last: 0 };
+  assert.deepEqual(
+    decode(await frames(a, 3), ids).map((f) => f.id),
+    [1, 2, 3],
+  );
+  for (const text of await frames(plain, 3)) assert.equal(typeof (JSON.parse(text) as Frame).id, 'number', text);
+  // The connection drops after message 2 reached the client; 4 and 5 are broadcast meanwhile.
+  a.socket.terminate();
+  await a.closed;
+  await new Promise((r) => setTimeout(r, 50));
+  for (const m of ['4', '5']) room().broadcast(m);
+  const back = await connectWs(`${app.ws}/fw/room?fw=1&ids=implicit&tracking=${hs.uuid as string}&last=2`);
+  t.after(() => back.socket.terminate());
+  const resumed = await frames(back, 5);
+  const [handshake, ...rest] = resumed.map((x) => JSON.parse(x) as Frame);
+  assert.equal(handshake!.t, 'hs');
+  assert.equal(handshake!.resumed, true);
+  // 3 is replayed (the client lost it with the old socket) with its id said, 4 and 5 follow it.
+  assert.equal(rest[0]!.id, 3);
+  assert.equal(rest[1]!.id, undefined);
+  const again = decode(resumed.slice(1), { last: 0 });
+  assert.deepEqual(
+    again.filter((f) => f.t === 'm').map((f) => [f.id, f.d]),
+    [
+      [3, '3'],
+      [4, '4'],
+      [5, '5'],
+    ],
+  );
+});
+
+test('implicit ids: a frame without an id before any numbered frame is not an fw frame; ids=<other> is refused with 400', async (t) => {
+  assert.throws(() => parseServerFrame('{"t":"m","d":"x"}', { last: 0 }), /not an fw frame/);
+  assert.throws(() => parseServerFrame('{"t":"m","d":"x"}'), /not an fw frame/);
+  assert.equal((parseServerFrame('{"t":"m","d":"x"}', { last: 41 }) as { id: number }).id, 42);
+  assert.equal((parseServerFrame('{"t":"tool-call","d":"{}"}', { last: 7 }) as { id: number }).id, 8);
+  const app = await startFw({}, (fw) => fw.handle('/room', {}));
+  t.after(() => app.close());
+  const res = await fetch(`${app.base}/fw/room?fw=1&ids=sometimes&transport=sse`, { headers: { accept: 'text/event-stream' } });
+  assert.equal(res.status, 400);
+  const body = (await res.json()) as { code: string; parameter: string };
+  assert.equal(body.code, 'invalid_query');
+  assert.equal(body.parameter, 'ids');
+});
