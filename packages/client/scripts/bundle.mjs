@@ -38,7 +38,9 @@ for (const name of ['client.js', 'client.global.js', 'room.js']) {
   const gzip = gzipSync(code, { level: 9 }).length;
   const brotli = brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
   const budgeted = name !== 'client.global.js';
-  console.log(`@fw/client ${name}: ${code.length} bytes, ${gzip} gzipped, ${brotli} brotli${budgeted ? ` (budget ${BUDGET} gzipped)` : ''}`);
+  console.log(
+    `@fw/client ${name}: ${code.length} bytes, ${gzip} gzipped, ${brotli} brotli${budgeted ? ` (budget ${BUDGET} gzipped)` : ''}`,
+  );
   if (budgeted && gzip > BUDGET) over = true;
 }
 if (over) {
