@@ -21,6 +21,7 @@ import { listenFailure, logListening } from './http/listening.js';
 import { Runtime } from './runtime.js';
 import { bunRuntime, type BunGlobal, type BunServer } from './bun/bun-api.js';
 import { bunAddress, serveOnBun } from './bun/serve.js';
+import { BunTopics } from './bun/topics.js';
 import { Readiness } from './health/readiness.js';
 import { mountProbes, probePaths, type LifecyclePhase } from './health/probes.js';
 import { FwMetrics } from './metrics/fw-metrics.js';
@@ -453,16 +454,23 @@ export class Framework {
 
   private readonly ownServers = new Set<Server>();
   private readonly bunServers = new Set<BunServer>();
+  /** Broadcasts through Bun's topics (`fw.bun.topics`), once `listen()` serves on Bun. */
+  private bunTopics: BunTopics | undefined;
 
   /** `listen()` on Bun: `Bun.serve` with native WebSockets (src/bun/, docs/bun.md). */
   private listenOnBun(bun: BunGlobal, port: number, host: string, portGiven: boolean): AddressInfo {
     let server: BunServer;
+    const topics = this.config.get('fw.bun.topics') ? (this.bunTopics ??= new BunTopics()) : undefined;
     try {
-      server = serveOnBun(bun, this, port, host, this.log);
+      server = serveOnBun(bun, this, port, host, this.log, topics !== undefined);
     } catch (err) {
       throw listenFailure(err, port, host, this.config, portGiven);
     }
     this.bunServers.add(server);
+    if (topics !== undefined) {
+      topics.servers.add(server);
+      this.runtime.topics = topics;
+    }
     const address = bunAddress(server);
     logListening(this.log, address, this.security.publicUrl, this.endpoints);
     return address;
@@ -519,6 +527,8 @@ export class Framework {
       await Promise.all([...this.bunServers].map((s) => closeBunServer(s, deadline)));
       this.ownServers.clear();
       this.bunServers.clear();
+      this.bunTopics?.servers.clear();
+      this.runtime.topics = undefined;
       for (const d of this.detachers.splice(0)) d();
       this.closed = true;
       this.untrack();

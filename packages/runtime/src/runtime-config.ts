@@ -24,6 +24,12 @@ export const RUNTIME_CONFIG = defineConfig({
     description:
       'On Bun, fw.listen() serves through `Bun.serve` (native WebSocket, fetch handler); false: through `node:http` as on Node (see [bun](bun.md))',
   },
+  'fw.bun.topics': {
+    type: 'boolean',
+    default: true,
+    description:
+      'On `Bun.serve`, a broadcast reaches the WebSockets in step with their resource through one native `server.publish` (fw clients with `ids=implicit`, raw clients); false: one send per socket (see [bun](bun.md#broadcasts))',
+  },
   'fw.public-url': {
     type: 'string',
     default: '',

@@ -24,6 +24,7 @@ import type {
 import { BroadcasterFactory } from './broadcast/factory.js';
 import type { BroadcastAdapter } from './broadcast/adapter.js';
 import type { ReplayStore } from './broadcast/replay-store.js';
+import type { Topics } from './broadcast/topics.js';
 import type { FwBroadcaster } from './broadcast/broadcaster.js';
 import { FlushQueue } from './resource/flush-queue.js';
 import { ResourceRegistry } from './resource/registry.js';
@@ -178,6 +179,8 @@ export class Runtime implements RuntimeView {
   fanoutObserver: ((seconds: number) => void) | undefined;
   /** The cluster seam (cluster mode installs it); undefined on a single node. See BroadcastAdapter. */
   adapter: BroadcastAdapter | undefined;
+  /** Native topic fan-out (`fw.listen()` on Bun installs it); undefined on Node. See Topics. */
+  topics: Topics | undefined;
   /**
    * A durable replay store (cluster mode installs one on Redis Streams); undefined: the in-memory
    * replay caches are all there is. See ReplayStore.

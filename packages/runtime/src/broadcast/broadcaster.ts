@@ -4,6 +4,7 @@ import type { Runtime } from '../runtime.js';
 import { FrameRing } from './frame-ring.js';
 import { Outgoing } from './outgoing.js';
 import { catchUp } from './catch-up.js';
+import { BY_FW_TOPIC, BY_RAW_TOPIC, NOT_DELIVERED } from './topics.js';
 import type { GapReason, ReplayRead, ReplayStore } from './replay-store.js';
 import { errorSummary } from '../logging/logger.js';
 
@@ -59,7 +60,7 @@ export class FwBroadcaster implements Broadcaster {
       }
       out = Outgoing.from(message, this.id, this.cache.next);
       this.cache.push(out);
-      for (const r of this.members) if (r.deliver(out)) n++;
+      n = this.fanOut(out);
     } else {
       // A subset broadcast is not replayed to others, so it carries no broadcaster sequence.
       out = Outgoing.from(message, this.id);
@@ -88,8 +89,7 @@ export class FwBroadcaster implements Broadcaster {
     this.cache.skipTo(bid);
     const out = new Outgoing(payload, this.id, bid);
     this.cache.push(out);
-    let n = 0;
-    for (const r of this.members) if (r.deliver(out)) n++;
+    const n = this.fanOut(out);
     this.messages++;
     const rt = this.runtime;
     rt.counters.broadcasts++;
@@ -97,6 +97,31 @@ export class FwBroadcaster implements Broadcaster {
     if (!this.internal && rt.events.wants('MessageBroadcast')) {
       rt.events.emit('MessageBroadcast', { broadcasterId: this.id, id: bid, resourceCount: n });
     }
+    return n;
+  }
+
+  /**
+   * Hands a full broadcast to every member; returns how many took it. With native topics (Bun),
+   * the members whose sockets take this broadcaster's topic only number and keep it, and one
+   * publish per topic sends it to all of them (see Topics).
+   */
+  private fanOut(out: Outgoing): number {
+    let n = 0;
+    const topics = this.runtime.topics;
+    if (topics === undefined) {
+      for (const r of this.members) if (r.deliver(out)) n++;
+      return n;
+    }
+    let fw = false;
+    let raw = false;
+    for (const r of this.members) {
+      const how = r.deliverByTopic(out, this.id);
+      if (how === NOT_DELIVERED) continue;
+      n++;
+      if (how === BY_FW_TOPIC) fw = true;
+      else if (how === BY_RAW_TOPIC) raw = true;
+    }
+    if (fw || raw) topics.publish(this.id, out, fw, raw);
     return n;
   }
 

@@ -18,6 +18,9 @@ export interface BunServerWebSocket<T> {
   getBufferedAmount(): number;
   /** Everything sent inside `fn` leaves in one write. */
   cork<R>(fn: (ws: BunServerWebSocket<T>) => R): R;
+  /** Adds the socket to a topic of `server.publish`. */
+  subscribe(topic: string): void;
+  unsubscribe(topic: string): void;
 }
 
 export interface BunSocketAddress {
@@ -35,6 +38,8 @@ export interface BunServer {
   /** Sets the idle timeout (seconds) of one request's connection; 0 turns it off. */
   timeout(request: Request, seconds: number): void;
   stop(closeActiveConnections?: boolean): Promise<void>;
+  /** Sends `data` to every socket subscribed to `topic` (framed once, in C++); the bytes sent, or 0. */
+  publish(topic: string, data: string | ArrayBufferView, compress?: boolean): number;
   readonly pendingRequests: number;
   readonly pendingWebSockets: number;
 }

@@ -34,7 +34,15 @@ const BUN_BACKPRESSURE_LIMIT = 2 ** 31 - 1;
  * screening (`SecurityPolicy`), routes, admin plane, MCP and agents as on Node, and SSE,
  * streaming and long-polling as `ReadableStream` bodies.
  */
-export function serveOnBun(bun: BunGlobal, fw: Framework, port: number, hostname: string, log: Logger): BunServer {
+export function serveOnBun(
+  bun: BunGlobal,
+  fw: Framework,
+  port: number,
+  hostname: string,
+  log: Logger,
+  /** Broadcasts may reach sockets through Bun's topics (`fw.bun.topics`, bun/topics.ts). */
+  topics = false,
+): BunServer {
   const settings = fw.runtime.settings;
   const localFor = (peer: string | undefined): string =>
     // A loopback peer reached a loopback address; otherwise the address listened on.
@@ -110,7 +118,7 @@ export function serveOnBun(bun: BunGlobal, fw: Framework, port: number, hostname
         ws.data.endpoint = undefined;
         ws.data.admitted = undefined;
         if (endpoint === undefined || admitted === undefined) return ws.terminate();
-        const conn = new BunWebSocketConnection(ws, admitted.query.fw, admitted.query.implicitIds);
+        const conn = new BunWebSocketConnection(ws, admitted.query.fw, admitted.query.implicitIds, topics);
         ws.data.conn = conn;
         endpoint.upgraded(conn, admitted);
       },

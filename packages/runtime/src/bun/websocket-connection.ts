@@ -4,6 +4,7 @@ import type { FwResource } from '../resource/resource.js';
 import type { Connection } from '../transport/connection.js';
 import { closeReason, receiveWebSocketText } from '../transport/websocket-inbound.js';
 import type { BunServerWebSocket } from './bun-api.js';
+import { BY_FW_TOPIC, BY_RAW_TOPIC, topicName } from '../broadcast/topics.js';
 
 const OPEN = 1;
 
@@ -31,12 +32,16 @@ export class BunWebSocketConnection implements Connection {
   private drains: (() => void)[] | undefined;
   /** The id of the last numbered frame sent on this connection (0: none yet; the first always carries its id). */
   private wire = 0;
+  /** The broadcaster whose topic this socket is subscribed to (see Topics), if any. */
+  topic: string | undefined;
 
   constructor(
     private readonly ws: BunServerWebSocket<unknown>,
     private readonly fw: boolean,
     /** The client numbers frames without an id itself (`ids=implicit`). */
     private readonly implicitIds = false,
+    /** Whether broadcasts may reach this socket through topics (off: every frame is sent to it alone). */
+    private readonly topics = false,
   ) {}
 
   /** A client text frame (Bun has decoded and bounded it by `maxPayloadLength`). */
@@ -115,6 +120,32 @@ export class BunWebSocketConnection implements Connection {
       this.ws.cork(() => {
         for (const frame of queued) if (!this.send(frame)) break;
       });
+  }
+
+  /**
+   * Takes the broadcaster's topic, if this socket may (`fw.bun.topics`) and, for an fw client, the
+   * topic's frame can go without its id: the client numbers frames itself (`ids=implicit`) and
+   * the last frame it got on this socket, numbered, was the last one written (`flushed`).
+   */
+  joinTopic(broadcaster: string, flushed: number): boolean {
+    if (this.topic === broadcaster) return true;
+    if (!this.topics || this.ws.readyState !== OPEN) return false;
+    if (this.fw && !(this.implicitIds && this.wire > 0 && this.wire === flushed)) return false;
+    this.topic = broadcaster;
+    this.ws.subscribe(topicName(this.fw, broadcaster));
+    return true;
+  }
+
+  tookFromTopic(id: number): typeof BY_FW_TOPIC | typeof BY_RAW_TOPIC {
+    this.wire = id;
+    return this.fw ? BY_FW_TOPIC : BY_RAW_TOPIC;
+  }
+
+  leaveTopic(): void {
+    const topic = this.topic;
+    if (topic === undefined) return;
+    this.topic = undefined;
+    if (this.ws.readyState === OPEN) this.ws.unsubscribe(topicName(this.fw, topic));
   }
 
   heartbeat(): void {

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { TransportName } from '../events.js';
 import type { Principal, Resource } from '../model.js';
 import { FrameRing } from '../broadcast/frame-ring.js';
+import { NOT_DELIVERED, type TopicDelivery, WRITTEN } from '../broadcast/topics.js';
 import { Outgoing } from '../broadcast/outgoing.js';
 import { CloseCode, CredentialReason, encodeAck, encodeGap, encodeHandshake, encodeRecovery, type UpstreamKind } from '@fw/protocol';
 import { expiryOf, type CredentialEnd } from '../auth/credentials.js';
@@ -264,6 +265,7 @@ export class FwResource implements Resource {
 
   /** Called by the broadcaster it leaves. */
   left(broadcaster: string): void {
+    if (this.connection?.topic === broadcaster) this.connection.leaveTopic!();
     const j = this.joinedIds;
     if (j === broadcaster) this.joinedIds = undefined;
     else if (typeof j === 'object') {
@@ -329,6 +331,55 @@ export class FwResource implements Resource {
       rt.flushQueue.add(this);
     }
     return true;
+  }
+
+  /**
+   * A full broadcast on a runtime with native topics (Bun, see Topics). When this resource's
+   * connection takes (or can now take) the topic of its home broadcaster and is in step, the
+   * socket gets the broadcast from the topic's one publish, and the resource only numbers it and
+   * keeps it for resume (a raw resource keeps nothing, as after its flushes). What is waiting to
+   * be written goes first, sent directly: Bun sends a socket what was published to it before
+   * anything sent to it after, so the order is the ring's. A socket joins a topic only here,
+   * just before the publish it is counted in, so that it never gets a broadcast both ways. Out
+   * of step, it leaves the topic and this is `deliver`.
+   */
+  deliverByTopic(out: Outgoing, broadcaster: string): TopicDelivery {
+    const conn = this.connection;
+    if (
+      conn === undefined ||
+      conn.tookFromTopic === undefined ||
+      (conn.topic !== broadcaster && (conn.topic !== undefined || this.home !== broadcaster))
+    )
+      return this.deliver(out) ? WRITTEN : NOT_DELIVERED;
+    if (this.scheduled) this.flush();
+    if (!this.inStep(conn) || !conn.joinTopic!(broadcaster, this.flushed)) {
+      conn.leaveTopic!();
+      return this.deliver(out) ? WRITTEN : NOT_DELIVERED;
+    }
+    if (this.ring === NO_RING) this.ring = new FrameRing(this.runtime.settings.resumeBuffer);
+    if (this.protocol === 'raw') this.ring.skip();
+    else this.ring.push(out);
+    this.flushed = this.ring.next - 1;
+    this.runtime.counters.messagesOut++;
+    this.wrote = true;
+    return conn.tookFromTopic(this.flushed);
+  }
+
+  /**
+   * Whether the next broadcast can reach the connection as it is, without anything before it: all
+   * written, no gap, ack or control frame to send first, no replay-store catch-up under way, and
+   * the socket below the slow-consumer mark (past it, `deliver` applies the policy).
+   */
+  inStep(conn: Connection): boolean {
+    return (
+      !this.closed &&
+      this.holding === undefined &&
+      this.drops === undefined &&
+      (this.flags & (ACK_DUE | SLOW_DROPPED)) === 0 &&
+      (this.marks === undefined || this.marks.every((m) => m.sent)) &&
+      this.flushed === this.ring.next - 1 &&
+      conn.bufferedBytes() <= this.runtime.settings.highWaterMark
+    );
   }
 
   /** Called by the flush queue once per tick. */

@@ -138,3 +138,54 @@ test('implicit ids: a frame without an id before any numbered frame is not an fw
   assert.equal(body.code, 'invalid_query');
   assert.equal(body.parameter, 'ids');
 });
+
+test('implicit ids: unicasts and broadcasts mixed in one turn arrive in their order with consecutive ids, for clients in step and not (on Bun: topics and direct sends)', async (t) => {
+  const app = await startFw({}, (fw) => fw.handle('/room', {}));
+  t.after(() => app.close());
+  const clients = await Promise.all(Array.from({ length: 3 }, () => connectWs(`${app.ws}/fw/room?fw=1&ids=implicit`)));
+  const raw = await connectWs(`${app.ws}/fw/room`);
+  t.after(() => {
+    for (const c of [...clients, raw]) c.socket.terminate();
+  });
+  const uuids = await Promise.all(clients.map(async (c) => (JSON.parse((await frames(c, 1))[0]!) as Frame).uuid as string));
+  const room = app.fw.broadcasters.lookup('/fw/room')!;
+  const resource = (i: number) => [...room.resources].find((r) => r.uuid === uuids[i])!;
+  const expected: string[][] = [[], [], []];
+  const rawExpected: string[] = [];
+  const broadcast = (m: string) => {
+    room.broadcast(m);
+    for (const e of expected) e.push(m);
+    rawExpected.push(m);
+  };
+  const unicast = (i: number, m: string) => {
+    resource(i).write(m);
+    expected[i]!.push(m);
+  };
+  broadcast('b1');
+  await new Promise((r) => setTimeout(r, 20));
+  // One turn: a unicast before, between and after broadcasts, to different clients.
+  unicast(0, 'u0-a');
+  broadcast('b2');
+  unicast(1, 'u1-a');
+  broadcast('b3');
+  unicast(0, 'u0-b');
+  unicast(2, 'u2-a');
+  await new Promise((r) => setImmediate(r));
+  broadcast('b4');
+  unicast(2, 'u2-b');
+  broadcast('b5');
+  for (let i = 0; i < clients.length; i++) {
+    const got = decode(await frames(clients[i]!, expected[i]!.length));
+    assert.deepEqual(
+      got.map((f) => f.d),
+      expected[i],
+      `client ${i}`,
+    );
+    assert.deepEqual(
+      got.map((f) => f.id),
+      expected[i]!.map((_, k) => k + 1),
+      `client ${i} ids`,
+    );
+  }
+  assert.deepEqual(await raw.messages.take(rawExpected.length), rawExpected);
+});
