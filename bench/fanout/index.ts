@@ -1,9 +1,9 @@
 /**
  * bench/fanout: one publisher, N WebSocket subscribers on loopback, 128-byte messages; fw against
- * a raw `ws` send loop and Socket.IO 4, in the same run. Not a test: it prints a table per N with
- * ratios, and a Markdown table for docs/benchmarks.md.
+ * a raw `ws` send loop, a coalescing Node ceiling and Socket.IO 4, in the same run. Not a test: it
+ * prints a table per N with ratios, and a Markdown table for docs/benchmarks.md.
  *
- *   npm run bench:fanout -- [--sizes 100,1000,5000] [--kinds fw,ws,sio] [--fw-protocol]   (kinds: fw, fw-proto, fw-rooms, ws, sio)
+ *   npm run bench:fanout -- [--sizes 100,1000,5000] [--kinds fw,ws,sio] [--fw-protocol]   (kinds: fw, fw-proto, fw-rooms, ws, sio, ceiling)
  *                           [--deliveries 500000] [--paced-rate 20000] [--clients 1] [--memory-only]
  *                           [--server-flags '--max-semi-space-size=1'] [--subscriber-flags '--cpu-prof']
  *                           [--rounds 3] [--idle-seconds 10] [--bun <path to bun>]
@@ -15,6 +15,13 @@
  * kinds alternated, three times over, in one run; `--idle-seconds` adds the server's CPU while the
  * N connections are idle (µs per second per 1,000 connections). `npm run bench:bun` runs both
  * acceptance measurements of issue #30 (docs/bun.md, *Benchmarks*).
+ *
+ * `ceiling` ("Node ceiling (coalescing)", server.ts): raw `ws` on Node doing the least a server
+ * can per delivery while coalescing as fw does: each message framed once, the frames of one task
+ * concatenated once in a microtask after it and that one Buffer written to every subscriber socket
+ * (one write per socket per turn). `npm run bench:fanout:like` measures fw, fw-proto and ceiling
+ * like for like; the rows `fw / ceiling`, `fw (fw protocol) / ceiling` and `fw (fw protocol) / fw`
+ * give the ratios (issue #30's acceptance: fw protocol ≥ 0.9× fw raw frames in CPU efficiency).
  *
  * Per server kind and N: the server starts in a child process of its own; the subscribers connect
  * from `--clients` other child processes; the server's RSS is read (after a GC) before, at N/2 and
@@ -63,6 +70,7 @@ const LABEL: Record<ServerKind, string> = {
   'fw-rooms': 'fw (fw protocol, rooms)',
   ws: 'ws (raw loop)',
   sio: 'Socket.IO 4',
+  ceiling: 'Node ceiling (coalescing)',
   'fw-bun': 'fw on Bun',
   'fw-proto-bun': 'fw on Bun (fw protocol)',
   bun: 'Bun pub/sub',
@@ -251,7 +259,10 @@ function row(r: Result): string[] {
   ];
 }
 
-/** fw against every other kind, and fw on Bun against Bun's own pub/sub (the issue #30 targets). */
+/**
+ * fw against every other Node kind; fw protocol against fw (raw frames) and the ceiling; fw on
+ * Bun against Bun's own pub/sub (the issue #30 targets).
+ */
 function ratios(rs: Result[]): string[][] {
   const rate = (r: Result) => r.burst.deliveries / r.burst.seconds;
   const against = (a: Result, o: Result): string[] => [
@@ -271,7 +282,10 @@ function ratios(rs: Result[]): string[][] {
   ];
   const out: string[][] = [];
   const fw = rs.find((r) => r.kind === 'fw');
-  if (fw) for (const o of rs) if (o !== fw && !ON_BUN.includes(o.kind)) out.push(against(fw, o));
+  // fw against fw protocol is given the other way round, below.
+  if (fw) for (const o of rs) if (o !== fw && o.kind !== 'fw-proto' && !ON_BUN.includes(o.kind)) out.push(against(fw, o));
+  const proto = rs.find((r) => r.kind === 'fw-proto');
+  if (proto) for (const o of rs) if (o.kind === 'fw' || o.kind === 'ceiling') out.push(against(proto, o));
   const bun = rs.find((r) => r.kind === 'bun');
   if (bun) for (const o of rs) if (o.kind === 'fw-bun' || o.kind === 'fw-proto-bun') out.push(against(o, bun));
   return out;
