@@ -34,7 +34,9 @@
  *   paced    `--paced-rate`/N messages per second for 5 s: latency at a load every kind sustains
  *            (20 000 deliveries/s by default, well under Socket.IO's burst rate here).
  * Each phase waits for every subscriber to have every message, at most `--timeout` seconds (60),
- * then stops the publisher and reports what is missing.
+ * then stops the publisher and reports what is missing. The server's CPU time while the N
+ * subscribers connect (the two connect steps, without the pause and RSS reading between them) is
+ * given in ms per 1,000 connections.
  */
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -99,6 +101,8 @@ interface Result {
   heapPerConn: number;
   /** Server CPU while the N connections are idle, µs per second per 1,000 connections (`--idle-seconds`). */
   idleCpuPer1000: number;
+  /** Server CPU during the two connect steps, ms per 1,000 connections. */
+  connectCpuMsPer1000: number;
   burst: PhaseResult;
   paced: PhaseResult;
 }
@@ -171,11 +175,14 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
     }
     // Two halves: the RSS at N/2 gives the marginal cost of the second half, free of one-time growth
     // (JIT code, the young generation growing while the first connections are set up).
+    let connectCpuUs = 0;
     const connect = async (total: number) => {
+      const cpu0 = (await server.request({ type: 'cpu' })).us as number;
       for (let i = 0; i < CLIENTS; i++) {
         const share = Math.floor(total / CLIENTS) + (i < total % CLIENTS ? 1 : 0);
         connectFailed += (await subs[i]!.request({ type: 'connect', n: share }, 'connected', 120_000)).failed as number;
       }
+      connectCpuUs += ((await server.request({ type: 'cpu' })).us as number) - cpu0;
     };
     await connect(Math.floor(n / 2));
     await new Promise((r) => setTimeout(r, 500));
@@ -188,6 +195,7 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
     const rssPerConn = ((after.rss as number) - (before.rss as number)) / conns;
     const rssMarginal = ((after.rss as number) - (half.rss as number)) / (conns - (half.connections as number));
     const heapPerConn = ((after.heap as number) - (before.heap as number)) / conns;
+    const connectCpuMsPer1000 = connectCpuUs / 1000 / (conns / 1000);
     let idleCpuPer1000 = NaN;
     if (IDLE_SECONDS > 0) {
       const cpu0 = (await server.request({ type: 'cpu' })).us as number;
@@ -196,7 +204,18 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
       idleCpuPer1000 = (cpu1 - cpu0) / IDLE_SECONDS / (conns / 1000);
     }
     if (MEMORY_ONLY)
-      return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, idleCpuPer1000, burst: NO_PHASE, paced: NO_PHASE };
+      return {
+        kind,
+        n,
+        connectFailed,
+        rssPerConn,
+        rssMarginal,
+        heapPerConn,
+        idleCpuPer1000,
+        connectCpuMsPer1000,
+        burst: NO_PHASE,
+        paced: NO_PHASE,
+      };
 
     publisher = new BenchChild(`${kind} publisher`, script('publisher'), [kind, String(port)], []);
     await publisher.next('ready');
@@ -212,7 +231,7 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
       count: Math.round(rate * PACED_SECONDS),
       intervalMs: 1000 / rate,
     });
-    return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, idleCpuPer1000, burst, paced };
+    return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, idleCpuPer1000, connectCpuMsPer1000, burst, paced };
   } finally {
     await Promise.all(
       [...subs, ...(publisher ? [publisher] : [])].map(async (s) => {
@@ -239,6 +258,7 @@ const HEADERS = [
   'RSS/conn KB (2nd half)',
   'heap/conn KB',
   'idle CPU µs/s per 1k conns',
+  'connect CPU ms per 1k conns',
 ];
 
 function row(r: Result): string[] {
@@ -256,6 +276,7 @@ function row(r: Result): string[] {
     fmt(r.rssMarginal / 1024, 1),
     fmt(r.heapPerConn / 1024, 1),
     fmt(r.idleCpuPer1000, 1),
+    fmt(r.connectCpuMsPer1000, 1),
   ];
 }
 
@@ -279,6 +300,7 @@ function ratios(rs: Result[]): string[][] {
     ratio(a.rssMarginal, o.rssMarginal),
     ratio(a.heapPerConn, o.heapPerConn),
     ratio(a.idleCpuPer1000, o.idleCpuPer1000),
+    ratio(a.connectCpuMsPer1000, o.connectCpuMsPer1000),
   ];
   const out: string[][] = [];
   const fw = rs.find((r) => r.kind === 'fw');
