@@ -22,6 +22,8 @@
  * (one write per socket per turn). `npm run bench:fanout:like` measures fw, fw-proto and ceiling
  * like for like; the rows `fw / ceiling`, `fw (fw protocol) / ceiling` and `fw (fw protocol) / fw`
  * give the ratios (issue #30's acceptance: fw protocol ≥ 0.9× fw raw frames in CPU efficiency).
+ * fw-protocol subscribers connect with `?fw=1&ids=implicit` and check the message numbering
+ * (subscriber.ts); a kind with misnumbered frames gets a note under its table.
  *
  * Per server kind and N: the server starts in a child process of its own; the subscribers connect
  * from `--clients` other child processes; the server's RSS is read (after a GC) before, at N/2 and
@@ -88,6 +90,8 @@ interface PhaseResult {
   p50: number;
   p99: number;
   cpuUsPerDelivery: number;
+  /** fw-protocol frames numbered wrong (subscriber.ts), summed over the subscriber processes. */
+  misnumbered: number;
 }
 
 interface Result {
@@ -103,11 +107,22 @@ interface Result {
   idleCpuPer1000: number;
   /** Server CPU during the two connect steps, ms per 1,000 connections. */
   connectCpuMsPer1000: number;
+  /** fw-protocol frames numbered wrong in all three phases (warm-up included). */
+  misnumbered: number;
   burst: PhaseResult;
   paced: PhaseResult;
 }
 
-const NO_PHASE: PhaseResult = { deliveries: NaN, missing: 0, unsent: 0, seconds: NaN, p50: NaN, p99: NaN, cpuUsPerDelivery: NaN };
+const NO_PHASE: PhaseResult = {
+  deliveries: NaN,
+  missing: 0,
+  unsent: 0,
+  seconds: NaN,
+  p50: NaN,
+  p99: NaN,
+  cpuUsPerDelivery: NaN,
+  misnumbered: 0,
+};
 
 const script = (name: string) => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
 
@@ -132,6 +147,7 @@ async function runPhase(
     received: number;
     sockets: number;
     lastUs: number;
+    misnumbered?: number;
     hist: HistogramData;
   })[];
   const cpu1 = (await server.request({ type: 'cpu' })).us as number;
@@ -139,8 +155,10 @@ async function runPhase(
   let received = 0;
   let expected = 0;
   let lastUs = 0;
+  let misnumbered = 0;
   for (const r of reports) {
     hist.merge(r.hist);
+    misnumbered += r.misnumbered ?? 0;
     received += r.received;
     expected += r.sockets * (published.sent as number);
     lastUs = Math.max(lastUs, r.lastUs);
@@ -154,6 +172,7 @@ async function runPhase(
     p50: hist.percentile(50) / 1000,
     p99: hist.percentile(99) / 1000,
     cpuUsPerDelivery: received > 0 ? (cpu1 - cpu0) / received : NaN,
+    misnumbered,
   };
 }
 
@@ -213,6 +232,7 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
         heapPerConn,
         idleCpuPer1000,
         connectCpuMsPer1000,
+        misnumbered: 0,
         burst: NO_PHASE,
         paced: NO_PHASE,
       };
@@ -222,7 +242,7 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
     await publisher.request({ type: 'connect' }, 'connected', 30_000);
     const pub = publisher;
     const count = Math.min(5000, Math.round(DELIVERIES / n));
-    await runPhase(server, pub, subs, { phase: 1, mode: 'burst', count: Math.max(10, Math.round(count / 10)) });
+    const warm = await runPhase(server, pub, subs, { phase: 1, mode: 'burst', count: Math.max(10, Math.round(count / 10)) });
     const burst = await runPhase(server, pub, subs, { phase: 2, mode: 'burst', count });
     const rate = PACED_RATE / n;
     const paced = await runPhase(server, pub, subs, {
@@ -231,7 +251,8 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
       count: Math.round(rate * PACED_SECONDS),
       intervalMs: 1000 / rate,
     });
-    return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, idleCpuPer1000, connectCpuMsPer1000, burst, paced };
+    const misnumbered = warm.misnumbered + burst.misnumbered + paced.misnumbered;
+    return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, idleCpuPer1000, connectCpuMsPer1000, misnumbered, burst, paced };
   } finally {
     await Promise.all(
       [...subs, ...(publisher ? [publisher] : [])].map(async (s) => {
@@ -350,6 +371,10 @@ for (const n of SIZES) {
           );
       }
       if (r.connectFailed > 0) console.log(`  note: ${LABEL[r.kind]}: ${r.connectFailed} subscribers failed to connect`);
+      if (r.misnumbered > 0)
+        console.log(
+          `  note: ${LABEL[r.kind]}: ${r.misnumbered} fw-protocol frames misnumbered (id not the previous + 1, or none to count from)`,
+        );
     }
   }
 }
