@@ -1,9 +1,9 @@
 /**
  * bench/fanout: one publisher, N WebSocket subscribers on loopback, 128-byte messages; fw against
- * a raw `ws` send loop and Socket.IO 4, in the same run. Not a test: it prints a table per N with
- * ratios, and a Markdown table for docs/benchmarks.md.
+ * a raw `ws` send loop, a coalescing Node ceiling and Socket.IO 4, in the same run. Not a test: it
+ * prints a table per N with ratios, and a Markdown table for docs/benchmarks.md.
  *
- *   npm run bench:fanout -- [--sizes 100,1000,5000] [--kinds fw,ws,sio] [--fw-protocol]   (kinds: fw, fw-proto, fw-rooms, ws, sio)
+ *   npm run bench:fanout -- [--sizes 100,1000,5000] [--kinds fw,ws,sio] [--fw-protocol]   (kinds: fw, fw-proto, fw-rooms, ws, sio, ceiling)
  *                           [--deliveries 500000] [--paced-rate 20000] [--clients 1] [--memory-only]
  *                           [--server-flags '--max-semi-space-size=1'] [--subscriber-flags '--cpu-prof']
  *                           [--rounds 3] [--idle-seconds 10] [--bun <path to bun>]
@@ -16,6 +16,15 @@
  * N connections are idle (µs per second per 1,000 connections). `npm run bench:bun` runs both
  * acceptance measurements of issue #30 (docs/bun.md, *Benchmarks*).
  *
+ * `ceiling` ("Node ceiling (coalescing)", server.ts): raw `ws` on Node doing the least a server
+ * can per delivery while coalescing as fw does: each message framed once, the frames of one task
+ * concatenated once in a microtask after it and that one Buffer written to every subscriber socket
+ * (one write per socket per turn). `npm run bench:fanout:like` measures fw, fw-proto and ceiling
+ * like for like; the rows `fw / ceiling`, `fw (fw protocol) / ceiling` and `fw (fw protocol) / fw`
+ * give the ratios (issue #30's acceptance: fw protocol ≥ 0.9× fw raw frames in CPU efficiency).
+ * fw-protocol subscribers connect with `?fw=1&ids=implicit` and check the message numbering
+ * (subscriber.ts); a kind with misnumbered frames gets a note under its table.
+ *
  * Per server kind and N: the server starts in a child process of its own; the subscribers connect
  * from `--clients` other child processes; the server's RSS is read (after a GC) before, at N/2 and
  * after the N idle connections. Then the publisher, a client process of its own, connects to the
@@ -27,7 +36,9 @@
  *   paced    `--paced-rate`/N messages per second for 5 s: latency at a load every kind sustains
  *            (20 000 deliveries/s by default, well under Socket.IO's burst rate here).
  * Each phase waits for every subscriber to have every message, at most `--timeout` seconds (60),
- * then stops the publisher and reports what is missing.
+ * then stops the publisher and reports what is missing. The server's CPU time while the N
+ * subscribers connect (the two connect steps, without the pause and RSS reading between them) is
+ * given in ms per 1,000 connections.
  */
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +74,7 @@ const LABEL: Record<ServerKind, string> = {
   'fw-rooms': 'fw (fw protocol, rooms)',
   ws: 'ws (raw loop)',
   sio: 'Socket.IO 4',
+  ceiling: 'Node ceiling (coalescing)',
   'fw-bun': 'fw on Bun',
   'fw-proto-bun': 'fw on Bun (fw protocol)',
   bun: 'Bun pub/sub',
@@ -78,6 +90,8 @@ interface PhaseResult {
   p50: number;
   p99: number;
   cpuUsPerDelivery: number;
+  /** fw-protocol frames numbered wrong (subscriber.ts), summed over the subscriber processes. */
+  misnumbered: number;
 }
 
 interface Result {
@@ -91,11 +105,24 @@ interface Result {
   heapPerConn: number;
   /** Server CPU while the N connections are idle, µs per second per 1,000 connections (`--idle-seconds`). */
   idleCpuPer1000: number;
+  /** Server CPU during the two connect steps, ms per 1,000 connections. */
+  connectCpuMsPer1000: number;
+  /** fw-protocol frames numbered wrong in all three phases (warm-up included). */
+  misnumbered: number;
   burst: PhaseResult;
   paced: PhaseResult;
 }
 
-const NO_PHASE: PhaseResult = { deliveries: NaN, missing: 0, unsent: 0, seconds: NaN, p50: NaN, p99: NaN, cpuUsPerDelivery: NaN };
+const NO_PHASE: PhaseResult = {
+  deliveries: NaN,
+  missing: 0,
+  unsent: 0,
+  seconds: NaN,
+  p50: NaN,
+  p99: NaN,
+  cpuUsPerDelivery: NaN,
+  misnumbered: 0,
+};
 
 const script = (name: string) => fileURLToPath(new URL(`./${name}.js`, import.meta.url));
 
@@ -120,6 +147,7 @@ async function runPhase(
     received: number;
     sockets: number;
     lastUs: number;
+    misnumbered?: number;
     hist: HistogramData;
   })[];
   const cpu1 = (await server.request({ type: 'cpu' })).us as number;
@@ -127,8 +155,10 @@ async function runPhase(
   let received = 0;
   let expected = 0;
   let lastUs = 0;
+  let misnumbered = 0;
   for (const r of reports) {
     hist.merge(r.hist);
+    misnumbered += r.misnumbered ?? 0;
     received += r.received;
     expected += r.sockets * (published.sent as number);
     lastUs = Math.max(lastUs, r.lastUs);
@@ -142,6 +172,7 @@ async function runPhase(
     p50: hist.percentile(50) / 1000,
     p99: hist.percentile(99) / 1000,
     cpuUsPerDelivery: received > 0 ? (cpu1 - cpu0) / received : NaN,
+    misnumbered,
   };
 }
 
@@ -163,11 +194,14 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
     }
     // Two halves: the RSS at N/2 gives the marginal cost of the second half, free of one-time growth
     // (JIT code, the young generation growing while the first connections are set up).
+    let connectCpuUs = 0;
     const connect = async (total: number) => {
+      const cpu0 = (await server.request({ type: 'cpu' })).us as number;
       for (let i = 0; i < CLIENTS; i++) {
         const share = Math.floor(total / CLIENTS) + (i < total % CLIENTS ? 1 : 0);
         connectFailed += (await subs[i]!.request({ type: 'connect', n: share }, 'connected', 120_000)).failed as number;
       }
+      connectCpuUs += ((await server.request({ type: 'cpu' })).us as number) - cpu0;
     };
     await connect(Math.floor(n / 2));
     await new Promise((r) => setTimeout(r, 500));
@@ -180,6 +214,7 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
     const rssPerConn = ((after.rss as number) - (before.rss as number)) / conns;
     const rssMarginal = ((after.rss as number) - (half.rss as number)) / (conns - (half.connections as number));
     const heapPerConn = ((after.heap as number) - (before.heap as number)) / conns;
+    const connectCpuMsPer1000 = connectCpuUs / 1000 / (conns / 1000);
     let idleCpuPer1000 = NaN;
     if (IDLE_SECONDS > 0) {
       const cpu0 = (await server.request({ type: 'cpu' })).us as number;
@@ -188,14 +223,26 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
       idleCpuPer1000 = (cpu1 - cpu0) / IDLE_SECONDS / (conns / 1000);
     }
     if (MEMORY_ONLY)
-      return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, idleCpuPer1000, burst: NO_PHASE, paced: NO_PHASE };
+      return {
+        kind,
+        n,
+        connectFailed,
+        rssPerConn,
+        rssMarginal,
+        heapPerConn,
+        idleCpuPer1000,
+        connectCpuMsPer1000,
+        misnumbered: 0,
+        burst: NO_PHASE,
+        paced: NO_PHASE,
+      };
 
     publisher = new BenchChild(`${kind} publisher`, script('publisher'), [kind, String(port)], []);
     await publisher.next('ready');
     await publisher.request({ type: 'connect' }, 'connected', 30_000);
     const pub = publisher;
     const count = Math.min(5000, Math.round(DELIVERIES / n));
-    await runPhase(server, pub, subs, { phase: 1, mode: 'burst', count: Math.max(10, Math.round(count / 10)) });
+    const warm = await runPhase(server, pub, subs, { phase: 1, mode: 'burst', count: Math.max(10, Math.round(count / 10)) });
     const burst = await runPhase(server, pub, subs, { phase: 2, mode: 'burst', count });
     const rate = PACED_RATE / n;
     const paced = await runPhase(server, pub, subs, {
@@ -204,7 +251,8 @@ async function measure(kind: ServerKind, n: number): Promise<Result> {
       count: Math.round(rate * PACED_SECONDS),
       intervalMs: 1000 / rate,
     });
-    return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, idleCpuPer1000, burst, paced };
+    const misnumbered = warm.misnumbered + burst.misnumbered + paced.misnumbered;
+    return { kind, n, connectFailed, rssPerConn, rssMarginal, heapPerConn, idleCpuPer1000, connectCpuMsPer1000, misnumbered, burst, paced };
   } finally {
     await Promise.all(
       [...subs, ...(publisher ? [publisher] : [])].map(async (s) => {
@@ -231,6 +279,7 @@ const HEADERS = [
   'RSS/conn KB (2nd half)',
   'heap/conn KB',
   'idle CPU µs/s per 1k conns',
+  'connect CPU ms per 1k conns',
 ];
 
 function row(r: Result): string[] {
@@ -248,10 +297,14 @@ function row(r: Result): string[] {
     fmt(r.rssMarginal / 1024, 1),
     fmt(r.heapPerConn / 1024, 1),
     fmt(r.idleCpuPer1000, 1),
+    fmt(r.connectCpuMsPer1000, 1),
   ];
 }
 
-/** fw against every other kind, and fw on Bun against Bun's own pub/sub (the issue #30 targets). */
+/**
+ * fw against every other Node kind; fw protocol against fw (raw frames) and the ceiling; fw on
+ * Bun against Bun's own pub/sub (the issue #30 targets).
+ */
 function ratios(rs: Result[]): string[][] {
   const rate = (r: Result) => r.burst.deliveries / r.burst.seconds;
   const against = (a: Result, o: Result): string[] => [
@@ -268,10 +321,14 @@ function ratios(rs: Result[]): string[][] {
     ratio(a.rssMarginal, o.rssMarginal),
     ratio(a.heapPerConn, o.heapPerConn),
     ratio(a.idleCpuPer1000, o.idleCpuPer1000),
+    ratio(a.connectCpuMsPer1000, o.connectCpuMsPer1000),
   ];
   const out: string[][] = [];
   const fw = rs.find((r) => r.kind === 'fw');
-  if (fw) for (const o of rs) if (o !== fw && !ON_BUN.includes(o.kind)) out.push(against(fw, o));
+  // fw against fw protocol is given the other way round, below.
+  if (fw) for (const o of rs) if (o !== fw && o.kind !== 'fw-proto' && !ON_BUN.includes(o.kind)) out.push(against(fw, o));
+  const proto = rs.find((r) => r.kind === 'fw-proto');
+  if (proto) for (const o of rs) if (o.kind === 'fw' || o.kind === 'ceiling') out.push(against(proto, o));
   const bun = rs.find((r) => r.kind === 'bun');
   if (bun) for (const o of rs) if (o.kind === 'fw-bun' || o.kind === 'fw-proto-bun') out.push(against(o, bun));
   return out;
@@ -314,6 +371,10 @@ for (const n of SIZES) {
           );
       }
       if (r.connectFailed > 0) console.log(`  note: ${LABEL[r.kind]}: ${r.connectFailed} subscribers failed to connect`);
+      if (r.misnumbered > 0)
+        console.log(
+          `  note: ${LABEL[r.kind]}: ${r.misnumbered} fw-protocol frames misnumbered (id not the previous + 1, or none to count from)`,
+        );
     }
   }
 }

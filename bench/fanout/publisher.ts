@@ -4,14 +4,14 @@
  * out to every subscriber. Being outside the server, its timestamps also count the time a message
  * waits in a server that cannot keep up. Driven over IPC: `connect`, `publish`, `abort`.
  *
- *   fw: a raw WebSocket to /fw/publish;  ws: to /publish;  Socket.IO: the `/pub` namespace.
+ *   fw: a raw WebSocket to /fw/publish;  ws, ceiling, bun: to /publish;  Socket.IO: the `/pub` namespace.
  */
 import { WebSocket } from 'ws';
 import { io, type Socket } from 'socket.io-client';
 import { serveParent } from '../common/child.js';
 import { nowUs } from '../common/clock.js';
 import { encode } from './message.js';
-import type { ServerKind } from './server.js';
+import { RAW_PUBLISH, type ServerKind } from './kinds.js';
 
 const kind = process.argv[2] as ServerKind;
 const port = Number(process.argv[3]);
@@ -30,7 +30,7 @@ function open(): Promise<void> {
       s.once('connect_error', reject);
       return;
     }
-    const ws = new WebSocket(`ws://127.0.0.1:${port}${kind === 'ws' || kind === 'bun' ? '' : '/fw'}/publish`, { perMessageDeflate: false });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${RAW_PUBLISH.includes(kind) ? '' : '/fw'}/publish`, { perMessageDeflate: false });
     conn = ws;
     send = (m) => ws.send(m);
     ws.once('open', () => resolve());

@@ -3,17 +3,27 @@
  * orchestrator over IPC: `rss`, `connections`, `cpu`. Subscribers connect to its subscriber path;
  * the publisher (bench/fanout/publisher.ts) to a path of its own, and each message it sends is
  * handed to the server's own fan-out: fw's broadcaster, a loop over `ws` clients, Socket.IO's
- * `io.emit`.
+ * `io.emit`, or the coalescing ceiling below.
  *
- *   node bench/dist/fanout/server.js fw|fw-proto|fw-rooms|ws|sio   (started by bench/dist/fanout/index.js)
+ *   node bench/dist/fanout/server.js fw|fw-proto|fw-rooms|ws|sio|ceiling   (started by bench/dist/fanout/index.js)
  *   bun bench/dist/fanout/server.js fw-bun|fw-proto-bun|bun
  *
  * On Bun (docs/bun.md): `fw-bun` and `fw-proto-bun` are the fw server above, unchanged, whose
  * `fw.listen()` serves through `Bun.serve`; `bun` is Bun's own pub/sub, the ceiling: every
  * subscriber `subscribe`s one topic and each published message is one `server.publish`.
+ *
+ * `ceiling` ("Node ceiling (coalescing)"): raw `ws` on Node, the least work a server can do per
+ * delivery in Node while coalescing as fw does. Each message from the publisher is framed once
+ * (`ws`'s `Sender.frame`, no per-socket framing or queue); the frames of the messages that arrive
+ * in one task are collected and, in a microtask after that task (when fw's flush queue,
+ * packages/runtime/src/resource/flush-queue.ts, writes), concatenated once into one Buffer that is
+ * written as is to every subscriber's TCP socket: one write per socket per turn. Unlike fw it does
+ * not slice a large fan-out over several turns (`fw.flush.slice`). Its subscribers get raw frames
+ * (the message bytes), as those of `fw` and `ws` do.
  */
+import { createRequire } from 'node:module';
 import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { Server as SocketIoServer } from 'socket.io';
 import { Framework, useRooms } from '@fw/runtime';
@@ -27,6 +37,18 @@ interface Target {
   port: number;
   /** Subscribers connected (the publisher not counted). */
   connections(): number;
+}
+
+/**
+ * `ws` builds frames with `Sender.frame`; @types/ws does not declare `Sender`, so it is required
+ * untyped (as in bench/scale/targets.ts). Only when the `ceiling` kind starts: on Bun, `ws` is
+ * Bun's own stand-in, which has no `Sender`.
+ */
+type FrameBuilder = (data: Buffer, options: { fin: boolean; opcode: number; mask: boolean; readOnly: boolean; rsv1: boolean }) => Buffer[];
+function frameBuilder(): FrameBuilder {
+  const { Sender } = createRequire(import.meta.url)('ws') as { Sender?: { frame: FrameBuilder } };
+  if (Sender === undefined) throw new Error("the 'ceiling' kind needs the 'ws' package's Sender (it runs on Node)");
+  return Sender.frame.bind(Sender);
 }
 
 async function listen(server: HttpServer): Promise<number> {
@@ -90,6 +112,8 @@ async function start(kind: ServerKind): Promise<Target> {
       });
       return { port: await listen(http), connections: () => subscribers.size };
     }
+    case 'ceiling':
+      return coalescingCeiling();
     case 'bun': {
       return bunPubSub();
     }
@@ -101,6 +125,47 @@ async function start(kind: ServerKind): Promise<Target> {
       return { port: await listen(http), connections: () => io.of('/').sockets.size };
     }
   }
+}
+
+/**
+ * The `ceiling` kind: each published message framed once, the frames of one task concatenated once
+ * in a microtask after it, and that one Buffer written to every subscriber's socket.
+ */
+async function coalescingCeiling(): Promise<Target> {
+  const http = createServer();
+  const frame = frameBuilder();
+  const wss = new WebSocketServer({ server: http, perMessageDeflate: false, clientTracking: false });
+  const subscribers = new Set<Socket>();
+  let frames: Buffer[] = [];
+  let bytes = 0;
+  let queued = false;
+  const flush = (): void => {
+    queued = false;
+    const buf = frames.length === 1 ? frames[0]! : Buffer.concat(frames, bytes);
+    frames = [];
+    bytes = 0;
+    for (const s of subscribers) s.write(buf);
+  };
+  wss.on('connection', (ws, req) => {
+    if (req.url === '/publish') {
+      ws.on('message', (data: RawData) => {
+        // readOnly: the received bytes are not modified; unmasked: [header, payload].
+        for (const part of frame(data as Buffer, { fin: true, opcode: 1, mask: false, readOnly: true, rsv1: false })) {
+          frames.push(part);
+          bytes += part.length;
+        }
+        if (!queued) {
+          queued = true;
+          queueMicrotask(flush);
+        }
+      });
+      return;
+    }
+    const raw = (ws as unknown as { _socket: Socket })._socket;
+    subscribers.add(raw);
+    ws.on('close', () => subscribers.delete(raw));
+  });
+  return { port: await listen(http), connections: () => subscribers.size };
 }
 
 /** What the `bun` kind uses of Bun's API (typed here: the bench compiles on Node). */

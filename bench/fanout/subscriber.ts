@@ -3,9 +3,15 @@
  * and, per phase, counts deliveries and records each one's latency (receive time − send time on
  * the shared clock). Driven by the orchestrator over IPC: `connect`, `expect`, `report`, `close`.
  *
- * fw and ws are measured with plain `ws` clients (fw serves them raw frames: the message bytes);
- * `fw-proto` uses the fw protocol (`?fw=1`, JSON frames `{"t":"m","id":…,"d":…}`); Socket.IO with
- * socket.io-client over its WebSocket transport only.
+ * fw, ws and ceiling are measured with plain `ws` clients (fw serves them raw frames: the message
+ * bytes); `fw-proto` uses the fw protocol (`?fw=1&ids=implicit`, JSON frames
+ * `{"t":"m","id":…,"d":…}`); Socket.IO with socket.io-client over its WebSocket transport only.
+ *
+ * fw-protocol subscribers check the message numbering as the real client does: a numbered frame
+ * (`t` `m` or `tool-call`) carries its `id` or, without one (`ids=implicit`), its id is the
+ * previous numbered frame's on that socket + 1; the first numbered frame on a socket carries `id`.
+ * A frame whose id is not exactly the previous + 1, or that has no id and no previous one, is
+ * counted `misnumbered` (reported with each phase's `done`).
  */
 import { WebSocket } from 'ws';
 import { io, type Socket } from 'socket.io-client';
@@ -25,6 +31,8 @@ let phase = -1;
 let expected = 0;
 let received = 0;
 let lastUs = 0;
+/** fw-protocol frames numbered wrong during this phase (any phase's frames, stragglers too). */
+let misnumbered = 0;
 let onComplete: (() => void) | undefined;
 
 function deliver(m: string): void {
@@ -44,11 +52,17 @@ function open(): Promise<WebSocket | Socket> {
       s.once('connect_error', reject);
       return;
     }
-    const url = `ws://127.0.0.1:${port}/fw/bench${fwProtocol(kind) ? '?fw=1' : ''}`;
+    const url = `ws://127.0.0.1:${port}/fw/bench${fwProtocol(kind) ? '?fw=1&ids=implicit' : ''}`;
     const ws = new WebSocket(url, { perMessageDeflate: false });
     if (fwProtocol(kind)) {
+      /** The id of the last numbered frame on this socket (none yet: undefined). */
+      let last: number | undefined;
       ws.on('message', (data: Buffer) => {
-        const f = JSON.parse(data.toString()) as { t: string; d?: string };
+        const f = JSON.parse(data.toString()) as { t: string; id?: number; d?: string };
+        if (f.t !== 'm' && f.t !== 'tool-call') return;
+        const id = f.id ?? (last === undefined ? undefined : last + 1);
+        if (id === undefined || (last !== undefined && id !== last + 1)) misnumbered++;
+        if (id !== undefined) last = id;
         if (f.t === 'm') deliver(f.d!);
       });
     } else {
@@ -60,7 +74,7 @@ function open(): Promise<WebSocket | Socket> {
 }
 
 function report(): BenchMessage {
-  return { type: 'done', received, sockets: sockets.length, lastUs, hist: hist.toJSON() };
+  return { type: 'done', received, sockets: sockets.length, lastUs, misnumbered, hist: hist.toJSON() };
 }
 
 serveParent({
@@ -88,6 +102,7 @@ serveParent({
     expected = (m.messages as number) * sockets.length;
     received = 0;
     lastUs = 0;
+    misnumbered = 0;
     hist.reset();
     onComplete = () => process.send!(report());
     return { type: 'expecting' };
