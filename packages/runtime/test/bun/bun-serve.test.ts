@@ -110,49 +110,53 @@ test('Bun.serve: an SSE client that stops reading is a slow consumer (the respon
   }
 });
 
-test('Bun.serve: broadcasts reach sockets in step through the broadcaster topic (fw.bun.topics), and one that stops reading leaves it for the slow-consumer policy', onlyOnBun, async (t) => {
-  for (const topics of [true, false]) {
-    const app = await startFw({ 'fw.bun.topics': topics, 'fw.slow-consumer.high-water-mark': 64 * 1024 }, (fw) => fw.handle('/room', {}));
-    const implicit = await connectWs(`${app.ws}/fw/room?fw=1&ids=implicit`);
-    const explicit = await connectWs(`${app.ws}/fw/room?fw=1`);
-    const raw = await connectWs(`${app.ws}/fw/room`);
-    t.after(() => {
-      for (const c of [implicit, explicit, raw]) c.socket.terminate();
-    });
-    const room = app.fw.broadcasters.lookup('/fw/room')!;
-    await waitFor('3 members', () => room.size === 3);
-    for (const m of ['1', '2']) room.broadcast(m);
-    await new Promise((r) => setTimeout(r, 50));
-    room.broadcast('3');
-    const topicOf = (r: unknown) => (r as FwResource).connection?.topic ?? null;
-    const topicsOf = () => [...room.resources].map((r) => [r.protocol, topicOf(r)]).sort();
-    // An fw client that asked for implicit ids and a raw client take the topic; one without implicit ids cannot.
-    assert.deepEqual(
-      topicsOf(),
-      topics
-        ? [
-            ['fw', null],
-            ['fw', '/fw/room'],
-            ['raw', '/fw/room'],
-          ]
-        : [
-            ['fw', null],
-            ['fw', null],
-            ['raw', null],
-          ],
-    );
-    assert.deepEqual(await raw.messages.take(3), ['1', '2', '3']);
-    // The raw client stops reading: past the high-water mark it leaves the topic and its messages are dropped (policy drop), counted.
-    raw.socket.pause();
-    const big = 'x'.repeat(16 * 1024);
-    // Until the socket and the kernel's buffers are full (bounded: 4,000 broadcasts, 64 MB).
-    for (let i = 0; i < 4000 && app.fw.runtime.stats().dropped === 0; i++) {
-      room.broadcast(big);
-      if (i % 20 === 0) await new Promise((r) => setTimeout(r, 2));
+test(
+  'Bun.serve: broadcasts reach sockets in step through the broadcaster topic (fw.bun.topics), and one that stops reading leaves it for the slow-consumer policy',
+  onlyOnBun,
+  async (t) => {
+    for (const topics of [true, false]) {
+      const app = await startFw({ 'fw.bun.topics': topics, 'fw.slow-consumer.high-water-mark': 64 * 1024 }, (fw) => fw.handle('/room', {}));
+      const implicit = await connectWs(`${app.ws}/fw/room?fw=1&ids=implicit`);
+      const explicit = await connectWs(`${app.ws}/fw/room?fw=1`);
+      const raw = await connectWs(`${app.ws}/fw/room`);
+      t.after(() => {
+        for (const c of [implicit, explicit, raw]) c.socket.terminate();
+      });
+      const room = app.fw.broadcasters.lookup('/fw/room')!;
+      await waitFor('3 members', () => room.size === 3);
+      for (const m of ['1', '2']) room.broadcast(m);
+      await new Promise((r) => setTimeout(r, 50));
+      room.broadcast('3');
+      const topicOf = (r: unknown) => (r as FwResource).connection?.topic ?? null;
+      const topicsOf = () => [...room.resources].map((r) => [r.protocol, topicOf(r)]).sort();
+      // An fw client that asked for implicit ids and a raw client take the topic; one without implicit ids cannot.
+      assert.deepEqual(
+        topicsOf(),
+        topics
+          ? [
+              ['fw', null],
+              ['fw', '/fw/room'],
+              ['raw', '/fw/room'],
+            ]
+          : [
+              ['fw', null],
+              ['fw', null],
+              ['raw', null],
+            ],
+      );
+      assert.deepEqual(await raw.messages.take(3), ['1', '2', '3']);
+      // The raw client stops reading: past the high-water mark it leaves the topic and its messages are dropped (policy drop), counted.
+      raw.socket.pause();
+      const big = 'x'.repeat(16 * 1024);
+      // Until the socket and the kernel's buffers are full (bounded: 4,000 broadcasts, 64 MB).
+      for (let i = 0; i < 4000 && app.fw.runtime.stats().dropped === 0; i++) {
+        room.broadcast(big);
+        if (i % 20 === 0) await new Promise((r) => setTimeout(r, 2));
+      }
+      assert.ok(app.fw.runtime.stats().dropped > 0, 'the reader that stopped has messages dropped');
+      const rawResource = [...room.resources].find((r) => r.protocol === 'raw')!;
+      assert.equal(topicOf(rawResource), null);
+      await app.close();
     }
-    assert.ok(app.fw.runtime.stats().dropped > 0, 'the reader that stopped has messages dropped');
-    const rawResource = [...room.resources].find((r) => r.protocol === 'raw')!;
-    assert.equal(topicOf(rawResource), null);
-    await app.close();
-  }
-});
+  },
+);
