@@ -118,6 +118,8 @@ export class Config {
   private fileShown = 'fw.config.json';
   private readonly env: NodeJS.ProcessEnv;
   private readonly warned = new Set<string>();
+  /** Each key's environment variable names, made once. */
+  private readonly envNames = new Map<string, readonly string[]>();
   warn: (message: string) => void = (m) => fallbackLogger().warn({}, m);
 
   constructor(options: ConfigSource = {}, opts: { env?: NodeJS.ProcessEnv; configFile?: string | false } = {}) {
@@ -134,7 +136,10 @@ export class Config {
 
   /** Declares keys; a module calls this before reading them. Re-declaring the same key is allowed. */
   declare(schema: ConfigSchema): void {
-    for (const [key, def] of Object.entries(schema)) this.schema.set(key, def);
+    for (const [key, def] of Object.entries(schema)) {
+      this.schema.set(key, def);
+      this.envNames.delete(key);
+    }
   }
 
   has(key: string): boolean {
@@ -174,7 +179,12 @@ export class Config {
 
   /** The variable that sets the key: its own wins over its aliases (`FW_PORT` over `PORT`). */
   private envVariable(key: string, def: ConfigKey): string | undefined {
-    return [envName(key), ...(def.envAliases ?? [])].find((name) => this.env[name] !== undefined);
+    // The environment is read on every access (a limit read at each open follows it), the names
+    // are not made again: keys are read per connection, and building the names was most of it.
+    let names = this.envNames.get(key);
+    if (names === undefined) this.envNames.set(key, (names = [envName(key), ...(def.envAliases ?? [])]));
+    for (const name of names) if (this.env[name] !== undefined) return name;
+    return undefined;
   }
 
   /** Where the effective value of a declared key came from. */

@@ -4,7 +4,7 @@ import type { Runtime } from '../runtime.js';
 import { FrameRing } from './frame-ring.js';
 import { Outgoing } from './outgoing.js';
 import { catchUp } from './catch-up.js';
-import { BY_FW_TOPIC, BY_RAW_TOPIC, NOT_DELIVERED } from './topics.js';
+import { Cohort } from './cohort.js';
 import type { GapReason, ReplayRead, ReplayStore } from './replay-store.js';
 import { errorSummary } from '../logging/logger.js';
 
@@ -18,6 +18,8 @@ export class FwBroadcaster implements Broadcaster {
   readonly createdAt = Date.now();
   readonly members = new Set<FwResource>();
   readonly cache: FrameRing<Outgoing>;
+  /** The members that get broadcasts from a native topic (Bun), once there are topics. See Cohort. */
+  private cohort: Cohort | undefined;
   messages = 0;
   /** Messages lost on the way to members, each one said to the client with a gap: slow-consumer drops, cluster broadcasts this node never received. */
   lost = 0;
@@ -101,27 +103,27 @@ export class FwBroadcaster implements Broadcaster {
   }
 
   /**
-   * Hands a full broadcast to every member; returns how many took it. With native topics (Bun),
-   * the members whose sockets take this broadcaster's topic only number and keep it, and one
-   * publish per topic sends it to all of them (see Topics).
+   * Hands a full broadcast to every member; returns how many took it. With native topics (Bun,
+   * single node), the members in this broadcaster's cohort get it from one publish per topic,
+   * with nothing done per member; the others are written to one by one, and those that can join
+   * the cohort do (see Cohort).
    */
   private fanOut(out: Outgoing): number {
     let n = 0;
-    const topics = this.runtime.topics;
-    if (topics === undefined) {
+    const rt = this.runtime;
+    const topics = rt.topics;
+    if (topics === undefined || rt.adapter !== undefined || rt.replayStore !== undefined) {
       for (const r of this.members) if (r.deliver(out)) n++;
       return n;
     }
-    let fw = false;
-    let raw = false;
-    for (const r of this.members) {
-      const how = r.deliverByTopic(out, this.id);
-      if (how === NOT_DELIVERED) continue;
-      n++;
-      if (how === BY_FW_TOPIC) fw = true;
-      else if (how === BY_RAW_TOPIC) raw = true;
-    }
-    if (fw || raw) topics.publish(this.id, out, fw, raw);
+    const cohort = (this.cohort ??= new Cohort(this.id, rt, this.members));
+    cohort.keep(out);
+    n = cohort.members.size;
+    rt.counters.messagesOut += n;
+    for (const r of cohort.direct) if (r.deliverByTopic(out, cohort)) n++;
+    if (cohort.fw > 0 || cohort.raw > 0) topics.publish(this.id, out, cohort.fw > 0, cohort.raw > 0);
+    // Nobody to take them: the log lets the broadcasts go (it keeps numbering).
+    else cohort.log.release();
     return n;
   }
 
@@ -145,11 +147,13 @@ export class FwBroadcaster implements Broadcaster {
     if (this.destroyed || !(resource instanceof FwResource) || resource.closed) return;
     this.members.add(resource);
     resource.joined(this.id);
+    this.cohort?.added(resource);
   }
 
   remove(resource: Resource): void {
     if (!(resource instanceof FwResource) || !this.members.delete(resource)) return;
     resource.left(this.id);
+    this.cohort?.removed(resource);
     if (this.members.size === 0 && this.implicit && this.runtime.settings.destroyEmpty) this.destroy('empty');
   }
 
@@ -161,6 +165,7 @@ export class FwBroadcaster implements Broadcaster {
   destroy(reason = 'destroyed'): void {
     if (this.destroyed) return;
     this.destroyed = true;
+    this.cohort?.close();
     const members = [...this.members];
     this.members.clear();
     for (const r of members) r.left(this.id);

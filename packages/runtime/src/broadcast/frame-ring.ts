@@ -28,7 +28,7 @@ export class FrameRing<T> {
       this.items.push(item);
     } else {
       this.items[this.head] = item;
-      this.head = (this.head + 1) % this.capacity;
+      if (++this.head === this.capacity) this.head = 0;
       this.first++;
     }
     return id;

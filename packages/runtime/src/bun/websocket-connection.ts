@@ -4,7 +4,7 @@ import type { FwResource } from '../resource/resource.js';
 import type { Connection } from '../transport/connection.js';
 import { closeReason, receiveWebSocketText } from '../transport/websocket-inbound.js';
 import type { BunServerWebSocket } from './bun-api.js';
-import { BY_FW_TOPIC, BY_RAW_TOPIC, topicName } from '../broadcast/topics.js';
+import { topicName } from '../broadcast/topics.js';
 
 const OPEN = 1;
 
@@ -136,9 +136,8 @@ export class BunWebSocketConnection implements Connection {
     return true;
   }
 
-  tookFromTopic(id: number): typeof BY_FW_TOPIC | typeof BY_RAW_TOPIC {
+  tookFromTopic(id: number): void {
     this.wire = id;
-    return this.fw ? BY_FW_TOPIC : BY_RAW_TOPIC;
   }
 
   leaveTopic(): void {

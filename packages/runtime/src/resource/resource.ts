@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { TransportName } from '../events.js';
 import type { Principal, Resource } from '../model.js';
 import { FrameRing } from '../broadcast/frame-ring.js';
-import { NOT_DELIVERED, type TopicDelivery, WRITTEN } from '../broadcast/topics.js';
+import type { Cohort } from '../broadcast/cohort.js';
 import { Outgoing } from '../broadcast/outgoing.js';
 import { CloseCode, CredentialReason, encodeAck, encodeGap, encodeHandshake, encodeRecovery, type UpstreamKind } from '@fw/protocol';
 import { expiryOf, type CredentialEnd } from '../auth/credentials.js';
@@ -38,6 +38,14 @@ interface Mark {
   frame: string;
   sent: boolean;
   keep: boolean;
+}
+
+/** A resource's place in a cohort: its next id when it joined, the broadcast that took it, its topic. */
+interface Seat {
+  cohort: Cohort;
+  bid: number;
+  id: number;
+  fw: boolean;
 }
 
 /** The origin of `connectedSince` (a constant, read once). */
@@ -118,6 +126,8 @@ export class FwResource implements Resource {
   /** The resume buffer: `NO_RING` until the first message. */
   ring: FrameRing<Outgoing> = NO_RING;
   flushed = 0;
+  /** Its place in a broadcaster's cohort (Bun's topics), while it has one: see Cohort and `settle`. */
+  seat: Seat | undefined;
   private flags = HEARD;
   messagesIn = 0;
   /**
@@ -181,7 +191,8 @@ export class FwResource implements Resource {
 
   /** Messages written to this resource: each took the next id of its ring. */
   get messagesOut(): number {
-    return this.ring.next - 1;
+    const seat = this.seat;
+    return seat === undefined ? this.ring.next - 1 : seat.id - 1 + seat.cohort.last - seat.bid + 1;
   }
 
   /** Messages dropped for this slow consumer (fw.slow-consumer.policy `drop`). */
@@ -265,7 +276,7 @@ export class FwResource implements Resource {
 
   /** Called by the broadcaster it leaves. */
   left(broadcaster: string): void {
-    if (this.connection?.topic === broadcaster) this.connection.leaveTopic!();
+    if (this.seat?.cohort.broadcaster === broadcaster) this.settle();
     const j = this.joinedIds;
     if (j === broadcaster) this.joinedIds = undefined;
     else if (typeof j === 'object') {
@@ -300,6 +311,7 @@ export class FwResource implements Resource {
 
   /** The hot path: one message for this resource, encoded already. */
   deliver(out: Outgoing): boolean {
+    if (this.seat !== undefined) this.settle();
     if (this.closed) return false;
     if (this.holding !== undefined && out.broadcaster !== undefined && this.hold(out)) return true;
     const rt = this.runtime;
@@ -334,35 +346,55 @@ export class FwResource implements Resource {
   }
 
   /**
-   * A full broadcast on a runtime with native topics (Bun, see Topics). When this resource's
-   * connection takes (or can now take) the topic of its home broadcaster and is in step, the
-   * socket gets the broadcast from the topic's one publish, and the resource only numbers it and
-   * keeps it for resume (a raw resource keeps nothing, as after its flushes). What is waiting to
-   * be written goes first, sent directly: Bun sends a socket what was published to it before
-   * anything sent to it after, so the order is the ring's. A socket joins a topic only here,
-   * just before the publish it is counted in, so that it never gets a broadcast both ways. Out
-   * of step, it leaves the topic and this is `deliver`.
+   * A full broadcast on a runtime with native topics (Bun, single node; see Cohort), for a member
+   * not in the broadcaster's cohort. When its connection can take the topic of its home
+   * broadcaster and is in step, what is waiting to be written goes first (sent directly: Bun
+   * sends a socket what was published to it before anything sent to it after, so the order is
+   * the ring's), then it joins the cohort with this broadcast, which it gets from the publish that
+   * follows. A socket subscribes only here, just before the publish it is counted in, so that it
+   * never gets a broadcast both ways. Otherwise this is `deliver`. True when delivered.
    */
-  deliverByTopic(out: Outgoing, broadcaster: string): TopicDelivery {
+  deliverByTopic(out: Outgoing, cohort: Cohort): boolean {
     const conn = this.connection;
-    if (
-      conn === undefined ||
-      conn.tookFromTopic === undefined ||
-      (conn.topic !== broadcaster && (conn.topic !== undefined || this.home !== broadcaster))
-    )
-      return this.deliver(out) ? WRITTEN : NOT_DELIVERED;
+    if (conn === undefined || conn.joinTopic === undefined || this.home !== cohort.broadcaster) return this.deliver(out);
     if (this.scheduled) this.flush();
-    if (!this.inStep(conn) || !conn.joinTopic!(broadcaster, this.flushed)) {
-      conn.leaveTopic!();
-      return this.deliver(out) ? WRITTEN : NOT_DELIVERED;
-    }
+    if (!this.inStep(conn) || !conn.joinTopic(cohort.broadcaster, this.flushed)) return this.deliver(out);
     if (this.ring === NO_RING) this.ring = new FrameRing(this.runtime.settings.resumeBuffer);
-    if (this.protocol === 'raw') this.ring.skip();
-    else this.ring.push(out);
-    this.flushed = this.ring.next - 1;
+    const fw = this.protocol === 'fw';
+    this.seat = { cohort, bid: out.bid!, id: this.ring.next, fw };
+    cohort.join(this, fw);
     this.runtime.counters.messagesOut++;
     this.wrote = true;
-    return conn.tookFromTopic(this.flushed);
+    return true;
+  }
+
+  /**
+   * Leaves the cohort (see Cohort): the broadcasts the topic sent since it joined enter the ring
+   * (a raw resource only counts them), numbered as the client counted them, as if each had been
+   * written here; the socket leaves the topic. Everything that writes to the resource, or reads
+   * where its stream stands, calls this first.
+   */
+  settle(): void {
+    const seat = this.seat;
+    if (seat === undefined) return;
+    this.seat = undefined;
+    const { cohort } = seat;
+    cohort.leave(this, seat.fw);
+    this.connection?.leaveTopic?.();
+    const count = cohort.last - seat.bid + 1;
+    if (count <= 0) return;
+    const ring = this.ring;
+    if (!seat.fw) ring.startAt(seat.id + count);
+    else {
+      for (let bid = Math.max(seat.bid, cohort.last - ring.capacity + 1); bid <= cohort.last; bid++) {
+        ring.skipTo(seat.id + (bid - seat.bid));
+        ring.push(cohort.log.get(bid)!);
+      }
+    }
+    // Numbering reaches the last broadcast even where the ring keeps none (fw.resume.buffer 0).
+    ring.skipTo(seat.id + count);
+    this.flushed = ring.next - 1;
+    this.connection?.tookFromTopic?.(this.flushed);
   }
 
   /**
@@ -372,10 +404,9 @@ export class FwResource implements Resource {
    */
   inStep(conn: Connection): boolean {
     return (
-      !this.closed &&
+      (this.flags & (CLOSED | ACK_DUE | SLOW_DROPPED)) === 0 &&
       this.holding === undefined &&
       this.drops === undefined &&
-      (this.flags & (ACK_DUE | SLOW_DROPPED)) === 0 &&
       (this.marks === undefined || this.marks.every((m) => m.sent)) &&
       this.flushed === this.ring.next - 1 &&
       conn.bufferedBytes() <= this.runtime.settings.highWaterMark
@@ -389,6 +420,7 @@ export class FwResource implements Resource {
 
   /** Writes everything not yet handed to the connection, preceded by `lead` (a handshake) if given. */
   flush(lead?: string): void {
+    if (this.seat !== undefined) this.settle();
     this.scheduled = false;
     const conn = this.connection;
     if (conn === undefined) return;
@@ -439,6 +471,7 @@ export class FwResource implements Resource {
    * (resume, long-polling acknowledgment): everything after it is replayed once, in order.
    */
   attach(conn: Connection, last: number | undefined, handshake: { resumed: boolean } | undefined): void {
+    if (this.seat !== undefined) this.settle();
     const old = this.connection;
     if (old !== undefined && old !== conn) {
       this.connection = undefined;
@@ -479,6 +512,7 @@ export class FwResource implements Resource {
 
   /** The connection ended without the resource being closed: keep it for a resume, or end it. */
   detach(conn: Connection, reason: string): void {
+    if (this.seat !== undefined) this.settle();
     if (this.connection !== conn) return;
     this.connection = undefined;
     conn.resource = undefined;
@@ -714,6 +748,7 @@ export class FwResource implements Resource {
   }
 
   private mark(frame: string, keep: boolean): void {
+    if (this.seat !== undefined) this.settle();
     const at = this.ring.next;
     (this.marks ??= []).push({ at, frame, sent: false, keep });
     if (this.connection !== undefined && !this.scheduled) {
@@ -837,6 +872,8 @@ export class FwResource implements Resource {
   /** Called by the heartbeat interceptor's sweep. */
   heartbeat(): void {
     if (this.connection === undefined) return;
+    // A cohort's member is not told each broadcast: the cohort's last one says it was written to.
+    if (this.seat !== undefined && Date.now() - this.seat.cohort.lastAt < this.runtime.settings.heartbeat) return;
     if (this.wrote) {
       this.wrote = false;
       return;

@@ -1,6 +1,5 @@
 import type { TransportName } from '../events.js';
 import type { Outgoing } from '../broadcast/outgoing.js';
-import type { BY_FW_TOPIC, BY_RAW_TOPIC } from '../broadcast/topics.js';
 import type { FwResource } from '../resource/resource.js';
 
 /**
@@ -44,11 +43,10 @@ export interface Connection {
    * Native topics only (Bun, see broadcast/topics.ts): the broadcaster whose topic this connection
    * takes broadcasts from, if any. `joinTopic` subscribes it, when its client can take the frames
    * of the topic after the last one written (`flushed`), and says whether it is subscribed;
-   * `tookFromTopic` says which id the published frame had for it and which of the broadcaster's
-   * topics carries it; `leaveTopic` unsubscribes it.
+   * `tookFromTopic` says the id of the last frame the topic sent it; `leaveTopic` unsubscribes it.
    */
   readonly topic?: string | undefined;
   joinTopic?(broadcaster: string, flushed: number): boolean;
-  tookFromTopic?(id: number): typeof BY_FW_TOPIC | typeof BY_RAW_TOPIC;
+  tookFromTopic?(id: number): void;
   leaveTopic?(): void;
 }

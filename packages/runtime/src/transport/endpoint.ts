@@ -317,8 +317,8 @@ export class HandlerTransports {
   private target(uuid: string, path: string, last: number | undefined): FwResource {
     const r = this.rt.resources.get(uuid);
     if (r !== undefined && !r.closed && r.path === path) {
-      if (last !== undefined && last >= r.ring.next) {
-        throw new FwError('invalid_query', `query parameter 'last' (${last}) is ahead of the last message sent (${r.ring.next - 1})`, 400, {
+      if (last !== undefined && last > r.messagesOut) {
+        throw new FwError('invalid_query', `query parameter 'last' (${last}) is ahead of the last message sent (${r.messagesOut})`, 400, {
           parameter: 'last',
         });
       }
