@@ -25,6 +25,7 @@ import { BroadcasterFactory } from './broadcast/factory.js';
 import type { BroadcastAdapter } from './broadcast/adapter.js';
 import type { ReplayStore } from './broadcast/replay-store.js';
 import type { Topics } from './broadcast/topics.js';
+import { FrameBatches } from './broadcast/outgoing.js';
 import type { FwBroadcaster } from './broadcast/broadcaster.js';
 import { FlushQueue } from './resource/flush-queue.js';
 import { ResourceRegistry } from './resource/registry.js';
@@ -153,6 +154,8 @@ export class Runtime implements RuntimeView {
   };
   readonly timers = new Timers();
   readonly flushQueue: FlushQueue;
+  /** The last turn's shared batch of frames for WebSockets in step (see FrameBatches). */
+  readonly frameBatches = new FrameBatches();
   readonly resources = new ResourceRegistry();
   readonly broadcasters: BroadcasterFactory;
   readonly events: EventBus;
@@ -207,7 +210,7 @@ export class Runtime implements RuntimeView {
 
   constructor(private readonly host: RuntimeHost) {
     this.settings = readSettings(host.config);
-    this.flushQueue = new FlushQueue(this.settings.flushSlice);
+    this.flushQueue = new FlushQueue(this.settings.flushSlice, () => this.frameBatches.clear());
     this.events = host.events;
     this.log = host.logger.child({ module: 'runtime' });
     this.broadcasters = new BroadcasterFactory(this);

@@ -68,12 +68,22 @@ export class Outgoing {
 
   /** Writes the complete WebSocket text frame of the raw payload (built once, shared). */
   writeRawWebSocketFrame(sink: FrameSink): void {
-    sink.write((this.rawFrame ??= textFrame(this.bytes())));
+    sink.write(this.rawWebSocketFrame());
   }
 
   /** Writes the complete WebSocket text frame of `sharedFrame()` (built once, shared). */
   writeSharedFwWebSocketFrame(sink: FrameSink): void {
-    sink.write((this.sharedWebSocketFrame ??= textFrame(Buffer.from(this.sharedFrame(), 'utf8'))));
+    sink.write(this.sharedFwWebSocketFrame());
+  }
+
+  /** The complete WebSocket text frame of the raw payload (built once, shared). */
+  rawWebSocketFrame(): Buffer {
+    return (this.rawFrame ??= textFrame(this.bytes()));
+  }
+
+  /** The complete WebSocket text frame of `sharedFrame()` (built once, shared). */
+  sharedFwWebSocketFrame(): Buffer {
+    return (this.sharedWebSocketFrame ??= textFrame(Buffer.from(this.sharedFrame(), 'utf8')));
   }
 
   /** Writes the WebSocket text frame of the fw frame with this recipient's id. */
@@ -109,6 +119,46 @@ export class Outgoing {
         : this.bid === undefined
           ? `,"b":${JSON.stringify(this.broadcaster)}}`
           : `,"b":${JSON.stringify(this.broadcaster)},"bid":${this.bid}}`));
+  }
+}
+
+/**
+ * The WebSocket frames of consecutive messages of a resource's ring (`from`…`to - 1`), raw or
+ * shared fw frames, as one buffer: built for the first socket that gets exactly these in a turn
+ * and written as it is to the next ones (a broadcast stream to sockets in step), so that a
+ * socket's turn is one write of shared bytes, not one write per message. One per runtime; it
+ * holds the last batch only (the sockets of a fan-out flush one after another), checked entry by
+ * entry, so a socket whose messages differ anywhere gets its own.
+ */
+export class FrameBatches {
+  private fw = false;
+  private outs: Outgoing[] = [];
+  private bytes: Buffer | undefined;
+
+  frames(ring: { get(id: number): Outgoing | undefined }, from: number, to: number, fw: boolean): Buffer {
+    const outs = this.outs;
+    if (this.bytes !== undefined && this.fw === fw && outs.length === to - from) {
+      let same = true;
+      for (let i = 0; same && i < outs.length; i++) same = outs[i] === ring.get(from + i);
+      if (same) return this.bytes;
+    }
+    const next: Outgoing[] = [];
+    const frames: Buffer[] = [];
+    for (let id = from; id < to; id++) {
+      const out = ring.get(id)!;
+      next.push(out);
+      frames.push(fw ? out.sharedFwWebSocketFrame() : out.rawWebSocketFrame());
+    }
+    this.fw = fw;
+    this.outs = next;
+    this.bytes = Buffer.concat(frames);
+    return this.bytes;
+  }
+
+  /** Lets the last batch go (the flush queue is empty: nobody will ask for it again). */
+  clear(): void {
+    this.outs = [];
+    this.bytes = undefined;
   }
 }
 

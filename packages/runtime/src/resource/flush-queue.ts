@@ -20,7 +20,11 @@ export class FlushQueue {
   private next: FwResource[] = [];
   private pending = false;
 
-  constructor(private readonly slice: number) {}
+  constructor(
+    private readonly slice: number,
+    /** Called when the queue has run empty (what was kept for this turn's writes can go). */
+    private readonly idle: () => void = () => {},
+  ) {}
 
   get size(): number {
     return this.current.length - this.at + this.next.length;
@@ -55,6 +59,7 @@ export class FlushQueue {
       this.current = [];
       this.at = 0;
       this.pending = false;
+      this.idle();
     }
   };
 }

@@ -448,6 +448,7 @@ export class FwResource implements Resource {
     }
     this.slowDropped = false;
     if (marks === undefined) {
+      if (to - from > 1 && conn.messages?.(ring, from, to)) from = to;
       for (; from < to; from++) conn.message(ring.get(from)!, from);
     } else {
       // The rare path: control frames interleaved at their places, then those after the last message.

@@ -1,4 +1,5 @@
 import type { TransportName } from '../events.js';
+import type { FrameRing } from '../broadcast/frame-ring.js';
 import type { Outgoing } from '../broadcast/outgoing.js';
 import type { FwResource } from '../resource/resource.js';
 
@@ -23,6 +24,12 @@ export interface Connection {
   begin(single?: boolean): void;
   /** A message frame with the resource's id for it. */
   message(out: Outgoing, id: number): void;
+  /**
+   * Optional: the messages `from`…`to - 1` of the resource's ring at once, where the transport
+   * can write them as bytes shared with other connections (see `FrameBatches`); false
+   * when it cannot (then `message` is called for each).
+   */
+  messages?(ring: FrameRing<Outgoing>, from: number, to: number): boolean;
   /** A control frame (fw protocol only): handshake, heartbeat, gap, close; a JSON object string. */
   control(frame: string): void;
   end(): void;

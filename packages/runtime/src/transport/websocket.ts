@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
+import type { FrameRing } from '../broadcast/frame-ring.js';
 import type { Outgoing } from '../broadcast/outgoing.js';
 import type { FwResource } from '../resource/resource.js';
 import { CloseCode, encodeClose, HEARTBEAT_FRAME } from '@fw/protocol';
@@ -189,6 +190,16 @@ export class WebSocketConnection extends WebSocket implements Connection {
     if (id === this.wire + 1 && this.sharesFrames()) out.writeSharedFwWebSocketFrame(this.socket);
     else out.writeFwWebSocketFrame(this.socket, id);
     this.wire = id;
+  }
+
+  /** Several messages in one turn: one write of a buffer shared with the sockets that get the same (FrameBatches). */
+  messages(ring: FrameRing<Outgoing>, from: number, to: number): boolean {
+    if (this.readyState !== OPEN) return false;
+    const fw = this.fw;
+    if (fw && !(from === this.wire + 1 && this.sharesFrames())) return false;
+    this.socket.write(this.resource!.runtime.frameBatches.frames(ring, from, to, fw));
+    if (fw) this.wire = to - 1;
+    return true;
   }
 
   /** Whether the next frame in sequence goes out without its id: the client numbers it (`ids=implicit`) from an earlier one. */
