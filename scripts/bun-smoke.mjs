@@ -6,7 +6,8 @@
 //     chat room (a message sent on one arrives on both, with ids), the simulated ticker's live
 //     broadcasts, and an MCP `initialize` + `tools/list` on the app's MCP server;
 //   README app (copied from README.md, `fw.attach(node:http server)` → Bun's node:http): the
-//     app's own route, the welcome message and a broadcast over an fw WebSocket, the dashboard.
+//     app's own route, the welcome message and a broadcast over an fw WebSocket, the dashboard;
+//   broadcasts through Bun's topics under socket kills, with the real @fw/client (cohortUnderFire).
 // Usage: node scripts/bun-smoke.mjs (after `npm run build`); Bun as for scripts/test-bun.mjs.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -199,7 +200,103 @@ async function readmeApp(bun) {
   }
 }
 
+/**
+ * Broadcasts through Bun's topics (docs/bun.md, *Broadcasts*) under fire: 20 `@fw/client`s (Node,
+ * implicit ids) in one room on Bun; 3,000 broadcasts with a unicast to one of them every 7th and
+ * a server-side kill of one client's socket every 23rd (each client resumes). Every client must
+ * get every broadcast once, in order, its own unicasts right after the broadcast they followed,
+ * and no gap: the cohort's members leave it on each unicast and each drop and take what the topic
+ * sent into their resume buffer.
+ */
+const COHORT_SERVER = `
+import { Framework } from '@fw/runtime';
+const fw = new Framework({ configFile: false, env: {}, 'fw.connections.max-per-address': 0, 'fw.resume.buffer': 4096 });
+fw.handle('/room', {});
+fw.route('POST', '/run', async (_req, res) => {
+  const room = () => fw.broadcasters.lookup('/fw/room');
+  const unicasts = {};
+  let kills = 0;
+  for (let i = 0; i < 3000; i++) {
+    room()?.broadcast('b' + i);
+    const members = [...(room()?.resources ?? [])];
+    if (i % 7 === 0 && members.length > 0) {
+      const r = members[i % members.length];
+      r.write('u' + i);
+      (unicasts[r.uuid] ??= []).push('u' + i);
+    }
+    if (i % 23 === 0 && members.length > 0) {
+      members[(i * 13) % members.length].connection?.destroy();
+      kills++;
+    }
+    if (i % 10 === 0) await new Promise((r) => setTimeout(r, 1));
+  }
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ unicasts, kills, topics: fw.runtime.topics !== undefined }));
+});
+const { port } = await fw.listen(0, '127.0.0.1');
+console.log('cohort server on http://127.0.0.1:' + port + '/');
+`;
+
+async function cohortUnderFire(bun) {
+  const { connect } = await import(join(root, 'packages/client/dist/node.js'));
+  const dir = mkdtempSync(join(root, '.bun-smoke-'));
+  const file = join(dir, 'cohort.ts');
+  writeFileSync(file, COHORT_SERVER);
+  const run = start(bun, file, { FW_DATA_DIR: '' }, /cohort server on (http:\/\/[^/ ]+)\//);
+  const clients = [];
+  try {
+    const base = await run.base;
+    for (let i = 0; i < 20; i++) {
+      const client = connect(`${base}/fw/room`, { transports: ['websocket'], reconnect: { minDelay: 10, maxDelay: 50 } });
+      const got = [];
+      const gaps = [];
+      const recoveries = [];
+      client.onMessage((d) => got.push(d));
+      client.onGap((g) => gaps.push(g));
+      client.onRecovery((r) => recoveries.push(r));
+      clients.push({ client, got, gaps, recoveries });
+    }
+    const deadline = Date.now() + 15_000;
+    while (clients.some((c) => c.client.state !== 'open')) {
+      assert.ok(Date.now() < deadline, 'the 20 clients connect');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const outcome = await (await ok(`${base}/run`, { method: 'POST' })).json();
+    assert.equal(outcome.topics, true, 'fw.listen() on Bun broadcasts through topics');
+    const expected = Array.from({ length: 3000 }, (_, i) => `b${i}`);
+    let resumes = 0;
+    for (const { client, got, gaps, recoveries } of clients) {
+      const mine = outcome.unicasts[client.uuid] ?? [];
+      const until = Date.now() + 15_000;
+      while (got.length < 3000 + mine.length && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(
+        got.filter((m) => m[0] === 'b'),
+        expected,
+        `client ${client.uuid}: every broadcast once, in order`,
+      );
+      assert.deepEqual(
+        got.filter((m) => m[0] === 'u'),
+        mine,
+        `client ${client.uuid}: its unicasts`,
+      );
+      got.forEach((m, k) => m[0] === 'u' && assert.equal(got[k - 1], `b${m.slice(1)}`, `client ${client.uuid}: ${m} in its place`));
+      assert.deepEqual(gaps, [], `client ${client.uuid}: no gap`);
+      // Each drop was a resume from the resource's own buffer, not a fresh start caught up from the replay cache.
+      for (const r of recoveries) assert.ok(r.resumed && r.recovered, `client ${client.uuid}: ${JSON.stringify(r)}`);
+      resumes += recoveries.length;
+    }
+    assert.ok(resumes >= outcome.kills, `every killed socket resumed (${resumes} resumes, ${outcome.kills} kills)`);
+    const unicasts = Object.values(outcome.unicasts).flat().length;
+    console.log(`ok   broadcasts through topics on Bun: 20 fw clients, 3,000 broadcasts, ${unicasts} unicasts, ${outcome.kills} sockets killed and resumed: all once, in order, no gap`);
+  } finally {
+    for (const { client } of clients) client.close();
+    await stop(run.child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const bun = findBun();
-console.log(`bun ${spawnSync(bun, ['--version'], { encoding: 'utf8' }).stdout.trim()}: the demo and the README app`);
+console.log(`bun ${spawnSync(bun, ['--version'], { encoding: 'utf8' }).stdout.trim()}: the demo, the README app, broadcasts through topics`);
 await demo(bun);
 await readmeApp(bun);
+await cohortUnderFire(bun);

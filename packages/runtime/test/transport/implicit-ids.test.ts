@@ -189,3 +189,32 @@ test('implicit ids: unicasts and broadcasts mixed in one turn arrive in their or
   }
   assert.deepEqual(await raw.messages.take(rawExpected.length), rawExpected);
 });
+
+test('implicit ids: broadcasts a client never read (its socket dropped with them unread) are replayed on resume, numbered as sent (on Bun: sent through the topic)', async (t) => {
+  const app = await startFw({}, (fw) => fw.handle('/room', {}));
+  t.after(() => app.close());
+  const room = () => app.fw.broadcasters.lookup('/fw/room')!;
+  const a = await connectWs(`${app.ws}/fw/room?fw=1&ids=implicit`);
+  const hs = JSON.parse((await frames(a, 1))[0]!) as Frame;
+  // Two broadcasts read: the socket is in step (on Bun, in the broadcaster's cohort) from the second on.
+  for (const m of ['1', '2', '3']) room().broadcast(m);
+  const ids: ImplicitIds = { last: 0 };
+  assert.deepEqual(
+    decode(await frames(a, 3), ids).map((f) => f.id),
+    [1, 2, 3],
+  );
+  // The client stops reading; ten more are sent to it and sit unread; then its socket is cut.
+  (a.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+  for (let i = 4; i <= 13; i++) room().broadcast(String(i));
+  await new Promise((r) => setTimeout(r, 100));
+  a.socket.terminate();
+  await new Promise((r) => setTimeout(r, 100));
+  const back = await connectWs(`${app.ws}/fw/room?fw=1&ids=implicit&tracking=${hs.uuid as string}&last=3`);
+  t.after(() => back.socket.terminate());
+  const replay = await frames(back, 11);
+  assert.equal((JSON.parse(replay[0]!) as Frame).resumed, true);
+  assert.deepEqual(
+    decode(replay.slice(1), { last: 0 }).map((f) => [f.id, f.d]),
+    Array.from({ length: 10 }, (_, i) => [i + 4, String(i + 4)]),
+  );
+});
