@@ -287,7 +287,9 @@ async function cohortUnderFire(bun) {
     }
     assert.ok(resumes >= outcome.kills, `every killed socket resumed (${resumes} resumes, ${outcome.kills} kills)`);
     const unicasts = Object.values(outcome.unicasts).flat().length;
-    console.log(`ok   broadcasts through topics on Bun: 20 fw clients, 3,000 broadcasts, ${unicasts} unicasts, ${outcome.kills} sockets killed and resumed: all once, in order, no gap`);
+    console.log(
+      `ok   broadcasts through topics on Bun: 20 fw clients, 3,000 broadcasts, ${unicasts} unicasts, ${outcome.kills} sockets killed and resumed: all once, in order, no gap`,
+    );
   } finally {
     for (const { client } of clients) client.close();
     await stop(run.child);
@@ -296,7 +298,9 @@ async function cohortUnderFire(bun) {
 }
 
 const bun = findBun();
-console.log(`bun ${spawnSync(bun, ['--version'], { encoding: 'utf8' }).stdout.trim()}: the demo, the README app, broadcasts through topics`);
+console.log(
+  `bun ${spawnSync(bun, ['--version'], { encoding: 'utf8' }).stdout.trim()}: the demo, the README app, broadcasts through topics`,
+);
 await demo(bun);
 await readmeApp(bun);
 await cohortUnderFire(bun);
