@@ -129,11 +129,20 @@ export class BunWebSocketConnection implements Connection {
    */
   joinTopic(broadcaster: string, flushed: number): boolean {
     if (this.topic === broadcaster) return true;
-    if (!this.topics || this.ws.readyState !== OPEN) return false;
-    if (this.fw && !(this.implicitIds && this.wire > 0 && this.wire === flushed)) return false;
+    if (!this.takesTopics || this.ws.readyState !== OPEN) return false;
+    if (this.fw && !(this.wire > 0 && this.wire === flushed)) return false;
     this.topic = broadcaster;
     this.ws.subscribe(topicName(this.fw, broadcaster));
     return true;
+  }
+
+  /**
+   * A getter, not a field (one slot less per connection): whether this socket can ever take a
+   * topic. An fw client that did not ask for implicit ids cannot (a published frame has no id),
+   * and is written to one by one, inside the flush queue's slices, as before topics.
+   */
+  get takesTopics(): boolean {
+    return this.topics && (!this.fw || this.implicitIds);
   }
 
   tookFromTopic(id: number): void {

@@ -356,9 +356,9 @@ export class FwResource implements Resource {
    */
   deliverByTopic(out: Outgoing, cohort: Cohort): boolean {
     const conn = this.connection;
-    if (conn === undefined || conn.joinTopic === undefined || this.home !== cohort.broadcaster) return this.deliver(out);
+    if (conn === undefined || conn.takesTopics !== true || this.home !== cohort.broadcaster) return this.deliver(out);
     if (this.scheduled) this.flush();
-    if (!this.inStep(conn) || !conn.joinTopic(cohort.broadcaster, this.flushed)) return this.deliver(out);
+    if (!this.inStep(conn) || !conn.joinTopic!(cohort.broadcaster, this.flushed)) return this.deliver(out);
     if (this.ring === NO_RING) this.ring = new FrameRing(this.runtime.settings.resumeBuffer);
     const fw = this.protocol === 'fw';
     this.seat = { cohort, bid: out.bid!, id: this.ring.next, fw };

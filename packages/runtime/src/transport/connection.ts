@@ -48,11 +48,13 @@ export interface Connection {
   destroy(): void;
   /**
    * Native topics only (Bun, see broadcast/topics.ts): the broadcaster whose topic this connection
-   * takes broadcasts from, if any. `joinTopic` subscribes it, when its client can take the frames
+   * takes broadcasts from, if any; `takesTopics`, whether it ever can. `joinTopic` subscribes it, when its client can take the frames
    * of the topic after the last one written (`flushed`), and says whether it is subscribed;
    * `tookFromTopic` says the id of the last frame the topic sent it; `leaveTopic` unsubscribes it.
    */
   readonly topic?: string | undefined;
+  /** Whether it can ever take a topic (topics on, and a raw client or an fw client with implicit ids). */
+  readonly takesTopics?: boolean;
   joinTopic?(broadcaster: string, flushed: number): boolean;
   tookFromTopic?(id: number): void;
   leaveTopic?(): void;
