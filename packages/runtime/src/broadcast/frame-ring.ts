@@ -64,12 +64,6 @@ export class FrameRing<T> {
     return this.next - this.first;
   }
 
-  /** Numbers one item without keeping it (a raw resource's message, sent straight from a topic). */
-  skip(): void {
-    this.release();
-    this.first = ++this.next;
-  }
-
   /** Forgets every item but keeps numbering (raw resources release frames once flushed). */
   release(): void {
     if (this.items.length === 0) return;

@@ -11,9 +11,11 @@ const OPEN = 1;
 /**
  * A WebSocket connection on Bun: fw's `Connection` over Bun's native `ServerWebSocket`. A batch
  * is collected between `begin` and `end` and sent inside one `cork()`, so one tick's frames leave
- * in one write, as on Node. Bun frames each send itself: an fw frame carries the recipient's own
- * id (`{"t":"m","id":N…`), so it is one `sendText` per recipient (the tail is built once per
- * broadcast, see Outgoing); a raw client's text is the shared payload string.
+ * in one write, as on Node. Bun frames each send itself: an fw frame is one `sendText` with the
+ * recipient's own id (the tail built once per broadcast, see Outgoing), or without it when the
+ * client numbers frames itself (`ids=implicit`) and it follows the last one sent; a raw client's
+ * text is the shared payload string. Broadcasts to a socket in step with its resource come from
+ * its broadcaster's topic instead (`joinTopic`, see Cohort): one `server.publish` for all.
  *
  * Backpressure is Bun's `getBufferedAmount()`: fw's slow-consumer policy reads it before every
  * flush exactly as it reads `bufferedAmount` on Node, and Bun's own backpressure limit is set
