@@ -249,9 +249,15 @@ export class Framework {
     const onRequest = (req: IncomingMessage, res: ServerResponse): void => this.serveRequest(req, res, app);
 
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+      // Node's server takes its own `error` listener off a socket it hands to `upgrade`; until
+      // `ws` adopts it (after an async admission) a reset would be an uncaught exception.
+      socket.on('error', destroySocket);
+      upgrade(req, socket, head);
+    };
+    const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
       if (!this.started) {
         this.start().then(
-          () => onUpgrade(req, socket, head),
+          () => upgrade(req, socket, head),
           () => socket.destroy(),
         );
         return;
@@ -588,4 +594,9 @@ function parseUrl(req: IncomingMessage): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A socket that failed (a reset, a write after the peer left) is closed; nothing else is owed. */
+function destroySocket(this: Duplex): void {
+  this.destroy();
 }
