@@ -19,6 +19,8 @@ export interface RunSettings {
 const START_LIMIT_MS = 30_000;
 const SETTLE_MS = 1_000;
 const ALIVE_MS = 5_000;
+/** How long a program whose port stopped answering gets to exit 0 (it was closing, not broken). */
+const CLOSING_MS = 10_000;
 
 /**
  * Runs each compiled program briefly against loopback. A program passes when it exits 0, or when
@@ -77,8 +79,9 @@ function runOne(unit: Unit, js: string, settings: RunSettings): Promise<Failure 
           await res.body?.cancel();
         } catch (err) {
           // A program that closes its servers and ends (exit 0) meanwhile has passed: its exit decides.
+          // Ending can take a keep-alive timeout (5 s) after its last server closed.
           const failure = failureAt(unit.block, 'run', `listened on a port that does not answer HTTP (${(err as Error).message})`, tail());
-          setTimeout(() => finish(failure), 2_000);
+          setTimeout(() => finish(failure), CLOSING_MS);
           return;
         }
       }
