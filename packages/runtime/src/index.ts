@@ -25,6 +25,7 @@ export { RUNTIME_CONFIG } from './runtime-config.js';
 export { FwError, NotFoundError, BadRequestError, LimitExceededError } from './errors.js';
 export { problem, sendProblem, sendError, type Problem } from './http/problem.js';
 export { readBody, sendJson, PayloadTooLargeError } from './http/body.js';
+export { whenClosed } from './http/when-closed.js';
 export { isLoopback, isLoopbackHostname } from './security/loopback.js';
 export { normalizeIp } from './security/ip-address.js';
 export { parseHostHeader, type HostHeader } from './security/host-header.js';

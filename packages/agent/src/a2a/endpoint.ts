@@ -24,6 +24,7 @@ import {
   sendError,
   sendJson,
   ShareExceededError,
+  whenClosed,
   type Framework,
   type Principal,
 } from '@fw/runtime';
@@ -270,7 +271,7 @@ async function streamSse(
     gone = true;
   };
   if (res.writableEnded) gone = true;
-  res.on('close', onClose);
+  whenClosed(res, onClose);
   try {
     if (!first.done) res.write(`data: ${JSON.stringify(first.value)}\n\n`);
     for (let r = first; !r.done; ) {

@@ -30,6 +30,7 @@ import {
   requireJsonContentType,
   sendError,
   sendJson,
+  whenClosed,
   type Framework,
   type Principal,
 } from '@fw/runtime';
@@ -143,7 +144,7 @@ async function run(
   const onClose = (): void => {
     if (!res.writableFinished) ac.abort(new RunCancelledError('client disconnected'));
   };
-  res.on('close', onClose);
+  whenClosed(res, onClose);
   // A principal whose credential expires or is revoked mid-run loses the run with its stream.
   const stopWatching = host.fw.credentials.watch(principal, (reason) => ac.abort(new RunCancelledError(`the credential was ${reason}`)));
 

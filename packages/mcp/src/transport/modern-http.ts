@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type CredentialEnd, FwError, parseJson, readBody, sendError, sendProblem, ShareExceededError } from '@fw/runtime';
+import { type CredentialEnd, FwError, parseJson, readBody, sendError, sendProblem, ShareExceededError, whenClosed } from '@fw/runtime';
 import { credentialEndChallenge, credentialEndError } from '../credential-end.js';
 import { shareRefusal } from '../share-refusal.js';
 import type { McpEndpoint } from '../endpoint.js';
@@ -23,7 +23,7 @@ class ResponseStream {
       'x-accel-buffering': 'no',
     });
     res.flushHeaders();
-    res.on('close', () => {
+    whenClosed(res, () => {
       this.closed = true;
     });
   }
@@ -146,7 +146,8 @@ export class ModernHttpTransport {
     acceptsSse: boolean,
   ): Promise<void> {
     const cancel = new AbortController();
-    res.on('close', () => {
+    // A client gone before its call started cancels it at once.
+    whenClosed(res, () => {
       if (!res.writableFinished) cancel.abort();
     });
     const mode = this.endpoint.limits.httpReplies;
@@ -252,7 +253,7 @@ export class ModernHttpTransport {
       open.send(credentialEndError(msg.id, reason));
       open.end();
     });
-    res.on('close', () => {
+    whenClosed(res, () => {
       off();
       dropKeepAlive();
       stopWatching();

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { whenClosed } from '@fw/runtime';
 
 /**
  * One open SSE response (an HTTP connection): writes `message` events with the ids it is given,
@@ -21,7 +22,7 @@ export class SseStream {
       ...headers,
     });
     res.flushHeaders();
-    res.on('close', () => {
+    whenClosed(res, () => {
       this.closed = true;
     });
   }

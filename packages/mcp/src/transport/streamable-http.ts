@@ -349,6 +349,11 @@ export class StreamableHttpTransport {
     };
     conn.res.on('close', onClose);
     stream.attach(conn, afterSeq, cleanup, modern ? limits.sseRetryMs : undefined);
+    // The client left before its stream was attached (the request awaited): its close was missed.
+    if (conn.res.destroyed && stream.connection === conn) {
+      conn.res.off('close', onClose);
+      onClose();
+    }
     if (modern && limits.ssePollIntervalMs > 0 && stream.connection === conn) {
       poll = setTimeout(() => {
         poll = undefined;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { FwError, jsonDepthExceeds, type Lease, rejectUpgrade } from '@fw/runtime';
+import { FwError, jsonDepthExceeds, type Lease, rejectUpgrade, whenClosed } from '@fw/runtime';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { credentialEndReason } from '../credential-end.js';
 import type { McpEndpoint } from '../endpoint.js';
@@ -66,9 +66,11 @@ export class WebSocketTransport {
     const metadataUrl = this.endpoint.oauth?.metadataUrl(req);
     // A handshake `ws` refuses (a bad key, a dropped socket) never reaches `connected`: the share goes back.
     let adopted = false;
-    socket.once('close', () => {
+    whenClosed(socket, () => {
       if (!adopted) lease.release();
     });
+    // The client left while it was admitted (its share went back just now).
+    if (socket.destroyed) return;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       adopted = true;
       this.connected(ws, principal, address, lease, metadataUrl);

@@ -20,6 +20,7 @@ import { HttpStreamConnection } from './http-stream.js';
 import { LongPollConnection } from './long-polling.js';
 import { parseConnectQuery, parseSeq, type ConnectQuery } from './query.js';
 import type { WebSocketConnection } from './websocket.js';
+import { whenClosed } from '../http/when-closed.js';
 
 /** A resource opened by a principal is resumed, written to or ended by that principal only. */
 function ownedBy(r: FwResource, cc: ConnectContext): void {
@@ -97,7 +98,9 @@ export class HandlerTransports {
     const { share } = admitted;
     // `ws` gives up on a socket that broke during the handshake without calling back: the place goes back then.
     const broken = (): void => this.rt.connections.giveBack(share!);
-    if (share !== undefined) socket.once('close', broken);
+    if (share !== undefined) whenClosed(socket, broken);
+    // The client left while it was admitted (its place went back just now).
+    if (socket.destroyed) return;
     this.rt.wss().handleUpgrade(req, socket, head, (ws) => {
       if (share !== undefined) socket.off('close', broken);
       // The runtime's server constructs WebSocketConnection (its `WebSocket` option).
@@ -199,6 +202,8 @@ export class HandlerTransports {
       }
     }
     const cc = await this.connect(req, ctx, transport, path);
+    // The client left while it was admitted: nothing is opened (or taken) for it.
+    if (res.destroyed) return;
     if (target !== undefined) ownedBy(target, cc);
     this.refuseWhenUnavailable();
     if (target === undefined) this.admit(cc);

@@ -72,3 +72,66 @@ test(
     assert.match(await ws.messages.next(), /"uuid"/);
   },
 );
+
+test(
+  'a storm of connections reset at random points of every kind of request leaves the server whole',
+  notOnBun('Bun.serve owns the socket until its upgrade() call; there is no raw socket to reset'),
+  async (t) => {
+    const app = await startFw(
+      {
+        'fw.connections.max-per-address': 0,
+        // A dropped fw connection holds its place until its resume grace ends: short here.
+        'fw.resume.grace': 200,
+        // Admission takes a while now and then, as a token lookup would.
+        authenticator: async () => {
+          if (Math.random() < 0.5) await new Promise((r) => setTimeout(r, Math.random() * 5));
+          return { id: 'anyone' };
+        },
+      },
+      (fw) => fw.handle('/room', {}, { interceptors: [authenticate(fw, { required: false })] }),
+    );
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown): void => void uncaught.push(err);
+    process.prependListener('uncaughtException', onUncaught);
+    t.after(async () => {
+      process.off('uncaughtException', onUncaught);
+      await app.close();
+    });
+    const port = Number(new URL(app.base).port);
+    const host = `Host: 127.0.0.1:${port}`;
+    const upgrade = (path: string): string =>
+      `GET ${path} HTTP/1.1\r\n${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer any\r\n\r\n`;
+    const requests = [
+      upgrade('/fw/room?fw=1'),
+      upgrade('/fw/room'),
+      upgrade('/fw/nowhere'), // refused at once: the 404 is written to a socket that may be gone
+      upgrade('/fw/room?fw=1&ids=sometimes'), // refused after admission began
+      `GET /fw/room?fw=1&transport=sse HTTP/1.1\r\n${host}\r\nAccept: text/event-stream\r\n\r\n`,
+      `GET /fw/room?fw=1&transport=long-polling HTTP/1.1\r\n${host}\r\n\r\n`,
+    ];
+    const one = (i: number): Promise<void> =>
+      new Promise((resolve) => {
+        const request = requests[i % requests.length]!;
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve());
+        socket.on('connect', () => {
+          // Some send part of the request, some all of it; each resets 0–20 ms later, or on the answer.
+          socket.write(i % 5 === 0 ? request.slice(0, (i * 7) % request.length) : request);
+          if (i % 3 === 0) socket.once('data', () => socket.resetAndDestroy());
+          setTimeout(() => socket.resetAndDestroy(), (i * 13) % 21);
+        });
+      });
+    // 600 connections, 40 at a time.
+    for (let batch = 0; batch < 15; batch++) await Promise.all(Array.from({ length: 40 }, (_, k) => one(batch * 40 + k)));
+    assert.deepEqual(uncaught, [], 'no uncaught exception');
+    await waitFor('every share given back', () => app.fw.runtime.connections.inUse() === 0).catch((e: Error) => {
+      throw new Error(
+        `${e.message}: ${app.fw.runtime.connections.inUse()} held, ${JSON.stringify([...app.fw.runtime.resources.values()].map((r) => [r.transport, r.connection === undefined, r.closed]))}`,
+      );
+    });
+    const ws = await connectWs(`${app.ws}/fw/room?fw=1`, { headers: { authorization: 'Bearer any' } });
+    t.after(() => ws.socket.terminate());
+    assert.match(await ws.messages.next(), /"uuid"/);
+  },
+);
