@@ -8,7 +8,7 @@
  * `{"t":"m","id":…,"d":…}`); Socket.IO with socket.io-client over its WebSocket transport only.
  *
  * fw-protocol subscribers check the message numbering as the real client does: a numbered frame
- * (`t` `m` or `tool-call`) carries its `id` or, without one (`ids=implicit`), its id is the
+ * (`t` `m`, `s` or `tool-call`) carries its `id` or, without one (`ids=implicit`), its id is the
  * previous numbered frame's on that socket + 1; the first numbered frame on a socket carries `id`.
  * A frame whose id is not exactly the previous + 1, or that has no id and no previous one, is
  * counted `misnumbered` (reported with each phase's `done`).
@@ -28,6 +28,8 @@ const CONNECT_CONCURRENCY = 100;
 const sockets: (WebSocket | Socket)[] = [];
 /** `{"t":"m","d":"`: an fw message frame without its id, the payload right after. */
 const IMPLICIT_HEAD = Buffer.from('{"t":"m","d":"');
+/** `{"t":"s","d":"`: a sequel frame (the next broadcast, without id, `b` or `bid`), the same length. */
+const SEQUEL_HEAD = Buffer.from('{"t":"s","d":"');
 const hist = new Histogram();
 let phase = -1;
 let expected = 0;
@@ -60,12 +62,13 @@ function open(): Promise<WebSocket | Socket> {
       /** The id of the last numbered frame on this socket (none yet: undefined). */
       let last: number | undefined;
       ws.on('message', (data: Buffer) => {
-        // A message frame without its id (ids=implicit), the frame nearly every delivery is: the
+        // A sequel or message frame without its id (ids=implicit), the frame nearly every delivery is: the
         // payload (plain ASCII, nothing escaped) starts at a fixed offset, read as the raw kinds
         // read theirs, so that the load generator's JSON parsing does not limit what is measured.
         if (
           data.length > IMPLICIT_HEAD.length + 29 &&
-          data.compare(IMPLICIT_HEAD, 0, IMPLICIT_HEAD.length, 0, IMPLICIT_HEAD.length) === 0
+          (data.compare(SEQUEL_HEAD, 0, SEQUEL_HEAD.length, 0, SEQUEL_HEAD.length) === 0 ||
+            data.compare(IMPLICIT_HEAD, 0, IMPLICIT_HEAD.length, 0, IMPLICIT_HEAD.length) === 0)
         ) {
           if (last === undefined) misnumbered++;
           else last++;
@@ -73,11 +76,11 @@ function open(): Promise<WebSocket | Socket> {
           return;
         }
         const f = JSON.parse(data.toString()) as { t: string; id?: number; d?: string };
-        if (f.t !== 'm' && f.t !== 'tool-call') return;
+        if (f.t !== 'm' && f.t !== 's' && f.t !== 'tool-call') return;
         const id = f.id ?? (last === undefined ? undefined : last + 1);
         if (id === undefined || (last !== undefined && id !== last + 1)) misnumbered++;
         if (id !== undefined) last = id;
-        if (f.t === 'm') deliver(f.d!);
+        if (f.t !== 'tool-call') deliver(f.d!);
       });
     } else {
       ws.on('message', (data: Buffer) => deliver(data.toString('latin1', 0, 29)));

@@ -26,11 +26,16 @@ function parseObject(text: string): Record<string, unknown> {
 /**
  * The numbering of one connection opened with `ids=implicit` (docs/protocol.md, *Implicit ids*):
  * a message or tool-call frame without `id` takes the id after the previous numbered frame's. The
- * first numbered frame on a connection always carries its id. One per connection: `{ last: 0 }`.
+ * first numbered frame on a connection always carries its id. A sequel frame (`s`) is a message
+ * of the broadcaster of the last sequenced broadcast on the connection (`b`), with the sequence
+ * after its (`bid`). One per connection: `{ last: 0 }`.
  */
 export interface ImplicitIds {
   /** The id of the last numbered frame on this connection (0: none yet). */
   last: number;
+  /** The broadcaster and sequence of the last message on this connection that had both. */
+  b?: string;
+  bid?: number;
 }
 
 /** The frame's id, given or implied (not a safe integer when neither: a malformed frame). */
@@ -57,7 +62,17 @@ export function checkServerFrame(f: Record<string, unknown>, text = JSON.stringi
       // A subset broadcast names its broadcaster but has no sequence (it is never replayed).
       if (f.b !== undefined && typeof f.b !== 'string') throw bad(text);
       if (f.bid !== undefined && (f.b === undefined || !Number.isSafeInteger(f.bid))) throw bad(text);
+      if (ids !== undefined && f.bid !== undefined) {
+        ids.b = f.b as string;
+        ids.bid = f.bid as number;
+      }
       return f as unknown as MessageFrame;
+    case 's':
+      // A sequel: only where the client numbers frames and a sequenced broadcast came before it.
+      if (ids?.bid === undefined || typeof f.d !== 'string' || f.b !== undefined || f.bid !== undefined) throw bad(text);
+      if (!Number.isSafeInteger(numbered(f, ids))) throw bad(text);
+      ids.bid++;
+      return { t: 'm', id: f.id as number, d: f.d, b: ids.b!, bid: ids.bid };
     case 'tool-call':
       if (!Number.isSafeInteger(numbered(f, ids)) || typeof f.d !== 'string') throw bad(text);
       return { t: 'tool-call', id: f.id as number, d: f.d };

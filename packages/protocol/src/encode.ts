@@ -17,6 +17,13 @@ export const TOOL_CALL_FRAME_HEAD = '{"t":"tool-call","id":';
  */
 export const SHARED_MESSAGE_FRAME_HEAD = '{"t":"m"';
 
+/**
+ * `{"t":"s"` — the head of a sequel frame (docs/protocol.md, *Implicit ids*): the next broadcast
+ * of the broadcaster of the last sequenced broadcast on the connection, without id, `b` or `bid`,
+ * so that a broadcast to clients in step is its payload and 16 bytes.
+ */
+export const SEQUEL_FRAME_HEAD = '{"t":"s"';
+
 /** `{"t":"tool-call"` — a tool-bridge call frame without its id. */
 export const SHARED_TOOL_CALL_FRAME_HEAD = '{"t":"tool-call"';
 

@@ -28,8 +28,9 @@ export interface HandshakeFrame {
  * An application message. `id` numbers the resource's messages (the resume cursor); `b`/`bid`
  * name the broadcaster and its sequence (a unicast has neither, a subset broadcast no `bid`).
  * On a WebSocket opened with `ids=implicit` the server may leave `id` out when it is the previous
- * numbered frame's id + 1 (docs/protocol.md, *Implicit ids*); the decoder puts it back
- * (`ImplicitIds`), so a decoded frame always has it.
+ * numbered frame's id + 1 (docs/protocol.md, *Implicit ids*), and send the next broadcast of the
+ * same broadcaster as a sequel frame (`{"t":"s","d":…}`) without `b` and `bid`; the decoder puts
+ * them back (`ImplicitIds`), so a decoded frame always has its id and a sequel is an `m`.
  */
 export interface MessageFrame {
   t: 'm';

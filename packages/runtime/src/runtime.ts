@@ -1,3 +1,4 @@
+import { QueryStrings } from './resource/query-strings.js';
 import { randomBytes } from 'node:crypto';
 import { WebSocketServer } from 'ws';
 import { servedNatively } from './transport/native-upgrade.js';
@@ -156,6 +157,8 @@ export class Runtime implements RuntimeView {
   readonly flushQueue: FlushQueue;
   /** The last turn's shared batch of frames for WebSockets in step (see FrameBatches). */
   readonly frameBatches = new FrameBatches();
+  /** Query strings of resources, each kept once (resource/query-strings.ts). */
+  readonly queryStrings = new QueryStrings();
   readonly resources = new ResourceRegistry();
   readonly broadcasters: BroadcasterFactory;
   readonly events: EventBus;

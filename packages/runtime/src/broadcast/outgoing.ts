@@ -12,13 +12,29 @@
  * header + `{"t":"m","id":N`) is built and the shared tail bytes follow it (copied into the same
  * buffer when short).
  */
-import { MESSAGE_FRAME_HEAD, SHARED_MESSAGE_FRAME_HEAD, SHARED_TOOL_CALL_FRAME_HEAD, TOOL_CALL_FRAME_HEAD } from '@fw/protocol';
+import {
+  MESSAGE_FRAME_HEAD,
+  SEQUEL_FRAME_HEAD,
+  SHARED_MESSAGE_FRAME_HEAD,
+  SHARED_TOOL_CALL_FRAME_HEAD,
+  TOOL_CALL_FRAME_HEAD,
+} from '@fw/protocol';
 
 /** Up to this many tail bytes are copied into the per-recipient buffer; longer tails are written as a second, shared chunk. */
 const COPY_TAIL_MAX = 1024;
 
 export interface FrameSink {
   write(chunk: Buffer): unknown;
+}
+
+/**
+ * Where a connection with implicit ids stands in its broadcasts: the broadcaster and sequence of
+ * the last message written to it that had both (docs/protocol.md, *Implicit ids*). The next
+ * broadcast of that broadcaster, in sequence, goes as a sequel frame (`Outgoing.follows`).
+ */
+export interface Sequenced {
+  seqB: string | undefined;
+  seqBid: number;
 }
 
 export class Outgoing {
@@ -28,6 +44,9 @@ export class Outgoing {
   private rawFrame: Buffer | undefined;
   private shared: string | undefined;
   private sharedWebSocketFrame: Buffer | undefined;
+  private data: string | undefined;
+  private sequel: string | undefined;
+  private sequelWebSocketFrame: Buffer | undefined;
   private sse: string | undefined;
 
   constructor(
@@ -56,6 +75,29 @@ export class Outgoing {
     return (this.shared ??= (this.type === 'm' ? SHARED_MESSAGE_FRAME_HEAD : SHARED_TOOL_CALL_FRAME_HEAD) + this.fwTail());
   }
 
+  /**
+   * Whether this message is the broadcast after `seqBid` of `seqB` (the last sequenced broadcast
+   * on a connection): then a client with implicit ids gets it as a sequel frame.
+   */
+  follows(at: Sequenced): boolean {
+    return this.bid !== undefined && this.bid === at.seqBid + 1 && this.broadcaster === at.seqB;
+  }
+
+  /** Moves a connection's place (`Sequenced`) past this message, when it is a sequenced broadcast. */
+  passes(at: Sequenced): void {
+    if (this.bid === undefined) return;
+    at.seqB = this.broadcaster;
+    at.seqBid = this.bid;
+  }
+
+  /**
+   * The sequel frame `{"t":"s","d":…}`: the shared frame without `b` and `bid`, for a client with
+   * implicit ids whose last sequenced broadcast this message follows (`follows`).
+   */
+  sequelFrame(): string {
+    return (this.sequel ??= `${SEQUEL_FRAME_HEAD}${this.dataField()}}`);
+  }
+
   /** The payload as UTF-8 bytes, shared by all recipients. */
   bytes(): Buffer {
     return (this.raw ??= Buffer.from(this.payload, 'utf8'));
@@ -71,11 +113,6 @@ export class Outgoing {
     sink.write(this.rawWebSocketFrame());
   }
 
-  /** Writes the complete WebSocket text frame of `sharedFrame()` (built once, shared). */
-  writeSharedFwWebSocketFrame(sink: FrameSink): void {
-    sink.write(this.sharedFwWebSocketFrame());
-  }
-
   /** The complete WebSocket text frame of the raw payload (built once, shared). */
   rawWebSocketFrame(): Buffer {
     return (this.rawFrame ??= textFrame(this.bytes()));
@@ -84,6 +121,21 @@ export class Outgoing {
   /** The complete WebSocket text frame of `sharedFrame()` (built once, shared). */
   sharedFwWebSocketFrame(): Buffer {
     return (this.sharedWebSocketFrame ??= textFrame(Buffer.from(this.sharedFrame(), 'utf8')));
+  }
+
+  /** The complete WebSocket text frame of `sequelFrame()` (built once, shared). */
+  sequelFwWebSocketFrame(): Buffer {
+    return (this.sequelWebSocketFrame ??= textFrame(Buffer.from(this.sequelFrame(), 'utf8')));
+  }
+
+  /**
+   * The frame without its id for a connection with implicit ids at `at`, which it moves on: a
+   * sequel when this message follows its last sequenced broadcast, the shared frame otherwise.
+   */
+  implicitFwWebSocketFrame(at: Sequenced): Buffer {
+    const frame = this.follows(at) ? this.sequelFwWebSocketFrame() : this.sharedFwWebSocketFrame();
+    this.passes(at);
+    return frame;
   }
 
   /** Writes the WebSocket text frame of the fw frame with this recipient's id. */
@@ -111,9 +163,14 @@ export class Outgoing {
     return this.type === 'm' ? MESSAGE_FRAME_HEAD : TOOL_CALL_FRAME_HEAD;
   }
 
+  /** `,"d":<the payload as a JSON string>`, escaped once. */
+  private dataField(): string {
+    return (this.data ??= `,"d":${JSON.stringify(this.payload)}`);
+  }
+
   private fwTail(): string {
     return (this.tail ??=
-      `,"d":${JSON.stringify(this.payload)}` +
+      this.dataField() +
       (this.broadcaster === undefined
         ? '}'
         : this.bid === undefined
@@ -134,21 +191,35 @@ export class FrameBatches {
   private fw = false;
   private outs: Outgoing[] = [];
   private bytes: Buffer | undefined;
+  /** Where the last batch's sockets stood before it (fw: which frames are sequels) and after it. */
+  private readonly before: Sequenced = { seqB: undefined, seqBid: 0 };
+  private readonly after: Sequenced = { seqB: undefined, seqBid: 0 };
 
-  frames(ring: { get(id: number): Outgoing | undefined }, from: number, to: number, fw: boolean): Buffer {
+  /** The frames of `from`…`to - 1`; for fw frames, `at` is where the socket stands, moved past them. */
+  frames(ring: { get(id: number): Outgoing | undefined }, from: number, to: number, fw: boolean, at?: Sequenced): Buffer {
     const outs = this.outs;
-    if (this.bytes !== undefined && this.fw === fw && outs.length === to - from) {
+    if (
+      this.bytes !== undefined &&
+      this.fw === fw &&
+      outs.length === to - from &&
+      (!fw || (at!.seqB === this.before.seqB && at!.seqBid === this.before.seqBid))
+    ) {
       let same = true;
       for (let i = 0; same && i < outs.length; i++) same = outs[i] === ring.get(from + i);
-      if (same) return this.bytes;
+      if (same) {
+        if (fw) setSequenced(at!, this.after);
+        return this.bytes;
+      }
     }
+    if (fw) setSequenced(this.before, at!);
     const next: Outgoing[] = [];
     const frames: Buffer[] = [];
     for (let id = from; id < to; id++) {
       const out = ring.get(id)!;
       next.push(out);
-      frames.push(fw ? out.sharedFwWebSocketFrame() : out.rawWebSocketFrame());
+      frames.push(fw ? out.implicitFwWebSocketFrame(at!) : out.rawWebSocketFrame());
     }
+    if (fw) setSequenced(this.after, at!);
     this.fw = fw;
     this.outs = next;
     this.bytes = Buffer.concat(frames);
@@ -160,6 +231,11 @@ export class FrameBatches {
     this.outs = [];
     this.bytes = undefined;
   }
+}
+
+function setSequenced(to: Sequenced, from: Sequenced): void {
+  to.seqB = from.seqB;
+  to.seqBid = from.seqBid;
 }
 
 /** A complete, unmasked WebSocket text frame of these bytes. */

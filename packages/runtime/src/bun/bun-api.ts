@@ -6,7 +6,8 @@
 
 /** `ServerWebSocket` (Bun's server-side socket of `Bun.serve`'s `websocket` handlers). */
 export interface BunServerWebSocket<T> {
-  readonly data: T;
+  /** Set by `upgrade`; fw replaces it with the connection once the socket opens. */
+  data: T;
   /** 0 connecting, 1 open, 2 closing, 3 closed. */
   readonly readyState: number;
   readonly remoteAddress: string;

@@ -14,11 +14,17 @@ import { BunWebSocketConnection } from './websocket-connection.js';
  * What a WebSocket carries from its upgrade to its `open` (then only its connection: the
  * upgrade's context is let go, an idle socket holds one small object).
  */
-interface SocketData {
-  endpoint: HandlerTransports | undefined;
-  admitted: AdmittedUpgrade | undefined;
-  conn: BunWebSocketConnection | undefined;
+/** An upgrade admitted, before its socket opens. */
+interface PendingSocket {
+  endpoint: HandlerTransports;
+  admitted: AdmittedUpgrade;
 }
+
+/**
+ * A socket's `data`: its admitted upgrade until it opens, then its connection itself, so that an
+ * open socket holds no object of its own beside the connection (~50 bytes each).
+ */
+type SocketData = PendingSocket | BunWebSocketConnection;
 
 /**
  * Bun's own backpressure limit, set out of the way: past it Bun drops frames without a word,
@@ -78,7 +84,7 @@ export function serveOnBun(
       sendError(res.get().asNode(), admitted);
       return res.get().response;
     }
-    const data: SocketData = { endpoint, admitted, conn: undefined };
+    const data: SocketData = { endpoint, admitted };
     if (server.upgrade(request, { data })) return undefined;
     endpoint.abandonUpgrade(admitted);
     res.get().shouldKeepAlive = false;
@@ -114,25 +120,29 @@ export function serveOnBun(
     },
     websocket: {
       open(ws: BunServerWebSocket<SocketData>) {
-        const { endpoint, admitted } = ws.data;
-        ws.data.endpoint = undefined;
-        ws.data.admitted = undefined;
-        if (endpoint === undefined || admitted === undefined) return ws.terminate();
+        const pending = ws.data;
+        if (pending instanceof BunWebSocketConnection) return;
+        const { endpoint, admitted } = pending;
         const conn = new BunWebSocketConnection(ws, admitted.query.fw, admitted.query.implicitIds, topics);
-        ws.data.conn = conn;
+        ws.data = conn;
         endpoint.upgraded(conn, admitted);
       },
       message(ws: BunServerWebSocket<SocketData>, message: string | Uint8Array) {
-        ws.data.conn?.received(typeof message === 'string' ? message : Buffer.from(message).toString('utf8'));
+        const conn = ws.data;
+        if (conn instanceof BunWebSocketConnection)
+          conn.received(typeof message === 'string' ? message : Buffer.from(message).toString('utf8'));
       },
       close(ws: BunServerWebSocket<SocketData>, code: number) {
-        ws.data.conn?.ended(code);
+        const conn = ws.data;
+        if (conn instanceof BunWebSocketConnection) conn.ended(code);
       },
       drain(ws: BunServerWebSocket<SocketData>) {
-        ws.data.conn?.drained();
+        const conn = ws.data;
+        if (conn instanceof BunWebSocketConnection) conn.drained();
       },
       ping(ws: BunServerWebSocket<SocketData>) {
-        ws.data.conn?.pinged();
+        const conn = ws.data;
+        if (conn instanceof BunWebSocketConnection) conn.pinged();
       },
       maxPayloadLength: settings.maxPayload,
       backpressureLimit: BUN_BACKPRESSURE_LIMIT,

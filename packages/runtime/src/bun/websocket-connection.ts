@@ -1,5 +1,5 @@
 import { CloseCode, encodeClose, HEARTBEAT_FRAME } from '@fw/protocol';
-import type { Outgoing } from '../broadcast/outgoing.js';
+import type { Outgoing, Sequenced } from '../broadcast/outgoing.js';
 import type { FwResource } from '../resource/resource.js';
 import type { Connection } from '../transport/connection.js';
 import { closeReason, receiveWebSocketText } from '../transport/websocket-inbound.js';
@@ -7,6 +7,10 @@ import type { BunServerWebSocket } from './bun-api.js';
 import { topicName } from '../broadcast/topics.js';
 
 const OPEN = 1;
+// `flags` bits.
+const FW = 1;
+const IMPLICIT = 2;
+const TOPICS = 4;
 
 /**
  * A WebSocket connection on Bun: fw's `Connection` over Bun's native `ServerWebSocket`. A batch
@@ -23,7 +27,7 @@ const OPEN = 1;
  * send Bun refuses (0: the socket is closing) is a drop: the resource waits for a resume and
  * replays from its ring, so nothing is lost without a gap.
  */
-export class BunWebSocketConnection implements Connection {
+export class BunWebSocketConnection implements Connection, Sequenced {
   resource: FwResource | undefined;
   /**
    * The batch between `begin` and `end`: `null` when begun and empty, one frame as itself (the
@@ -34,17 +38,33 @@ export class BunWebSocketConnection implements Connection {
   private drains: (() => void)[] | undefined;
   /** The id of the last numbered frame sent on this connection (0: none yet; the first always carries its id). */
   private wire = 0;
+  /** The last sequenced broadcast sent (implicit ids: the next one of its broadcaster goes as a sequel frame). */
+  seqB: string | undefined = undefined;
+  seqBid = 0;
   /** The broadcaster whose topic this socket is subscribed to (see Topics), if any. */
   topic: string | undefined;
 
+  /** `FW`, `IMPLICIT` and `TOPICS` as bits of one small integer: one slot instead of three. */
+  private readonly flags: number;
+
   constructor(
     private readonly ws: BunServerWebSocket<unknown>,
-    private readonly fw: boolean,
+    fw: boolean,
     /** The client numbers frames without an id itself (`ids=implicit`). */
-    private readonly implicitIds = false,
+    implicitIds = false,
     /** Whether broadcasts may reach this socket through topics (off: every frame is sent to it alone). */
-    private readonly topics = false,
-  ) {}
+    topics = false,
+  ) {
+    this.flags = (fw ? FW : 0) | (implicitIds ? IMPLICIT : 0) | (topics ? TOPICS : 0);
+  }
+
+  private get fw(): boolean {
+    return (this.flags & FW) !== 0;
+  }
+
+  private get implicitIds(): boolean {
+    return (this.flags & IMPLICIT) !== 0;
+  }
 
   /** A client text frame (Bun has decoded and bounded it by `maxPayloadLength`). */
   received(text: string): void {
@@ -105,7 +125,9 @@ export class BunWebSocketConnection implements Connection {
 
   message(out: Outgoing, id: number): void {
     if (!this.fw) return this.push(out.payload);
-    this.push(id === this.wire + 1 && this.implicitIds && this.wire > 0 ? out.sharedFrame() : out.frame(id));
+    if (id !== this.wire + 1 || !this.implicitIds || this.wire === 0) this.push(out.frame(id));
+    else this.push(out.follows(this) ? out.sequelFrame() : out.sharedFrame());
+    out.passes(this);
     this.wire = id;
   }
 
@@ -126,13 +148,14 @@ export class BunWebSocketConnection implements Connection {
 
   /**
    * Takes the broadcaster's topic, if this socket may (`fw.bun.topics`) and, for an fw client, the
-   * topic's frame can go without its id: the client numbers frames itself (`ids=implicit`) and
-   * the last frame it got on this socket, numbered, was the last one written (`flushed`).
+   * topic's frame, a sequel (`{"t":"s"}`), is the next one for it: the client numbers frames
+   * itself (`ids=implicit`), the last frame it got on this socket, numbered, was the last one
+   * written (`flushed`), and its last sequenced broadcast was this broadcaster's before `bid`.
    */
-  joinTopic(broadcaster: string, flushed: number): boolean {
+  joinTopic(broadcaster: string, flushed: number, bid: number): boolean {
     if (this.topic === broadcaster) return true;
     if (!this.takesTopics || this.ws.readyState !== OPEN) return false;
-    if (this.fw && !(this.wire > 0 && this.wire === flushed)) return false;
+    if (this.fw && !(this.wire > 0 && this.wire === flushed && this.seqB === broadcaster && this.seqBid === bid - 1)) return false;
     this.topic = broadcaster;
     this.ws.subscribe(topicName(this.fw, broadcaster));
     return true;
@@ -144,11 +167,14 @@ export class BunWebSocketConnection implements Connection {
    * and is written to one by one, inside the flush queue's slices, as before topics.
    */
   get takesTopics(): boolean {
-    return this.topics && (!this.fw || this.implicitIds);
+    return (this.flags & TOPICS) !== 0 && (!this.fw || this.implicitIds);
   }
 
-  tookFromTopic(id: number): void {
+  /** The topic sent this socket frames up to `id`, the last one broadcast `bid` of `broadcaster`. */
+  tookFromTopic(id: number, broadcaster: string, bid: number): void {
     this.wire = id;
+    this.seqB = broadcaster;
+    this.seqBid = bid;
   }
 
   leaveTopic(): void {

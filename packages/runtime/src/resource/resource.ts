@@ -76,11 +76,10 @@ const ACK_DUE = 256;
 const DRAIN_AWAITED = 512;
 
 /**
- * What few resources have: a query string, attributes, a home other than the path, drops, a
+ * What few resources have: attributes, a home other than the path, drops, a
  * watched credential. Allocated only for those.
  */
 class Extras {
-  search = '';
   query: URLSearchParams | undefined = undefined;
   attributes: Map<string, unknown> | undefined = undefined;
   home: string | null = null;
@@ -106,6 +105,8 @@ export class FwResource implements Resource {
   readonly path: string;
   readonly params: Readonly<Record<string, string>>;
   private extras: Extras | undefined;
+  /** The query string it connected with (`?fw=1`…; shared with every resource that sent the same: QueryStrings). */
+  private readonly search: string;
   /** The client's address: an IPv4 address as its 32 bits (no string per connection), any other as is. */
   private readonly address: number | string;
   /**
@@ -165,9 +166,9 @@ export class FwResource implements Resource {
     if (init.protocol === 'raw') this.flags |= RAW;
     this.path = init.path;
     this.params = init.params;
-    if (init.search || init.query || init.attributes) {
+    this.search = init.search ? runtime.queryStrings.share(init.search) : '';
+    if (init.query || init.attributes) {
       const extras = this.more();
-      extras.search = init.search ?? '';
       extras.query = init.query;
       extras.attributes = init.attributes;
     }
@@ -288,7 +289,7 @@ export class FwResource implements Resource {
   /** Parsed on first use: most resources never look, and a URLSearchParams per connection adds up. */
   get query(): URLSearchParams {
     const extras = this.more();
-    return (extras.query ??= new URLSearchParams(extras.search));
+    return (extras.query ??= new URLSearchParams(this.search));
   }
 
   get attributes(): Map<string, unknown> {
@@ -358,7 +359,7 @@ export class FwResource implements Resource {
     const conn = this.connection;
     if (conn === undefined || conn.takesTopics !== true || this.home !== cohort.broadcaster) return this.deliver(out);
     if (this.scheduled) this.flush();
-    if (!this.inStep(conn) || !conn.joinTopic!(cohort.broadcaster, this.flushed)) return this.deliver(out);
+    if (!this.inStep(conn) || !conn.joinTopic!(cohort.broadcaster, this.flushed, out.bid!)) return this.deliver(out);
     if (this.ring === NO_RING) this.ring = new FrameRing(this.runtime.settings.resumeBuffer);
     const fw = this.protocol === 'fw';
     this.seat = { cohort, bid: out.bid!, id: this.ring.next, fw };
@@ -394,7 +395,7 @@ export class FwResource implements Resource {
     // Numbering reaches the last broadcast even where the ring keeps none (fw.resume.buffer 0).
     ring.skipTo(seat.id + count);
     this.flushed = ring.next - 1;
-    this.connection?.tookFromTopic?.(this.flushed);
+    this.connection?.tookFromTopic?.(this.flushed, cohort.broadcaster, cohort.last);
   }
 
   /**

@@ -49,13 +49,14 @@ export interface Connection {
   /**
    * Native topics only (Bun, see broadcast/topics.ts): the broadcaster whose topic this connection
    * takes broadcasts from, if any; `takesTopics`, whether it ever can. `joinTopic` subscribes it, when its client can take the frames
-   * of the topic after the last one written (`flushed`), and says whether it is subscribed;
-   * `tookFromTopic` says the id of the last frame the topic sent it; `leaveTopic` unsubscribes it.
+   * of the topic after the last one written (`flushed`) from broadcast `bid` on, and says whether
+   * it is subscribed; `tookFromTopic` says the id of the last frame the topic sent it and that
+   * frame's broadcast; `leaveTopic` unsubscribes it.
    */
   readonly topic?: string | undefined;
   /** Whether it can ever take a topic (topics on, and a raw client or an fw client with implicit ids). */
   readonly takesTopics?: boolean;
-  joinTopic?(broadcaster: string, flushed: number): boolean;
-  tookFromTopic?(id: number): void;
+  joinTopic?(broadcaster: string, flushed: number, bid: number): boolean;
+  tookFromTopic?(id: number, broadcaster: string, bid: number): void;
   leaveTopic?(): void;
 }

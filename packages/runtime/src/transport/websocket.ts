@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
 import type { FrameRing } from '../broadcast/frame-ring.js';
-import type { Outgoing } from '../broadcast/outgoing.js';
+import type { Outgoing, Sequenced } from '../broadcast/outgoing.js';
 import type { FwResource } from '../resource/resource.js';
 import { CloseCode, encodeClose, HEARTBEAT_FRAME } from '@fw/protocol';
 import type { Connection } from './connection.js';
@@ -33,11 +33,14 @@ interface ReceiverChunks {
  * the closing handshake (fw decides when to answer a ping, see `answer`); with permessage-deflate off its sender writes synchronously to the same socket, so
  * frame order is kept and `bufferedAmount` still counts everything.
  */
-export class WebSocketConnection extends WebSocket implements Connection {
+export class WebSocketConnection extends WebSocket implements Connection, Sequenced {
   private carried: FwResource | undefined;
   private flags = 0;
   /** The id of the last numbered frame written on this connection (0: none yet; the first always carries its id). */
   private wire = 0;
+  /** The last sequenced broadcast written (implicit ids: the next one of its broadcaster goes as a sequel frame). */
+  seqB: string | undefined = undefined;
+  seqBid = 0;
   /**
    * The runtime's open WebSockets that carry no resource (between the upgrade and the attach, or
    * closing), for draining on close: the others are reached through the registry. Only they get
@@ -187,8 +190,11 @@ export class WebSocketConnection extends WebSocket implements Connection {
     // No data frames after a close frame (RFC 6455 §5.5.1).
     if (this.readyState !== OPEN) return;
     if (!this.fw) return out.writeRawWebSocketFrame(this.socket);
-    if (id === this.wire + 1 && this.sharesFrames()) out.writeSharedFwWebSocketFrame(this.socket);
-    else out.writeFwWebSocketFrame(this.socket, id);
+    if (id === this.wire + 1 && this.sharesFrames()) this.socket.write(out.implicitFwWebSocketFrame(this));
+    else {
+      out.writeFwWebSocketFrame(this.socket, id);
+      out.passes(this);
+    }
     this.wire = id;
   }
 
@@ -197,7 +203,7 @@ export class WebSocketConnection extends WebSocket implements Connection {
     if (this.readyState !== OPEN) return false;
     const fw = this.fw;
     if (fw && !(from === this.wire + 1 && this.sharesFrames())) return false;
-    this.socket.write(this.resource!.runtime.frameBatches.frames(ring, from, to, fw));
+    this.socket.write(this.resource!.runtime.frameBatches.frames(ring, from, to, fw, this));
     if (fw) this.wire = to - 1;
     return true;
   }

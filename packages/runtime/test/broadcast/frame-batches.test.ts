@@ -15,22 +15,33 @@ function ringOf(outs: Outgoing[]): FrameRing<Outgoing> {
   return ring;
 }
 
+/** A socket with implicit ids that has had no sequenced broadcast yet. */
+const fresh = (): { seqB: string | undefined; seqBid: number } => ({ seqB: undefined, seqBid: 0 });
+
 test('FrameBatches: sockets that get the same messages in a turn share one buffer; one that differs anywhere gets its own', () => {
   const [a, b, c] = ['one', 'two', 'three'].map((m, i) => Outgoing.from(m, '/fw/room', i + 1));
   const other = Outgoing.from('just you');
   const batches = new FrameBatches();
-  const first = batches.frames(ringOf([a!, b!, c!]), 1, 4, true);
-  // The shared fw frames of the three, one after the other: no id in any of them.
+  const at = fresh();
+  const first = batches.frames(ringOf([a!, b!, c!]), 1, 4, true, at);
+  // The fw frames of the three without ids: the first names its broadcaster and sequence, the
+  // next ones follow it (sequels); the socket now stands at the third.
+  assert.deepEqual(first, frames(['{"t":"m","d":"one","b":"/fw/room","bid":1}', '{"t":"s","d":"two"}', '{"t":"s","d":"three"}']));
+  assert.deepEqual(at, { seqB: '/fw/room', seqBid: 3 });
+  const next = fresh();
+  assert.equal(batches.frames(ringOf([a!, b!, c!]), 1, 4, true, next), first, 'the same buffer object for the next socket');
+  assert.deepEqual(next, { seqB: '/fw/room', seqBid: 3 }, 'and it stands where the first one does');
+  // A socket that got broadcast 0 of the room before: all three are sequels, not the same bytes.
+  const ahead = { seqB: '/fw/room', seqBid: 0 };
   assert.deepEqual(
-    first,
-    frames([
-      '{"t":"m","d":"one","b":"/fw/room","bid":1}',
-      '{"t":"m","d":"two","b":"/fw/room","bid":2}',
-      '{"t":"m","d":"three","b":"/fw/room","bid":3}',
-    ]),
+    batches.frames(ringOf([a!, b!, c!]), 1, 4, true, ahead),
+    frames(['{"t":"s","d":"one"}', '{"t":"s","d":"two"}', '{"t":"s","d":"three"}']),
   );
-  assert.equal(batches.frames(ringOf([a!, b!, c!]), 1, 4, true), first, 'the same buffer object for the next socket');
-  assert.notEqual(batches.frames(ringOf([a!, other, c!]), 1, 4, true), first, 'a unicast in the middle: not shared');
+  // A unicast in the middle: not shared; it names no broadcaster, and the third does not follow the first.
+  assert.deepEqual(
+    batches.frames(ringOf([a!, other, c!]), 1, 4, true, fresh()),
+    frames(['{"t":"m","d":"one","b":"/fw/room","bid":1}', '{"t":"m","d":"just you"}', '{"t":"m","d":"three","b":"/fw/room","bid":3}']),
+  );
   const raw = batches.frames(ringOf([a!, b!, c!]), 1, 4, false);
   assert.deepEqual(raw, frames(['one', 'two', 'three']));
   // Ids from elsewhere in a ring: the window is what counts.

@@ -7,7 +7,9 @@ import { connectWs, startFw, type WsClient } from '../helpers.js';
  * `ids=implicit` (docs/protocol.md, *Implicit ids*): a client that numbers frames itself gets a
  * broadcast's frame without its id, the same bytes as every other such recipient, so that a
  * server can build it once (and on Bun publish it once). The first numbered frame on each
- * connection carries its id, and so does any frame that does not follow the previous one.
+ * connection carries its id, and so does any frame that does not follow the previous one. The
+ * next broadcast of the broadcaster of the last one is a sequel frame, `{"t":"s","d":…}`, without
+ * `b` and `bid` either: the decoder puts all three back.
  */
 
 type Frame = Record<string, unknown> & { t: string };
@@ -53,29 +55,35 @@ test('implicit ids: after the first, a broadcast frame has no id and is the same
   const restA = await frames(a, 4);
   const restB = await frames(b, 4);
   assert.deepEqual(restA, restB, 'the same bytes for both recipients');
-  for (const text of restA) assert.equal((JSON.parse(text) as Frame).id, undefined, text);
-  const decoded = decode([firstA!, ...restA]);
+  // The first says its broadcaster and sequence; the next ones follow it: sequels, the payload and 16 bytes.
+  assert.equal(firstA, '{"t":"m","id":1,"d":"one","b":"/fw/room","bid":1}');
+  assert.deepEqual(restA, ['{"t":"s","d":"two"}', '{"t":"s","d":"three"}', '{"t":"s","d":"four"}', '{"t":"s","d":"five"}']);
+  const idsA: ImplicitIds = { last: 0 };
+  const decoded = decode([firstA!, ...restA], idsA);
   assert.deepEqual(
-    decoded.map((f) => [f.id, f.d, f.bid]),
+    decoded.map((f) => [f.t, f.id, f.d, f.b, f.bid]),
     [
-      [1, 'one', 1],
-      [2, 'two', 2],
-      [3, 'three', 3],
-      [4, 'four', 4],
-      [5, 'five', 5],
+      ['m', 1, 'one', '/fw/room', 1],
+      ['m', 2, 'two', '/fw/room', 2],
+      ['m', 3, 'three', '/fw/room', 3],
+      ['m', 4, 'four', '/fw/room', 4],
+      ['m', 5, 'five', '/fw/room', 5],
     ],
   );
-  // A unicast between broadcasts is in the same sequence: a's next ids are 6 and 7, b's 6.
-  const idsA: ImplicitIds = { last: 5 };
-  const idsB: ImplicitIds = { last: 5 };
+  // A unicast between broadcasts is in the same sequence: a's next ids are 6 and 7, b's 6; the
+  // broadcast after the unicast is still the sequel of the last broadcast.
+  const idsB: ImplicitIds = { last: 5, b: '/fw/room', bid: 5 };
   const resourceA = [...room.resources].find((r) => r.uuid === (JSON.parse(hsA!) as Frame).uuid)!;
   resourceA.write('just you');
   room.broadcast('six');
+  const [unicast, six] = await frames(a, 2);
+  assert.equal(unicast, '{"t":"m","d":"just you"}');
+  assert.equal(six, '{"t":"s","d":"six"}');
   assert.deepEqual(
-    decode(await frames(a, 2), idsA).map((f) => [f.id, f.d]),
+    decode([unicast!, six!], idsA).map((f) => [f.id, f.d, f.bid]),
     [
-      [6, 'just you'],
-      [7, 'six'],
+      [6, 'just you', undefined],
+      [7, 'six', 6],
     ],
   );
   assert.deepEqual(
@@ -130,6 +138,11 @@ test('implicit ids: a frame without an id before any numbered frame is not an fw
   assert.throws(() => parseServerFrame('{"t":"m","d":"x"}'), /not an fw frame/);
   assert.equal((parseServerFrame('{"t":"m","d":"x"}', { last: 41 }) as { id: number }).id, 42);
   assert.equal((parseServerFrame('{"t":"tool-call","d":"{}"}', { last: 7 }) as { id: number }).id, 8);
+  // A sequel needs a sequenced broadcast before it on the connection, and never names one itself.
+  assert.throws(() => parseServerFrame('{"t":"s","d":"x"}', { last: 3 }), /not an fw frame/);
+  assert.throws(() => parseServerFrame('{"t":"s","d":"x"}'), /not an fw frame/);
+  assert.throws(() => parseServerFrame('{"t":"s","d":"x","b":"/fw/a","bid":2}', { last: 3, b: '/fw/a', bid: 1 }), /not an fw frame/);
+  assert.deepEqual(parseServerFrame('{"t":"s","d":"x"}', { last: 3, b: '/fw/a', bid: 9 }), { t: 'm', id: 4, d: 'x', b: '/fw/a', bid: 10 });
   const app = await startFw({}, (fw) => fw.handle('/room', {}));
   t.after(() => app.close());
   const res = await fetch(`${app.base}/fw/room?fw=1&ids=sometimes&transport=sse`, { headers: { accept: 'text/event-stream' } });
