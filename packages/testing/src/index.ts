@@ -4,3 +4,4 @@ export { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from './postgres.
 export { JsonFuzzer, seededRandom, type Json, type JsonFuzzerOptions } from './fuzz.js';
 export { hidePackages } from './absent-packages.js';
 export { startJwtIssuer, type JwtIssuer } from './jwt-issuer.js';
+export { upgradeRequest, uncaughtExceptions } from './raw-client.js';

@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { once } from 'node:events';
 import WebSocket from 'ws';
 import { Framework } from '@fw/runtime';
+import { upgradeRequest } from '@fw/testing';
 import { mcp } from '../../dist/index.js';
 
 test('an MCP WebSocket client that resets during admission holds no session share afterwards', async (t) => {
@@ -39,20 +40,8 @@ test('an MCP WebSocket client that resets during admission holds no session shar
   const socket = connect(port, '127.0.0.1');
   socket.on('error', () => undefined);
   await once(socket, 'connect');
-  socket.write(
-    [
-      'GET /mcp HTTP/1.1',
-      `Host: 127.0.0.1:${port}`,
-      'Upgrade: websocket',
-      'Connection: Upgrade',
-      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
-      'Sec-WebSocket-Version: 13',
-      'Sec-WebSocket-Protocol: mcp',
-      'Authorization: Bearer any-token-0123456789',
-      '',
-      '',
-    ].join('\r\n'),
-  );
+  socket.write(upgradeRequest(port, '/mcp', { 'Sec-WebSocket-Protocol': 'mcp', Authorization: 'Bearer any-token-0123456789' }));
+
   await inAuth;
   socket.resetAndDestroy();
   await new Promise((r) => setTimeout(r, 100));

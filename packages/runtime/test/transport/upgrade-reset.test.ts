@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { once } from 'node:events';
 import { authenticate } from '../../dist/index.js';
 import { connectWs, notOnBun, startFw } from '../helpers.js';
-import { waitFor } from '@fw/testing';
+import { uncaughtExceptions, upgradeRequest, waitFor } from '@fw/testing';
 
 test(
   'a client that resets during an async admission leaves no crash, no held share, and the server serving',
@@ -31,32 +31,16 @@ test(
       },
       (fw) => fw.handle('/room', {}, { interceptors: [authenticate(fw, { required: false })] }),
     );
-    const uncaught: unknown[] = [];
-    const onUncaught = (err: unknown): void => void uncaught.push(err);
-    // The test runner would report the exception itself; counting it here names the failure.
-    process.prependListener('uncaughtException', onUncaught);
+    const uncaught = uncaughtExceptions(t);
     t.after(async () => {
-      process.off('uncaughtException', onUncaught);
       release();
       await app.close();
     });
 
-    const port = new URL(app.base).port;
-    const socket = connect(Number(port), '127.0.0.1');
+    const port = Number(new URL(app.base).port);
+    const socket = connect(port, '127.0.0.1');
     await once(socket, 'connect');
-    socket.write(
-      [
-        'GET /fw/room?fw=1 HTTP/1.1',
-        `Host: 127.0.0.1:${port}`,
-        'Upgrade: websocket',
-        'Connection: Upgrade',
-        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
-        'Sec-WebSocket-Version: 13',
-        'Authorization: Bearer any',
-        '',
-        '',
-      ].join('\r\n'),
-    );
+    socket.write(upgradeRequest(port, '/fw/room?fw=1', { Authorization: 'Bearer any' }));
     await inAuth;
     // An RST, not a FIN: the server's next read of this socket fails with ECONNRESET.
     socket.resetAndDestroy();
@@ -90,17 +74,11 @@ test(
       },
       (fw) => fw.handle('/room', {}, { interceptors: [authenticate(fw, { required: false })] }),
     );
-    const uncaught: unknown[] = [];
-    const onUncaught = (err: unknown): void => void uncaught.push(err);
-    process.prependListener('uncaughtException', onUncaught);
-    t.after(async () => {
-      process.off('uncaughtException', onUncaught);
-      await app.close();
-    });
+    const uncaught = uncaughtExceptions(t);
+    t.after(() => app.close());
     const port = Number(new URL(app.base).port);
     const host = `Host: 127.0.0.1:${port}`;
-    const upgrade = (path: string): string =>
-      `GET ${path} HTTP/1.1\r\n${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer any\r\n\r\n`;
+    const upgrade = (path: string): string => upgradeRequest(port, path, { Authorization: 'Bearer any' });
     const requests = [
       upgrade('/fw/room?fw=1'),
       upgrade('/fw/room'),
