@@ -116,8 +116,9 @@ for (const backend of backends) {
       try {
         const rows = [0, 0, 1, 2, 3, 3, 4].map((n, i) => delta(day(n), `a${i}`, '', 'm', 1, 1, 0));
         await store.writes.commit((w) => w.spend.add(rows));
-        // Older than 2.5 days: the days 3 and 4 ago (three rows).
-        k.retention.limits.spend = { maxAgeMs: 2.5 * DAY, maxRows: 0 };
+        // Older than 2 days: the days 3 and 4 ago (three rows), whatever the time of day. (A day goes
+        // once it ended before now - max-age: with 2.5 days, the day 3 ago stays until noon UTC.)
+        k.retention.limits.spend = { maxAgeMs: 2 * DAY, maxRows: 0 };
         assert.deepEqual((await store.retention.run()).pruned, { fw_spend_daily: 3 });
         // At most one row: the oldest days go, today's two rows stay (they are live).
         k.retention.limits.spend = { maxAgeMs: 0, maxRows: 1 };
