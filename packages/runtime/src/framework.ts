@@ -410,6 +410,11 @@ export class Framework {
    * body says nothing about why, so the why goes to the log (method, path, the error and its stack).
    */
   private routeFailed(req: IncomingMessage, url: URL, res: ServerResponse, err: unknown): void {
+    // The client left (its body cut short, its connection reset): nobody to answer, nothing broken.
+    if (res.destroyed) {
+      this.log.debug({ method: req.method, path: url.pathname, err }, 'the client left before its answer');
+      return;
+    }
     if (!(err instanceof FwError) || err.status >= 500) {
       this.log.error({ method: req.method, path: url.pathname, err }, 'route failed');
     }

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { once } from 'node:events';
-import { authenticate } from '../../dist/index.js';
+import { authenticate, MemoryLogger, readBody } from '../../dist/index.js';
 import { connectWs, notOnBun, startFw } from '../helpers.js';
 import { uncaughtExceptions, upgradeRequest, waitFor } from '@fw/testing';
 
@@ -111,5 +111,38 @@ test(
     const ws = await connectWs(`${app.ws}/fw/room?fw=1`, { headers: { authorization: 'Bearer any' } });
     t.after(() => ws.socket.terminate());
     assert.match(await ws.messages.next(), /"uuid"/);
+  },
+);
+
+test(
+  'a client that cuts its request body short is no server error: nothing at error level, the server serving',
+  notOnBun('resets a raw TCP socket from the client side'),
+  async (t) => {
+    const logger = new MemoryLogger();
+    let reading!: () => void;
+    const started = new Promise<void>((r) => (reading = r));
+    const app = await startFw({ logger }, (fw) =>
+      fw.route('POST', '/upload', async (req, res) => {
+        reading();
+        const body = await readBody(req, 1 << 20);
+        res.end(String(body.length));
+      }),
+    );
+    t.after(() => app.close());
+    const port = Number(new URL(app.base).port);
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await once(socket, 'connect');
+    socket.write(`POST /upload HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nonly part`);
+    await started;
+    socket.resetAndDestroy();
+    // The body read fails at once (ECONNRESET); its route's failure is handled by then.
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(
+      logger.entries.filter((e) => e.level === 'error').map((e) => e.message),
+      [],
+      'a client leaving is not logged as a failure (anyone could fill the error log with it)',
+    );
+    assert.equal((await fetch(`${app.base}/upload`, { method: 'POST', body: 'whole' })).status, 200);
   },
 );
