@@ -110,7 +110,8 @@ describe('the Runs tab', { skip: skipBrowser, timeout: 150_000 }, () => {
   const openRun = async (p: Page, runId: string): Promise<void> => {
     await p.locator(`#runs-table tr[data-key="${runId}"]`).click();
     await p.waitForFunction((id) => document.getElementById('run-id')?.textContent === id, runId);
-    await p.locator('#run-waterfall svg.waterfall').waitFor();
+    // The waterfall of this run, not the one shown before it (it is replaced when the tape answers).
+    await p.locator(`#run-waterfall[data-run="${runId}"] svg.waterfall`).waitFor();
   };
 
   const rowKeys = (p: Page): Promise<string[]> =>

@@ -177,6 +177,7 @@ export function createRunsTab(ctx) {
             h('p', { class: 'empty' }, 'No run ', h('code', { text: id }), ' on the tape (retention may have deleted it).'),
           );
           replace($('#run-waterfall'));
+          delete $('#run-waterfall').dataset.run;
           stepper.clear('');
           replayPanel.setRun(null);
           rerunPanel.setRun(null);
@@ -190,6 +191,8 @@ export function createRunsTab(ctx) {
       shownStatus = run.status;
       replace($('#run-summary'), summary(run, tree));
       replace($('#run-waterfall'), renderWaterfall(tree, pick));
+      // Which run the waterfall shows: the id above it changes at once, the waterfall when the tape answers.
+      $('#run-waterfall').dataset.run = id;
       stepper.setSteps(tree.steps, pendingSeq, outline);
       pendingSeq = undefined;
       replayPanel.setRun(run);
