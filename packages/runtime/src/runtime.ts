@@ -1,7 +1,7 @@
-import { QueryStrings } from './resource/query-strings.js';
 import { randomBytes } from 'node:crypto';
 import { WebSocketServer } from 'ws';
 import { servedNatively } from './transport/native-upgrade.js';
+import { QueryStrings } from './resource/query-strings.js';
 import type { Config } from './config.js';
 import { FwError, NotFoundError } from './errors.js';
 import type { EventBus, TransportName } from './events.js';

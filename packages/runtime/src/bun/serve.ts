@@ -10,10 +10,6 @@ import { BunIncomingMessage, BunRequestSocket, upgradeRequest } from './node-req
 import { BunServerResponse } from './node-response.js';
 import { BunWebSocketConnection } from './websocket-connection.js';
 
-/**
- * What a WebSocket carries from its upgrade to its `open` (then only its connection: the
- * upgrade's context is let go, an idle socket holds one small object).
- */
 /** An upgrade admitted, before its socket opens. */
 interface PendingSocket {
   endpoint: HandlerTransports;
@@ -25,6 +21,11 @@ interface PendingSocket {
  * open socket holds no object of its own beside the connection (~50 bytes each).
  */
 type SocketData = PendingSocket | BunWebSocketConnection;
+
+/** The socket's connection, once it has opened. */
+function connectionOf(ws: BunServerWebSocket<SocketData>): BunWebSocketConnection | undefined {
+  return ws.data instanceof BunWebSocketConnection ? ws.data : undefined;
+}
 
 /**
  * Bun's own backpressure limit, set out of the way: past it Bun drops frames without a word,
@@ -128,21 +129,16 @@ export function serveOnBun(
         endpoint.upgraded(conn, admitted);
       },
       message(ws: BunServerWebSocket<SocketData>, message: string | Uint8Array) {
-        const conn = ws.data;
-        if (conn instanceof BunWebSocketConnection)
-          conn.received(typeof message === 'string' ? message : Buffer.from(message).toString('utf8'));
+        connectionOf(ws)?.received(typeof message === 'string' ? message : Buffer.from(message).toString('utf8'));
       },
       close(ws: BunServerWebSocket<SocketData>, code: number) {
-        const conn = ws.data;
-        if (conn instanceof BunWebSocketConnection) conn.ended(code);
+        connectionOf(ws)?.ended(code);
       },
       drain(ws: BunServerWebSocket<SocketData>) {
-        const conn = ws.data;
-        if (conn instanceof BunWebSocketConnection) conn.drained();
+        connectionOf(ws)?.drained();
       },
       ping(ws: BunServerWebSocket<SocketData>) {
-        const conn = ws.data;
-        if (conn instanceof BunWebSocketConnection) conn.pinged();
+        connectionOf(ws)?.pinged();
       },
       maxPayloadLength: settings.maxPayload,
       backpressureLimit: BUN_BACKPRESSURE_LIMIT,
