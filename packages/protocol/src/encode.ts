@@ -30,8 +30,21 @@ export const SHARED_TOOL_CALL_FRAME_HEAD = '{"t":"tool-call"';
 /** The heartbeat frame, sent by both sides. */
 export const HEARTBEAT_FRAME = '{"t":"hb"}';
 
+/**
+ * Written by hand, in the order of `HandshakeFrame`: one goes out per connection, and an object
+ * spread plus `JSON.stringify` of it was the largest part of opening a resource. Strings are
+ * still JSON-encoded (the uuid and epoch are the server's, but nothing here trusts that).
+ */
 export function encodeHandshake(frame: Omit<HandshakeFrame, 't'>): string {
-  return JSON.stringify({ t: 'hs', ...frame });
+  let s = `{"t":"hs","uuid":${JSON.stringify(frame.uuid)},"transport":${JSON.stringify(frame.transport)},"heartbeat":${jsonNumber(frame.heartbeat)},"resumed":${frame.resumed === true}`;
+  if (frame.epoch !== undefined) s += `,"epoch":${JSON.stringify(frame.epoch)}`;
+  if (frame.ack !== undefined) s += `,"ack":${jsonNumber(frame.ack)}`;
+  return `${s}}`;
+}
+
+/** A number as JSON has it (`null` for NaN and the infinities, as `JSON.stringify` writes them). */
+function jsonNumber(n: number): string {
+  return Number.isFinite(n) ? String(n) : 'null';
 }
 
 export function encodeGap(gap: Gap<GapReason>): string {

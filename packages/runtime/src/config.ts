@@ -153,14 +153,27 @@ export class Config {
   }
 
   private read(key: string): unknown {
-    const { raw, origin, def } = this.lookup(key);
+    const def = this.schema.get(key);
+    if (!def) throw new ConfigError(`configuration key '${key}' was never declared`);
+    const raw = this.rawValue(key, def);
     const value = coerce(def.type, raw);
     if (value === INVALID) {
       throw new ConfigError(
-        `configuration key '${key}' must be a ${def.type}, got ${JSON.stringify(raw)} (from ${describeOrigin(key, origin)})`,
+        `configuration key '${key}' must be a ${def.type}, got ${JSON.stringify(raw)} (from ${describeOrigin(key, this.lookup(key).origin)})`,
       );
     }
     return value;
+  }
+
+  /**
+   * `lookup(key).raw` without the origin: keys are read per connection (the shares of
+   * `fw.connections.*`), and the origin is only wanted when a value is refused.
+   */
+  private rawValue(key: string, def: ConfigKey): unknown {
+    if (key in this.explicit) return this.explicit[key];
+    const variable = this.envVariable(key, def);
+    if (variable !== undefined) return this.env[variable];
+    return key in this.file ? this.file[key] : def.default;
   }
 
   /** The raw value of a declared key and where it came from (option > environment > file > default). */

@@ -12,6 +12,7 @@ import type { Connection } from '../transport/connection.js';
 import type { HandlerEntry } from '../handler.js';
 import type { Runtime } from '../runtime.js';
 import { clientAddress } from '../security/request-source.js';
+import { packAddress, unpackAddress } from './packed-address.js';
 import type { Logger } from '../logging/logger.js';
 
 export interface ResourceInit {
@@ -933,25 +934,6 @@ export class FwResource implements Resource {
     this.ring.release();
     rt.events.emit('ResourceDisconnected', { uuid: this.uuid, reason });
   }
-}
-
-/** `a.b.c.d` as its 32 bits (an int V8 keeps inline); anything else (IPv6, a mapped address, '') as the string. */
-function packAddress(address: string): number | string {
-  const parts = address.split('.');
-  if (parts.length !== 4) return address;
-  let bits = 0;
-  for (const p of parts) {
-    const octet = Number(p);
-    // Only the canonical form packs: what unpacks must be the very string that came in.
-    if (!/^(0|[1-9]\d{0,2})$/.test(p) || octet > 255) return address;
-    bits = (bits << 8) | octet;
-  }
-  return bits;
-}
-
-function unpackAddress(address: number | string): string {
-  if (typeof address === 'string') return address;
-  return `${address >>> 24}.${(address >>> 16) & 255}.${(address >>> 8) & 255}.${address & 255}`;
 }
 
 function writeMark(conn: Connection, m: Mark): void {
