@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { isLoopback } from '../security/loopback.js';
 
 /**
  * The socket a route reads from a request on Bun (`req.socket.remoteAddress`, `localAddress`,
@@ -8,16 +9,24 @@ import { Readable } from 'node:stream';
  */
 export class BunRequestSocket {
   readonly encrypted = false;
-  readonly remoteFamily: string | undefined;
   onEnd: (() => void) | undefined;
 
   constructor(
     readonly remoteAddress: string | undefined,
     readonly remotePort: number | undefined,
-    readonly localAddress: string,
+    /** The address listened on (a wildcard, or the very address). */
+    private readonly listened: string,
     readonly localPort: number,
-  ) {
-    this.remoteFamily = remoteAddress?.includes(':') ? 'IPv6' : 'IPv4';
+  ) {}
+
+  get remoteFamily(): string {
+    return this.remoteAddress?.includes(':') ? 'IPv6' : 'IPv4';
+  }
+
+  /** The address the client reached: a loopback peer reached a loopback address; any other, the address listened on. */
+  get localAddress(): string {
+    const peer = this.remoteAddress;
+    return isLoopback(peer) ? (peer!.includes(':') ? '::1' : '127.0.0.1') : this.listened;
   }
 
   end(): void {
@@ -52,7 +61,6 @@ export class BunIncomingMessage extends Readable {
   readonly method: string;
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
-  readonly rawHeaders: string[];
   readonly httpVersion = '1.1';
   readonly httpVersionMajor = 1;
   readonly httpVersionMinor = 1;
@@ -67,9 +75,7 @@ export class BunIncomingMessage extends Readable {
     super();
     this.method = request.method;
     this.url = requestTarget(request);
-    const { headers, rawHeaders } = nodeHeaders(request);
-    this.headers = headers;
-    this.rawHeaders = rawHeaders;
+    this.headers = nodeHeaders(request);
     if (request.body === null) {
       this.complete = true;
       this.push(null);
@@ -79,6 +85,10 @@ export class BunIncomingMessage extends Readable {
   /** The socket under another name, as node:http has it. */
   get connection(): BunRequestSocket {
     return this.socket;
+  }
+
+  get rawHeaders(): string[] {
+    return rawHeaders(this.request);
   }
 
   override _read(): void {
@@ -114,42 +124,77 @@ export class BunIncomingMessage extends Readable {
   }
 }
 
-/** The request target as node:http has it: path and query. */
+/**
+ * The request target as node:http has it: path and query. Bun's `request.url` is absolute and
+ * already normalized, so the target is what follows its authority, up to a fragment (which no
+ * request target has): one slice, where a `URL` would parse the whole of it again.
+ */
 function requestTarget(request: Request): string {
-  const url = new URL(request.url);
-  return url.pathname + url.search;
+  const url = request.url;
+  const slash = url.indexOf('/', url.indexOf('//') + 2);
+  if (slash < 0) return '/';
+  const hash = url.indexOf('#', slash);
+  return hash < 0 ? url.slice(slash) : url.slice(slash, hash);
 }
 
-/** A fetch request's headers as node:http has them: lower-cased names, and the raw list. */
-function nodeHeaders(request: Request): { headers: IncomingHttpHeaders; rawHeaders: string[] } {
+/** A fetch request's headers as node:http has them: lower-cased names, the first value of a repeated one (`set-cookie`: every value). */
+function nodeHeaders(request: Request): IncomingHttpHeaders {
   const headers: Record<string, string | string[]> = {};
-  const rawHeaders: string[] = [];
   request.headers.forEach((value, name) => {
-    rawHeaders.push(name, value);
     const prior = headers[name];
     if (prior === undefined) headers[name] = value;
     else if (name === 'set-cookie') headers[name] = Array.isArray(prior) ? [...prior, value] : [prior, value];
   });
-  return { headers: headers as IncomingHttpHeaders, rawHeaders };
+  return headers as IncomingHttpHeaders;
+}
+
+/** node:http's `rawHeaders`: names and values in turn, as received. Made only when read: fw never reads it. */
+function rawHeaders(request: Request): string[] {
+  const raw: string[] = [];
+  request.headers.forEach((value, name) => raw.push(name, value));
+  return raw;
 }
 
 /**
  * A WebSocket upgrade as node:http's `upgrade` event has it: method, target, headers and socket,
- * no body. A plain object rather than a stream: it is read by the screening, the authenticators
- * and the interceptors, then let go; a refused upgrade's answer uses a `BunIncomingMessage`.
+ * no body. Not a stream: it is read by the screening, the authenticators and the interceptors,
+ * then let go; a refused upgrade's answer uses a `BunIncomingMessage`.
  */
+class BunUpgradeRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+
+  constructor(
+    private readonly request: Request,
+    readonly socket: BunRequestSocket,
+  ) {
+    this.method = request.method;
+    this.url = requestTarget(request);
+    this.headers = nodeHeaders(request);
+  }
+
+  get rawHeaders(): string[] {
+    return rawHeaders(this.request);
+  }
+
+  get connection(): BunRequestSocket {
+    return this.socket;
+  }
+
+  get httpVersion(): string {
+    return '1.1';
+  }
+
+  get complete(): boolean {
+    return true;
+  }
+
+  get aborted(): boolean {
+    return false;
+  }
+}
+
 export function upgradeRequest(request: Request, socket: BunRequestSocket): IncomingMessage {
-  const { headers, rawHeaders } = nodeHeaders(request);
-  const view = {
-    method: request.method,
-    url: requestTarget(request),
-    headers,
-    rawHeaders,
-    httpVersion: '1.1',
-    complete: true,
-    aborted: false,
-    socket,
-    connection: socket,
-  };
-  return view as unknown as IncomingMessage;
+  return new BunUpgradeRequest(request, socket) as unknown as IncomingMessage;
 }

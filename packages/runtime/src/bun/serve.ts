@@ -1,8 +1,8 @@
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Framework } from '../framework.js';
 import { sendError, sendProblem } from '../http/problem.js';
 import type { Logger } from '../logging/logger.js';
-import { isLoopback } from '../security/loopback.js';
 import type { AdmittedUpgrade, HandlerTransports } from '../transport/endpoint.js';
 import { nativeEndpoint } from '../transport/native-upgrade.js';
 import type { BunGlobal, BunServer, BunServerWebSocket } from './bun-api.js';
@@ -51,46 +51,34 @@ export function serveOnBun(
   topics = false,
 ): BunServer {
   const settings = fw.runtime.settings;
-  const localFor = (peer: string | undefined): string =>
-    // A loopback peer reached a loopback address; otherwise the address listened on.
-    isLoopback(peer) ? (peer!.includes(':') ? '::1' : '127.0.0.1') : hostname;
+  let localPort = port;
 
   const upgrade = async (request: Request, server: BunServer, socket: BunRequestSocket): Promise<Response | undefined> => {
     const req = upgradeRequest(request, socket);
-    // A refusal's answer: made only when there is one, so that an accepted socket keeps nothing of it.
-    const res = new Lazy(() => new BunServerResponse(new BunIncomingMessage(request, socket), socket));
-    await fw.start();
+        if (fw.phase === 'starting') await fw.start();
     const routing = fw.routeUpgrade(req);
     if (routing.kind === 'refused') {
-      sendProblem(res.get().asNode(), routing.status, routing.code, routing.detail, undefined, routing.headers);
-      return res.get().response;
+      return refuse(answerTo(request, socket), (res) => sendProblem(res, routing.status, routing.code, routing.detail, undefined, routing.headers));
     }
     if (routing.kind === 'none') {
-      sendProblem(res.get().asNode(), 404, 'not_found', `no WebSocket endpoint at ${routing.path}`);
-      return res.get().response;
+      return refuse(answerTo(request, socket), (res) => sendProblem(res, 404, 'not_found', `no WebSocket endpoint at ${routing.path}`));
     }
     const endpoint = nativeEndpoint(routing.handler);
     if (endpoint === undefined) {
       // An upgrade route built on `ws` itself (MCP over WebSocket) needs a node:http socket.
-      sendProblem(
-        res.get().asNode(),
-        501,
-        'websocket_not_native',
-        `the WebSocket endpoint at ${routing.ctx.url.pathname} needs node:http: set fw.bun.native=false to serve it on Bun`,
+      const path = routing.ctx.url.pathname;
+      return refuse(answerTo(request, socket), (res) =>
+        sendProblem(res, 501, 'websocket_not_native', `the WebSocket endpoint at ${path} needs node:http: set fw.bun.native=false to serve it on Bun`),
       );
-      return res.get().response;
     }
     const admitted = await endpoint.admitUpgrade(req, routing.ctx);
-    if (!('query' in admitted)) {
-      sendError(res.get().asNode(), admitted);
-      return res.get().response;
-    }
+    if (!('query' in admitted)) return refuse(answerTo(request, socket), (res) => sendError(res, admitted));
     const data: SocketData = { endpoint, admitted };
     if (server.upgrade(request, { data })) return undefined;
     endpoint.abandonUpgrade(admitted);
-    res.get().shouldKeepAlive = false;
-    sendProblem(res.get().asNode(), 400, 'upgrade_failed', 'not a valid WebSocket upgrade');
-    return res.get().response;
+    const res = answerTo(request, socket);
+    res.shouldKeepAlive = false;
+    return refuse(res, (r) => sendProblem(r, 400, 'upgrade_failed', 'not a valid WebSocket upgrade'));
   };
 
   return bun.serve<SocketData>({
@@ -104,7 +92,9 @@ export function serveOnBun(
     development: false,
     fetch(request, server) {
       const ip = server.requestIP(request);
-      const socket = new BunRequestSocket(ip?.address, ip?.port, localFor(ip?.address), server.port);
+      // The port listened on, read once: `server.port` asks the kernel (getsockname) on every read.
+      localPort ||= server.port;
+      const socket = new BunRequestSocket(ip?.address, ip?.port, hostname, localPort);
       if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') return upgrade(request, server, socket);
       const req = new BunIncomingMessage(request, socket);
       // SSE and streaming responses are bounded by fw's heartbeat and idle timeout, not Bun's.
@@ -157,14 +147,15 @@ export function idleSeconds(longPollTimeoutMs: number): number {
   return Math.min(255, Math.max(10, Math.ceil(longPollTimeoutMs / 1000) + 10));
 }
 
-/** A value made on first use. */
-class Lazy<T> {
-  private value: T | undefined;
-  constructor(private readonly make: () => T) {}
-  get(): T {
-    this.value ??= this.make();
-    return this.value;
-  }
+/** The node:http response that answers a refused upgrade: made only then, so that an accepted socket keeps nothing of it. */
+function answerTo(request: Request, socket: BunRequestSocket): BunServerResponse {
+  return new BunServerResponse(new BunIncomingMessage(request, socket), socket);
+}
+
+/** A refused upgrade's answer, written by `write` as on node:http. */
+function refuse(res: BunServerResponse, write: (res: ServerResponse) => void): Promise<Response> {
+  write(res.asNode());
+  return res.response;
 }
 
 /** The address a Bun server listens on, as node:net reports one. */

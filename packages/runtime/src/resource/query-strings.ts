@@ -9,11 +9,20 @@ export class QueryStrings {
 
   constructor(private readonly max = 256) {}
 
-  /** `search`, or the equal string kept before it. */
+  /**
+   * The equal string kept before, or a copy of `search` of its own: a string sliced from a URL
+   * would keep the whole URL alive as long as the resource that holds it.
+   */
   share(search: string): string {
     const known = this.known.get(search);
     if (known !== undefined) return known;
-    if (this.known.size < this.max && search.length <= 128 && !search.includes('tracking=')) this.known.set(search, search);
-    return search;
+    const own = flat(search);
+    if (this.known.size < this.max && search.length <= 128 && !search.includes('tracking=')) this.known.set(own, own);
+    return own;
   }
+}
+
+/** A copy that does not keep the string it was sliced from alive. */
+function flat(s: string): string {
+  return Buffer.from(s, 'utf8').toString('utf8');
 }

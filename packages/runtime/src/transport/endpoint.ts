@@ -376,8 +376,8 @@ export class HandlerTransports {
       // The path's broadcaster's own string when there is one: not one more copy per connection.
       path: rt.broadcasters.lookup(cc.path)?.id ?? cc.path,
       params: cc.params,
-      // Only the query string: the URL (and its href) would otherwise live as long as the resource.
-      search: flat(cc.url.search),
+      // Only the query string, kept as a copy (QueryStrings): the URL would otherwise live as long as the resource.
+      search: cc.url.search,
       req: cc.req,
       principal: cc.principal,
       attributes: cc.attributesIfAny,
@@ -406,7 +406,7 @@ export class HandlerTransports {
         this.rt.log.error({ err, interceptor: i.name }, 'interceptor failed');
       }
     }
-    rt.events.emit('ResourceConnected', { uuid: r.uuid, transport: r.transport, broadcaster: home, path: r.path });
+    if (rt.events.wants('ResourceConnected')) rt.events.emit('ResourceConnected', { uuid: r.uuid, transport: r.transport, broadcaster: home, path: r.path });
     const open = this.entry.handler.open;
     if (open) {
       try {
@@ -458,16 +458,11 @@ export class HandlerTransports {
 
 /**
  * A fresh UUID as one flat string. Node builds `randomUUID()` by concatenation, and V8 keeps that
- * as a tree of a dozen cons-string nodes (~400 bytes) for as long as the resource holds it.
+ * as a tree of a dozen cons-string nodes (~400 bytes) for as long as the resource holds it; Bun
+ * (JavaScriptCore) makes it flat already, and the copy would only cost time.
  */
-function flatUuid(): string {
-  return Buffer.from(randomUUID(), 'latin1').toString('latin1');
-}
-
-/** A copy that does not keep the string it was sliced from alive. */
-function flat(s: string): string {
-  return s === '' ? '' : Buffer.from(s, 'utf8').toString('utf8');
-}
+const flatUuid: () => string =
+  'Bun' in globalThis ? () => randomUUID() : () => Buffer.from(randomUUID(), 'latin1').toString('latin1');
 
 function normalize(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
