@@ -137,7 +137,14 @@ test('credential close reasons: expired and revoked, on a close frame or WebSock
 
 test('handshake: written by hand, it is byte for byte what JSON.stringify writes, whatever the strings hold', () => {
   const frames = [
-    { uuid: '5f0c6b8e-1c2d-4e3f-9a0b-1c2d3e4f5a6b', transport: 'websocket' as const, heartbeat: 25_000, resumed: false, epoch: 'e1', ack: 0 },
+    {
+      uuid: '5f0c6b8e-1c2d-4e3f-9a0b-1c2d3e4f5a6b',
+      transport: 'websocket' as const,
+      heartbeat: 25_000,
+      resumed: false,
+      epoch: 'e1',
+      ack: 0,
+    },
     { uuid: 'u', transport: 'sse' as const, heartbeat: 0, resumed: true },
     { uuid: 'q"uote\\back\nline\u2028', transport: 'long-polling' as const, heartbeat: 1.5, resumed: false, epoch: '</script>' },
     { uuid: '', transport: 'streaming' as const, heartbeat: Number.NaN, resumed: true, ack: Number.POSITIVE_INFINITY },

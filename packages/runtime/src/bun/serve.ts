@@ -55,10 +55,12 @@ export function serveOnBun(
 
   const upgrade = async (request: Request, server: BunServer, socket: BunRequestSocket): Promise<Response | undefined> => {
     const req = upgradeRequest(request, socket);
-        if (fw.phase === 'starting') await fw.start();
+    if (fw.phase === 'starting') await fw.start();
     const routing = fw.routeUpgrade(req);
     if (routing.kind === 'refused') {
-      return refuse(answerTo(request, socket), (res) => sendProblem(res, routing.status, routing.code, routing.detail, undefined, routing.headers));
+      return refuse(answerTo(request, socket), (res) =>
+        sendProblem(res, routing.status, routing.code, routing.detail, undefined, routing.headers),
+      );
     }
     if (routing.kind === 'none') {
       return refuse(answerTo(request, socket), (res) => sendProblem(res, 404, 'not_found', `no WebSocket endpoint at ${routing.path}`));
@@ -68,7 +70,12 @@ export function serveOnBun(
       // An upgrade route built on `ws` itself (MCP over WebSocket) needs a node:http socket.
       const path = routing.ctx.url.pathname;
       return refuse(answerTo(request, socket), (res) =>
-        sendProblem(res, 501, 'websocket_not_native', `the WebSocket endpoint at ${path} needs node:http: set fw.bun.native=false to serve it on Bun`),
+        sendProblem(
+          res,
+          501,
+          'websocket_not_native',
+          `the WebSocket endpoint at ${path} needs node:http: set fw.bun.native=false to serve it on Bun`,
+        ),
       );
     }
     const admitted = await endpoint.admitUpgrade(req, routing.ctx);

@@ -406,7 +406,8 @@ export class HandlerTransports {
         this.rt.log.error({ err, interceptor: i.name }, 'interceptor failed');
       }
     }
-    if (rt.events.wants('ResourceConnected')) rt.events.emit('ResourceConnected', { uuid: r.uuid, transport: r.transport, broadcaster: home, path: r.path });
+    if (rt.events.wants('ResourceConnected'))
+      rt.events.emit('ResourceConnected', { uuid: r.uuid, transport: r.transport, broadcaster: home, path: r.path });
     const open = this.entry.handler.open;
     if (open) {
       try {
@@ -461,8 +462,7 @@ export class HandlerTransports {
  * as a tree of a dozen cons-string nodes (~400 bytes) for as long as the resource holds it; Bun
  * (JavaScriptCore) makes it flat already, and the copy would only cost time.
  */
-const flatUuid: () => string =
-  'Bun' in globalThis ? () => randomUUID() : () => Buffer.from(randomUUID(), 'latin1').toString('latin1');
+const flatUuid: () => string = 'Bun' in globalThis ? () => randomUUID() : () => Buffer.from(randomUUID(), 'latin1').toString('latin1');
 
 function normalize(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
