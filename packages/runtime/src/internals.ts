@@ -7,3 +7,4 @@ export { Runtime, type RuntimeSettings, type RuntimeCounters, type RuntimeDiagno
 export { FwResource } from './resource/resource.js';
 export { FwBroadcaster } from './broadcast/broadcaster.js';
 export { Outgoing } from './broadcast/outgoing.js';
+export { HandlerTransports } from './transport/endpoint.js';
