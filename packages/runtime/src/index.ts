@@ -39,6 +39,7 @@ export {
 } from './security/request-source.js';
 export { jsonDepthExceeds } from './security/json-depth.js';
 export { websocketMaxFragments } from './transport/websocket-limits.js';
+export { servedNatively, type NativeSocket, type NativeWebSocketRoute } from './transport/native-upgrade.js';
 export {
   readJson,
   readJsonBody,

@@ -52,6 +52,8 @@ export interface BunWebSocketHandlers<T> {
   drain(ws: BunServerWebSocket<T>): void;
   /** A ping from the client (Bun has answered it). */
   ping(ws: BunServerWebSocket<T>, data: Uint8Array): void;
+  /** A pong from the client, answering a ping the server sent. */
+  pong(ws: BunServerWebSocket<T>, data: Uint8Array): void;
   maxPayloadLength: number;
   backpressureLimit: number;
   closeOnBackpressureLimit: boolean;

@@ -1,26 +1,26 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Framework } from '../framework.js';
 import { sendError, sendProblem } from '../http/problem.js';
 import type { Logger } from '../logging/logger.js';
-import type { AdmittedUpgrade, HandlerTransports } from '../transport/endpoint.js';
-import { nativeEndpoint } from '../transport/native-upgrade.js';
+import { nativeEndpoint, type NativeWebSocketRoute } from '../transport/native-upgrade.js';
+import { type AdmittedUpgrade, HandlerTransports } from '../transport/endpoint.js';
+import { FwError } from '../errors.js';
+import type { RouteContext } from '../http/router.js';
+import { BunNativeSocket } from './native-socket.js';
 import type { BunGlobal, BunServer, BunServerWebSocket } from './bun-api.js';
 import { BunIncomingMessage, BunRequestSocket, upgradeRequest } from './node-request.js';
 import { BunServerResponse } from './node-response.js';
 import { BunWebSocketConnection } from './websocket-connection.js';
 
-/** An upgrade admitted, before its socket opens. */
-interface PendingSocket {
-  endpoint: HandlerTransports;
-  admitted: AdmittedUpgrade;
-}
+/** An upgrade admitted, before its socket opens: to an fw real-time endpoint, or to another native route (MCP). */
+type PendingSocket = { endpoint: HandlerTransports; admitted: AdmittedUpgrade } | { route: NativeWebSocketRoute; admitted: unknown };
 
 /**
  * A socket's `data`: its admitted upgrade until it opens, then its connection itself, so that an
  * open socket holds no object of its own beside the connection (~50 bytes each).
  */
-type SocketData = PendingSocket | BunWebSocketConnection;
+type SocketData = PendingSocket | BunWebSocketConnection | BunNativeSocket;
 
 /** The socket's connection, once it has opened. */
 function connectionOf(ws: BunServerWebSocket<SocketData>): BunWebSocketConnection | undefined {
@@ -66,6 +66,8 @@ export function serveOnBun(
       return refuse(answerTo(request, socket), (res) => sendProblem(res, 404, 'not_found', `no WebSocket endpoint at ${routing.path}`));
     }
     const endpoint = nativeEndpoint(routing.handler);
+    if (endpoint !== undefined && !(endpoint instanceof HandlerTransports))
+      return upgradeRoute(request, server, socket, req, endpoint, routing.ctx);
     if (endpoint === undefined) {
       // An upgrade route built on `ws` itself (MCP over WebSocket) needs a node:http socket.
       const path = routing.ctx.url.pathname;
@@ -83,6 +85,26 @@ export function serveOnBun(
     const data: SocketData = { endpoint, admitted };
     if (server.upgrade(request, { data })) return undefined;
     endpoint.abandonUpgrade(admitted);
+    const res = answerTo(request, socket);
+    res.shouldKeepAlive = false;
+    return refuse(res, (r) => sendProblem(r, 400, 'upgrade_failed', 'not a valid WebSocket upgrade'));
+  };
+
+  /** An upgrade to a native route other than fw's real-time endpoints: admitted by the route, then a BunNativeSocket. */
+  const upgradeRoute = async (
+    request: Request,
+    server: BunServer,
+    socket: BunRequestSocket,
+    req: IncomingMessage,
+    route: NativeWebSocketRoute,
+    ctx: RouteContext,
+  ): Promise<Response | undefined> => {
+    const admission = await route.admit(req, ctx);
+    if (admission instanceof FwError) return refuse(answerTo(request, socket), (res) => sendError(res, admission));
+    const data: SocketData = { route, admitted: admission.admitted };
+    const headers = admission.protocol === undefined ? undefined : { 'sec-websocket-protocol': admission.protocol };
+    if (server.upgrade(request, { data, headers })) return undefined;
+    route.abandoned(admission.admitted);
     const res = answerTo(request, socket);
     res.shouldKeepAlive = false;
     return refuse(res, (r) => sendProblem(r, 400, 'upgrade_failed', 'not a valid WebSocket upgrade'));
@@ -119,17 +141,32 @@ export function serveOnBun(
     websocket: {
       open(ws: BunServerWebSocket<SocketData>) {
         const pending = ws.data;
-        if (pending instanceof BunWebSocketConnection) return;
+        if (pending instanceof BunWebSocketConnection || pending instanceof BunNativeSocket) return;
+        if ('route' in pending) {
+          const native = new BunNativeSocket(ws);
+          ws.data = native;
+          pending.route.opened(native, pending.admitted);
+          return;
+        }
         const { endpoint, admitted } = pending;
         const conn = new BunWebSocketConnection(ws, admitted.query.fw, admitted.query.implicitIds, topics);
         ws.data = conn;
         endpoint.upgraded(conn, admitted);
       },
       message(ws: BunServerWebSocket<SocketData>, message: string | Uint8Array) {
-        connectionOf(ws)?.received(typeof message === 'string' ? message : Buffer.from(message).toString('utf8'));
+        const text = typeof message === 'string' ? message : Buffer.from(message).toString('utf8');
+        const data = ws.data;
+        if (data instanceof BunNativeSocket) data.onMessage?.(text);
+        else connectionOf(ws)?.received(text);
       },
       close(ws: BunServerWebSocket<SocketData>, code: number) {
-        connectionOf(ws)?.ended(code);
+        const data = ws.data;
+        if (data instanceof BunNativeSocket) data.onClose?.(code);
+        else connectionOf(ws)?.ended(code);
+      },
+      pong(ws: BunServerWebSocket<SocketData>) {
+        const data = ws.data;
+        if (data instanceof BunNativeSocket) data.onPong?.();
       },
       drain(ws: BunServerWebSocket<SocketData>) {
         connectionOf(ws)?.drained();
