@@ -4,7 +4,7 @@
 //   demo (`bun examples/demo/dist/src/main.js`, fw.listen() → Bun.serve): the chat page, the
 //     dashboard, the admin API, the client build, probes, an fw WebSocket and an SSE client in a
 //     chat room (a message sent on one arrives on both, with ids), the simulated ticker's live
-//     broadcasts, and an MCP `initialize` + `tools/list` on the app's MCP server;
+//     broadcasts, and an MCP `initialize` + `tools/list` on the app's MCP server (HTTP and WebSocket);
 //   README app (copied from README.md, `fw.attach(node:http server)` → Bun's node:http): the
 //     app's own route, the welcome message and a broadcast over an fw WebSocket, the dashboard;
 //   broadcasts through Bun's topics under socket kills, with the real @fw/client (cohortUnderFire).
@@ -64,9 +64,9 @@ async function stop(child) {
 }
 
 /** An fw WebSocket client: the frames it receives, in order. */
-function fwSocket(url) {
+function fwSocket(url, protocols) {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url);
+    const socket = new WebSocket(url, protocols);
     const frames = [];
     const waiters = [];
     socket.on('message', (d) => {
@@ -161,7 +161,25 @@ async function demo(bun) {
     if (session) await (await mcp({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
     const tools = await (await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, session)).text();
     assert.match(tools, /"tools"/, 'MCP tools/list');
-    console.log(`ok   demo on Bun (${base}): pages, dashboard, admin API, chat over WebSocket and SSE, ticker, MCP`);
+
+    // MCP over WebSocket, on Bun's own sockets (subprotocol mcp).
+    const mcpWs = await fwSocket(`${base.replace('http', 'ws')}/mcp`, 'mcp');
+    assert.equal(mcpWs.socket.protocol, 'mcp', 'the 101 names the subprotocol');
+    const rpc = (message) => mcpWs.socket.send(JSON.stringify({ jsonrpc: '2.0', ...message }));
+    rpc({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bun-smoke', version: '1' } },
+    });
+    await mcpWs.until((f) => f.id === 1 && f.result !== undefined, 'MCP initialize over WebSocket');
+    rpc({ method: 'notifications/initialized' });
+    rpc({ id: 2, method: 'tools/list' });
+    const listed = await mcpWs.until((f) => f.id === 2, 'MCP tools/list over WebSocket');
+    assert.ok(Array.isArray(listed.result?.tools) && listed.result.tools.length > 0, 'MCP tools/list over WebSocket');
+    mcpWs.socket.close(1000);
+    console.log(
+      `ok   demo on Bun (${base}): pages, dashboard, admin API, chat over WebSocket and SSE, ticker, MCP over HTTP and WebSocket`,
+    );
   } finally {
     await stop(run.child);
     rmSync(data, { recursive: true, force: true });

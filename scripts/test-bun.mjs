@@ -59,6 +59,7 @@ const dist = join(root, 'packages', 'runtime', 'dist-test');
 const ABOVE_THE_RUNTIME = [
   'packages/mcp/dist-test/conformance.test.js',
   'packages/mcp/dist-test/access.test.js',
+  'packages/mcp/dist-test/websocket.test.js',
   'packages/admin/dist-test/acceptance.test.js',
   'packages/agent/dist-test/a2a.test.js',
   'packages/agent/dist-test/agui.test.js',

@@ -1,4 +1,4 @@
-import type { Authenticator, Framework } from '@fw/runtime';
+import { type Authenticator, type Framework, servedNatively } from '@fw/runtime';
 import { Catalog } from './catalog.js';
 import { MCP_CONFIG, readLimits } from './config.js';
 import { buildRegistry, serverDeclaration, type McpServerClass, type McpServerOptions } from './decorators.js';
@@ -93,7 +93,8 @@ export function mountMcpServer(
   const http = new StreamableHttpTransport(endpoint);
   const ws = new WebSocketTransport(endpoint);
   const offHttp = fw.route('*', identity.path, http.handle);
-  const offWs = fw.upgrade(identity.path, ws.handleUpgrade);
+  // On Bun.serve the socket is Bun's own (docs/bun.md); on node:http, `ws`'s.
+  const offWs = fw.upgrade(identity.path, servedNatively(ws.handleUpgrade, ws.native));
   const offMetadata = resource ? mountResourceMetadata(fw, resource, identity.path === '/mcp') : undefined;
   // Logged with the other fw URLs when the server starts listening (Streamable HTTP and WebSocket share it).
   const offAnnounce = fw.endpoints.add(`MCP ${identity.name}`, identity.path);

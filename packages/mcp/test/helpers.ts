@@ -252,3 +252,11 @@ export async function modernCall(
     : JSON.parse(text);
   return { status: res.status, headers: res.headers, body };
 }
+
+/** Running on Bun (`bun test`, scripts/test-bun.mjs), where `fw.listen()` serves through `Bun.serve`. */
+export const onBun = 'Bun' in globalThis;
+
+/** A test's options that skip it on Bun, saying why (docs/bun.md lists them). */
+export function notOnBun(reason: string): { skip: string | false } {
+  return { skip: onBun ? `not on Bun: ${reason}` : false };
+}

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect as connectRaw } from 'node:net';
 import { WebSocket } from 'ws';
-import { initBody, rpc, sleep, startEdge } from './helpers.js';
+import { initBody, notOnBun, onBun, rpc, sleep, startEdge } from './helpers.js';
 
 function connect(
   port: number,
@@ -105,27 +106,58 @@ test('WebSocket: a message over fw.mcp.max-body closes the socket with 1009; the
   }
 });
 
-test('WebSocket: a message in fw.websocket.max-fragments frames is answered; one frame more closes with 1008', async () => {
-  const { fw, port, mounted } = await startEdge({ 'fw.websocket.max-fragments': 4 });
+test(
+  'WebSocket: a message in fw.websocket.max-fragments frames is answered; one frame more closes with 1008',
+  notOnBun(
+    'Bun reassembles fragmented messages itself, bounded by fw.websocket.max-payload; fw.websocket.max-fragments applies to node:http only',
+  ),
+  async () => {
+    const { fw, port, mounted } = await startEdge({ 'fw.websocket.max-fragments': 4 });
+    try {
+      const c = await open(port);
+      const send = (text: string, frames: number): void => {
+        const size = Math.ceil(text.length / frames);
+        for (let i = 0; i < frames; i++) c.ws.send(text.slice(i * size, (i + 1) * size), { fin: i === frames - 1 });
+      };
+      send(initBody('2025-06-18', 1), 4);
+      assert.equal(Array.isArray(await c.next()), false);
+      const code = new Promise<number>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error('the server did not close the socket within 10 s')), 10_000);
+        c.ws.on('close', (cc) => {
+          clearTimeout(t);
+          resolve(cc);
+        });
+      });
+      send(rpc('tools/list', {}, 2), 5);
+      assert.equal(await code, 1008);
+      for (let i = 0; i < 200 && mounted.endpoint.stats().sessions > 0; i++) await sleep(10);
+      assert.equal(mounted.endpoint.stats().sessions, 0);
+    } finally {
+      await fw.close();
+    }
+  },
+);
+
+test('WebSocket: a message is bounded by the smaller of fw.mcp.max-body and, on Bun.serve, fw.websocket.max-payload', async () => {
+  // On node:http the MCP socket has its own limit (fw.mcp.max-body); Bun.serve has one limit for
+  // every WebSocket (fw.websocket.max-payload), so there the smaller of the two applies (docs/bun.md).
+  const { fw, port, mounted } = await startEdge({ 'fw.mcp.max-body': 4096, 'fw.websocket.max-payload': 2048 });
   try {
     const c = await open(port);
-    const send = (text: string, frames: number): void => {
-      const size = Math.ceil(text.length / frames);
-      for (let i = 0; i < frames; i++) c.ws.send(text.slice(i * size, (i + 1) * size), { fin: i === frames - 1 });
-    };
-    send(initBody('2025-06-18', 1), 4);
-    assert.equal(Array.isArray(await c.next()), false);
-    const code = new Promise<number>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error('the server did not close the socket within 10 s')), 10_000);
-      c.ws.on('close', (cc) => {
-        clearTimeout(t);
-        resolve(cc);
-      });
-    });
-    send(rpc('tools/list', {}, 2), 5);
-    assert.equal(await code, 1008);
+    c.ws.send(initBody('2025-06-18', 1));
+    assert.equal(((await c.next()) as { result: { protocolVersion: string } }).result.protocolVersion, '2025-06-18');
+    // 3 KB: within fw.mcp.max-body, over fw.websocket.max-payload.
+    const closed = new Promise<number>((resolve) => c.ws.on('close', (code) => resolve(code)));
+    c.ws.send(rpc('tools/call', { name: 'echo', arguments: { text: 'x'.repeat(3000) } }, 2));
+    if (onBun) assert.equal(await closed, 1009);
+    else {
+      const answer = (await c.next()) as { result: { content: { text: string }[] } };
+      assert.equal(answer.result.content[0]?.text.length, 3000);
+      c.ws.close();
+      await closed;
+    }
     for (let i = 0; i < 200 && mounted.endpoint.stats().sessions > 0; i++) await sleep(10);
-    assert.equal(mounted.endpoint.stats().sessions, 0);
+    assert.equal(mounted.endpoint.stats().sessions, 0, 'the session ends with its socket');
   } finally {
     await fw.close();
   }
@@ -142,6 +174,33 @@ test('WebSocket: the principal resolver sees the upgrade request', async () => {
     await c.next();
     c.ws.send(rpc('tools/call', { name: 'whoami', arguments: {} }, 2));
     assert.deepEqual(((await c.next()) as { result: { content: unknown } }).result.content, [{ type: 'text', text: 'bob' }]);
+    c.ws.close();
+  } finally {
+    await fw.close();
+  }
+});
+
+test('WebSocket: a client that leaves while its upgrade is admitted gives its session place back', async () => {
+  // At fw.mcp.max-sessions 1, a place kept for a client gone mid-admission would refuse the next one (503).
+  const { fw, port, mounted } = await startEdge(
+    { 'fw.mcp.max-sessions': 1 },
+    { principalResolver: async () => (await sleep(150), undefined) },
+  );
+  try {
+    for (const leaveAfter of [20, 200]) {
+      const socket = connectRaw(port, '127.0.0.1').on('error', () => undefined);
+      socket.write(
+        'GET /t HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: mcp\r\n\r\n',
+      );
+      await sleep(leaveAfter);
+      socket.destroy();
+    }
+    await sleep(400);
+    const c = await open(port);
+    c.ws.send(initBody('2025-06-18', 1));
+    assert.equal(((await c.next()) as { result: { protocolVersion: string } }).result.protocolVersion, '2025-06-18');
+    assert.equal(mounted.endpoint.stats().sessions, 1);
     c.ws.close();
   } finally {
     await fw.close();

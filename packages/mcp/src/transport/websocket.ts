@@ -1,6 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { FwError, jsonDepthExceeds, type Lease, rejectUpgrade, whenClosed } from '@fw/runtime';
+import {
+  FwError,
+  jsonDepthExceeds,
+  type Lease,
+  type NativeSocket,
+  type NativeWebSocketRoute,
+  rejectUpgrade,
+  whenClosed,
+} from '@fw/runtime';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { credentialEndReason } from '../credential-end.js';
 import type { McpEndpoint } from '../endpoint.js';
@@ -23,6 +31,8 @@ export class WebSocketTransport {
   private readonly modern = new WeakMap<McpSession, ModernMessageChannel>();
   /** The RFC 9728 metadata URL a socket's scope refusals name (OAuth endpoints only). */
   private readonly resourceMetadata = new WeakMap<McpSession, string>();
+  /** Sockets served natively (Bun), ended with the transport. */
+  private readonly natives = new Set<McpSocket>();
 
   constructor(private readonly endpoint: McpEndpoint) {
     this.wss = new WebSocketServer({
@@ -34,19 +44,19 @@ export class WebSocketTransport {
     });
   }
 
-  handleUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
+  /**
+   * Everything checked before the 101, on Node (`handleUpgrade`) and on a server with native
+   * WebSockets (`native`, Bun): the subprotocol, access and the principal, and the session's
+   * place in `fw.mcp.max-sessions*`. An FwError is the refusal the client reads.
+   */
+  private async admit(req: IncomingMessage): Promise<Admitted | FwError> {
     // Host and Origin were checked by the framework before the handshake (DNS-rebinding protection).
     const offered = String(req.headers['sec-websocket-protocol'] ?? '')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
     if (offered.length > 0 && !offered.includes(MCP_SUBPROTOCOL)) {
-      return rejectUpgrade(
-        socket,
-        400,
-        'mcp_subprotocol_required',
-        `the MCP WebSocket endpoint speaks the subprotocol '${MCP_SUBPROTOCOL}'`,
-      );
+      return new FwError('mcp_subprotocol_required', `the MCP WebSocket endpoint speaks the subprotocol '${MCP_SUBPROTOCOL}'`, 400);
     }
     let principal;
     try {
@@ -54,60 +64,84 @@ export class WebSocketTransport {
       await this.endpoint.checkAccess(req, { socket: true });
       principal = await this.endpoint.resolvePrincipal(req, { socket: true });
     } catch (err) {
-      const e = err instanceof FwError ? err : new FwError('internal_error', 'principal resolution failed', 500);
       // A 401/403 carries its challenge (an OAuth endpoint's names its metadata), so a client learns it from the handshake too.
-      return rejectUpgrade(socket, e.status, e.code, e.message, e.headers);
+      return err instanceof FwError ? err : new FwError('internal_error', 'principal resolution failed', 500);
     }
     const address = this.endpoint.clientAddress(req);
     // Admission right before the (synchronous) upgrade and registration: no cap can be overshot.
     const { lease, refusal } = this.endpoint.admit({ principal, address });
     if (refusal)
-      return rejectUpgrade(socket, refusal.status, refusal.code, refusal.detail, { 'retry-after': String(refusal.retryAfterSeconds) });
-    const metadataUrl = this.endpoint.oauth?.metadataUrl(req);
+      return new FwError(refusal.code, refusal.detail, refusal.status, undefined, { 'retry-after': String(refusal.retryAfterSeconds) });
+    return {
+      principal,
+      address,
+      lease,
+      metadataUrl: this.endpoint.oauth?.metadataUrl(req),
+      protocol: offered.length > 0 ? MCP_SUBPROTOCOL : undefined,
+    };
+  }
+
+  handleUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
+    const admitted = await this.admit(req);
+    if (admitted instanceof FwError) return rejectUpgrade(socket, admitted.status, admitted.code, admitted.message, admitted.headers);
     // A handshake `ws` refuses (a bad key, a dropped socket) never reaches `connected`: the share goes back.
     let adopted = false;
     whenClosed(socket, () => {
-      if (!adopted) lease.release();
+      if (!adopted) admitted.lease.release();
     });
     // The client left while it was admitted (its share went back just now).
     if (socket.destroyed) return;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       adopted = true;
-      this.connected(ws, principal, address, lease, metadataUrl);
+      this.connected(wsSocket(ws), admitted);
     });
   };
 
-  private connected(
-    ws: WebSocket,
-    principal: McpSession['principal'],
-    address: string | undefined,
-    lease: Lease,
-    metadataUrl?: string,
-  ): void {
+  /**
+   * The same endpoint on a server with its own WebSockets (`Bun.serve`, docs/bun.md): admitted as
+   * above, then served on the server's socket. The server bounds a message by its own limit
+   * (`fw.websocket.max-payload`); `fw.mcp.max-body` is enforced here when it is the smaller.
+   */
+  readonly native: NativeWebSocketRoute<Admitted> = {
+    admit: async (req) => {
+      const admitted = await this.admit(req);
+      return admitted instanceof FwError ? admitted : { admitted, protocol: admitted.protocol };
+    },
+    opened: (socket, admitted) => {
+      this.natives.add(socket);
+      this.connected(socket, admitted, this.endpoint.limits.maxBody);
+    },
+    abandoned: (admitted) => admitted.lease.release(),
+  };
+
+  /**
+   * One session per socket, for as long as it is open. `maxBytes`: a bound on each message the
+   * socket itself did not enforce (a native socket's server has one limit for every route).
+   */
+  private connected(socket: McpSocket, admitted: Admitted, maxBytes?: number): void {
+    const { principal, address, lease, metadataUrl } = admitted;
     const send = (message: JsonRpcMessage | JsonRpcResponse[]): boolean => {
-      if (ws.readyState !== ws.OPEN) return false;
-      ws.send(JSON.stringify(message));
+      if (!socket.isOpen) return false;
+      socket.send(JSON.stringify(message));
       return true;
     };
     const session = new McpSession(this.endpoint.path, 'websocket', principal, (m) => send(m), address);
     if (metadataUrl !== undefined) this.resourceMetadata.set(session, metadataUrl);
     // The credential is checked once, at the handshake: the socket must not outlive it (its
     // expiry, or an operator's fw.credentials.revoke). 1008: policy violation, with the reason.
-    const stopWatching = this.endpoint.fw.credentials.watch(principal, (reason) => {
-      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1008, credentialEndReason(reason));
-    });
+    const stopWatching = this.endpoint.fw.credentials.watch(principal, (reason) => socket.close(1008, credentialEndReason(reason)));
     // Requests with the 2026-07-28 _meta envelope on a socket that sent no initialize are served statelessly.
     const modern = new ModernMessageChannel(this.endpoint, principal, address, (m) => send(m));
     this.modern.set(session, modern);
     let alive = true;
-    ws.on('pong', () => {
+    socket.onPong = () => {
       alive = true;
-    });
+    };
     const dropKeepAlive = this.endpoint.addKeepAlive({
       keepAlive: () => {
-        if (!alive) return ws.terminate();
+        if (!alive) return socket.terminate();
         alive = false;
-        ws.ping();
+        socket.ping();
       },
     });
     this.endpoint.add({
@@ -115,21 +149,25 @@ export class WebSocketTransport {
       lease,
       close: () => {
         dropKeepAlive();
-        if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1001, 'session ended');
+        socket.close(1001, 'session ended');
       },
     });
-    ws.on('close', () => {
+    socket.onClose = () => {
+      this.natives.delete(socket);
       stopWatching();
       dropKeepAlive();
       modern.close();
       this.modern.delete(session);
       this.endpoint.end(session.id, 'socket closed');
-    });
-    ws.on('error', () => ws.terminate());
-    ws.on('message', (data, isBinary) => {
+    };
+    socket.onMessage = (text) => {
       alive = true;
-      void this.onMessage(session, isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString(), send);
-    });
+      if (maxBytes !== undefined && text.length * 3 > maxBytes && Buffer.byteLength(text) > maxBytes) {
+        socket.close(1009, 'message too big (fw.mcp.max-body)');
+        return;
+      }
+      void this.onMessage(session, text, send);
+    };
   }
 
   private async onMessage(session: McpSession, text: string, send: (m: JsonRpcMessage | JsonRpcResponse[]) => boolean): Promise<void> {
@@ -221,6 +259,46 @@ export class WebSocketTransport {
 
   close(): void {
     for (const ws of this.wss.clients) ws.terminate();
+    for (const socket of this.natives) socket.terminate();
+    this.natives.clear();
     this.wss.close();
   }
+}
+
+/** What the transport needs of a socket: a native one (NativeSocket) as it is, or a `ws` socket adapted. */
+type McpSocket = NativeSocket;
+
+/** A session's admission, kept from the handshake to the open socket. */
+interface Admitted {
+  principal: McpSession['principal'];
+  address: string | undefined;
+  lease: Lease;
+  metadataUrl: string | undefined;
+  /** The subprotocol the 101 names (`mcp`, when the client offered it). */
+  protocol: string | undefined;
+}
+
+/** A `ws` socket as an McpSocket: its events become the three callbacks. */
+function wsSocket(ws: WebSocket): McpSocket {
+  const socket: McpSocket = {
+    get isOpen() {
+      return ws.readyState === ws.OPEN;
+    },
+    send: (text) => ws.send(text),
+    ping: () => ws.ping(),
+    close: (code, reason) => {
+      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason);
+    },
+    terminate: () => ws.terminate(),
+    onMessage: undefined,
+    onPong: undefined,
+    onClose: undefined,
+  };
+  ws.on('pong', () => socket.onPong?.());
+  ws.on('close', (code) => socket.onClose?.(code));
+  ws.on('error', () => ws.terminate());
+  ws.on('message', (data, isBinary) =>
+    socket.onMessage?.(isBinary ? Buffer.from(data as Buffer).toString('utf8') : (data as Buffer).toString()),
+  );
+  return socket;
 }
