@@ -32,7 +32,7 @@ export class WebSocketTransport {
   /** The RFC 9728 metadata URL a socket's scope refusals name (OAuth endpoints only). */
   private readonly resourceMetadata = new WeakMap<McpSession, string>();
   /** Sockets served natively (Bun), ended with the transport. */
-  private readonly natives = new Set<McpSocket>();
+  private readonly natives = new Set<NativeSocket>();
 
   constructor(private readonly endpoint: McpEndpoint) {
     this.wss = new WebSocketServer({
@@ -118,7 +118,7 @@ export class WebSocketTransport {
    * One session per socket, for as long as it is open. `maxBytes`: a bound on each message the
    * socket itself did not enforce (a native socket's server has one limit for every route).
    */
-  private connected(socket: McpSocket, admitted: Admitted, maxBytes?: number): void {
+  private connected(socket: NativeSocket, admitted: Admitted, maxBytes?: number): void {
     const { principal, address, lease, metadataUrl } = admitted;
     const send = (message: JsonRpcMessage | JsonRpcResponse[]): boolean => {
       if (!socket.isOpen) return false;
@@ -265,9 +265,6 @@ export class WebSocketTransport {
   }
 }
 
-/** What the transport needs of a socket: a native one (NativeSocket) as it is, or a `ws` socket adapted. */
-type McpSocket = NativeSocket;
-
 /** A session's admission, kept from the handshake to the open socket. */
 interface Admitted {
   principal: McpSession['principal'];
@@ -278,9 +275,9 @@ interface Admitted {
   protocol: string | undefined;
 }
 
-/** A `ws` socket as an McpSocket: its events become the three callbacks. */
-function wsSocket(ws: WebSocket): McpSocket {
-  const socket: McpSocket = {
+/** A `ws` socket as a NativeSocket (what the transport runs a session on): its events become the three callbacks. */
+function wsSocket(ws: WebSocket): NativeSocket {
+  const socket: NativeSocket = {
     get isOpen() {
       return ws.readyState === ws.OPEN;
     },

@@ -58,20 +58,18 @@ export function serveOnBun(
     if (fw.phase === 'starting') await fw.start();
     const routing = fw.routeUpgrade(req);
     if (routing.kind === 'refused') {
-      return refuse(answerTo(request, socket), (res) =>
-        sendProblem(res, routing.status, routing.code, routing.detail, undefined, routing.headers),
-      );
+      return refuse(request, socket, (res) => sendProblem(res, routing.status, routing.code, routing.detail, undefined, routing.headers));
     }
     if (routing.kind === 'none') {
-      return refuse(answerTo(request, socket), (res) => sendProblem(res, 404, 'not_found', `no WebSocket endpoint at ${routing.path}`));
+      return refuse(request, socket, (res) => sendProblem(res, 404, 'not_found', `no WebSocket endpoint at ${routing.path}`));
     }
     const endpoint = nativeEndpoint(routing.handler);
     if (endpoint !== undefined && !(endpoint instanceof HandlerTransports))
       return upgradeRoute(request, server, socket, req, endpoint, routing.ctx);
     if (endpoint === undefined) {
-      // An upgrade route built on `ws` itself (MCP over WebSocket) needs a node:http socket.
+      // An upgrade route built on `ws` itself, without a native side (an app's own), needs a node:http socket.
       const path = routing.ctx.url.pathname;
-      return refuse(answerTo(request, socket), (res) =>
+      return refuse(request, socket, (res) =>
         sendProblem(
           res,
           501,
@@ -81,13 +79,11 @@ export function serveOnBun(
       );
     }
     const admitted = await endpoint.admitUpgrade(req, routing.ctx);
-    if (!('query' in admitted)) return refuse(answerTo(request, socket), (res) => sendError(res, admitted));
+    if (!('query' in admitted)) return refuse(request, socket, (res) => sendError(res, admitted));
     const data: SocketData = { endpoint, admitted };
     if (server.upgrade(request, { data })) return undefined;
     endpoint.abandonUpgrade(admitted);
-    const res = answerTo(request, socket);
-    res.shouldKeepAlive = false;
-    return refuse(res, (r) => sendProblem(r, 400, 'upgrade_failed', 'not a valid WebSocket upgrade'));
+    return notUpgraded(request, socket);
   };
 
   /** An upgrade to a native route other than fw's real-time endpoints: admitted by the route, then a BunNativeSocket. */
@@ -100,14 +96,12 @@ export function serveOnBun(
     ctx: RouteContext,
   ): Promise<Response | undefined> => {
     const admission = await route.admit(req, ctx);
-    if (admission instanceof FwError) return refuse(answerTo(request, socket), (res) => sendError(res, admission));
+    if (admission instanceof FwError) return refuse(request, socket, (res) => sendError(res, admission));
     const data: SocketData = { route, admitted: admission.admitted };
     const headers = admission.protocol === undefined ? undefined : { 'sec-websocket-protocol': admission.protocol };
     if (server.upgrade(request, { data, headers })) return undefined;
     route.abandoned(admission.admitted);
-    const res = answerTo(request, socket);
-    res.shouldKeepAlive = false;
-    return refuse(res, (r) => sendProblem(r, 400, 'upgrade_failed', 'not a valid WebSocket upgrade'));
+    return notUpgraded(request, socket);
   };
 
   return bun.serve<SocketData>({
@@ -191,15 +185,20 @@ export function idleSeconds(longPollTimeoutMs: number): number {
   return Math.min(255, Math.max(10, Math.ceil(longPollTimeoutMs / 1000) + 10));
 }
 
-/** The node:http response that answers a refused upgrade: made only then, so that an accepted socket keeps nothing of it. */
-function answerTo(request: Request, socket: BunRequestSocket): BunServerResponse {
-  return new BunServerResponse(new BunIncomingMessage(request, socket), socket);
-}
-
-/** A refused upgrade's answer, written by `write` as on node:http. */
-function refuse(res: BunServerResponse, write: (res: ServerResponse) => void): Promise<Response> {
+/**
+ * A refused upgrade's answer, written by `write` as on node:http: made only when there is one, so
+ * that an accepted socket keeps nothing of it.
+ */
+function refuse(request: Request, socket: BunRequestSocket, write: (res: ServerResponse) => void, keepAlive = true): Promise<Response> {
+  const res = new BunServerResponse(new BunIncomingMessage(request, socket), socket);
+  res.shouldKeepAlive = keepAlive;
   write(res.asNode());
   return res.response;
+}
+
+/** Bun refused to upgrade a request that passed admission (not a valid WebSocket handshake). */
+function notUpgraded(request: Request, socket: BunRequestSocket): Promise<Response> {
+  return refuse(request, socket, (res) => sendProblem(res, 400, 'upgrade_failed', 'not a valid WebSocket upgrade'), false);
 }
 
 /** The address a Bun server listens on, as node:net reports one. */
